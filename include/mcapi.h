@@ -1,0 +1,603 @@
+/**
+ * @file mcapi.h
+ * @brief MCAPI 2.015: communication between nodes of one multicore system.
+ *
+ * Every function reports its outcome through its last argument, a
+ * `mcapi_status_t *`; each documents one `@retval` per status it can store.
+ * A NULL status pointer makes the call return at once without doing anything
+ * (there is nowhere to report to).
+ *
+ * Context: every call is made from a thread that is an initialized node
+ * (mcapi_initialize()), except mcapi_initialize(), mcapi_display_status(),
+ * mcapi_node_init_attributes(), mcapi_node_set_attribute(),
+ * mcapi_set_debug_level() and mcapi_display_state(). Calls are MT-safe: any
+ * node may call any function concurrently with any other node. Blocking calls
+ * may sleep; none may be called from a signal handler.
+ *
+ * Timeouts are in milliseconds; MCAPI_TIMEOUT_INFINITE waits forever and 0
+ * polls once.
+ */
+#ifndef MCAPI_H
+#define MCAPI_H
+
+#include "mca.h"
+#include "mcapi_impl_spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- types */
+
+typedef mca_int_t mcapi_int_t;
+typedef mca_int8_t mcapi_int8_t;
+typedef mca_int16_t mcapi_int16_t;
+typedef mca_int32_t mcapi_int32_t;
+typedef mca_int64_t mcapi_int64_t;
+typedef mca_uint_t mcapi_uint_t;
+typedef mca_uint8_t mcapi_uint8_t;
+typedef mca_uint16_t mcapi_uint16_t;
+typedef mca_uint32_t mcapi_uint32_t;
+typedef mca_uint64_t mcapi_uint64_t;
+typedef mca_boolean_t mcapi_boolean_t;
+typedef mca_domain_t mcapi_domain_t;
+typedef mca_node_t mcapi_node_t;
+typedef mca_uint32_t mcapi_port_t;
+typedef mca_status_t mcapi_status_t;
+typedef mca_request_t mcapi_request_t;
+typedef mca_timeout_t mcapi_timeout_t;
+typedef mca_uint32_t mcapi_priority_t;
+typedef mcapi_endpoint_attributes_t mcapi_endp_attr_t;
+
+/* ------------------------------------------------------------ constants */
+
+#define MCAPI_VERSION 2015
+#define MCAPI_TRUE MCA_TRUE
+#define MCAPI_FALSE MCA_FALSE
+#define MCAPI_NULL MCA_NULL
+#define MCAPI_PORT_ANY (~(mcapi_port_t)0)
+#define MCAPI_TIMEOUT_INFINITE (~(mcapi_timeout_t)0)
+#define MCAPI_TIMEOUT_IMMEDIATE 0
+#define MCAPI_INFINITE MCAPI_TIMEOUT_INFINITE
+#define MCAPI_NODE_INVALID (~(mcapi_node_t)0)
+#define MCAPI_DOMAIN_INVALID (~(mcapi_domain_t)0)
+#define MCAPI_RETURN_VALUE_INVALID (~(mcapi_uint_t)0)
+
+/** Size of the buffer mcapi_display_status() needs for any status. */
+#define MCAPI_MAX_STATUS_MSG_LEN 32
+/** The same, under the name other spec versions use. */
+#define MCAPI_MAX_STATUS_SIZE MCAPI_MAX_STATUS_MSG_LEN
+
+/** Status codes. */
+typedef enum mcapi_status_codes {
+  MCAPI_SUCCESS = 1,           /**< the operation completed */
+  MCAPI_PENDING,               /**< a non-blocking operation was started */
+  MCAPI_TIMEOUT,               /**< the operation timed out */
+  MCAPI_ERR_PARAMETER,         /**< incorrect parameter (NULL pointer, bad value) */
+  MCAPI_ERR_DOMAIN_INVALID,    /**< not a valid domain */
+  MCAPI_ERR_NODE_INVALID,      /**< not a valid node */
+  MCAPI_ERR_NODE_INITFAILED,   /**< the node could not be initialized */
+  MCAPI_ERR_NODE_INITIALIZED,  /**< this thread is already a node */
+  MCAPI_ERR_NODE_NOTINIT,      /**< this thread is not a node */
+  MCAPI_ERR_NODE_FINALFAILED,  /**< the node could not be finalized */
+  MCAPI_ERR_PORT_INVALID,      /**< not a valid port */
+  MCAPI_ERR_ENDP_INVALID,      /**< not a valid endpoint handle */
+  MCAPI_ERR_ENDP_EXISTS,       /**< the endpoint already exists */
+  MCAPI_ERR_ENDP_GET_LIMIT,    /**< too many gets of one endpoint */
+  MCAPI_ERR_ENDP_DELETED,      /**< the endpoint has been deleted */
+  MCAPI_ERR_ENDP_NOTOWNER,     /**< only the creating node may do this */
+  MCAPI_ERR_ENDP_REMOTE,       /**< only allowed on the node's own endpoints */
+  MCAPI_ERR_ATTR_INCOMPATIBLE, /**< the endpoints' attributes do not match */
+  MCAPI_ERR_ATTR_SIZE,         /**< wrong attribute size */
+  MCAPI_ERR_ATTR_NUM,          /**< unknown attribute number */
+  MCAPI_ERR_ATTR_VALUE,        /**< attribute value out of range */
+  MCAPI_ERR_ATTR_NOTSUPPORTED, /**< attribute known but not supported */
+  MCAPI_ERR_ATTR_READONLY,     /**< attribute cannot be set */
+  MCAPI_ERR_MSG_SIZE,          /**< message larger than the implementation allows */
+  MCAPI_ERR_MSG_TRUNCATED,     /**< message larger than the receive buffer */
+  MCAPI_ERR_CHAN_OPEN,         /**< a channel is open: not allowed now */
+  MCAPI_ERR_CHAN_TYPE,         /**< endpoint connected as another channel type */
+  MCAPI_ERR_CHAN_DIRECTION,    /**< send handle on a receive side, or vice versa */
+  MCAPI_ERR_CHAN_CONNECTED,    /**< endpoint already connected */
+  MCAPI_ERR_CHAN_OPENPENDING,  /**< an open is pending */
+  MCAPI_ERR_CHAN_CLOSEPENDING, /**< a close is pending */
+  MCAPI_ERR_CHAN_NOTOPEN,      /**< the channel is not open */
+  MCAPI_ERR_CHAN_INVALID,      /**< not a channel handle */
+  MCAPI_ERR_PKT_SIZE,          /**< packet larger than the implementation allows */
+  MCAPI_ERR_TRANSMISSION,      /**< transmission failure */
+  MCAPI_ERR_PRIORITY,          /**< priority out of range */
+  MCAPI_ERR_BUF_INVALID,       /**< not a buffer handed out by a receive */
+  MCAPI_ERR_MEM_LIMIT,         /**< out of queue slots or buffers */
+  MCAPI_ERR_REQUEST_INVALID,   /**< not a valid request handle */
+  MCAPI_ERR_REQUEST_LIMIT,     /**< out of request handles */
+  MCAPI_ERR_REQUEST_CANCELLED, /**< the request was cancelled */
+  MCAPI_ERR_WAIT_PENDING,      /**< a wait is pending */
+  MCAPI_ERR_GENERAL,           /**< an error no other code covers */
+  MCAPI_ERR_SCL_SIZE,          /**< scalar received with another width than sent */
+  MCAPI_ERR_ENDP_NOPORTS,      /**< MCAPI_PORT_ANY found no free port */
+  MCAPI_ERR_ENDP_LIMIT,        /**< the domain's endpoint table is full */
+  MCAPI_STATUSCODE_END         /**< one past the last code */
+} mcapi_status_codes;
+
+/** Names other spec versions use for the same codes. */
+#define MCAPI_ERR_MSG_LIMIT MCAPI_ERR_MSG_SIZE
+#define MCAPI_ERR_PKT_LIMIT MCAPI_ERR_PKT_SIZE
+#define MCAPI_STATUS_CODE_END MCAPI_STATUSCODE_END
+
+/** Node attribute numbers. */
+#define MCAPI_NODE_ATTR_TYPE 0
+#define MCAPI_NODE_ATTR_END 1
+/** Node types (value of MCAPI_NODE_ATTR_TYPE). */
+#define MCAPI_NODE_ATTR_TYPE_REGULAR 0
+
+/** Endpoint attribute numbers. */
+#define MCAPI_ENDP_ATTR_TYPE 0             /**< read-only, mcapi_uint_t: MCAPI_NO_CHAN, MCAPI_PKT_CHAN, MCAPI_SCL_CHAN */
+#define MCAPI_ENDP_ATTR_GET_COUNT 1        /**< read-only, mcapi_uint_t: gets that found this endpoint */
+#define MCAPI_ENDP_ATTR_GET_SOURCE 2       /**< not supported */
+#define MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE 3 /**< read-only, size_t: largest message */
+#define MCAPI_ENDP_ATTR_BUFFER_TYPE 4      /**< not supported */
+#define MCAPI_ENDP_ATTR_MEMORY_TYPE 5      /**< not supported */
+#define MCAPI_ENDP_ATTR_NUM_PRIORITIES 6   /**< read-only, mcapi_uint_t: MCAPI_MAX_PRIORITY + 1 */
+#define MCAPI_ENDP_ATTR_PRIORITY 7         /**< read-write, mcapi_priority_t: default send priority of channels */
+#define MCAPI_ENDP_ATTR_NUM_SEND_BUFFERS 8 /**< not supported */
+#define MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS 9 /**< read-write, mcapi_uint_t: queue depth per priority, power of two */
+#define MCAPI_ENDP_ATTR_STATUS 10          /**< read-only, mcapi_uint_t: MCAPI_ENDP_STATUS_* flags */
+#define MCAPI_ENDP_ATTR_TIMEOUT 11         /**< read-write, mcapi_timeout_t: bound of blocking calls, ms */
+#define MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT 12 /**< read-write, mcapi_boolean_t: a full queue makes send wait */
+#define MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT 13  /**< read-write, mcapi_boolean_t: a full queue fails at once */
+#define MCAPI_ENDP_ATTR_END 14
+
+/** Channel types (value of MCAPI_ENDP_ATTR_TYPE). */
+typedef enum mcapi_channel_type {
+  MCAPI_NO_CHAN = 0, /**< a message endpoint, not connected */
+  MCAPI_PKT_CHAN,
+  MCAPI_SCL_CHAN,
+} mcapi_channel_type;
+
+/** Flags of MCAPI_ENDP_ATTR_STATUS. */
+#define MCAPI_ENDP_STATUS_CREATED 0x1u
+#define MCAPI_ENDP_STATUS_CONNECTED 0x2u
+#define MCAPI_ENDP_STATUS_OPEN_PENDING 0x4u
+#define MCAPI_ENDP_STATUS_OPEN 0x8u
+#define MCAPI_ENDP_STATUS_CLOSE_PENDING 0x10u
+#define MCAPI_ENDP_STATUS_SEND_SIDE 0x20u
+#define MCAPI_ENDP_STATUS_RECV_SIDE 0x40u
+
+/* ------------------------------------------------------- general calls */
+
+/**
+ * @brief Makes the calling thread node @p node_id of domain @p domain_id.
+ *
+ * The first node of a domain creates the domain's partition, laid out from
+ * @p init_parameters (NULL: defaults and the MCX_* environment variables).
+ * Several threads of a process may each be a node; the identity is
+ * thread-local.
+ * @param node_attributes from mcapi_node_init_attributes(), or NULL.
+ * @param init_parameters locking mode, compatibility profile, sizes; or NULL.
+ * @param mcapi_info receives version and limits; must not be NULL.
+ * @retval MCAPI_SUCCESS the thread is now the node.
+ * @retval MCAPI_ERR_PARAMETER @p mcapi_info is NULL, or @p init_parameters is
+ *         invalid or asks for another locking mode than the domain has.
+ * @retval MCAPI_ERR_DOMAIN_INVALID @p domain_id is MCAPI_DOMAIN_INVALID.
+ * @retval MCAPI_ERR_NODE_INVALID @p node_id is MCAPI_NODE_INVALID.
+ * @retval MCAPI_ERR_NODE_INITIALIZED this thread is already a node.
+ * @retval MCAPI_ERR_NODE_INITFAILED @p node_id is in use in the domain, the
+ *         node table is full, or the partition could not be created.
+ * @post On success the node must be finalized by the same thread.
+ */
+void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
+                      const mcapi_node_attributes_t *node_attributes,
+                      const mcapi_param_t *init_parameters, mcapi_info_t *mcapi_info,
+                      mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Ends the calling thread's node: deletes its endpoints (messages still
+ * queued to them are dropped, blocked senders return MCAPI_ERR_ENDP_DELETED),
+ * frees its requests, and releases the partition when it was the last node.
+ * @retval MCAPI_SUCCESS the thread is no longer a node.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+void mcapi_finalize(mcapi_status_t *mcapi_status);
+
+/**
+ * @brief The calling node's domain.
+ * @retval MCAPI_SUCCESS returns the id.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node (returns MCAPI_DOMAIN_INVALID).
+ */
+mcapi_domain_t mcapi_domain_id_get(mcapi_status_t *mcapi_status);
+
+/**
+ * @brief The calling node's id.
+ * @retval MCAPI_SUCCESS returns the id.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node (returns MCAPI_NODE_INVALID).
+ */
+mcapi_node_t mcapi_node_id_get(mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Sets @p mcapi_node_attributes to the defaults. Any thread.
+ * @retval MCAPI_SUCCESS done.
+ * @retval MCAPI_ERR_PARAMETER @p mcapi_node_attributes is NULL.
+ */
+void mcapi_node_init_attributes(mcapi_node_attributes_t *mcapi_node_attributes,
+                                mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Sets one attribute in an attribute structure. Any thread.
+ * @retval MCAPI_SUCCESS done.
+ * @retval MCAPI_ERR_PARAMETER a pointer is NULL, or the structure was not initialized.
+ * @retval MCAPI_ERR_ATTR_NUM @p attribute_num is unknown.
+ * @retval MCAPI_ERR_ATTR_SIZE @p attribute_size is not the attribute's size.
+ * @retval MCAPI_ERR_ATTR_VALUE the value is out of range.
+ */
+void mcapi_node_set_attribute(mcapi_node_attributes_t *mcapi_node_attributes,
+                              mcapi_uint_t attribute_num, const void *attribute,
+                              size_t attribute_size, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Reads an attribute of a node of the domain.
+ * @retval MCAPI_SUCCESS done.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p attribute is NULL.
+ * @retval MCAPI_ERR_DOMAIN_INVALID @p domain_id is not the caller's domain.
+ * @retval MCAPI_ERR_NODE_INVALID no such node is initialized.
+ * @retval MCAPI_ERR_ATTR_NUM @p attribute_num is unknown.
+ * @retval MCAPI_ERR_ATTR_SIZE @p attribute_size is not the attribute's size.
+ */
+void mcapi_node_get_attribute(mcapi_domain_t domain_id, mcapi_node_t node_id,
+                              mcapi_uint_t attribute_num, void *attribute, size_t attribute_size,
+                              mcapi_status_t *mcapi_status);
+
+/* ------------------------------------------------------------ endpoints */
+
+/**
+ * @brief Creates an endpoint of the calling node on @p port_id
+ * (MCAPI_PORT_ANY: the lowest free port).
+ * @retval MCAPI_SUCCESS returns the handle.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PORT_INVALID @p port_id is above MCAPI_MAX_PORT.
+ * @retval MCAPI_ERR_ENDP_EXISTS the node already has an endpoint on @p port_id.
+ * @retval MCAPI_ERR_ENDP_LIMIT the domain's endpoint table is full.
+ * @retval MCAPI_ERR_ENDP_NOPORTS MCAPI_PORT_ANY found no free port.
+ */
+mcapi_endpoint_t mcapi_endpoint_create(mcapi_port_t port_id, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Starts finding the endpoint (domain, node, port); completes through
+ * mcapi_test(), mcapi_wait() or mcapi_wait_any() once it exists.
+ * @retval MCAPI_PENDING started; @p endpoint is written on completion.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p endpoint or @p request is NULL.
+ * @retval MCAPI_ERR_DOMAIN_INVALID @p domain_id is not the caller's domain.
+ * @retval MCAPI_ERR_NODE_INVALID @p node_id is MCAPI_NODE_INVALID.
+ * @retval MCAPI_ERR_PORT_INVALID @p port_id is MCAPI_PORT_ANY or above MCAPI_MAX_PORT.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
+void mcapi_endpoint_get_i(mcapi_domain_t domain_id, mcapi_node_t node_id, mcapi_port_t port_id,
+                          mcapi_endpoint_t *endpoint, mcapi_request_t *request,
+                          mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Finds the endpoint (domain, node, port), waiting up to @p timeout ms
+ * for it to be created.
+ * @retval MCAPI_SUCCESS returns the handle.
+ * @retval MCAPI_TIMEOUT it was not created in time.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_DOMAIN_INVALID @p domain_id is not the caller's domain.
+ * @retval MCAPI_ERR_NODE_INVALID @p node_id is MCAPI_NODE_INVALID.
+ * @retval MCAPI_ERR_PORT_INVALID @p port_id is MCAPI_PORT_ANY or above MCAPI_MAX_PORT.
+ */
+mcapi_endpoint_t mcapi_endpoint_get(mcapi_domain_t domain_id, mcapi_node_t node_id,
+                                    mcapi_port_t port_id, mcapi_timeout_t timeout,
+                                    mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Deletes an endpoint of the calling node. Queued messages are dropped;
+ * senders blocked on it return MCAPI_ERR_ENDP_DELETED; its handle becomes stale.
+ * @retval MCAPI_SUCCESS deleted.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_NOTOWNER the endpoint belongs to another node.
+ * @retval MCAPI_ERR_CHAN_OPEN the endpoint is connected to a channel.
+ */
+void mcapi_endpoint_delete(mcapi_endpoint_t endpoint, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Gives back an endpoint obtained with mcapi_endpoint_get(): decrements
+ * its get count. The endpoint itself stays.
+ * @retval MCAPI_SUCCESS released.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint is the caller's own (nothing to release).
+ * @retval MCAPI_ERR_ENDP_GET_LIMIT the endpoint's get count is already zero.
+ */
+void mcapi_endpoint_release(mcapi_endpoint_t endpoint, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Reads an endpoint attribute (MCAPI_ENDP_ATTR_*).
+ * @retval MCAPI_SUCCESS done.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
+ * @retval MCAPI_ERR_PARAMETER @p attribute is NULL.
+ * @retval MCAPI_ERR_ATTR_NUM @p attribute_num is unknown.
+ * @retval MCAPI_ERR_ATTR_NOTSUPPORTED the attribute is not supported.
+ * @retval MCAPI_ERR_ATTR_SIZE @p attribute_size is not the attribute's size.
+ */
+void mcapi_endpoint_get_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attribute_num,
+                                  void *attribute, size_t attribute_size,
+                                  mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Sets an endpoint attribute of one of the calling node's endpoints.
+ * NUM_RECV_BUFFERS can be changed only while nothing is queued.
+ * @retval MCAPI_SUCCESS done.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint belongs to another node.
+ * @retval MCAPI_ERR_PARAMETER @p attribute is NULL.
+ * @retval MCAPI_ERR_ATTR_NUM @p attribute_num is unknown.
+ * @retval MCAPI_ERR_ATTR_NOTSUPPORTED the attribute is not supported.
+ * @retval MCAPI_ERR_ATTR_READONLY the attribute cannot be set.
+ * @retval MCAPI_ERR_ATTR_SIZE @p attribute_size is not the attribute's size.
+ * @retval MCAPI_ERR_ATTR_VALUE the value is out of range.
+ * @retval MCAPI_ERR_MEM_LIMIT NUM_RECV_BUFFERS: messages are queued or in flight.
+ * @retval MCAPI_ERR_CHAN_OPEN NUM_RECV_BUFFERS: the endpoint is connected.
+ */
+void mcapi_endpoint_set_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attribute_num,
+                                  const void *attribute, size_t attribute_size,
+                                  mcapi_status_t *mcapi_status);
+
+/* ------------------------------------------------------------- messages */
+
+/**
+ * @brief Starts sending a message; completes through mcapi_test()/wait().
+ * The buffer is copied before MCAPI_PENDING or MCAPI_SUCCESS is returned when
+ * the receive queue has space; otherwise it must stay valid until completion.
+ * @retval MCAPI_PENDING started.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID either handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE @p send_endpoint is not the caller's.
+ * @retval MCAPI_ERR_CHAN_CONNECTED either endpoint is connected to a channel.
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL with a non-zero size, or @p request is NULL.
+ * @retval MCAPI_ERR_MSG_SIZE @p buffer_size is above the receiver's MAX_PAYLOAD_SIZE.
+ * @retval MCAPI_ERR_PRIORITY @p priority is above MCAPI_MAX_PRIORITY.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ * @retval MCAPI_ERR_MEM_LIMIT the queue is full and the receiver is FAIL_ON_MEM_LIMIT
+ *         (or MCX_COMPAT=mca-2.0.3).
+ */
+void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                      const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                      mcapi_request_t *request, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Sends a message: connectionless, FIFO per sender and priority, higher
+ * priority (lower number) delivered first. A full queue makes the call wait for
+ * space, up to the receiver's TIMEOUT attribute.
+ * @retval MCAPI_SUCCESS the message is queued.
+ * @retval MCAPI_TIMEOUT the queue stayed full for TIMEOUT ms; nothing was queued.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID either handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE @p send_endpoint is not the caller's.
+ * @retval MCAPI_ERR_ENDP_DELETED the receiver was deleted while the call waited.
+ * @retval MCAPI_ERR_CHAN_CONNECTED either endpoint is connected to a channel.
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL with a non-zero size.
+ * @retval MCAPI_ERR_MSG_SIZE @p buffer_size is above the receiver's MAX_PAYLOAD_SIZE.
+ * @retval MCAPI_ERR_PRIORITY @p priority is above MCAPI_MAX_PRIORITY.
+ * @retval MCAPI_ERR_MEM_LIMIT the queue is full and the receiver is FAIL_ON_MEM_LIMIT
+ *         (or MCX_COMPAT=mca-2.0.3).
+ */
+void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                    const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                    mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Starts receiving a message into @p buffer; completes through
+ * mcapi_test()/wait(), which report the received size.
+ * @retval MCAPI_PENDING started.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint is not the caller's.
+ * @retval MCAPI_ERR_CHAN_CONNECTED the endpoint is connected to a channel.
+ * @retval MCAPI_ERR_PARAMETER @p buffer or @p request is NULL.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_MSG_TRUNCATED (the
+ * first @p buffer_size bytes were stored, the message is consumed),
+ * MCAPI_ERR_ENDP_DELETED or MCAPI_ERR_REQUEST_CANCELLED.
+ */
+void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
+                      mcapi_request_t *request, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Receives the oldest message of the highest priority present, waiting
+ * up to the endpoint's TIMEOUT attribute.
+ * @retval MCAPI_SUCCESS @p received_size holds the size.
+ * @retval MCAPI_TIMEOUT no message came in time.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint is not the caller's.
+ * @retval MCAPI_ERR_CHAN_CONNECTED the endpoint is connected to a channel.
+ * @retval MCAPI_ERR_PARAMETER @p buffer or @p received_size is NULL.
+ * @retval MCAPI_ERR_MSG_TRUNCATED the message was larger than @p buffer_size:
+ *         the first @p buffer_size bytes were stored, @p received_size holds the
+ *         full size, and the message is consumed.
+ */
+void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
+                    size_t *received_size, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Messages queued to the endpoint (all priorities); a snapshot.
+ * @retval MCAPI_SUCCESS returns the count.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged (returns 0).
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint is not the caller's.
+ */
+mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint, mcapi_status_t *mcapi_status);
+
+/* ------------------------------------------------------ packet channels */
+
+/** @brief Connects two endpoints as a packet channel (any node may do this). */
+void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                             mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** @brief Opens the receive side of a packet channel. */
+void mcapi_pktchan_recv_open_i(mcapi_pktchan_recv_hndl_t *recv_handle,
+                               mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
+                               mcapi_status_t *mcapi_status);
+/** @brief Opens the send side of a packet channel. */
+void mcapi_pktchan_send_open_i(mcapi_pktchan_send_hndl_t *send_handle,
+                               mcapi_endpoint_t send_endpoint, mcapi_request_t *request,
+                               mcapi_status_t *mcapi_status);
+/** @brief Starts sending a packet. */
+void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const void *buffer, size_t size,
+                          mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** @brief Sends a packet. */
+void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer, size_t size,
+                        mcapi_status_t *mcapi_status);
+/** @brief Starts receiving a packet (zero-copy: @p buffer receives a pointer). */
+void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
+                          mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** @brief Receives a packet (zero-copy: @p buffer receives a pointer). */
+void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
+                        size_t *received_size, mcapi_status_t *mcapi_status);
+/** @brief Packets waiting on the receive side. */
+mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
+                                     mcapi_status_t *mcapi_status);
+/** @brief Returns a buffer handed out by a packet receive. */
+void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status);
+/** @brief Whether a buffer handed out by a packet receive has been released. */
+mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_status);
+/** @brief Closes the receive side of a packet channel. */
+void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
+                                mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** @brief Closes the send side of a packet channel. */
+void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle, mcapi_request_t *request,
+                                mcapi_status_t *mcapi_status);
+
+/* ------------------------------------------------------ scalar channels */
+
+/** @brief Connects two endpoints as a scalar channel (any node may do this). */
+void mcapi_sclchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                             mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** @brief Opens the receive side of a scalar channel. */
+void mcapi_sclchan_recv_open_i(mcapi_sclchan_recv_hndl_t *receive_handle,
+                               mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
+                               mcapi_status_t *mcapi_status);
+/** @brief Opens the send side of a scalar channel. */
+void mcapi_sclchan_send_open_i(mcapi_sclchan_send_hndl_t *send_handle,
+                               mcapi_endpoint_t send_endpoint, mcapi_request_t *request,
+                               mcapi_status_t *mcapi_status);
+/** @brief Sends a 64-bit scalar. */
+void mcapi_sclchan_send_uint64(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint64_t dataword,
+                               mcapi_status_t *mcapi_status);
+/** @brief Sends a 32-bit scalar. */
+void mcapi_sclchan_send_uint32(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint32_t dataword,
+                               mcapi_status_t *mcapi_status);
+/** @brief Sends a 16-bit scalar. */
+void mcapi_sclchan_send_uint16(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint16_t dataword,
+                               mcapi_status_t *mcapi_status);
+/** @brief Sends an 8-bit scalar. */
+void mcapi_sclchan_send_uint8(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint8_t dataword,
+                              mcapi_status_t *mcapi_status);
+/** @brief Receives a 64-bit scalar. */
+mcapi_uint64_t mcapi_sclchan_recv_uint64(mcapi_sclchan_recv_hndl_t receive_handle,
+                                         mcapi_status_t *mcapi_status);
+/** @brief Receives a 32-bit scalar. */
+mcapi_uint32_t mcapi_sclchan_recv_uint32(mcapi_sclchan_recv_hndl_t receive_handle,
+                                         mcapi_status_t *mcapi_status);
+/** @brief Receives a 16-bit scalar. */
+mcapi_uint16_t mcapi_sclchan_recv_uint16(mcapi_sclchan_recv_hndl_t receive_handle,
+                                         mcapi_status_t *mcapi_status);
+/** @brief Receives an 8-bit scalar. */
+mcapi_uint8_t mcapi_sclchan_recv_uint8(mcapi_sclchan_recv_hndl_t receive_handle,
+                                       mcapi_status_t *mcapi_status);
+/** @brief Scalars waiting on the receive side. */
+mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
+                                     mcapi_status_t *mcapi_status);
+/** @brief Closes the receive side of a scalar channel. */
+void mcapi_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
+                                mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** @brief Closes the send side of a scalar channel. */
+void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle, mcapi_request_t *request,
+                                mcapi_status_t *mcapi_status);
+
+/* ------------------------------------------------------------- requests */
+
+/**
+ * @brief Checks a request without blocking; on completion reports its outcome
+ * and frees the handle.
+ * @return MCAPI_TRUE when the request completed (or was cancelled).
+ * @param size receives the bytes moved (receives) or sent; may be NULL.
+ * @retval MCAPI_SUCCESS completed successfully (returns MCAPI_TRUE).
+ * @retval MCAPI_PENDING not yet (returns MCAPI_FALSE).
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_REQUEST_INVALID the handle is stale, forged or already reported.
+ * @retval MCAPI_ERR_REQUEST_CANCELLED the request was cancelled (returns MCAPI_TRUE).
+ * @retval other the operation's own failure status (e.g. MCAPI_ERR_MSG_TRUNCATED,
+ *         MCAPI_ERR_ENDP_DELETED, MCAPI_ERR_MEM_LIMIT); returns MCAPI_TRUE.
+ */
+mcapi_boolean_t mcapi_test(mcapi_request_t *request, size_t *size, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Waits up to @p timeout ms for a request to complete, then as mcapi_test().
+ * @retval MCAPI_SUCCESS completed successfully (returns MCAPI_TRUE).
+ * @retval MCAPI_TIMEOUT not completed in time; the request stays valid.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_REQUEST_INVALID the handle is stale, forged or already reported.
+ * @retval MCAPI_ERR_REQUEST_CANCELLED the request was cancelled.
+ * @retval other the operation's own failure status, as for mcapi_test().
+ */
+mcapi_boolean_t mcapi_wait(mcapi_request_t *request, size_t *size, mcapi_timeout_t timeout,
+                           mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Waits up to @p timeout ms for any of @p number requests.
+ * @return the index of the completed request, or MCAPI_RETURN_VALUE_INVALID.
+ * @retval MCAPI_SUCCESS request [returned index] completed successfully.
+ * @retval MCAPI_TIMEOUT none completed in time.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p requests is NULL, @p number is 0, or an entry is NULL.
+ * @retval MCAPI_ERR_REQUEST_INVALID an entry is stale, forged or already reported.
+ * @retval MCAPI_ERR_REQUEST_CANCELLED the returned request was cancelled.
+ * @retval other the returned request's own failure status.
+ */
+mcapi_uint_t mcapi_wait_any(size_t number, mcapi_request_t **requests, size_t *size,
+                            mcapi_timeout_t timeout, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Cancels a pending request; a later test/wait reports
+ * MCAPI_ERR_REQUEST_CANCELLED and frees it. A send whose message is already
+ * queued, or a receive that already took a message, has completed and can no
+ * longer be cancelled.
+ * @retval MCAPI_SUCCESS cancelled.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_REQUEST_INVALID the handle is stale or forged, or the request
+ *         has already completed.
+ * @retval MCAPI_ERR_REQUEST_CANCELLED the request was already cancelled.
+ */
+void mcapi_cancel(mcapi_request_t *request, mcapi_status_t *mcapi_status);
+
+/* ---------------------------------------------------------- convenience */
+
+/**
+ * @brief Writes the name of @p status into @p status_message (at most @p size
+ * bytes, NUL included). Any thread, no node needed.
+ * @return @p status_message, or NULL when @p status_message is NULL, @p size is 0
+ *         or @p status is not a status code.
+ */
+char *mcapi_display_status(mcapi_status_t status, char *status_message, size_t size);
+
+/** @brief Sets the verbosity of diagnostics printed to stderr (0: none). Any thread. */
+void mcapi_set_debug_level(int d);
+
+/**
+ * @brief Prints the state of the calling node's domain (nodes, endpoints, queue
+ * depths) to stdout; @p handle is ignored (kept for the reference signature).
+ */
+void mcapi_display_state(void *handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCAPI_H */

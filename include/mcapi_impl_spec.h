@@ -1,0 +1,100 @@
+/**
+ * @file mcapi_impl_spec.h
+ * @brief Implementation-specific types and limits of MCAPI in libmca.
+ *
+ * Handles are 32-bit values holding a table slot and a generation: a handle
+ * whose object was deleted (or one made up) is rejected with a status, never
+ * followed.
+ */
+#ifndef MCAPI_IMPL_SPEC_H
+#define MCAPI_IMPL_SPEC_H
+
+#include "mca.h"
+#include "mca_impl_spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef mca_uint32_t mcapi_endpoint_t;
+typedef mca_uint32_t mcapi_pktchan_recv_hndl_t;
+typedef mca_uint32_t mcapi_pktchan_send_hndl_t;
+typedef mca_uint32_t mcapi_sclchan_recv_hndl_t;
+typedef mca_uint32_t mcapi_sclchan_send_hndl_t;
+
+/** Locking modes of a domain (init parameter `locking`, or MCX_LOCKING). */
+typedef enum mcx_locking {
+  MCX_LOCKING_DEFAULT = 0, /**< MCX_LOCKING from the environment, else lockfree */
+  MCX_LOCKING_LOCKFREE = 1,
+  MCX_LOCKING_GLOBAL = 2, /**< one process-shared reader/writer lock (the reference design) */
+} mcx_locking_t;
+
+/** Behaviour profiles (init parameter `compat`, or MCX_COMPAT). */
+typedef enum mcx_compat {
+  MCX_COMPAT_DEFAULT = 0, /**< MCX_COMPAT from the environment, else the spec */
+  MCX_COMPAT_SPEC = 1,    /**< MCAPI 2.015 as written */
+  MCX_COMPAT_MCA203 = 2,  /**< the observable behaviour of the mca-2.0.3 reference */
+} mcx_compat_t;
+
+/** Transports (init parameter `transport`, or MCX_TRANSPORT). */
+typedef enum mcx_transport {
+  MCX_TRANSPORT_DEFAULT = 0,
+  MCX_TRANSPORT_SHM = 1,
+} mcx_transport_t;
+
+/**
+ * @brief Init parameters for mcapi_initialize(). NULL means all defaults.
+ * Zero-initialize it (or call mcx_param_init()) and set what you need.
+ */
+typedef struct mcapi_param {
+  mcx_locking_t locking;
+  mcx_compat_t compat;
+  mcx_transport_t transport;
+  mca_uint32_t max_endpoints;  /**< 0: MCAPI_MAX_ENDPOINTS; used by the domain's creator */
+  mca_uint32_t queue_elements; /**< 0: MCAPI_MAX_QUEUE_ELEMENTS; power of two */
+  mca_uint32_t max_msg_size;   /**< 0: MCAPI_MAX_MSG_SIZE */
+} mcapi_param_t;
+
+/** Information returned by mcapi_initialize(). */
+typedef struct mcapi_info {
+  mca_uint_t mcapi_version;
+  mca_uint_t organization_id;
+  mca_uint_t implementation_version;
+  mca_uint_t number_of_domains;
+  mca_uint_t number_of_nodes;
+  mca_uint_t number_of_ports;
+} mcapi_info_t;
+
+/** Node attributes (only the node type is defined by MCAPI 2.015). */
+typedef struct mcapi_node_attributes {
+  mca_uint32_t type;
+  mca_uint32_t valid;
+} mcapi_node_attributes_t;
+
+/** Endpoint attributes (for the spec's attribute-structure form). */
+typedef struct mcapi_endpoint_attributes {
+  mca_uint32_t reserved;
+} mcapi_endpoint_attributes_t;
+
+/** Implementation version reported in mcapi_info_t (major<<16 | minor<<8 | patch). */
+#define MCAPI_IMPL_VERSION \
+  ((LIBMCA_VERSION_MAJOR << 16) | (LIBMCA_VERSION_MINOR << 8) | LIBMCA_VERSION_PATCH)
+
+/** Ports above this value are refused; MCAPI_PORT_ANY picks a free one. */
+#define MCAPI_MAX_PORT 0xfffffffeu
+#define MCAPI_MAX_NODE (MCA_MAX_NODES * 1024u)
+#define MCAPI_MAX_DOMAIN 0xfffffffeu
+
+/** Scalar channel slots per channel. */
+#define MCAPI_MAX_SCL_ELEMENTS MCAPI_MAX_QUEUE_ELEMENTS
+
+/** Alias of MCAPI_MAX_QUEUE_ELEMENTS used by older programs. */
+#ifndef MAX_QUEUE_ELEMENTS
+#define MAX_QUEUE_ELEMENTS MCAPI_MAX_QUEUE_ELEMENTS
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCAPI_IMPL_SPEC_H */

@@ -1,0 +1,70 @@
+/**
+ * @file mcx_port.h
+ * @brief What libmca needs from the operating system. Implemented in
+ * ports/posix (portable POSIX) and ports/linux (futex, affinity); nothing else
+ * in the tree includes an OS header.
+ *
+ * Results follow src/common/mcx_err.h: 0 or a negative MCX_E* code.
+ */
+#ifndef MCX_PORT_H
+#define MCX_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/common/mcx_atomic.h"
+
+#define MCX_NO_DEADLINE UINT64_MAX
+
+/* ---- time */
+/** Monotonic clock in nanoseconds. */
+uint64_t mcx_port_now_ns(void);
+/** Deadline for a timeout in ms; MCX_NO_DEADLINE for ~0. */
+uint64_t mcx_port_deadline_ms(uint32_t timeout_ms);
+/** Sleeps for @p ns nanoseconds. */
+void mcx_port_sleep_ns(uint64_t ns);
+
+/* ---- futex: works on memory shared between processes (shared=1) or private (0) */
+/**
+ * Sleeps while *addr == expected, until woken or @p deadline_ns (monotonic,
+ * MCX_NO_DEADLINE = forever).
+ * @return 0 woken or value changed, MCX_ETIMEDOUT, MCX_EINTR.
+ */
+int mcx_port_futex_wait(mcx_atomic_u32 *addr, uint32_t expected, uint64_t deadline_ns, int shared);
+/** Wakes up to @p n waiters on @p addr; returns how many were woken. */
+int mcx_port_futex_wake(mcx_atomic_u32 *addr, int n, int shared);
+
+/* ---- scheduling */
+void mcx_port_yield(void);
+/** The CPU's spin-wait hint (x86 pause). */
+static inline void mcx_port_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+/** Number of online CPUs. */
+int mcx_port_ncpus(void);
+/** Pins the calling thread to @p cpu (-1: all CPUs). */
+int mcx_port_pin_self(int cpu);
+/** Kernel thread id of the caller. */
+uint32_t mcx_port_tid(void);
+/** Process id of the caller. */
+uint32_t mcx_port_pid(void);
+/** Whether process @p pid is alive. */
+int mcx_port_pid_alive(uint32_t pid);
+
+/* ---- memory */
+/** Reserves @p size bytes of zeroed memory (pages allocated on first touch). */
+void *mcx_port_map_anon(size_t size);
+void mcx_port_unmap(void *p, size_t size);
+
+/* ---- environment and diagnostics */
+/** getenv(). */
+const char *mcx_port_getenv(const char *name);
+/** Writes a diagnostic line to stderr. */
+void mcx_port_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* MCX_PORT_H */

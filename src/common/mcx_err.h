@@ -1,0 +1,30 @@
+/**
+ * @file mcx_err.h
+ * @brief Internal results: 0 or a negative MCX_E* code. Only src/api maps them
+ * to mcapi_status_t / mrapi_status_t, once.
+ */
+#ifndef MCX_ERR_H
+#define MCX_ERR_H
+
+enum mcx_err {
+  MCX_OK = 0,
+  MCX_EAGAIN = -1,     /**< would block (queue full/empty, try again) */
+  MCX_ETIMEDOUT = -2,  /**< a timed wait expired */
+  MCX_EINVAL = -3,     /**< bad argument */
+  MCX_ESTALE = -4,     /**< handle names a deleted or reused object */
+  MCX_ENOMEM = -5,     /**< no slot, buffer or table entry */
+  MCX_EEXIST = -6,     /**< already exists */
+  MCX_ENOENT = -7,     /**< no such object */
+  MCX_EPERM = -8,      /**< not the owner */
+  MCX_ECLOSED = -9,    /**< the object was closed/deleted under the caller */
+  MCX_EMSGSIZE = -10,  /**< payload too large */
+  MCX_ETRUNC = -11,    /**< payload truncated into a smaller buffer */
+  MCX_EBUSY = -12,     /**< in use (queued data, connected, locked) */
+  MCX_EINTR = -13,     /**< interrupted by a signal */
+  MCX_ECANCELED = -14, /**< the operation was cancelled */
+  MCX_EOWNERDEAD = -15,/**< the previous owner died holding it */
+  MCX_ENOSYS = -16,    /**< not supported here */
+  MCX_EIO = -17,       /**< an OS call failed */
+};
+
+#endif /* MCX_ERR_H */

@@ -1,0 +1,31 @@
+/* mca: the libmca tool. `mca help` lists the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mca_tool.h"
+
+static const mca_subcommand_t subcommands[] = {
+    {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
+};
+
+static int usage(FILE *out)
+{
+  fprintf(out, "usage: mca <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+    fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+  fprintf(out, "\n`mca <command> --help` describes a command's options.\n");
+  return out == stderr ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2)
+    return usage(stderr);
+  if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+    return usage(stdout);
+  for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+    if (!strcmp(argv[1], subcommands[i].name))
+      return subcommands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "mca: unknown command '%s'\n", argv[1]);
+  return usage(stderr);
+}

@@ -1,0 +1,13 @@
+/* The `mca` command's subcommands. Each lives in cmd_<name>.c. */
+#ifndef MCA_TOOL_H
+#define MCA_TOOL_H
+
+typedef struct mca_subcommand {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+} mca_subcommand_t;
+
+int mca_cmd_demo(int argc, char **argv);
+
+#endif
