@@ -25,6 +25,8 @@ enum mcx_err {
   MCX_EOWNERDEAD = -15,/**< the previous owner died holding it */
   MCX_ENOSYS = -16,    /**< not supported here */
   MCX_EIO = -17,       /**< an OS call failed */
+  MCX_EROFS = -18,     /**< read-only (attribute) */
+  MCX_ECHAN = -19,     /**< the endpoint is connected to a channel */
 };
 
 #endif /* MCX_ERR_H */

@@ -1,0 +1,425 @@
+/* Endpoints: table slots in the partition, each with one MPSC ring per priority. */
+#include <string.h>
+
+#include "mcapi.h"
+#include "ports/mcx_port.h"
+#include "runtime/runtime.h"
+
+#define TIMEOUT_INFINITE 0xffffffffu
+
+int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
+{
+  uint32_t idx = mcx__handle_idx(h), gen = mcx__handle_gen(h);
+  if (h == 0 || idx >= d->hdr->max_endpoints || gen == 0)
+    return MCX_EINVAL;
+  mcx__endpoint_t *e = &mcx__eps(d)[idx];
+  /* A-E1 — acquire: the endpoint's fields (and reset rings) are visible once
+   * its state reads active; pairs with R-E1 in mcx__ep_create. */
+  uint32_t st = mcx_load_acquire(&e->state);
+  if ((st >> 8) != gen) {
+    /* An older generation of this slot was deleted; a newer one is made up. */
+    int16_t ahead = (int16_t)(((st >> 8) - gen) << 1);
+    return ahead > 0 ? MCX_ESTALE : MCX_EINVAL;
+  }
+  if ((st & 0xff) == EP_ACTIVE || (st & 0xff) == EP_RECONFIG) {
+    *ep = e;
+    return MCX_OK;
+  }
+  return MCX_ESTALE;
+}
+
+int mcx__ep_is_mine(const mcx__endpoint_t *ep)
+{
+  return mcx_load_relaxed(&ep->owner_slot) == mcx__self.node_slot &&
+         mcx_load_relaxed(&ep->node_id) == mcx__self.node_id;
+}
+
+static void init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uint32_t epoch)
+{
+  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    mcx__mpsc_init(&v, epoch);
+  }
+}
+
+static uint32_t close_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth)
+{
+  uint32_t dropped = 0;
+  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    dropped += mcx__mpsc_close(&v);
+  }
+  return dropped;
+}
+
+int mcx__ep_create(uint32_t port, uint32_t *handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__part_hdr_t *h = d->hdr;
+  mcx__endpoint_t *eps = mcx__eps(d);
+  int r = MCX_OK;
+  mcx__mutex_lock(&h->admin, d->shared);
+  int slot = -1;
+  uint32_t any_port = 0;
+  for (uint32_t i = 0; i < h->max_endpoints; i++) {
+    uint32_t st = mcx_load_relaxed(&eps[i].state); /* under admin: no race with writers */
+    if ((st & 0xff) == EP_FREE) {
+      if (slot < 0)
+        slot = (int)i;
+      continue;
+    }
+    if (mcx_load_relaxed(&eps[i].node_id) != mcx__self.node_id)
+      continue;
+    uint32_t p = mcx_load_relaxed(&eps[i].port);
+    if (port != MCAPI_PORT_ANY && p == port)
+      r = MCX_EEXIST;
+  }
+  if (!r && slot < 0)
+    r = MCX_ENOMEM;
+  if (!r && port == MCAPI_PORT_ANY) {
+    /* The lowest port this node does not use. */
+    for (any_port = 0; any_port < MCAPI_MAX_PORT; any_port++) {
+      int used = 0;
+      for (uint32_t i = 0; i < h->max_endpoints && !used; i++)
+        used = (mcx_load_relaxed(&eps[i].state) & 0xff) != EP_FREE &&
+               mcx_load_relaxed(&eps[i].node_id) == mcx__self.node_id &&
+               mcx_load_relaxed(&eps[i].port) == any_port;
+      if (!used)
+        break;
+    }
+    port = any_port;
+  }
+  if (!r) {
+    mcx__endpoint_t *e = &eps[slot];
+    uint32_t st = mcx_load_relaxed(&e->state);
+    uint32_t gen = ((st >> 8) + 1) & 0x7fffu;
+    if (gen == 0)
+      gen = 1;
+    uint32_t epoch = (mcx_load_relaxed(&e->ring_epoch) + 1) & MCX_RING_GEN_MASK;
+    uint32_t depth = h->qcap;
+    init_rings(d, (uint32_t)slot, depth, epoch);
+    mcx_store_relaxed(&e->node_id, mcx__self.node_id);
+    mcx_store_relaxed(&e->port, port);
+    mcx_store_relaxed(&e->owner_slot, mcx__self.node_slot);
+    mcx_store_relaxed(&e->depth, depth);
+    mcx_store_relaxed(&e->ring_epoch, epoch);
+    mcx_store_relaxed(&e->timeout_ms, TIMEOUT_INFINITE);
+    mcx_store_relaxed(&e->fail_on_mem_limit, d->compat == MCX_COMPAT_MCA203_);
+    mcx_store_relaxed(&e->priority, MCAPI_MAX_PRIORITY);
+    mcx_store_relaxed(&e->get_count, 0);
+    mcx_store_relaxed(&e->chan, 0);
+    mcx_store_relaxed(&e->used_prios, 0);
+    /* R-E1 — release: fields and reset rings before the endpoint reads as
+     * active; pairs with A-E1 (mcx__ep_resolve) and A-E2 (lookup). */
+    mcx_store_release(&e->state, gen << 8 | EP_ACTIVE);
+    *handle = mcx__handle((uint32_t)slot, gen);
+  }
+  mcx__mutex_unlock(&h->admin, d->shared);
+  if (!r)
+    mcx__wp_broadcast(&h->ep_created, d->shared);
+  return r;
+}
+
+int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *eps = mcx__eps(d);
+  for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
+    /* A-E2 — acquire: pairs with R-E1; then the fields, then a re-check
+     * (seqlock style) so a concurrent delete/re-create is not mistaken. */
+    uint32_t st = mcx_load_acquire(&eps[i].state);
+    if ((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG)
+      continue;
+    uint32_t n = mcx_load_relaxed(&eps[i].node_id), p = mcx_load_relaxed(&eps[i].port);
+    mcx_fence_acquire(); /* orders the field loads before the re-check */
+    if (mcx_load_relaxed(&eps[i].state) != st)
+      continue;
+    if (n == node_id && p == port) {
+      *handle = mcx__handle(i, st >> 8);
+      return MCX_OK;
+    }
+  }
+  return MCX_ENOENT;
+}
+
+static void count_get(uint32_t handle)
+{
+  mcx__endpoint_t *ep;
+  if (mcx__ep_resolve(mcx__self.dom, handle, &ep) == MCX_OK)
+    mcx_fetch_add_relaxed(&ep->get_count, 1); /* a statistic */
+}
+
+int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
+  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  for (;;) {
+    if (mcx__ep_lookup(node_id, port, handle) == MCX_OK) {
+      count_get(*handle);
+      return MCX_OK;
+    }
+    if (timeout_ms == 0 || mcx_port_now_ns() >= deadline)
+      return MCX_ETIMEDOUT;
+    if (!mcx__backoff_step(&b))
+      continue;
+    uint32_t key = mcx__wp_prepare(&d->hdr->ep_created);
+    if (mcx__ep_lookup(node_id, port, handle) == MCX_OK) {
+      mcx__wp_cancel(&d->hdr->ep_created);
+      count_get(*handle);
+      return MCX_OK;
+    }
+    mcx__wp_sleep(&d->hdr->ep_created, key, deadline, d->shared);
+  }
+}
+
+/* Deletes endpoint @p e (index idx); caller holds the admin lock. */
+static void delete_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx)
+{
+  uint32_t st = mcx_load_relaxed(&e->state);
+  /* Senders that resolved the handle before this still hold the old epoch:
+   * closing the rings makes their CAS fail; the state tells them why. */
+  mcx_store_seq_cst(&e->state, (st & ~0xffu) | EP_DELETING);
+  uint32_t dropped = close_rings(d, idx, mcx_load_relaxed(&e->depth));
+  if (dropped)
+    MCX_DEBUG(1, "endpoint %#x deleted with %u message(s) queued", mcx__handle(idx, st >> 8),
+              dropped);
+  /* R-E3 — release: the ring is quiet before the slot reads as free (A-E1). */
+  mcx_store_release(&e->state, (st & ~0xffu) | EP_FREE);
+  mcx__wp_broadcast(&e->recv_wp, d->shared);
+  mcx__wp_broadcast(&e->space_wp, d->shared);
+}
+
+int mcx__ep_delete(uint32_t handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  int r = mcx__ep_resolve(d, handle, &e);
+  if (r)
+    return r;
+  if (!mcx__ep_is_mine(e))
+    return MCX_EPERM;
+  if (mcx_load_relaxed(&e->chan))
+    return MCX_ECHAN;
+  mcx__mutex_lock(&d->hdr->admin, d->shared);
+  mcx__glock(d);
+  if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
+    r = MCX_ESTALE;
+  else
+    delete_locked(d, e, mcx__handle_idx(handle));
+  mcx__gunlock(d);
+  mcx__mutex_unlock(&d->hdr->admin, d->shared);
+  return r;
+}
+
+int mcx__ep_delete_all_of_node(void)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *eps = mcx__eps(d);
+  mcx__mutex_lock(&d->hdr->admin, d->shared);
+  mcx__glock(d);
+  for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
+    uint32_t st = mcx_load_relaxed(&eps[i].state);
+    if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i]))
+      delete_locked(d, &eps[i], i);
+  }
+  mcx__gunlock(d);
+  mcx__mutex_unlock(&d->hdr->admin, d->shared);
+  return MCX_OK;
+}
+
+int mcx__ep_release(uint32_t handle)
+{
+  mcx__endpoint_t *e;
+  int r = mcx__ep_resolve(mcx__self.dom, handle, &e);
+  if (r)
+    return r;
+  if (mcx__ep_is_mine(e))
+    return MCX_EPERM;
+  uint32_t c = mcx_load_relaxed(&e->get_count);
+  do {
+    if (c == 0)
+      return MCX_ENOENT;
+  } while (!mcx_cas_relaxed(&e->get_count, &c, c - 1)); /* a counter; no ordering */
+  return MCX_OK;
+}
+
+#define ATTR_SIZE(type)              \
+  do {                               \
+    if (size != sizeof(type))        \
+      return MCX_EMSGSIZE;           \
+  } while (0)
+
+int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  int r = mcx__ep_resolve(d, handle, &e);
+  if (r)
+    return r;
+  switch (num) {
+  case MCAPI_ENDP_ATTR_TYPE: {
+    ATTR_SIZE(mcapi_uint_t);
+    mcapi_uint_t v = mcx_load_relaxed(&e->chan) & 0xff;
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_GET_COUNT: {
+    ATTR_SIZE(mcapi_uint_t);
+    mcapi_uint_t v = mcx_load_relaxed(&e->get_count);
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE: {
+    ATTR_SIZE(size_t);
+    size_t v = d->hdr->max_msg;
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_NUM_PRIORITIES: {
+    ATTR_SIZE(mcapi_uint_t);
+    mcapi_uint_t v = d->hdr->nprio;
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_PRIORITY: {
+    ATTR_SIZE(mcapi_priority_t);
+    mcapi_priority_t v = mcx_load_relaxed(&e->priority);
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS: {
+    ATTR_SIZE(mcapi_uint_t);
+    mcapi_uint_t v = mcx_load_relaxed(&e->depth);
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_STATUS: {
+    ATTR_SIZE(mcapi_uint_t);
+    mcapi_uint_t v = MCAPI_ENDP_STATUS_CREATED | (mcx_load_relaxed(&e->chan) >> 8);
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_TIMEOUT: {
+    ATTR_SIZE(mcapi_timeout_t);
+    mcapi_timeout_t v = mcx_load_relaxed(&e->timeout_ms);
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT:
+  case MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT: {
+    ATTR_SIZE(mcapi_boolean_t);
+    mcapi_boolean_t fail = mcx_load_relaxed(&e->fail_on_mem_limit) != 0;
+    mcapi_boolean_t v = num == MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT ? fail : !fail;
+    memcpy(out, &v, sizeof v);
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_GET_SOURCE:
+  case MCAPI_ENDP_ATTR_BUFFER_TYPE:
+  case MCAPI_ENDP_ATTR_MEMORY_TYPE:
+  case MCAPI_ENDP_ATTR_NUM_SEND_BUFFERS:
+    return MCX_ENOSYS;
+  default:
+    return MCX_ENOENT;
+  }
+}
+
+/* Re-sizes the rings of an empty endpoint; caller holds the admin lock. */
+static int resize_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth)
+{
+  uint32_t st = mcx_load_relaxed(&e->state);
+  mcx_store_seq_cst(&e->state, (st & ~0xffu) | EP_RECONFIG);
+  uint32_t old = mcx_load_relaxed(&e->depth);
+  uint32_t queued = close_rings(d, idx, old);
+  uint32_t epoch = mcx_load_relaxed(&e->ring_epoch);
+  int r = MCX_OK;
+  if (queued) {
+    /* Messages arrived: keep them; re-open the rings as they were. */
+    for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+      mcx__ring_view_t v = mcx__ring_of(d, idx, p, old);
+      mcx_fetch_and_acq_rel(&v.ring->tail, ~MCX_RING_CLOSED);
+    }
+    r = MCX_EBUSY;
+  } else {
+    epoch = (epoch + 1) & MCX_RING_GEN_MASK;
+    init_rings(d, idx, depth, epoch);
+    mcx_store_relaxed(&e->depth, depth);
+    /* R-E4 — release: the new depth before the new epoch; a sender that reads
+     * the epoch with acquire (A-E4, msg.c) then reads the matching depth. */
+    mcx_store_release(&e->ring_epoch, epoch);
+  }
+  mcx_store_release(&e->state, (st & ~0xffu) | EP_ACTIVE); /* R-E1 */
+  mcx__wp_broadcast(&e->space_wp, d->shared);
+  return r;
+}
+
+int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  int r = mcx__ep_resolve(d, handle, &e);
+  if (r)
+    return r;
+  if (!mcx__ep_is_mine(e))
+    return MCX_EPERM;
+  switch (num) {
+  case MCAPI_ENDP_ATTR_TYPE:
+  case MCAPI_ENDP_ATTR_GET_COUNT:
+  case MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE:
+  case MCAPI_ENDP_ATTR_NUM_PRIORITIES:
+  case MCAPI_ENDP_ATTR_STATUS:
+    return MCX_EROFS;
+  case MCAPI_ENDP_ATTR_PRIORITY: {
+    ATTR_SIZE(mcapi_priority_t);
+    mcapi_priority_t v;
+    memcpy(&v, in, sizeof v);
+    if (v > MCAPI_MAX_PRIORITY)
+      return MCX_EINVAL;
+    mcx_store_relaxed(&e->priority, v); /* an attribute; no ordering with data */
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_TIMEOUT: {
+    ATTR_SIZE(mcapi_timeout_t);
+    mcapi_timeout_t v;
+    memcpy(&v, in, sizeof v);
+    mcx_store_relaxed(&e->timeout_ms, v); /* read at the start of each blocking call */
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT:
+  case MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT: {
+    ATTR_SIZE(mcapi_boolean_t);
+    mcapi_boolean_t v;
+    memcpy(&v, in, sizeof v);
+    if (v > 1)
+      return MCX_EINVAL;
+    uint32_t fail = num == MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT ? v : !v;
+    mcx_store_relaxed(&e->fail_on_mem_limit, fail); /* read when a send finds the queue full */
+    return MCX_OK;
+  }
+  case MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS: {
+    ATTR_SIZE(mcapi_uint_t);
+    mcapi_uint_t v;
+    memcpy(&v, in, sizeof v);
+    if (v < 2 || v > d->hdr->qcap || (v & (v - 1)))
+      return MCX_EINVAL;
+    if (mcx_load_relaxed(&e->chan))
+      return MCX_ECHAN;
+    mcx__mutex_lock(&d->hdr->admin, d->shared);
+    mcx__glock(d);
+    if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
+      r = MCX_ESTALE;
+    else
+      r = resize_locked(d, e, mcx__handle_idx(handle), v);
+    mcx__gunlock(d);
+    mcx__mutex_unlock(&d->hdr->admin, d->shared);
+    return r;
+  }
+  case MCAPI_ENDP_ATTR_GET_SOURCE:
+  case MCAPI_ENDP_ATTR_BUFFER_TYPE:
+  case MCAPI_ENDP_ATTR_MEMORY_TYPE:
+  case MCAPI_ENDP_ATTR_NUM_SEND_BUFFERS:
+    return MCX_ENOSYS;
+  default:
+    return MCX_ENOENT;
+  }
+}

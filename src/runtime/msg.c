@@ -1,0 +1,271 @@
+/* Connectionless messages: per-priority MPSC rings of the receiving endpoint. */
+#include "mcapi.h"
+#include "ports/mcx_port.h"
+#include "runtime/runtime.h"
+
+/* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY: the
+ * other side is inside a short copy, so an immediate retry usually wins. */
+#define BUT_RETRIES 256
+
+static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpoint_t **src,
+                        mcx__endpoint_t **dst)
+{
+  int r = mcx__ep_resolve(d, from, src);
+  if (r)
+    return r;
+  if (!mcx__ep_is_mine(*src))
+    return MCX_EPERM;
+  r = mcx__ep_resolve(d, to, dst);
+  if (r)
+    return r;
+  if (mcx_load_relaxed(&(*src)->chan) || mcx_load_relaxed(&(*dst)->chan))
+    return MCX_ECHAN;
+  return MCX_OK;
+}
+
+int mcx__msg_check_send(uint32_t from, uint32_t to, size_t size, uint32_t prio)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *src, *dst;
+  int r = resolve_send(d, from, to, &src, &dst);
+  if (r)
+    return r;
+  return size > d->hdr->max_msg ? MCX_EMSGSIZE : MCX_OK;
+}
+
+/* One attempt; retries *_BUT_CONSUMER_READING immediately, a bounded number of times. */
+static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to,
+                                     uint32_t from, const void *buf, size_t size, uint32_t prio)
+{
+  /* A-E4 — acquire: pairs with R-E4 (resize): the depth read next matches
+   * this epoch; a stale pair is caught by the epoch check in the ring. */
+  uint32_t epoch = mcx_load_acquire(&dst->ring_epoch);
+  uint32_t depth = mcx_load_relaxed(&dst->depth);
+  uint32_t idx = mcx__handle_idx(to);
+  mcx__ring_view_t v = mcx__ring_of(d, idx, prio, depth);
+  uint32_t bit = 1u << prio;
+  /* Relaxed: the mask only tells the receiver which rings to scan; the wake-up
+   * protocol (F-W1/F-W2) orders it before the publish for a sleeping receiver. */
+  if (!(mcx_load_relaxed(&dst->used_prios) & bit))
+    mcx_fetch_or_relaxed(&dst->used_prios, bit);
+  mcx__ring_outcome_t o;
+  mcx__glock(d);
+  for (int i = 0;; i++) {
+    o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, from);
+    if (o != MCX_RING_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
+      break;
+    mcx_port_cpu_relax();
+  }
+  mcx__gunlock(d);
+  if (o == MCX_RING_OK)
+    mcx__wp_notify(&dst->recv_wp, d->shared);
+  return o;
+}
+
+/* After CLOSED_OR_STALE: 0 to retry (re-sized), or why the send must fail. */
+static int why_closed(mcx__domain_t *d, uint32_t to)
+{
+  mcx__endpoint_t *dst;
+  int r = mcx__ep_resolve(d, to, &dst);
+  if (r)
+    return MCX_ECLOSED; /* deleted while we sent */
+  return MCX_OK;
+}
+
+int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *src, *dst;
+  int r = resolve_send(d, from, to, &src, &dst);
+  if (r)
+    return r;
+  if (size > d->hdr->max_msg)
+    return MCX_EMSGSIZE;
+  for (;;) {
+    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
+    if (o == MCX_RING_OK)
+      return MCX_OK;
+    if (o != MCX_RING_CLOSED_OR_STALE)
+      return mcx_load_relaxed(&src->fail_on_mem_limit) ? MCX_ENOMEM : MCX_EAGAIN;
+    if ((r = why_closed(d, to)) != MCX_OK)
+      return r;
+    mcx_port_yield(); /* a re-size is under way */
+  }
+}
+
+int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *src, *dst;
+  int r = resolve_send(d, from, to, &src, &dst);
+  if (r)
+    return r;
+  if (size > d->hdr->max_msg)
+    return MCX_EMSGSIZE;
+  uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
+  uint64_t deadline = 0;
+  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  for (;;) {
+    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
+    if (o == MCX_RING_OK)
+      return MCX_OK;
+    if (o == MCX_RING_CLOSED_OR_STALE) {
+      if ((r = why_closed(d, to)) != MCX_OK)
+        return r;
+      mcx_port_yield();
+      continue;
+    }
+    /* FULL: the spec makes a blocking send wait for space, unless the sender
+     * asked to fail (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile). */
+    if (mcx_load_relaxed(&src->fail_on_mem_limit))
+      return MCX_ENOMEM;
+    if (timeout == 0)
+      return MCX_ETIMEDOUT;
+    if (!deadline)
+      deadline = mcx_port_deadline_ms(timeout);
+    if (!mcx__backoff_step(&b))
+      continue;
+    uint32_t key = mcx__wp_prepare(&dst->space_wp);
+    o = send_once(d, dst, to, from, buf, size, prio);
+    if (o != MCX_RING_FULL && o != MCX_RING_FULL_BUT_CONSUMER_READING) {
+      mcx__wp_cancel(&dst->space_wp);
+      if (o == MCX_RING_OK)
+        return MCX_OK;
+      continue;
+    }
+    if (mcx__wp_sleep(&dst->space_wp, key, deadline, d->shared) == MCX_ETIMEDOUT ||
+        mcx_port_now_ns() >= deadline)
+      return MCX_ETIMEDOUT;
+  }
+}
+
+static int resolve_recv(mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
+{
+  int r = mcx__ep_resolve(d, h, ep);
+  if (r)
+    return r;
+  if (!mcx__ep_is_mine(*ep))
+    return MCX_EPERM;
+  if (mcx_load_relaxed(&(*ep)->chan))
+    return MCX_ECHAN;
+  return MCX_OK;
+}
+
+int mcx__msg_check_recv(uint32_t h)
+{
+  mcx__endpoint_t *ep;
+  return resolve_recv(mcx__self.dom, h, &ep);
+}
+
+/*
+ * One scan, highest priority first. Returns OK/TRUNCATED when a message was
+ * taken, EMPTY_BUT_PRODUCER_INSERTING (only when classify) or EMPTY.
+ */
+static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h,
+                                     void *buf, size_t cap, size_t *size, int classify)
+{
+  uint32_t idx = mcx__handle_idx(h);
+  uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
+  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see send_once */
+  mcx__ring_outcome_t res = MCX_RING_EMPTY;
+  mcx__glock(d);
+  while (used) {
+    uint32_t p = (uint32_t)__builtin_ctz(used);
+    used &= used - 1;
+    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, classify);
+    if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
+      res = o;
+      break;
+    }
+    if (o == MCX_RING_EMPTY_BUT_PRODUCER_INSERTING)
+      res = o;
+  }
+  mcx__gunlock(d);
+  if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED)
+    mcx__wp_notify(&ep->space_wp, d->shared);
+  return res;
+}
+
+int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *ep;
+  int r = resolve_recv(d, h, &ep);
+  if (r)
+    return r;
+  for (int i = 0;; i++) {
+    mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, 1);
+    if (o == MCX_RING_OK)
+      return MCX_OK;
+    if (o == MCX_RING_TRUNCATED)
+      return MCX_ETRUNC;
+    if (o == MCX_RING_EMPTY || i == BUT_RETRIES)
+      return MCX_EAGAIN;
+    mcx_port_cpu_relax();
+  }
+}
+
+int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *ep;
+  int r = resolve_recv(d, h, &ep);
+  if (r)
+    return r;
+  uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
+  uint64_t deadline = 0;
+  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  int inserting = 0;
+  for (;;) {
+    /* Poll the slots only (one line per ring); classify just before backing
+     * off, since that reads the producers' tail line. */
+    int classify = b.spins + 1 >= mcx_load_relaxed(&mcx__wait_spins);
+    mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, classify);
+    if (o == MCX_RING_OK)
+      return MCX_OK;
+    if (o == MCX_RING_TRUNCATED)
+      return MCX_ETRUNC;
+    if (o == MCX_RING_EMPTY_BUT_PRODUCER_INSERTING && inserting++ < BUT_RETRIES) {
+      mcx_port_cpu_relax();
+      continue;
+    }
+    if (timeout == 0)
+      return MCX_ETIMEDOUT;
+    if (!deadline)
+      deadline = mcx_port_deadline_ms(timeout);
+    if (!mcx__backoff_step(&b))
+      continue;
+    uint32_t key = mcx__wp_prepare(&ep->recv_wp);
+    o = recv_once(d, ep, h, buf, cap, size, 0);
+    if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
+      mcx__wp_cancel(&ep->recv_wp);
+      return o == MCX_RING_OK ? MCX_OK : MCX_ETRUNC;
+    }
+    if ((r = mcx__ep_resolve(d, h, &ep)) != MCX_OK) {
+      mcx__wp_cancel(&ep->recv_wp);
+      return MCX_ECLOSED;
+    }
+    if (mcx__wp_sleep(&ep->recv_wp, key, deadline, d->shared) == MCX_ETIMEDOUT ||
+        mcx_port_now_ns() >= deadline)
+      return MCX_ETIMEDOUT;
+  }
+}
+
+int mcx__msg_available(uint32_t h, uint32_t *count)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *ep;
+  int r = resolve_recv(d, h, &ep);
+  if (r)
+    return r;
+  uint32_t idx = mcx__handle_idx(h), depth = mcx_load_relaxed(&ep->depth), n = 0;
+  mcx__grdlock(d);
+  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    n += mcx__mpsc_count(&v);
+  }
+  mcx__grdunlock(d);
+  *count = n;
+  return MCX_OK;
+}

@@ -1,0 +1,246 @@
+/**
+ * @file runtime.h
+ * @brief The MCAPI runtime: domain partition, node and endpoint tables,
+ * messages, requests. Called by src/api; calls transport/ and sync/.
+ *
+ * Everything in a partition is addressed by offsets from its base, so a
+ * partition can be mapped at any address (in-process: anonymous memory; the
+ * process-shared transport maps the same layout from a shm object).
+ */
+#ifndef MCX_RUNTIME_H
+#define MCX_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/mcx_atomic.h"
+#include "common/mcx_err.h"
+#include "mca_config.h"
+#include "sync/lock.h"
+#include "sync/wait.h"
+#include "transport/mpsc_ring.h"
+
+#define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
+#define MCX_PART_VERSION 1u
+#define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
+
+enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2 };
+enum { MCX_COMPAT_SPEC_ = 1, MCX_COMPAT_MCA203_ = 2 };
+
+/* Endpoint states (low byte of mcx__endpoint_t.state; the rest is the generation). */
+enum { EP_FREE = 0, EP_ACTIVE = 1, EP_RECONFIG = 2, EP_DELETING = 3 };
+
+/** Partition header: written once by the creator, then read-only, except the
+ * control-plane locks and counters, each on its own line. */
+typedef struct mcx__part_hdr {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t hdr_size;
+  uint64_t total_size;
+  uint32_t domain_id;
+  uint32_t locking;
+  uint32_t compat;
+  uint32_t transport;
+  uint32_t max_nodes;
+  uint32_t max_endpoints;
+  uint32_t nprio;
+  uint32_t qcap;    /* slots reserved per ring (power of two) */
+  uint32_t max_msg; /* bytes per big buffer */
+  uint32_t owner_uid;
+  uint64_t off_nodes, off_eps, off_rings, off_slots, off_big;
+  /* Control plane: node/endpoint table updates. */
+  MCX_ALIGNED_LINE mcx__mutex_t admin;
+  mcx_atomic_u32 n_nodes;
+  /* The global locking mode's lock (the reference design). */
+  MCX_ALIGNED_LINE mcx__rwlock_t global;
+  /* Endpoint creations, for mcapi_endpoint_get waiters. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t ep_created;
+} mcx__part_hdr_t;
+
+typedef struct mcx__node {
+  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* 0 free, 1 active; written under admin */
+  mcx_atomic_u32 node_id;
+  mcx_atomic_u32 pid;
+  mcx_atomic_u32 tid;
+  mcx_atomic_u32 type;
+} mcx__node_t;
+
+typedef struct mcx__endpoint {
+  /* Line 0 — identity and attributes: written by the owner under the admin
+   * lock (create, delete, set_attribute), read by every sender. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* gen << 8 | EP_* */
+  mcx_atomic_u32 node_id;
+  mcx_atomic_u32 port;
+  mcx_atomic_u32 owner_slot;
+  mcx_atomic_u32 ring_epoch; /* incarnation of the rings (mpsc_ring.h) */
+  mcx_atomic_u32 depth;      /* NUM_RECV_BUFFERS: slots used per ring */
+  mcx_atomic_u32 timeout_ms;
+  mcx_atomic_u32 fail_on_mem_limit;
+  mcx_atomic_u32 priority;
+  mcx_atomic_u32 get_count;
+  mcx_atomic_u32 chan; /* channel connection (next issue); 0 = message endpoint */
+  /* Line 1 — written by senders the first time they use a priority. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 used_prios;
+  /* Line 2 — the receiver sleeps here; senders notify. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t recv_wp;
+  /* Line 3 — senders waiting for space sleep here; the receiver notifies. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t space_wp;
+} mcx__endpoint_t;
+
+/** A process's view of one domain partition. */
+typedef struct mcx__domain {
+  uint32_t domain_id;
+  uint32_t refs; /* nodes of this process in the domain; under the process lock */
+  uint8_t *base;
+  size_t size;
+  mcx__part_hdr_t *hdr;
+  int shared; /* futexes in a mapping shared between processes */
+  uint32_t locking;
+  uint32_t compat;
+} mcx__domain_t;
+
+/** The calling thread's node (thread-local). */
+typedef struct mcx__self {
+  mcx__domain_t *dom;
+  uint32_t node_slot;
+  uint32_t node_id;
+  uint32_t key; /* process-unique node key, owner of requests */
+} mcx__self_t;
+
+extern _Thread_local mcx__self_t mcx__self;
+extern mcx_atomic_u32 mcx__debug_level;
+
+static inline mcx__node_t *mcx__nodes(const mcx__domain_t *d)
+{
+  return (mcx__node_t *)(d->base + d->hdr->off_nodes);
+}
+static inline mcx__endpoint_t *mcx__eps(const mcx__domain_t *d)
+{
+  return (mcx__endpoint_t *)(d->base + d->hdr->off_eps);
+}
+
+/** The ring of endpoint @p idx, priority @p prio, with @p depth slots in use. */
+static inline mcx__ring_view_t mcx__ring_of(const mcx__domain_t *d, uint32_t idx, uint32_t prio,
+                                            uint32_t depth)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  size_t ring_no = (size_t)idx * h->nprio + prio;
+  mcx__ring_view_t v;
+  v.ring = (mcx__mpsc_ring_t *)(d->base + h->off_rings + ring_no * sizeof(mcx__mpsc_ring_t));
+  v.slots = (mcx__msg_slot_t *)(d->base + h->off_slots + ring_no * h->qcap * sizeof(mcx__msg_slot_t));
+  v.big = d->base + h->off_big + ring_no * h->qcap * (size_t)h->max_msg;
+  v.mask = depth - 1;
+  v.big_stride = h->max_msg;
+  return v;
+}
+
+/* ---- handles: (generation << 16) | (index + 1); 0 is never valid */
+static inline uint32_t mcx__handle(uint32_t idx, uint32_t gen)
+{
+  return ((gen & 0x7fffu) << 16) | (idx + 1);
+}
+static inline uint32_t mcx__handle_idx(uint32_t h) { return (h & 0xffffu) - 1; }
+static inline uint32_t mcx__handle_gen(uint32_t h) { return (h >> 16) & 0x7fffu; }
+
+/* ---- domain and node (domain.c) */
+typedef struct mcx__init_opts {
+  uint32_t locking, compat; /* 0 = from environment / default */
+  uint32_t max_endpoints, qcap, max_msg;
+} mcx__init_opts_t;
+
+int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
+                   const mcx__init_opts_t *opts);
+int mcx__node_finalize(void);
+/** Node attribute type of (domain, node); MCX_ENOENT when no such node. */
+int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type);
+void mcx__display_state(void);
+
+/* ---- endpoints (endpoint.c) */
+/** Resolves a handle to an active endpoint; 0, MCX_ESTALE (deleted) or MCX_EINVAL (forged). */
+int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep);
+int mcx__ep_create(uint32_t port, uint32_t *handle);
+/** Looks up (node, port) once; 0 or MCX_ENOENT. */
+int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle);
+int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle);
+int mcx__ep_delete(uint32_t handle);
+int mcx__ep_delete_all_of_node(void);
+int mcx__ep_release(uint32_t handle);
+int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size);
+int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size);
+/** Whether the endpoint belongs to the calling node (after resolve). */
+int mcx__ep_is_mine(const mcx__endpoint_t *ep);
+
+/* ---- messages (msg.c) */
+/**
+ * One attempt at sending (waiting only for *_BUT_* outcomes).
+ * @return 0, MCX_EAGAIN (full), MCX_ECLOSED, or argument errors.
+ */
+int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
+int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
+/** One attempt at receiving: 0, MCX_ETRUNC, MCX_EAGAIN (empty), or errors. */
+int mcx__msg_try_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
+int mcx__msg_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
+int mcx__msg_available(uint32_t ep, uint32_t *count);
+/** Checks for sending without doing it (for send_i). */
+int mcx__msg_check_send(uint32_t from, uint32_t to, size_t size, uint32_t prio);
+int mcx__msg_check_recv(uint32_t ep);
+
+/* ---- requests (request.c) */
+enum mcx__req_kind { REQ_MSG_SEND = 1, REQ_MSG_RECV, REQ_EP_GET, REQ_DONE };
+
+typedef struct mcx__req_args {
+  uint32_t kind;
+  uint32_t ep, ep2, prio, node_id, port;
+  const void *cbuf;
+  void *buf;
+  size_t size;
+  uint32_t *out_handle;
+} mcx__req_args_t;
+
+/**
+ * Starts a request: tries the operation once; completes at once or stays
+ * pending. @p result_now receives the completion result when it completed.
+ * @return 0 with *handle set, or MCX_ENOMEM when the pool is exhausted.
+ */
+int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t size,
+                   uint32_t *handle);
+/** Progress + report. @return 1 completed (result, size set), 0 pending, <0 bad handle. */
+int mcx__req_test(uint32_t handle, int *result, size_t *size);
+int mcx__req_wait(uint32_t handle, uint32_t timeout_ms, int *result, size_t *size);
+int mcx__req_wait_any(size_t n, const uint32_t *handles, uint32_t timeout_ms, size_t *index,
+                      int *result, size_t *size);
+int mcx__req_cancel(uint32_t handle);
+/** Frees every request of the calling node (finalize). */
+void mcx__req_release_node(uint32_t key);
+/** Requests in use (tests, display_state). */
+uint32_t mcx__req_in_use(void);
+
+/* ---- global locking mode */
+static inline void mcx__glock(const mcx__domain_t *d)
+{
+  if (d->locking == MCX_LOCK_GLOBAL)
+    mcx__rwlock_wrlock(&d->hdr->global, d->shared);
+}
+static inline void mcx__gunlock(const mcx__domain_t *d)
+{
+  if (d->locking == MCX_LOCK_GLOBAL)
+    mcx__rwlock_wrunlock(&d->hdr->global, d->shared);
+}
+static inline void mcx__grdlock(const mcx__domain_t *d)
+{
+  if (d->locking == MCX_LOCK_GLOBAL)
+    mcx__rwlock_rdlock(&d->hdr->global, d->shared);
+}
+static inline void mcx__grdunlock(const mcx__domain_t *d)
+{
+  if (d->locking == MCX_LOCK_GLOBAL)
+    mcx__rwlock_rdunlock(&d->hdr->global, d->shared);
+}
+
+#define MCX_DEBUG(level, ...)                                 \
+  do {                                                        \
+    if (mcx_load_relaxed(&mcx__debug_level) >= (level))       \
+      mcx_port_log(__VA_ARGS__);                              \
+  } while (0)
+
+#endif

@@ -1,0 +1,7 @@
+/* Process-wide waiting policy (see wait.h). */
+#include "sync/wait.h"
+
+/* Defaults: ~100 pause instructions (a few µs, enough for a cross-core reply
+ * that is already on its way), then up to 200 yields, then the futex. */
+mcx_atomic_u32 mcx__wait_spins = 128;
+mcx_atomic_u32 mcx__wait_yields = 200;

@@ -1,0 +1,102 @@
+/**
+ * @file wait.h
+ * @brief How libmca waits: spin briefly, then yield, then sleep on a futex.
+ *
+ * Never spin without bound: with both threads on one core a pure spin costs a
+ * scheduler slice per hand-off, while spin-then-yield costs a few µs. A
+ * notifier makes a wake-up system call only when a waiter announced itself in
+ * @c sleepers, so the fast path has no system call.
+ */
+#ifndef MCX_SYNC_WAIT_H
+#define MCX_SYNC_WAIT_H
+
+#include <stdint.h>
+
+#include "common/mcx_atomic.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+
+/** Process-wide policy (mcx_set_wait_policy()); read relaxed, it is a tuning knob. */
+extern mcx_atomic_u32 mcx__wait_spins;
+extern mcx_atomic_u32 mcx__wait_yields;
+
+typedef struct mcx__backoff {
+  uint32_t spins;
+  uint32_t yields;
+} mcx__backoff_t;
+
+#define MCX_BACKOFF_INIT {0, 0}
+
+/** One step of backing off; returns 1 when the caller should sleep instead. */
+static inline int mcx__backoff_step(mcx__backoff_t *b)
+{
+  if (b->spins < mcx_load_relaxed(&mcx__wait_spins)) {
+    b->spins++;
+    mcx_port_cpu_relax();
+    return 0;
+  }
+  if (b->yields < mcx_load_relaxed(&mcx__wait_yields)) {
+    b->yields++;
+    mcx_port_yield();
+    return 0;
+  }
+  return 1;
+}
+
+/**
+ * An event count to sleep on. Written by notifiers (seq) and waiters
+ * (sleepers); both only on the slow path, so it may share a line.
+ */
+typedef struct mcx__waitpoint {
+  mcx_atomic_u32 seq;
+  mcx_atomic_u32 sleepers;
+} mcx__waitpoint_t;
+
+/**
+ * Announces a sleeper. The caller must re-check its condition after this and
+ * then call mcx__wp_sleep() or mcx__wp_cancel().
+ * @return the key for mcx__wp_sleep().
+ */
+static inline uint32_t mcx__wp_prepare(mcx__waitpoint_t *wp)
+{
+  uint32_t key = mcx_load_acquire(&wp->seq); /* A-W1: pairs with R-W1 in mcx__wp_notify */
+  mcx_fetch_add_seq_cst(&wp->sleepers, 1);
+  /* F-W1 — full fence: our sleepers increment is ordered before the caller's
+   * re-check of its condition; pairs with F-W2 in mcx__wp_notify (Dekker). */
+  mcx_fence_seq_cst();
+  return key;
+}
+
+static inline void mcx__wp_cancel(mcx__waitpoint_t *wp) { mcx_fetch_sub_relaxed(&wp->sleepers, 1); }
+
+/** Sleeps until notified or @p deadline_ns; returns 0, MCX_ETIMEDOUT or MCX_EINTR. */
+static inline int mcx__wp_sleep(mcx__waitpoint_t *wp, uint32_t key, uint64_t deadline_ns, int shared)
+{
+  int r = mcx_port_futex_wait(&wp->seq, key, deadline_ns, shared);
+  mcx_fetch_sub_relaxed(&wp->sleepers, 1);
+  return r;
+}
+
+/**
+ * Wakes every sleeper if there is one. Call after publishing the condition.
+ * Cost without sleepers: one fence and one load of a line that stays shared.
+ */
+static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
+{
+  /* F-W2 — full fence: the caller's publish is ordered before reading
+   * sleepers; pairs with F-W1. */
+  mcx_fence_seq_cst();
+  if (mcx_load_relaxed(&wp->sleepers) != 0) {
+    mcx_fetch_add_release(&wp->seq, 1); /* R-W1: pairs with A-W1 */
+    mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
+  }
+}
+
+/** Wakes every sleeper unconditionally (deletion, shutdown). */
+static inline void mcx__wp_broadcast(mcx__waitpoint_t *wp, int shared)
+{
+  mcx_fetch_add_seq_cst(&wp->seq, 1); /* R-W1 */
+  mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
+}
+
+#endif

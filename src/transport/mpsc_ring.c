@@ -1,0 +1,48 @@
+/* Control-path operations of the MPSC ring (see mpsc_ring.h). */
+#include "transport/mpsc_ring.h"
+
+#include "ports/mcx_port.h"
+
+void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch)
+{
+  for (uint32_t i = 0; i <= v->mask; i++)
+    mcx_store_relaxed(&v->slots[i].seq, i); /* published by R0 below */
+  mcx_store_relaxed(&v->ring->head, 0);
+  mcx_store_relaxed(&v->ring->reading, 0);
+  /* R0 — release: the reset slots are visible to a producer that reads this
+   * tail; pairs with A0 in mcx__mpsc_enqueue. */
+  mcx_store_release(&v->ring->tail, (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT);
+}
+
+uint32_t mcx__mpsc_close(const mcx__ring_view_t *v)
+{
+  /* Acq_rel: after this no producer's CAS can succeed; we must also see the
+   * reservations that won before us (their positions are below t). */
+  uint64_t t = mcx_fetch_or_acq_rel(&v->ring->tail, MCX_RING_CLOSED);
+  uint64_t end = t & MCX_RING_POS_MASK;
+  uint64_t h = mcx_load_relaxed(&v->ring->head);
+  uint32_t dropped = 0;
+  for (uint64_t p = h; p != end; p = (p + 1) & MCX_RING_POS_MASK) {
+    mcx__msg_slot_t *s = &v->slots[p & v->mask];
+    /* A3 — acquire: waits for R1 of the producer that reserved p, so no
+     * write into the ring is still under way when close returns. */
+    while (mcx_load_acquire(&s->seq) != ((p + 1) & MCX_RING_POS_MASK))
+      mcx_port_yield();
+    dropped++;
+  }
+  return dropped;
+}
+
+uint32_t mcx__mpsc_count(const mcx__ring_view_t *v)
+{
+  uint64_t h = mcx_load_relaxed(&v->ring->head);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i <= v->mask; i++) {
+    uint64_t p = (h + i) & MCX_RING_POS_MASK;
+    /* Acquire, as A2: a counted message is one a receive would find. */
+    if (mcx_load_acquire(&v->slots[p & v->mask].seq) != ((p + 1) & MCX_RING_POS_MASK))
+      break;
+    n++;
+  }
+  return n;
+}

@@ -1,0 +1,196 @@
+/**
+ * @file mpsc_ring.h
+ * @brief Bounded multi-producer single-consumer ring of one-cache-line slots,
+ * the data path of MCAPI messages (one ring per endpoint and priority).
+ *
+ * Each slot carries its own sequence word, so the signal travels with the
+ * data: a hand-off costs one cache-line transfer (DESIGN.md 2.2). A slot's
+ * life is the queue-entry state machine of the NBB paper:
+ *
+ *   FREE      seq == pos            the slot may be claimed for position pos
+ *   RESERVED  tail moved past pos   a producer won the CAS on tail, is copying
+ *   ALLOCATED seq == pos + 1        the message is published (R1)
+ *   RECEIVED  reading == pos + 1    the consumer is copying it out
+ *   FREE      seq == pos + cap      the consumer released it (R2) for the next lap
+ *
+ * The NBB outcomes follow from those states: FULL (the slot for pos still
+ * holds last lap's message), FULL_BUT_CONSUMER_READING (... and the consumer
+ * is copying it right now: retry at once), EMPTY (nothing reserved), and
+ * EMPTY_BUT_PRODUCER_INSERTING (reserved but not yet published: retry at once).
+ *
+ * The tail word holds [63] CLOSED, [62:48] the ring's incarnation (epoch,
+ * bumped by every create and re-size), [47:0] the position, so a producer that
+ * read the endpoint before a delete, re-create or re-size fails its CAS instead
+ * of writing into the new incarnation with a stale mask.
+ * Positions are 48-bit and compared modulo 2^48.
+ *
+ * Memory layout: the ring header and the slots live in the domain partition
+ * and are addressed by offsets by the caller; this header only sees pointers.
+ */
+#ifndef MCX_TRANSPORT_MPSC_RING_H
+#define MCX_TRANSPORT_MPSC_RING_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "common/mcx_atomic.h"
+#include "mca_config.h"
+
+#define MCX_RING_CLOSED (UINT64_C(1) << 63)
+#define MCX_RING_GEN_SHIFT 48
+#define MCX_RING_GEN_MASK UINT64_C(0x7fff)
+#define MCX_RING_POS_MASK ((UINT64_C(1) << 48) - 1)
+
+/** Inline payload bytes of a slot; larger messages use the slot's big buffer. */
+#define MCX_SLOT_INLINE 48
+
+typedef struct mcx__msg_slot {
+  mcx_atomic_u64 seq; /* written by the producer (R1) and the consumer (R2) in turn */
+  uint32_t size;      /* payload size, written by the producer before R1 */
+  uint32_t sender;    /* sending endpoint handle (diagnostics) */
+  uint8_t data[MCX_SLOT_INLINE];
+} mcx__msg_slot_t;
+
+_Static_assert(sizeof(mcx__msg_slot_t) == MCX_CACHELINE, "a slot is one cache line");
+
+typedef struct mcx__mpsc_ring {
+  /* Written by producers only (CAS); read by the consumer when it classifies
+   * an empty ring and by delete. */
+  MCX_ALIGNED_LINE mcx_atomic_u64 tail;
+  /* Written by the consumer only; read by producers on the full path. */
+  MCX_ALIGNED_LINE mcx_atomic_u64 head;
+  mcx_atomic_u64 reading; /* pos+1 of the slot being copied out (a hint) */
+} mcx__mpsc_ring_t;
+
+/** Where a ring's pieces are, resolved from the partition. */
+typedef struct mcx__ring_view {
+  mcx__mpsc_ring_t *ring;
+  mcx__msg_slot_t *slots;
+  uint8_t *big;         /* big[(pos & mask) * big_stride] */
+  uint32_t mask;        /* capacity - 1 */
+  uint32_t big_stride;  /* bytes per big buffer (the largest payload) */
+} mcx__ring_view_t;
+
+typedef enum mcx__ring_outcome {
+  MCX_RING_OK = 0,
+  MCX_RING_FULL,
+  MCX_RING_FULL_BUT_CONSUMER_READING,
+  MCX_RING_EMPTY,
+  MCX_RING_EMPTY_BUT_PRODUCER_INSERTING,
+  MCX_RING_CLOSED_OR_STALE, /* deleted, or the generation moved on */
+  MCX_RING_TRUNCATED,       /* dequeued, but the payload did not fit */
+} mcx__ring_outcome_t;
+
+static inline int64_t mcx__pos_diff(uint64_t a, uint64_t b)
+{
+  return (int64_t)((a - b) << 16) >> 16;
+}
+
+/** Resets a ring for incarnation @p epoch (no concurrent users). */
+void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch);
+
+/**
+ * Closes the ring: producers fail from now on. Waits (yielding) until every
+ * reserved slot is published, so nothing writes into the ring afterwards.
+ * @return the number of messages that were queued (now dropped).
+ */
+uint32_t mcx__mpsc_close(const mcx__ring_view_t *v);
+
+/** Published messages (a snapshot; consumer side or diagnostics). */
+uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
+
+/**
+ * Tries to enqueue @p size bytes (the caller checked size <= big_stride).
+ * Multi-producer safe.
+ */
+static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
+                                                    const void *data, uint32_t size,
+                                                    uint32_t sender)
+{
+  mcx__mpsc_ring_t *r = v->ring;
+  /* A0 — acquire: a tail written by mcx__mpsc_init (R0) comes with the slots'
+   * reset sequence words. Free on x86; the CAS below validates the value. */
+  uint64_t t = mcx_load_acquire(&r->tail);
+  uint64_t pos;
+  mcx__msg_slot_t *s;
+  for (;;) {
+    if ((t & MCX_RING_CLOSED) || ((t >> MCX_RING_GEN_SHIFT) & MCX_RING_GEN_MASK) != epoch)
+      return MCX_RING_CLOSED_OR_STALE;
+    pos = t & MCX_RING_POS_MASK;
+    s = &v->slots[pos & v->mask];
+    /* A1 — acquire: the consumer's reads of last lap's payload happen before
+     * our writes below; pairs with R2 in mcx__mpsc_dequeue. */
+    uint64_t seq = mcx_load_acquire(&s->seq);
+    int64_t d = mcx__pos_diff(seq, pos);
+    if (d == 0) {
+      uint64_t next = (t & ~MCX_RING_POS_MASK) | ((pos + 1) & MCX_RING_POS_MASK);
+      /* Winning the CAS makes the slot ours (no other producer can claim pos);
+       * what we publish is ordered by R1, what we overwrite by A1. Acquire
+       * only for the failure path, which re-reads tail as A0 does. */
+      if (mcx_cas_acquire(&r->tail, &t, next))
+        break;
+    } else if (d < 0) {
+      /* The slot still holds the message of position pos - cap. */
+      uint64_t rd = mcx_load_relaxed(&r->reading); /* hint only: chooses retry vs back-off */
+      uint64_t prev = (pos - v->mask) & MCX_RING_POS_MASK; /* (pos - cap) + 1 */
+      return rd == prev ? MCX_RING_FULL_BUT_CONSUMER_READING : MCX_RING_FULL;
+    } else {
+      t = mcx_load_acquire(&r->tail); /* another producer took pos; A0 again */
+    }
+  }
+  s->size = size;
+  s->sender = sender;
+  if (size <= MCX_SLOT_INLINE)
+    memcpy(s->data, data, size);
+  else
+    memcpy(v->big + (size_t)(pos & v->mask) * v->big_stride, data, size);
+  /* R1 — release: payload and size are visible before the slot reads as
+   * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. */
+  mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
+  return MCX_RING_OK;
+}
+
+/**
+ * Tries to dequeue into @p buf (capacity @p cap_bytes). Single consumer.
+ * @param classify when 0, an empty ring returns MCX_RING_EMPTY without
+ *        reading the producers' tail line (keeps polling to one line); when
+ *        1, tells EMPTY from EMPTY_BUT_PRODUCER_INSERTING.
+ * @param out_size receives the message's full size.
+ * A message larger than @p cap_bytes is consumed, truncated, and reported as
+ * MCX_RING_TRUNCATED.
+ */
+static inline mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, void *buf,
+                                                    size_t cap_bytes, size_t *out_size,
+                                                    int classify)
+{
+  mcx__mpsc_ring_t *r = v->ring;
+  /* Relaxed: head is written only by this (the single) consumer. */
+  uint64_t h = mcx_load_relaxed(&r->head);
+  mcx__msg_slot_t *s = &v->slots[h & v->mask];
+  /* A2 — acquire: the producer's payload writes are visible once the slot
+   * reads as ALLOCATED; pairs with R1 in mcx__mpsc_enqueue. */
+  uint64_t seq = mcx_load_acquire(&s->seq);
+  uint64_t want = (h + 1) & MCX_RING_POS_MASK;
+  if (seq != want) {
+    if (!classify)
+      return MCX_RING_EMPTY;
+    /* Relaxed: a hint that decides between retrying and backing off. */
+    uint64_t t = mcx_load_relaxed(&r->tail) & MCX_RING_POS_MASK;
+    return t != h ? MCX_RING_EMPTY_BUT_PRODUCER_INSERTING : MCX_RING_EMPTY;
+  }
+  mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
+  uint32_t size = s->size;
+  size_t n = size <= cap_bytes ? size : cap_bytes;
+  if (size <= MCX_SLOT_INLINE)
+    memcpy(buf, s->data, n);
+  else
+    memcpy(buf, v->big + (size_t)(h & v->mask) * v->big_stride, n);
+  /* R2 — release: our reads of the payload happen before a producer reuses
+   * the slot; pairs with A1 in mcx__mpsc_enqueue. */
+  mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
+  mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
+  *out_size = size;
+  return n == size ? MCX_RING_OK : MCX_RING_TRUNCATED;
+}
+
+#endif
