@@ -10,14 +10,16 @@
 #define MCX_TEST_H
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int mcx_test_failures;
-static int mcx_test_checks;
+/* Checks may run on helper threads too. */
+static atomic_int mcx_test_failures;
+static atomic_int mcx_test_checks;
 static const char *mcx_test_current = "";
 
 #define CHECK(cond)                                                                       \
@@ -67,7 +69,7 @@ static const char *mcx_test_current = "";
 
 static inline int mcx_test_report(void)
 {
-  printf("%d checks, %d failed\n", mcx_test_checks, mcx_test_failures);
+  printf("%d checks, %d failed\n", atomic_load(&mcx_test_checks), atomic_load(&mcx_test_failures));
   return mcx_test_failures ? 1 : 0;
 }
 

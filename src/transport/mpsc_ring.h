@@ -140,7 +140,9 @@ static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, u
   }
   s->size = size;
   s->sender = sender;
-  if (size <= MCX_SLOT_INLINE)
+  if (size == 0)
+    ; /* a NULL buffer is legal for an empty message */
+  else if (size <= MCX_SLOT_INLINE)
     memcpy(s->data, data, size);
   else
     memcpy(v->big + (size_t)(pos & v->mask) * v->big_stride, data, size);
