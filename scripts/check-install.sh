@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs libmca into a scratch prefix and builds a consumer with
+# find_package(mca) and with pkg-config; both must link and run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=$(mktemp -d)
+work=$(mktemp -d)
+trap 'rm -rf "$prefix" "$work"' EXIT
+cmake --install build/default --prefix "$prefix" >/dev/null
+cat > "$work/main.c" <<'C'
+#include <mcapi.h>
+#include <stdio.h>
+int main(void) {
+  mcapi_status_t st; mcapi_info_t info; size_t n; char buf[8];
+  mcapi_initialize(1, 1, NULL, NULL, &info, &st);
+  if (st != MCAPI_SUCCESS) return 1;
+  mcapi_endpoint_t e = mcapi_endpoint_create(1, &st);
+  mcapi_msg_send(e, e, "ping", 5, 0, &st);
+  mcapi_msg_recv(e, buf, sizeof buf, &n, &st);
+  mcapi_finalize(&st);
+  puts(buf);
+  return st == MCAPI_SUCCESS && n == 5 ? 0 : 1;
+}
+C
+cat > "$work/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.25)
+project(consumer C)
+find_package(mca REQUIRED)
+add_executable(consumer main.c)
+target_link_libraries(consumer PRIVATE mca::mca_static)
+C
+cmake -S "$work" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/build" >/dev/null
+"$work/build/consumer"
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$work/main.c" -o "$work/pc" \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs --static mca)
+LD_LIBRARY_PATH="$prefix/lib" "$work/pc"
+echo "install check: ok"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what building, testing and benchmarking libmca need on Debian, if
+# it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
+# peer baselines (Boost.Lockfree, Concurrency Kit) and matplotlib.
+# Safe to run again: it only installs what is absent.
+set -euo pipefail
+
+need_apt=()
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v ninja >/dev/null || need_apt+=(ninja-build)
+command -v gcc >/dev/null || need_apt+=(gcc)
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
+[ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
+[ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
+
+if ((${#need_apt[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then SUDO="sudo"; else
+      echo "deps: missing ${need_apt[*]} and not root; install them and re-run" >&2
+      exit 1
+    fi
+  fi
+  echo "deps: installing ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq || true
+  $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# matplotlib for `mca report`, into whichever python3 is first on PATH.
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "deps: installing matplotlib for $(command -v python3)"
+  python3 -m pip install -q matplotlib 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages matplotlib
+fi
