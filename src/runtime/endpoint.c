@@ -7,33 +7,6 @@
 
 #define TIMEOUT_INFINITE 0xffffffffu
 
-int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
-{
-  uint32_t idx = mcx__handle_idx(h), gen = mcx__handle_gen(h);
-  if (h == 0 || idx >= d->hdr->max_endpoints || gen == 0)
-    return MCX_EINVAL;
-  mcx__endpoint_t *e = &mcx__eps(d)[idx];
-  /* A-E1 — acquire: the endpoint's fields (and reset rings) are visible once
-   * its state reads active; pairs with R-E1 in mcx__ep_create. */
-  uint32_t st = mcx_load_acquire(&e->state);
-  if ((st >> 8) != gen) {
-    /* An older generation of this slot was deleted; a newer one is made up. */
-    int16_t ahead = (int16_t)(((st >> 8) - gen) << 1);
-    return ahead > 0 ? MCX_ESTALE : MCX_EINVAL;
-  }
-  if ((st & 0xff) == EP_ACTIVE || (st & 0xff) == EP_RECONFIG) {
-    *ep = e;
-    return MCX_OK;
-  }
-  return MCX_ESTALE;
-}
-
-int mcx__ep_is_mine(const mcx__endpoint_t *ep)
-{
-  return mcx_load_relaxed(&ep->owner_slot) == mcx__self.node_slot &&
-         mcx_load_relaxed(&ep->node_id) == mcx__self.node_id;
-}
-
 static void init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uint32_t epoch)
 {
   for (uint32_t p = 0; p < d->hdr->nprio; p++) {

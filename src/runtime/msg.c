@@ -58,7 +58,7 @@ static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uin
   }
   mcx__gunlock(d);
   if (o == MCX_RING_OK)
-    mcx__wp_notify(&dst->recv_wp, d->shared);
+    mcx__wp_notify_after_rmw(&dst->recv_wp, d->shared); /* R1 was the RMW */
   return o;
 }
 
@@ -183,7 +183,7 @@ static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint
   }
   mcx__gunlock(d);
   if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED)
-    mcx__wp_notify(&ep->space_wp, d->shared);
+    mcx__wp_notify_after_rmw(&ep->space_wp, d->shared); /* R2 was the RMW */
   return res;
 }
 

@@ -142,6 +142,36 @@ static inline uint32_t mcx__handle(uint32_t idx, uint32_t gen)
 static inline uint32_t mcx__handle_idx(uint32_t h) { return (h & 0xffffu) - 1; }
 static inline uint32_t mcx__handle_gen(uint32_t h) { return (h >> 16) & 0x7fffu; }
 
+/* ---- endpoint handles (inline: on every message call) */
+/** Resolves a handle to an active endpoint; 0, MCX_ESTALE (deleted) or MCX_EINVAL (forged). */
+static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
+{
+  uint32_t idx = mcx__handle_idx(h), gen = mcx__handle_gen(h);
+  if (h == 0 || idx >= d->hdr->max_endpoints || gen == 0)
+    return MCX_EINVAL;
+  mcx__endpoint_t *e = &mcx__eps(d)[idx];
+  /* A-E1 — acquire: the endpoint's fields (and reset rings) are visible once
+   * its state reads active; pairs with R-E1 in mcx__ep_create. */
+  uint32_t st = mcx_load_acquire(&e->state);
+  if ((st >> 8) != gen) {
+    /* An older generation of this slot was deleted; a newer one is made up. */
+    int16_t ahead = (int16_t)(((st >> 8) - gen) << 1);
+    return ahead > 0 ? MCX_ESTALE : MCX_EINVAL;
+  }
+  if ((st & 0xff) == EP_ACTIVE || (st & 0xff) == EP_RECONFIG) {
+    *ep = e;
+    return MCX_OK;
+  }
+  return MCX_ESTALE;
+}
+
+static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
+{
+  return mcx_load_relaxed(&ep->owner_slot) == mcx__self.node_slot &&
+         mcx_load_relaxed(&ep->node_id) == mcx__self.node_id;
+}
+
+
 /* ---- domain and node (domain.c) */
 typedef struct mcx__init_opts {
   uint32_t locking, compat; /* 0 = from environment / default */
@@ -156,8 +186,6 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type);
 void mcx__display_state(void);
 
 /* ---- endpoints (endpoint.c) */
-/** Resolves a handle to an active endpoint; 0, MCX_ESTALE (deleted) or MCX_EINVAL (forged). */
-int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep);
 int mcx__ep_create(uint32_t port, uint32_t *handle);
 /** Looks up (node, port) once; 0 or MCX_ENOENT. */
 int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle);
@@ -167,8 +195,6 @@ int mcx__ep_delete_all_of_node(void);
 int mcx__ep_release(uint32_t handle);
 int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size);
 int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size);
-/** Whether the endpoint belongs to the calling node (after resolve). */
-int mcx__ep_is_mine(const mcx__endpoint_t *ep);
 
 /* ---- messages (msg.c) */
 /**

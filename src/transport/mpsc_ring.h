@@ -146,9 +146,11 @@ static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, u
     memcpy(s->data, data, size);
   else
     memcpy(v->big + (size_t)(pos & v->mask) * v->big_stride, data, size);
-  /* R1 — release: payload and size are visible before the slot reads as
-   * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. */
-  mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
+  /* R1 — release (as a seq_cst exchange): payload and size are visible before
+   * the slot reads as ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. Being a
+   * seq_cst RMW it is also the full barrier of the receiver wake-up protocol
+   * (mcx__wp_notify_after_rmw), so the caller needs no separate fence. */
+  mcx_exchange_seq_cst(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
   return MCX_RING_OK;
 }
 
@@ -187,9 +189,10 @@ static inline mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, v
     memcpy(buf, s->data, n);
   else
     memcpy(buf, v->big + (size_t)(h & v->mask) * v->big_stride, n);
-  /* R2 — release: our reads of the payload happen before a producer reuses
-   * the slot; pairs with A1 in mcx__mpsc_enqueue. */
-  mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
+  /* R2 — release (as a seq_cst exchange): our reads of the payload happen
+   * before a producer reuses the slot; pairs with A1 in mcx__mpsc_enqueue.
+   * Also the full barrier of the sender wake-up protocol, as R1. */
+  mcx_exchange_seq_cst(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
   mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
   *out_size = size;
   return n == size ? MCX_RING_OK : MCX_RING_TRUNCATED;
