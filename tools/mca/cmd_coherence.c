@@ -130,7 +130,7 @@ static void *worker_main(void *p)
   worker_t *w = p;
   w->pin_rc = mcx_port_pin_self(w->cpu);
   mcx_hpc_group_t *g = NULL;
-  if (mcx_hpc_group_open_default(&g, 0) != MCX_HPC_OK)
+  if (mcx_hpc_group_open_default(&g, 0) != 0)
     g = NULL;
   mcx_hpc_sample_t s0, s1, d;
   pthread_barrier_wait(w->start);
