@@ -330,6 +330,21 @@ static int part_open(uint32_t domain, mr_part_t **out)
 
 /* ------------------------------------------------------------ nodes */
 
+/* Drops nodes whose thread is gone (crashed, or exited without finalize).
+ * Under the table lock. Mutexes they held are recovered by their next locker. */
+static void reap_dead_nodes(mr_part_t *p)
+{
+  for (int i = 0; i < MCA_MAX_NODES; i++) {
+    mr_node_t *n = &p->nodes[i];
+    if (n->used && !mcx_port_tid_alive(n->tid)) {
+      n->used = 0;
+      p->nnodes--;
+      for (uint32_t k = 0; k < MRAPI_MAX_SHMEMS; k++)
+        p->shmems[k].attached[i / 64] &= ~(1ull << (i % 64));
+    }
+  }
+}
+
 int mcx__mr_initialize(uint32_t domain, uint32_t node)
 {
   if (is_node())
@@ -368,16 +383,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
         mcx_port_shm_unmap(p, sizeof(mr_part_t));
       continue;
     }
-    /* Reap nodes whose thread is gone (crashed or exited without finalize). */
-    for (int i = 0; i < MCA_MAX_NODES; i++) {
-      mr_node_t *n = &p->nodes[i];
-      if (n->used && !mcx_port_tid_alive(n->tid)) {
-        n->used = 0;
-        p->nnodes--;
-        for (uint32_t k = 0; k < MRAPI_MAX_SHMEMS; k++)
-          p->shmems[k].attached[i / 64] &= ~(1ull << (i % 64));
-      }
-    }
+    reap_dead_nodes(p);
     if (p->nnodes == 0) {
       /* No live node: whatever the tables hold belongs to a crashed run. */
       int leftovers = 0;
@@ -461,6 +467,7 @@ int mcx__mr_finalize(void)
   }
   p->nodes[ni].used = 0;
   p->nnodes--;
+  reap_dead_nodes(p);
   if (p->nnodes == 0) {
     /* Last node of the domain: remove everything it owns. */
     mcx_store_relaxed(&p->ready, PART_CLOSING); /* read under the table lock by openers */
