@@ -69,6 +69,13 @@ int mcx_port_shm_unlink(const char *name);
 uint32_t mcx_port_uid(void);
 
 /**
+ * @brief A number that changes in a child process after each fork(), so
+ * per-thread state copied into a child can be recognized as its parent's
+ * without a getpid() system call on every use. Cheap (one load).
+ */
+uint32_t mcx_port_fork_generation(void);
+
+/**
  * @brief Whether thread (or process) @p tid exists and has not exited.
  *
  * Unlike kill(pid, 0), a zombie (exited, not yet reaped) counts as dead, and

@@ -4,11 +4,13 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../src/common/mcx_atomic.h"
 #include "../../src/common/mcx_err.h"
 #include "../mcx_port_shm.h"
 
@@ -98,3 +100,18 @@ int mcx_port_shm_unlink(const char *name)
 }
 
 uint32_t mcx_port_uid(void) { return (uint32_t)geteuid(); }
+
+/* Bumped in the child by a pthread_atfork handler. Relaxed: the child runs the
+ * handler on its only thread before anything else in it can read it. */
+static mcx_atomic_u32 fork_gen;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_child(void) { mcx_fetch_add_relaxed(&fork_gen, 1u); }
+
+static void fork_register(void) { pthread_atfork(NULL, NULL, fork_child); }
+
+uint32_t mcx_port_fork_generation(void)
+{
+  pthread_once(&fork_once, fork_register);
+  return mcx_load_relaxed(&fork_gen);
+}

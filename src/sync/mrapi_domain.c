@@ -98,7 +98,8 @@ static struct {
 } proc;
 
 static _Thread_local struct {
-  uint32_t pid; /* a fork()ed child is not its parent's node */
+  uint32_t pid;
+  uint32_t fork_gen; /* a fork()ed child is not its parent's node: generations differ */
   uint32_t tid;
   mr_dom_t *d;
   uint32_t nidx;
@@ -140,7 +141,7 @@ static void proc_enter(void)
 
 static void proc_leave(void) { mcx__rmutex_unlock(&proc.lock, mcx_port_tid(), 0); }
 
-static int is_node(void) { return me.d != NULL && me.pid == mcx_port_pid(); }
+static int is_node(void) { return me.d != NULL && me.fork_gen == mcx_port_fork_generation(); }
 
 static void table_lock(mr_part_t *p)
 {
@@ -419,6 +420,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
       p->nnodes++;
       d->nlocal++;
       me.pid = mcx_port_pid();
+      me.fork_gen = mcx_port_fork_generation();
       me.d = d;
       me.nidx = (uint32_t)free_slot;
       me.node_id = node;

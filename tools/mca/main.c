@@ -6,6 +6,7 @@
 
 static const mca_subcommand_t subcommands[] = {
     {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
+    {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
 };
 
 static int usage(FILE *out)
