@@ -15,6 +15,8 @@
 #define THREADS 3
 #define PROCS 2
 #define BLOCK 32
+/* Locks wait at most this long: a peer that died holding one fails the test, not hangs it. */
+#define WAIT_MS 20000
 
 typedef struct shared {
   long counter;
@@ -51,8 +53,12 @@ static void work(mrapi_node_t node, unsigned seed)
     mrapi_key_t key;
     switch ((seed >> 16) % 4) {
     case 0:
-      mrapi_mutex_lock(m, &key, MRAPI_TIMEOUT_INFINITE, &st);
-      if (st != MRAPI_SUCCESS || sh->inside)
+      mrapi_mutex_lock(m, &key, WAIT_MS, &st);
+      if (st != MRAPI_SUCCESS) {
+        mcx_fetch_add_relaxed(&sh->errors, 1u);
+        goto out;
+      }
+      if (sh->inside)
         mcx_fetch_add_relaxed(&sh->errors, 1u);
       sh->inside = 1;
       sh->counter++;
@@ -61,7 +67,7 @@ static void work(mrapi_node_t node, unsigned seed)
       mrapi_mutex_unlock(m, &key, &st);
       break;
     case 1:
-      mrapi_sem_lock(s, (seed >> 8) & 1 ? MRAPI_TIMEOUT_INFINITE : 1, &st);
+      mrapi_sem_lock(s, (seed >> 8) & 1 ? WAIT_MS : 1, &st);
       if (st == MRAPI_SUCCESS) {
         if (mcx_fetch_add_relaxed(&sh->sem_in, 1u) >= 2)
           mcx_fetch_add_relaxed(&sh->errors, 1u);
@@ -72,7 +78,11 @@ static void work(mrapi_node_t node, unsigned seed)
       }
       break;
     case 2:
-      mrapi_rwl_lock(l, MRAPI_RWL_WRITER, MRAPI_TIMEOUT_INFINITE, &st);
+      mrapi_rwl_lock(l, MRAPI_RWL_WRITER, WAIT_MS, &st);
+      if (st != MRAPI_SUCCESS) {
+        mcx_fetch_add_relaxed(&sh->errors, 1u);
+        goto out;
+      }
       mcx_fetch_add_relaxed(&sh->writers_in, 1u);
       if (mcx_load_relaxed(&sh->readers_in) != 0 || mcx_load_relaxed(&sh->writers_in) != 1)
         mcx_fetch_add_relaxed(&sh->errors, 1u);
@@ -82,7 +92,11 @@ static void work(mrapi_node_t node, unsigned seed)
       mrapi_rwl_unlock(l, MRAPI_RWL_WRITER, &st);
       break;
     default:
-      mrapi_rwl_lock(l, MRAPI_RWL_READER, MRAPI_TIMEOUT_INFINITE, &st);
+      mrapi_rwl_lock(l, MRAPI_RWL_READER, WAIT_MS, &st);
+      if (st != MRAPI_SUCCESS) {
+        mcx_fetch_add_relaxed(&sh->errors, 1u);
+        goto out;
+      }
       mcx_fetch_add_relaxed(&sh->readers_in, 1u);
       if (mcx_load_relaxed(&sh->writers_in) != 0)
         mcx_fetch_add_relaxed(&sh->errors, 1u);
@@ -94,6 +108,7 @@ static void work(mrapi_node_t node, unsigned seed)
       break;
     }
   }
+out:
   mcx_fetch_add_relaxed(&sh->total, (uint64_t)mine);
   mrapi_shmem_detach(h, &st);
   mrapi_finalize(&st);
@@ -126,8 +141,10 @@ int main(void)
   for (int p = 0; p < PROCS; p++) {
     kids[p] = fork();
     if (kids[p] == 0) {
+      mt_fold();
       mcx_test_failures = 0;
       work((mrapi_node_t)(100 + p), 31u + (unsigned)p);
+      mt_fold();
       _exit(mcx_test_failures ? 1 : 0);
     }
   }
@@ -149,5 +166,6 @@ int main(void)
   mrapi_finalize(&st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
   CHECK_EQ_U(shm_leftovers(dom), 0);
+  mt_fold();
   return mcx_test_report();
 }

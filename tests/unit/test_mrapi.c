@@ -584,5 +584,6 @@ int main(void)
   RUN(atomic_increments_from_threads);
   RUN(display_status);
   CHECK(shm_leftovers(dom) == 0);
+  mt_fold();
   return mcx_test_report();
 }

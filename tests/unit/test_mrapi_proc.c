@@ -32,15 +32,21 @@ static int wait_child(pid_t pid)
   return WIFEXITED(ws) ? WEXITSTATUS(ws) : 100 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 }
 
-static void child_exit(void) { _exit(mcx_test_failures ? 1 : 0); }
+static void child_exit(void)
+{
+  mt_fold();
+  _exit(mcx_test_failures ? 1 : 0);
+}
 
 /* fork() for a test: the child starts with a clean failure count. */
 static pid_t test_fork(void)
 {
   fflush(NULL);
   pid_t pid = fork();
-  if (pid == 0)
+  if (pid == 0) {
+    mt_fold();
     mcx_test_failures = 0;
+  }
   return pid;
 }
 
@@ -241,5 +247,6 @@ int main(void)
   RUN(stale_partition_of_crashed_run_is_recovered);
   RUN(semaphore_and_rwlock_across_processes);
   CHECK_EQ_U(shm_leftovers(dom), 0);
+  mt_fold();
   return mcx_test_report();
 }
