@@ -52,7 +52,7 @@ static pid_t test_fork(void)
 
 #define ROUNDS 5000
 
-static void count_rounds(mrapi_mutex_hndl_t m, volatile long *counter)
+static void count_rounds(mrapi_mutex_hndl_t m, long *counter)
 {
   mrapi_status_t st;
   mrapi_key_t key;
@@ -77,7 +77,7 @@ TEST(mutex_and_shmem_across_processes)
   mrapi_sem_hndl_t done = mrapi_sem_create(300, NULL, 2, &st);
   CHECK(mrapi_sem_trylock(done, &st));
   CHECK(mrapi_sem_trylock(done, &st));
-  volatile long *counter = mrapi_shmem_attach(h, &st);
+  long *counter = mrapi_shmem_attach(h, &st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
   pid_t kids[2];
   for (int k = 0; k < 2; k++) {
@@ -92,7 +92,7 @@ TEST(mutex_and_shmem_across_processes)
       mrapi_mutex_hndl_t cm = mrapi_mutex_get(100, &cst);
       CHECK_MRAPI(cst, MRAPI_SUCCESS);
       mrapi_shmem_hndl_t ch = mrapi_shmem_get(200, &cst);
-      volatile long *c = mrapi_shmem_attach(ch, &cst);
+      long *c = mrapi_shmem_attach(ch, &cst);
       CHECK_MRAPI(cst, MRAPI_SUCCESS);
       if (c)
         count_rounds(cm, c);
