@@ -7,6 +7,7 @@
 static const mca_subcommand_t subcommands[] = {
     {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
     {"coherence", "sequential vs shared vs private arrays: time and coherence counters", mca_cmd_coherence},
+    {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
 };
 
 static int usage(FILE *out)
