@@ -169,7 +169,7 @@ static int all_nodes_dead(const uint8_t *base, const mcx__part_hdr_t *h)
   const mcx__node_t *nodes = (const mcx__node_t *)(base + h->off_nodes);
   for (uint32_t i = 0; i < h->max_nodes; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
-        mcx_port_pid_alive(mcx_load_relaxed(&nodes[i].pid)))
+        mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       return 0;
   return 1;
 }
@@ -345,7 +345,7 @@ int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
 {
   const mcx__node_t *n = &mcx__nodes(d)[slot];
   return mcx_load_acquire(&n->state) == NODE_ACTIVE &&
-         mcx_port_pid_alive(mcx_load_relaxed(&n->pid));
+         mcx_port_tid_alive(mcx_load_relaxed(&n->tid));
 }
 
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
@@ -442,6 +442,7 @@ int mcx__node_finalize(void)
   mcx__part_hdr_t *h = d->hdr;
   mcx__mutex_lock(&proc_lock, 0);
   mcx__admin_lock(d);
+  mcx__sweep_dead_locked(d); /* dead nodes must not keep the partition alive */
   mcx_store_release(&mcx__nodes(d)[mcx__self.node_slot].state, NODE_FREE);
   int last = mcx_fetch_sub_relaxed(&h->n_nodes, 1) == 1;
   if (last)
@@ -488,7 +489,7 @@ void mcx__resolve_orphans_locked(mcx__domain_t *d)
   mcx__node_t *nodes = mcx__nodes(d);
   for (uint32_t i = 0; i < h->max_nodes; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
-        !mcx_port_pid_alive(mcx_load_relaxed(&nodes[i].pid)))
+        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       resolve_orphan(d, i);
 }
 
@@ -500,7 +501,7 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
   uint32_t dead[MCA_MAX_NODES], ndead = 0;
   for (uint32_t i = 0; i < h->max_nodes; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
-        !mcx_port_pid_alive(mcx_load_relaxed(&nodes[i].pid)))
+        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       dead[ndead++] = i;
   /* 1. Orphaned reservations first: deleting an endpoint waits for them. */
   for (uint32_t k = 0; k < ndead; k++)
