@@ -354,6 +354,9 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   forget_parent_state();
   if (mcx__is_node())
     return MCX_EEXIST;
+  const char *dbg = mcx_port_getenv("MCX_DEBUG");
+  if (dbg && *dbg && !mcx_load_relaxed(&mcx__debug_level))
+    mcx_store_relaxed(&mcx__debug_level, (uint32_t)(*dbg - '0') & 7u); /* a knob */
   mcx__init_opts_t none = {0};
   if (!opts)
     opts = &none;
