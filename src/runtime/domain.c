@@ -163,6 +163,14 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
   return MCX_OK;
 }
 
+int mcx__part_check(const char *name, const void *base, size_t size)
+{
+  if (size < sizeof(mcx__part_hdr_t))
+    return MCX_EIO;
+  int r = check_header(name, base, size);
+  return r == MCX_EAGAIN ? MCX_EIO : r;
+}
+
 /* Whether every node recorded in the partition belongs to a dead process. */
 static int all_nodes_dead(const uint8_t *base, const mcx__part_hdr_t *h)
 {

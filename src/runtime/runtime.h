@@ -204,6 +204,8 @@ typedef struct mcx__init_opts {
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts);
 int mcx__node_finalize(void);
+/** Validates a mapped partition (magic, version, sizes, offsets); logs why not. */
+int mcx__part_check(const char *name, const void *base, size_t size);
 /** This thread's kernel tid (cached; refreshed after fork). */
 uint32_t mcx__my_tid(void);
 /** The partition's control-plane lock (robust; repairs after a dead holder). */

@@ -438,6 +438,15 @@ int main(int argc, char **argv)
   self_exe = argv[0];
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_mcapi_proc", 1);
+  if (argc == 3 && !strcmp(argv[1], "--leave-stale")) {
+    /* For the `mca domains` test: a node that queues a message and dies. */
+    if (init_node((mcapi_domain_t)atoi(argv[2]), 1, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
+      return 1;
+    mcapi_status_t s;
+    mcapi_endpoint_t e = mcapi_endpoint_create(5, &s);
+    mcapi_msg_send(e, e, "stale", 6, 3, &s);
+    _exit(s == MCAPI_SUCCESS ? 0 : 2);
+  }
   if (argc == 3 && !strcmp(argv[1], "--echo"))
     return child_echo((mcapi_domain_t)atoi(argv[2]), MCX_LOCKING_DEFAULT, 1000);
   RUN(forked_child_exchanges_messages_lockfree);

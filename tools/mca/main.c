@@ -6,6 +6,7 @@
 
 static const mca_subcommand_t subcommands[] = {
     {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
+    {"domains", "list this user's domain partitions (nodes, endpoints, queues); --clean", mca_cmd_domains},
     {"coherence", "sequential vs shared vs private arrays: time and coherence counters", mca_cmd_coherence},
     {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
 };
