@@ -37,7 +37,8 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     const mcapi_param_t *p = init_parameters;
     if ((unsigned)p->locking > MCX_LOCKING_GLOBAL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
         (unsigned)p->transport > MCX_TRANSPORT_SHM ||
-        (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1))))) {
+        (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1)))) ||
+        (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600))) {
       SET(MCAPI_ERR_PARAMETER);
       return;
     }
@@ -46,6 +47,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     o.max_endpoints = p->max_endpoints;
     o.qcap = p->queue_elements;
     o.max_msg = p->max_msg_size;
+    o.shm_mode = p->shm_mode;
   }
   int r = mcx__node_init(domain_id, node_id, node_attributes ? node_attributes->type : 0, &o);
   switch (r) {

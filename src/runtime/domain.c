@@ -196,9 +196,10 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
     return r;
   char name[64];
   partition_name(name, sizeof name, domain_id);
+  unsigned mode = o->shm_mode ? o->shm_mode : 0600;
   for (int attempt = 0; attempt < 200; attempt++) {
     mcx_port_shm_t shm;
-    r = mcx_port_shm_create(name, l.total, &shm);
+    r = mcx_port_shm_create_mode(name, l.total, mode, &shm);
     if (r == MCX_OK) {
       uint8_t *base = mcx_port_shm_map(&shm, l.total);
       mcx_port_shm_close(&shm);
@@ -213,15 +214,15 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
     }
     if (r != MCX_EEXIST)
       return r;
-    r = mcx_port_shm_open(name, sizeof(mcx__part_hdr_t), &shm);
+    r = mcx_port_shm_open_mode(name, sizeof(mcx__part_hdr_t), mode, &shm);
     if (r == MCX_ENOENT || r == MCX_EAGAIN) { /* removed or still being sized */
       mcx_port_sleep_ns(1000000);
       continue;
     }
     if (r == MCX_EPERM) {
-      mcx_port_log("refusing shared partition %s: it belongs to another user or is accessible "
-                   "to others",
-                   name);
+      mcx_port_log("refusing shared partition %s: it belongs to another user or is more open "
+                   "than mode %03o",
+                   name, mode);
       return MCX_EPERM;
     }
     if (r)

@@ -199,6 +199,7 @@ static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
 typedef struct mcx__init_opts {
   uint32_t locking, compat; /* 0 = from environment / default */
   uint32_t max_endpoints, qcap, max_msg;
+  uint32_t shm_mode; /* 0 = 0600 */
 } mcx__init_opts_t;
 
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,

@@ -427,9 +427,35 @@ TEST(truncated_partition_is_refused) { refuse(22, spoil_size); }
 TEST(partition_with_corrupt_offsets_is_refused) { refuse(23, spoil_offsets); }
 TEST(partition_of_another_owner_is_refused) { refuse(24, spoil_owner); }
 
+TEST(partition_mode_is_0600_by_default_and_settable)
+{
+  char name[80], path[100];
+  struct stat sb;
+  part_name(name, sizeof name, 25);
+  snprintf(path, sizeof path, "/dev/shm%s", name);
+  CHECK_STATUS(init_node(25, 1, MCX_LOCKING_DEFAULT), MCAPI_SUCCESS);
+  CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
+  mcapi_status_t st;
+  mcapi_finalize(&st);
+  mcapi_param_t p;
+  mcapi_info_t info;
+  mcx_param_init(&p);
+  p.shm_mode = 0640;
+  mcapi_initialize(25, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0640);
+  mcapi_finalize(&st);
+  p.shm_mode = 0700; /* execute bits make no sense; owner rw is required */
+  mcapi_initialize(25, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  p.shm_mode = 0066;
+  mcapi_initialize(25, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+}
+
 TEST(nothing_left_in_dev_shm)
 {
-  for (mcapi_domain_t d = 11; d <= 24; d++)
+  for (mcapi_domain_t d = 11; d <= 25; d++)
     CHECK(!part_exists(d));
 }
 
@@ -463,6 +489,7 @@ int main(int argc, char **argv)
   RUN(truncated_partition_is_refused);
   RUN(partition_with_corrupt_offsets_is_refused);
   RUN(partition_of_another_owner_is_refused);
+  RUN(partition_mode_is_0600_by_default_and_settable);
   RUN(nothing_left_in_dev_shm);
   return mcx_test_report();
 }
