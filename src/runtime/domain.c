@@ -62,7 +62,7 @@ static void partition_name(char *out, size_t n, uint32_t domain_id)
 
 typedef struct layout {
   uint32_t max_eps, qcap, max_msg, nprio;
-  size_t off_nodes, off_eps, off_rings, off_slots, off_big, total;
+  size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
 } layout_t;
 
 static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
@@ -86,6 +86,12 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   off = align_up(off + nrings * l->qcap * sizeof(mcx__msg_slot_t), 4096);
   l->off_big = off;
   off = align_up(off + nrings * l->qcap * (size_t)l->max_msg, 4096);
+  l->off_states = off;
+  off = align_up(off + MCX_STATE_CHANNELS * sizeof(mcx__state_t), 4096);
+  l->off_state_bufs = off;
+  off = align_up(off + (size_t)MCX_STATE_CHANNELS * MCX_STATE_MAX_BUFFERS *
+                           MCX_STATE_STRIDE_WORDS * 8,
+                 4096);
   l->total = off;
   return MCX_OK;
 }
@@ -117,6 +123,8 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->off_rings = l->off_rings;
   h->off_slots = l->off_slots;
   h->off_big = l->off_big;
+  h->off_states = l->off_states;
+  h->off_state_bufs = l->off_state_bufs;
   mcx__rmutex_init(&h->admin, 0);
   /* R-P1 — release: every field above before the magic; pairs with A-P1 in
    * check_header (another process opening the partition). */
@@ -153,7 +161,8 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
     mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg};
     if (compute_layout(&o, &l) || l.total != h->total_size || l.off_nodes != h->off_nodes ||
         l.off_eps != h->off_eps || l.off_rings != h->off_rings || l.off_slots != h->off_slots ||
-        l.off_big != h->off_big)
+        l.off_big != h->off_big || l.off_states != h->off_states ||
+        l.off_state_bufs != h->off_state_bufs)
       why = "offsets do not match the layout (corrupted)";
   }
   if (why) {
@@ -451,6 +460,9 @@ int mcx__node_finalize(void)
   mcx__domain_t *d = mcx__self.dom;
   mcx__ep_delete_all_of_node();
   mcx__req_release_node(mcx__self.key);
+  mcx__admin_lock(d);
+  mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
+  mcx__admin_unlock(d);
   mcx__part_hdr_t *h = d->hdr;
   mcx__mutex_lock(&proc_lock, 0);
   mcx__admin_lock(d);
@@ -526,8 +538,9 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
     else if ((st & 0xff) == EP_RECONFIG)
       mcx__ep_reopen_locked(d, i);
   }
-  /* 3. The dead nodes' endpoints and table slots. */
+  /* 3. The dead nodes' endpoints, state channels and table slots. */
   for (uint32_t k = 0; k < ndead; k++) {
+    mcx__state_delete_of_node_locked(d, dead[k]);
     for (uint32_t i = 0; i < h->max_endpoints; i++) {
       uint32_t st = mcx_load_relaxed(&eps[i].state);
       if ((st & 0xff) != EP_FREE && mcx_load_relaxed(&eps[i].owner_slot) == dead[k])

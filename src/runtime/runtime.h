@@ -54,6 +54,7 @@ typedef struct mcx__part_hdr {
   uint32_t creator_pid;
   uint32_t node_size, ep_size, ring_size, slot_size; /* struct sizes: layout check */
   uint64_t off_nodes, off_eps, off_rings, off_slots, off_big;
+  uint64_t off_states, off_state_bufs; /* state channels (mcx_state_*) */
   /* Control plane: node/endpoint table updates. Robust: a holder's death is
    * detected by the next locker, which repairs half-done updates. */
   MCX_ALIGNED_LINE mcx__rmutex_t admin;
@@ -101,6 +102,26 @@ typedef struct mcx__endpoint {
   /* Line 3 — senders waiting for space sleep here; the receiver notifies. */
   MCX_ALIGNED_LINE mcx__waitpoint_t space_wp;
 } mcx__endpoint_t;
+
+/* ---- state channels (state.c): latest-value exchange, NBW protocol */
+#define MCX_STATE_CHANNELS 16
+#define MCX_STATE_MAX_SIZE 4096
+#define MCX_STATE_MAX_BUFFERS 8
+#define MCX_STATE_STRIDE_WORDS (1 + MCX_STATE_MAX_SIZE / 8)
+
+typedef struct mcx__state {
+  /* Line 0: identity, written under the admin lock by the writer's node. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* gen << 8 | EP_FREE / EP_ACTIVE */
+  mcx_atomic_u32 node_id;
+  mcx_atomic_u32 port;
+  mcx_atomic_u32 owner_slot;
+  mcx_atomic_u32 max_size;
+  mcx_atomic_u32 nbuf;
+  /* Line 1: the concurrency-control field, written by the writer only. */
+  MCX_ALIGNED_LINE mcx_atomic_u64 ccf;
+  /* Line 2: readers waiting for a newer version sleep here. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t wp;
+} mcx__state_t;
 
 /** A process's view of one domain partition. */
 typedef struct mcx__domain {
@@ -242,6 +263,18 @@ int mcx__ep_delete_all_of_node(void);
 int mcx__ep_release(uint32_t handle);
 int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size);
 int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size);
+
+/* ---- state channels (state.c) */
+int mcx__state_create(uint32_t port, uint32_t max_size, uint32_t nbuf, uint32_t *handle);
+int mcx__state_open(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle);
+int mcx__state_close(uint32_t handle);
+int mcx__state_write(uint32_t handle, const void *buf, size_t size);
+/** 0 (or MCX_ETRUNC), MCX_EAGAIN when lapped @p retries times, or handle errors. */
+int mcx__state_read(uint32_t handle, void *buf, size_t cap, size_t *size, uint64_t *version,
+                    uint32_t retries);
+int mcx__state_wait_newer(uint32_t handle, uint64_t known, uint32_t timeout_ms, uint64_t *version);
+/** Deletes the state channels owned by table slot @p node_slot (admin lock held). */
+void mcx__state_delete_of_node_locked(mcx__domain_t *d, uint32_t node_slot);
 
 /* ---- messages (msg.c) */
 /**
