@@ -6,6 +6,9 @@
 
 static const mca_subcommand_t subcommands[] = {
     {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
+    {"bench", "benchmark matrix of libmca and peer baselines (latency, throughput)", mca_cmd_bench},
+    {"stress", "run a declarative topology and verify every item (order, loss, content)", mca_cmd_stress},
+    {"report", "turn bench JSON results into one self-contained HTML page", mca_cmd_report},
 };
 
 static int usage(FILE *out)
