@@ -47,7 +47,7 @@ static int ideal_prepare(bench_ctx_t *c)
 {
   size_t stride = (c->size + 8 + 63) & ~(size_t)63;
   size_t n = 2;
-  while (n < 256 && n * 2 * stride <= 128 * 1024)
+  while (n < 256 && n * 2 * stride <= 512 * 1024)
     n *= 2;
   size_t total = sizeof(struct ideal) + 2 * n * stride + 64;
   struct ideal *q = bench_shared_alloc(total);

@@ -142,11 +142,11 @@ static void target(bench_results_t *r, const char *name, int have, double value,
   t->limit = limit;
   t->op = op;
   t->unit = unit;
-  if (!have)
-    t->result = "n/a";
   if (!have && (!strcmp(t->detail, "one sender, one receiver, two cores") || strstr(t->detail, " 0 MB/s") ||
                 strstr(t->detail, "spread placement") || strstr(t->detail, "onecore") || strstr(t->detail, " 0 ns")))
     snprintf(t->detail, sizeof t->detail, "a cell it needs was not measured in this run (--only/--smoke) or failed");
+  if (!have)
+    t->result = "n/a";
   else if (!strcmp(op, "<="))
     t->result = value <= limit ? "PASS" : "MISS";
   else

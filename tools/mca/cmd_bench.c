@@ -170,7 +170,7 @@ static void timing(const opts_t *o, bench_ctx_t *c)
     c->warm = c->mode == BENCH_PINGPONG ? 20 : 100;
     c->n_min = c->mode == BENCH_PINGPONG ? 50 : 200;
   } else if (o->quick) {
-    c->target_ns = 12000000;
+    c->target_ns = 20000000;
     c->warm = c->mode == BENCH_PINGPONG ? 200 : 2000;
     c->n_min = c->mode == BENCH_PINGPONG ? 400 : 2000;
   } else {
