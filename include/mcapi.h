@@ -142,9 +142,9 @@ typedef enum mcapi_status_codes {
 #define MCAPI_ENDP_ATTR_NUM_SEND_BUFFERS 8 /**< not supported */
 #define MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS 9 /**< read-write, mcapi_uint_t: queue depth per priority, power of two */
 #define MCAPI_ENDP_ATTR_STATUS 10          /**< read-only, mcapi_uint_t: MCAPI_ENDP_STATUS_* flags */
-#define MCAPI_ENDP_ATTR_TIMEOUT 11         /**< read-write, mcapi_timeout_t: bound of blocking calls, ms */
-#define MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT 12 /**< read-write, mcapi_boolean_t: a full queue makes send wait */
-#define MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT 13  /**< read-write, mcapi_boolean_t: a full queue fails at once */
+#define MCAPI_ENDP_ATTR_TIMEOUT 11         /**< read-write, mcapi_timeout_t: bound of blocking sends from / receives on it, ms */
+#define MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT 12 /**< read-write, mcapi_boolean_t: sends from this endpoint to a full queue wait */
+#define MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT 13  /**< read-write, mcapi_boolean_t: ... fail at once (MCAPI_ERR_MEM_LIMIT) */
 #define MCAPI_ENDP_ATTR_END 14
 
 /** Channel types (value of MCAPI_ENDP_ATTR_TYPE). */
@@ -361,8 +361,10 @@ void mcapi_endpoint_set_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attrib
  * @retval MCAPI_ERR_MSG_SIZE @p buffer_size is above the receiver's MAX_PAYLOAD_SIZE.
  * @retval MCAPI_ERR_PRIORITY @p priority is above MCAPI_MAX_PRIORITY.
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
- * @retval MCAPI_ERR_MEM_LIMIT the queue is full and the receiver is FAIL_ON_MEM_LIMIT
- *         (or MCX_COMPAT=mca-2.0.3).
+ * @retval MCAPI_ERR_MEM_LIMIT the queue is full and @p send_endpoint is
+ *         FAIL_ON_MEM_LIMIT (the default under MCX_COMPAT=mca-2.0.3).
+ * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_ENDP_DELETED (the
+ * receiver was deleted meanwhile) or MCAPI_ERR_REQUEST_CANCELLED.
  */
 void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                       const void *buffer, size_t buffer_size, mcapi_priority_t priority,
@@ -371,7 +373,8 @@ void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_e
 /**
  * @brief Sends a message: connectionless, FIFO per sender and priority, higher
  * priority (lower number) delivered first. A full queue makes the call wait for
- * space, up to the receiver's TIMEOUT attribute.
+ * space, up to @p send_endpoint's TIMEOUT attribute, unless @p send_endpoint is
+ * FAIL_ON_MEM_LIMIT.
  * @retval MCAPI_SUCCESS the message is queued.
  * @retval MCAPI_TIMEOUT the queue stayed full for TIMEOUT ms; nothing was queued.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
@@ -382,8 +385,8 @@ void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_e
  * @retval MCAPI_ERR_PARAMETER @p buffer is NULL with a non-zero size.
  * @retval MCAPI_ERR_MSG_SIZE @p buffer_size is above the receiver's MAX_PAYLOAD_SIZE.
  * @retval MCAPI_ERR_PRIORITY @p priority is above MCAPI_MAX_PRIORITY.
- * @retval MCAPI_ERR_MEM_LIMIT the queue is full and the receiver is FAIL_ON_MEM_LIMIT
- *         (or MCX_COMPAT=mca-2.0.3).
+ * @retval MCAPI_ERR_MEM_LIMIT the queue is full and @p send_endpoint is
+ *         FAIL_ON_MEM_LIMIT (the default under MCX_COMPAT=mca-2.0.3).
  */
 void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                     const void *buffer, size_t buffer_size, mcapi_priority_t priority,
@@ -408,7 +411,8 @@ void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t bu
 
 /**
  * @brief Receives the oldest message of the highest priority present, waiting
- * up to the endpoint's TIMEOUT attribute.
+ * up to the endpoint's TIMEOUT attribute. One thread receives on an endpoint:
+ * its owner node.
  * @retval MCAPI_SUCCESS @p received_size holds the size.
  * @retval MCAPI_TIMEOUT no message came in time.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.

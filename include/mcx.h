@@ -7,6 +7,7 @@
 #define MCX_H
 
 #include "mcapi.h"
+#include "mcx_hpc.h" /* hardware performance counters, prefix mcx_hpc_ */
 
 #ifdef __cplusplus
 extern "C" {

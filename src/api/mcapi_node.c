@@ -28,7 +28,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  if (mcx__self.dom) {
+  if (mcx__is_node()) {
     SET(MCAPI_ERR_NODE_INITIALIZED);
     return;
   }
@@ -187,14 +187,14 @@ MCX_API void mcx_set_wait_policy(unsigned spins, unsigned yields)
 
 MCX_API mcx_locking_t mcx_locking(void)
 {
-  if (!mcx__self.dom)
+  if (!mcx__is_node())
     return MCX_LOCKING_DEFAULT;
   return mcx__self.dom->locking == MCX_LOCK_GLOBAL ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
 }
 
 MCX_API mcx_compat_t mcx_compat(void)
 {
-  if (!mcx__self.dom)
+  if (!mcx__is_node())
     return MCX_COMPAT_DEFAULT;
   return mcx__self.dom->compat == MCX_COMPAT_MCA203_ ? MCX_COMPAT_MCA203 : MCX_COMPAT_SPEC;
 }

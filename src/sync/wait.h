@@ -92,6 +92,21 @@ static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
   }
 }
 
+/**
+ * As mcx__wp_notify(), for a caller whose publish was a seq_cst
+ * read-modify-write (on x86 one locked instruction, cheaper than a store
+ * followed by a fence): that RMW and this seq_cst load are in the single
+ * total order with F-W1, so either the sleeper's re-check sees the publish or
+ * we see the sleeper. Pairs with F-W1.
+ */
+static inline void mcx__wp_notify_after_rmw(mcx__waitpoint_t *wp, int shared)
+{
+  if (mcx_load_seq_cst(&wp->sleepers) != 0) {
+    mcx_fetch_add_release(&wp->seq, 1); /* R-W1: pairs with A-W1 */
+    mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
+  }
+}
+
 /** Wakes every sleeper unconditionally (deletion, shutdown). */
 static inline void mcx__wp_broadcast(mcx__waitpoint_t *wp, int shared)
 {

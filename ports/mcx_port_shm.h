@@ -1,0 +1,87 @@
+/**
+ * @file mcx_port_shm.h
+ * @brief Named shared memory and owner liveness: what process-shared objects
+ * need from the OS. Generic on purpose: MRAPI's domain partitions and shared
+ * memory segments use it today, MCAPI's process-shared domains will later.
+ *
+ * Implemented by ports/posix/shm.c (POSIX shm_open/mmap) and
+ * ports/linux/robust.c (thread liveness through /proc). Results follow
+ * src/common/mcx_err.h: 0 or a negative MCX_E* code.
+ *
+ * Names are POSIX shared-memory names: one leading '/', no other '/', at most
+ * MCX_PORT_SHM_NAME_MAX - 1 bytes.
+ */
+#ifndef MCX_PORT_SHM_H
+#define MCX_PORT_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MCX_PORT_SHM_NAME_MAX 64
+
+/** An open shared-memory object: its descriptor and its size in bytes. */
+typedef struct mcx_port_shm {
+  int fd;
+  size_t size;
+} mcx_port_shm_t;
+
+/**
+ * @brief Creates the object @p name exclusively, mode 0600, sized @p size
+ * (zero-filled).
+ * @retval 0 created; @p out holds it open
+ * @retval MCX_EEXIST an object of that name exists already
+ * @retval MCX_EINVAL bad name or size 0
+ * @retval MCX_EIO the OS refused (permissions, no space)
+ */
+int mcx_port_shm_create(const char *name, size_t size, mcx_port_shm_t *out);
+
+/**
+ * @brief Opens the existing object @p name for reading and writing, after
+ * checking that the caller's effective uid owns it and that it is at least
+ * @p min_size bytes (a creator may not have sized it yet: MCX_EAGAIN).
+ * @retval 0 opened; out->size is its current size
+ * @retval MCX_ENOENT no such object
+ * @retval MCX_EPERM owned by another user (or group/other may access it)
+ * @retval MCX_EAGAIN smaller than @p min_size (still being created?)
+ * @retval MCX_EINVAL bad name
+ * @retval MCX_EIO the OS refused
+ */
+int mcx_port_shm_open(const char *name, size_t min_size, mcx_port_shm_t *out);
+
+/** @brief Maps @p size bytes of an open object read/write, shared. NULL on failure. */
+void *mcx_port_shm_map(const mcx_port_shm_t *shm, size_t size);
+
+/** @brief Unmaps what mcx_port_shm_map() returned. */
+void mcx_port_shm_unmap(void *addr, size_t size);
+
+/** @brief Closes the descriptor (mappings stay valid). */
+void mcx_port_shm_close(mcx_port_shm_t *shm);
+
+/**
+ * @brief Removes the name; mappings stay valid until unmapped.
+ * @retval 0 removed
+ * @retval MCX_ENOENT no such object
+ * @retval MCX_EIO the OS refused
+ */
+int mcx_port_shm_unlink(const char *name);
+
+/** @brief The caller's effective user id (names are made per user). */
+uint32_t mcx_port_uid(void);
+
+/**
+ * @brief A number that changes in a child process after each fork(), so
+ * per-thread state copied into a child can be recognized as its parent's
+ * without a getpid() system call on every use. Cheap (one load).
+ */
+uint32_t mcx_port_fork_generation(void);
+
+/**
+ * @brief Whether thread (or process) @p tid exists and has not exited.
+ *
+ * Unlike kill(pid, 0), a zombie (exited, not yet reaped) counts as dead, and
+ * any thread id works, not only process ids. Linux: /proc/<tid>/stat.
+ * @return 1 alive, 0 dead (or never existed)
+ */
+int mcx_port_tid_alive(uint32_t tid);
+
+#endif /* MCX_PORT_SHM_H */

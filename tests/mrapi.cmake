@@ -1,0 +1,8 @@
+# MRAPI: `mca sync --quick` runs in CI as a smoke test of the tool and of the
+# MRAPI primitives under measurement. It checks that the run completes and
+# prints the table; it never asserts a timing.
+if(TARGET mca)
+  add_test(NAME mca_sync_quick COMMAND mca sync --quick --json ${CMAKE_CURRENT_BINARY_DIR}/mca_sync_quick.json)
+  set_tests_properties(mca_sync_quick PROPERTIES LABELS unit TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "mutex hand-off.*MRAPI mutex")
+endif()

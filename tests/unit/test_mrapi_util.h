@@ -1,0 +1,94 @@
+/* Helpers shared by the MRAPI tests: status checks by name, unique domains,
+ * and a check that no shared-memory object of a domain is left behind. */
+#ifndef TEST_MRAPI_UTIL_H
+#define TEST_MRAPI_UTIL_H
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "common/mcx_atomic.h"
+#include "mcx_test.h"
+#include "mrapi.h"
+#include "ports/mcx_port.h"
+
+/* The harness's counters are plain ints, but these tests check from several
+ * threads at once: count into atomics and fold them in between tests. */
+static mcx_atomic_u32 mt_checks, mt_failures;
+
+static inline void mt_fold(void)
+{
+  mcx_test_checks += (int)mcx_exchange_acq_rel(&mt_checks, 0u);
+  mcx_test_failures += (int)mcx_exchange_acq_rel(&mt_failures, 0u);
+}
+
+#undef CHECK
+#define CHECK(cond)                                                                                    \
+  do {                                                                                                 \
+    mcx_fetch_add_relaxed(&mt_checks, 1u);                                                             \
+    if (!(cond)) {                                                                                     \
+      mcx_fetch_add_relaxed(&mt_failures, 1u);                                                         \
+      fprintf(stderr, "%s:%d: [%s] CHECK failed: %s\n", __FILE__, __LINE__, mcx_test_current, #cond);  \
+    }                                                                                                  \
+  } while (0)
+
+#undef CHECK_EQ_U
+#define CHECK_EQ_U(a, b)                                                                               \
+  do {                                                                                                 \
+    unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);                   \
+    mcx_fetch_add_relaxed(&mt_checks, 1u);                                                             \
+    if (va_ != vb_) {                                                                                  \
+      mcx_fetch_add_relaxed(&mt_failures, 1u);                                                         \
+      fprintf(stderr, "%s:%d: [%s] CHECK failed: %s == %s (%llu != %llu)\n", __FILE__, __LINE__,       \
+              mcx_test_current, #a, #b, va_, vb_);                                                     \
+    }                                                                                                  \
+  } while (0)
+
+#undef RUN
+#define RUN(name)                                                                                      \
+  do {                                                                                                 \
+    int before_ = mcx_test_failures;                                                                   \
+    mcx_test_current = #name;                                                                          \
+    test_##name();                                                                                     \
+    mt_fold();                                                                                         \
+    printf("%-50s %s\n", #name, mcx_test_failures == before_ ? "ok" : "FAILED");                      \
+    fflush(stdout);                                                                                    \
+  } while (0)
+
+#define CHECK_MRAPI(st, expected)                                                                      \
+  do {                                                                                                 \
+    mrapi_status_t s_ = (st), e_ = (expected);                                                         \
+    mcx_fetch_add_relaxed(&mt_checks, 1u);                                                             \
+    if (s_ != e_) {                                                                                    \
+      char b1_[64], b2_[64];                                                                           \
+      mcx_fetch_add_relaxed(&mt_failures, 1u);                                                         \
+      fprintf(stderr, "%s:%d: [%s] status %s, expected %s (%s)\n", __FILE__, __LINE__, mcx_test_current, \
+              mrapi_display_status(s_, b1_, sizeof b1_) ? b1_ : "?",                                   \
+              mrapi_display_status(e_, b2_, sizeof b2_) ? b2_ : "?", #st);                             \
+    }                                                                                                  \
+  } while (0)
+
+/* A domain id no other test process uses at the same time. */
+static inline mrapi_domain_t test_domain(unsigned k)
+{
+  return 100000u + ((unsigned)getpid() % 100000u) * 16u + k;
+}
+
+/* Number of /dev/shm entries belonging to @p domain (partition and segments). */
+static inline int shm_leftovers(mrapi_domain_t domain)
+{
+  char prefix[64], prefix_seg[80];
+  snprintf(prefix, sizeof prefix, "mcx-mrapi-%u-%u", (unsigned)geteuid(), (unsigned)domain);
+  snprintf(prefix_seg, sizeof prefix_seg, "%s-", prefix);
+  int n = 0;
+  DIR *d = opendir("/dev/shm");
+  if (!d)
+    return 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (!strcmp(e->d_name, prefix) || !strncmp(e->d_name, prefix_seg, strlen(prefix_seg)))
+      n++;
+  closedir(d);
+  return n;
+}
+
+#endif
