@@ -186,7 +186,7 @@ def latency_plots(d):
                  and c["size"] in (8, 24) and c["samples"] and c["samples"][0]["rtt"]]
         if not cells:
             continue
-        fig, ax = plt.subplots(figsize=(11, 5))
+        fig, ax = plt.subplots(figsize=(10, 6))
         for c in cells:
             smp = sorted((s for s in c["samples"] if s["rtt"]), key=lambda s: s["rtt"]["p50"])
             s = smp[len(smp) // 2]
@@ -201,7 +201,7 @@ def latency_plots(d):
         ax.set_ylabel("percentile")
         ax.set_title(f"latency distribution (median repeat), placement {place}, 8/24 B")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         out.append(png(fig))
     return "".join(out)
 
@@ -221,14 +221,16 @@ def speedup_bubbles(d):
         typ, place = s["key"].split(".")[0:2]
         if ".in.shm." not in s["key"]:
             continue
-        pts.append((PLACES.index(place), TYPES.index(typ), r, s["key"]))
+        size = s["key"].split(".")[-1]
+        off = -0.22 if size in ("24B", "8B") else 0.22
+        pts.append((PLACES.index(place) + off, TYPES.index(typ), r, s["key"]))
     if not pts:
         return "<p>no cell has both a lock-free and a global measurement</p>"
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 5.5))
     for x, y, r, key in pts:
-        size = 300 * max(r, 0.05)
-        ax.scatter([x], [y], s=size, alpha=0.5, color="#1f77b4" if r >= 1 else "#d62728", edgecolors="black")
-        ax.annotate(f"{r:.2f}x\n{key.split('.')[-1]}", (x, y), ha="center", va="center", fontsize=8)
+        area = 900 * max(r, 0.05)
+        ax.scatter([x], [y], s=area, alpha=0.45, color="#1f77b4" if r >= 1 else "#d62728", edgecolors="black")
+        ax.annotate(f"{r:.2f}x {key.split('.')[-1]}", (x, y + 0.3), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(3))
     ax.set_xticklabels(PLACES)
     ax.set_yticks(range(3))
