@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "mcapi.h"
@@ -286,7 +287,7 @@ static void *probe_chan_thread(void *arg)
   mcapi_info_t info;
   mcapi_status_t st;
   mcx_param_init(&p);
-  mcapi_initialize(0x7ffffff0u, 1, NULL, &p, &info, &st);
+  mcapi_initialize(0x30000000u + ((uint32_t)getpid() & 0xfffffff), 1, NULL, &p, &info, &st);
   if (st != MCAPI_SUCCESS) {
     *out = -1;
     return NULL;

@@ -425,6 +425,8 @@ int mca_cmd_bench(int argc, char **argv)
     fprintf(stderr, "mca bench: out of memory\n");
     return 1;
   }
+  /* Domains are system-wide shared-memory partitions: keep concurrent runs apart. */
+  next_domain = 0x10000000u + (((uint32_t)getpid() & 0xfff) << 16);
   double t0 = (double)bench_now_ns() / 1e9;
   printf("mca bench: %s, %d CPUs%s, %s; %s %s; commit %.12s%s (%s)\n", r->machine.cpu,
          r->machine.cpus, r->machine.virtualized ? " (virtualized)" : "", r->machine.kernel,

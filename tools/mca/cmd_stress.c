@@ -180,7 +180,7 @@ static int load_topology(const char *path, topo_t *t, uint64_t count_override)
     t->affinity = !strcmp(v->str, "onecore") ? 0 : !strcmp(v->str, "none") ? 1 : 2;
   }
   uint64_t dom, count;
-  if (get_uint(root, "domain", 0, 0xfffffffe, 77, &dom, "the topology") ||
+  if (get_uint(root, "domain", 0, 0xfffffffe, 0x20000000u + ((uint64_t)getpid() & 0xfffffff), &dom, "the topology") ||
       get_uint(root, "count", 1, 1ull << 40, 10000, &count, "the topology"))
     goto out;
   t->domain = (unsigned)dom;
