@@ -130,7 +130,8 @@ int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *
 {
   mcx__domain_t *d = mcx__self.dom;
   uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     if (mcx__ep_lookup(node_id, port, handle) == MCX_OK) {
       count_get(*handle);

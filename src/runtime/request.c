@@ -201,7 +201,8 @@ int mcx__req_wait_any(size_t n, const uint32_t *handles, uint32_t timeout_ms, si
                       int *result, size_t *size)
 {
   uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   uint64_t nap_ns = 20000;
   for (;;) {
     for (size_t i = 0; i < n; i++) {
