@@ -64,6 +64,8 @@ static int create_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__ini
   off = align_up(off + nrings * qcap * sizeof(mcx__msg_slot_t), 4096);
   size_t off_big = off;
   off = align_up(off + nrings * qcap * (size_t)max_msg, 4096);
+  mcx__chan_layout_t chl; /* channels: records, ring slots, packet pools (chan.c) */
+  off = mcx__chan_layout(off, max_eps, qcap, &chl);
 
   uint8_t *base = mcx_port_map_anon(off);
   if (!base)
@@ -87,6 +89,7 @@ static int create_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__ini
   h->off_rings = off_rings;
   h->off_slots = off_slots;
   h->off_big = off_big;
+  mcx__chan_layout_store(h, &chl);
   d->domain_id = domain_id;
   d->base = base;
   d->size = off;

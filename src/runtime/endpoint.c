@@ -199,12 +199,12 @@ int mcx__ep_delete(uint32_t handle)
     return r;
   if (!mcx__ep_is_mine(e))
     return MCX_EPERM;
-  if (mcx_load_relaxed(&e->chan))
-    return MCX_ECHAN;
   mcx__mutex_lock(&d->hdr->admin, d->shared);
   mcx__glock(d);
   if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
     r = MCX_ESTALE;
+  else if (mcx_load_relaxed(&e->chan)) /* under admin: connect and open change it there */
+    r = MCX_ECHAN;
   else
     delete_locked(d, e, mcx__handle_idx(handle));
   mcx__gunlock(d);
@@ -220,8 +220,10 @@ int mcx__ep_delete_all_of_node(void)
   mcx__glock(d);
   for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state);
-    if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i]))
+    if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i])) {
+      mcx__chan_ep_gone(d, i); /* leaves its channel, if any */
       delete_locked(d, &eps[i], i);
+    }
   }
   mcx__gunlock(d);
   mcx__mutex_unlock(&d->hdr->admin, d->shared);
@@ -296,7 +298,7 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
   }
   case MCAPI_ENDP_ATTR_STATUS: {
     ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = MCAPI_ENDP_STATUS_CREATED | (mcx_load_relaxed(&e->chan) >> 8);
+    mcapi_uint_t v = MCAPI_ENDP_STATUS_CREATED | mcx__chan_ep_status(d, mcx_load_relaxed(&e->chan));
     memcpy(out, &v, sizeof v);
     return MCX_OK;
   }
