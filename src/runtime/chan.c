@@ -5,13 +5,18 @@
  * holds both sides' states and the record's generation and is changed only by
  * compare-and-swap:
  *
- *   bits 0-3 send side, 4-7 receive side: IDLE, OPENP, OPEN, CLOSEP, GONE
- *   bit 8 LIVE (connected), bits 16-30 generation (also in the handles)
+ *   bits 0-3 send side, 4-7 receive side: IDLE, OPENP, OPEN, CLOSEP, CLOSED, GONE
+ *   bit 8 LIVE (connected), bits 9-10 side has been OPEN, bits 16-30
+ *   generation (also in the handles)
  *
- *   side:  IDLE --open--> OPENP --(peer OPENP|OPEN)--> OPEN --close--> CLOSEP
- *          CLOSEP --(receiver holds no buffer)--> IDLE;  any --finalize--> GONE
- *   record: FREE --connect--> LIVE --(both sides IDLE|GONE after a close or
- *           finalize)--> FREE, generation + 1 (handles go stale)
+ *   side:  IDLE --open--> OPENP --(peer has opened)--> OPEN --close--> CLOSEP
+ *          CLOSEP --(receiver holds no buffer)--> CLOSED;  any --finalize--> GONE
+ *   record: FREE --connect--> LIVE --(both sides IDLE|CLOSED|GONE after a close
+ *           or finalize)--> FREE, generation + 1 (handles go stale)
+ *
+ * A CLOSED side does not rejoin its connection: an open issued on it waits
+ * for the tear-down, then for the next connection (as an open issued before
+ * any connection does).
  *
  * Connect, open and tear-down also change the endpoints' `chan` words; those
  * run under the partition's admin lock, so an open never races a tear-down.
@@ -35,12 +40,13 @@
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY. */
 #define BUT_RETRIES 256
 
-enum { S_IDLE = 0, S_OPENP = 1, S_OPEN = 2, S_CLOSEP = 3, S_GONE = 4 };
+enum { S_IDLE = 0, S_OPENP = 1, S_OPEN = 2, S_CLOSEP = 3, S_GONE = 4, S_CLOSED = 5 };
 #define ST_LIVE 0x100u
+#define ST_WAS_OPEN(dir) (0x200u << (dir)) /* the side has been OPEN on this connection */
 #define ST_GEN(s) (((s) >> 16) & 0x7fffu)
 #define ST_SIDE(s, dir) (((s) >> ((dir) * 4)) & 0xfu)
 #define ST_WITH(s, dir, v) (((s) & ~(0xfu << ((dir) * 4))) | ((uint32_t)(v) << ((dir) * 4)))
-#define QUIET(v) ((v) == S_IDLE || (v) == S_GONE)
+#define QUIET(v) ((v) == S_IDLE || (v) == S_CLOSED || (v) == S_GONE)
 
 enum { B_FREE = 0, B_HELD = 1 };
 
@@ -186,8 +192,8 @@ uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t w)
     return out | MCAPI_ENDP_STATUS_OPEN;
   case S_CLOSEP:
     return out | MCAPI_ENDP_STATUS_CLOSE_PENDING;
-  default:
-    return out;
+  default: /* closed (an open may wait for the next connection) */
+    return out | ((f & MCX_CHW_OPEN_PENDING) ? MCAPI_ENDP_STATUS_OPEN_PENDING : 0);
   }
 }
 
@@ -294,8 +300,10 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
   for (uint32_t dir = 0; dir < 2; dir++) {
     mcx__endpoint_t *e;
     uint32_t eh = mcx_load_relaxed(&ch->ep[dir]);
-    if (mcx__ep_resolve(d, eh, &e) == MCX_OK && W_REC(mcx_load_relaxed(&e->chan)) == idx + 1)
-      mcx_store_release(&e->chan, 0); /* R-C2: the endpoint is a message endpoint again */
+    uint32_t w;
+    if (mcx__ep_resolve(d, eh, &e) == MCX_OK && W_REC(w = mcx_load_relaxed(&e->chan)) == idx + 1)
+      /* R-C2: a message endpoint again, or one whose open waits for the next connection. */
+      mcx_store_release(&e->chan, (W_FLAGS(w) & MCX_CHW_OPEN_PENDING) ? w & 0xffffu : 0);
   }
   uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
   /* R-C3 — release: the record is free, with a new generation (old handles go
@@ -363,6 +371,11 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
         r = MCX_EISOPEN;
       } else if (own == S_CLOSEP) {
         r = MCX_ECLOSEP;
+      } else if (own == S_CLOSED) {
+        if (W_FLAGS(w) & MCX_CHW_OPEN_PENDING)
+          r = MCX_EOPENP;
+        else /* wait for the tear-down and the next connection */
+          mcx_store_release(&e->chan, w | MCX_CHW_OPEN_PENDING << 8);
       } else if (!mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPENP))) {
         continue; /* the peer changed its side; st reloaded */
       }
@@ -389,14 +402,16 @@ int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   for (;;) {
     uint32_t own = ST_SIDE(st, dir), peer = ST_SIDE(st, !dir);
+    if ((st & ST_LIVE) && own == S_CLOSED && (W_FLAGS(w) & MCX_CHW_OPEN_PENDING))
+      return MCX_EAGAIN; /* waits for the next connection */
     if (!(st & ST_LIVE) || own != S_OPENP)
-      return own == S_OPEN ? MCX_OK : MCX_ENOTOPEN; /* closed or finalized meanwhile */
-    if (peer == S_GONE)
-      return MCX_ECLOSED;
-    if (peer != S_OPENP && peer != S_OPEN)
-      return MCX_EAGAIN; /* opens are synchronizing: wait for the other side */
+      return MCX_ENOTOPEN; /* closed or finalized meanwhile */
+    /* Opens are synchronizing: wait until the other side has opened too (it
+     * may have opened, sent and closed already: its packets are queued). */
+    if (peer != S_OPENP && peer != S_OPEN && !(st & ST_WAS_OPEN(!dir)))
+      return peer == S_GONE ? MCX_ECLOSED : MCX_EAGAIN;
     /* Acq_rel: the OPEN side's later data calls follow the peer's open. */
-    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPEN)))
+    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPEN) | ST_WAS_OPEN(dir)))
       break;
   }
   *handle = dir << 31 | mcx__handle(chan_idx(d, ch), ST_GEN(st));
@@ -511,7 +526,7 @@ int mcx__chan_close_progress(uint32_t handle)
         break;
       continue;
     }
-    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_IDLE)))
+    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_CLOSED)))
       break;
   }
   announce(d, ch);
@@ -615,28 +630,54 @@ int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
   return block_on(d, ch, MCX_CHAN_SEND, &ch->space_wp, scl_send_once, &a);
 }
 
-static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+/* One receive from the data ring, retrying EMPTY_BUT_PRODUCER_INSERTING. */
+static mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t expect,
+                                 uint32_t *meta, uint64_t *value)
 {
-  struct scl_arg *a = arg;
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__q_outcome_t o;
-  uint32_t meta = 0;
   mcx__glock(d);
   for (int i = 0;; i++) {
-    o = mcx__spsc_get(&v, a->width, &meta, &a->value);
+    o = mcx__spsc_get(&v, expect, meta, value);
     if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
       break;
     mcx_port_cpu_relax();
   }
   mcx__gunlock(d);
+  return o;
+}
+
+/* A get that found the ring empty: wait (EAGAIN) while the sender is open;
+ * once it has closed or gone, look once more (its last item, published
+ * before its close, is visible after A-C1 saw the close) and then report
+ * that nothing more will come. */
+static mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t expect,
+                                      uint32_t *meta, uint64_t *value, int *closed)
+{
+  mcx__q_outcome_t o = get_once(d, ch, expect, meta, value);
+  *closed = 0;
+  if (o == MCX_Q_EMPTY || o == MCX_Q_EMPTY_BUT_PRODUCER_INSERTING) {
+    if (peer_alive(ch, MCX_CHAN_RECV))
+      return o;
+    o = get_once(d, ch, expect, meta, value);
+    *closed = o != MCX_Q_OK && o != MCX_Q_MISMATCH;
+  }
+  return o;
+}
+
+static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  struct scl_arg *a = arg;
+  uint32_t meta = 0;
+  int closed;
+  mcx__q_outcome_t o = get_or_closed(d, ch, a->width, &meta, &a->value, &closed);
   if (o == MCX_Q_OK) {
     mcx__wp_notify(&ch->space_wp, d->shared);
     return MCX_OK;
   }
   if (o == MCX_Q_MISMATCH)
     return MCX_EWIDTH; /* left in place: a receive of the right width gets it */
-  /* Empty: wait, unless the sender has closed or gone (then nothing will come). */
-  return peer_alive(ch, MCX_CHAN_RECV) ? MCX_EAGAIN : MCX_ENOTOPEN;
+  return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
 }
 
 int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
@@ -765,20 +806,11 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
 static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
 {
   struct pkt_arg *a = arg;
-  mcx__spsc_view_t v = data_view(d, ch);
-  mcx__q_outcome_t o;
   uint32_t meta = 0;
   uint64_t b = 0;
-  mcx__glock(d);
-  for (int i = 0;; i++) {
-    o = mcx__spsc_get(&v, 0, &meta, &b);
-    if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
-      break;
-    mcx_port_cpu_relax();
-  }
-  mcx__gunlock(d);
-  if (o != MCX_Q_OK)
-    return peer_alive(ch, MCX_CHAN_RECV) ? MCX_EAGAIN : MCX_ENOTOPEN;
+  int closed;
+  if (get_or_closed(d, ch, 0, &meta, &b, &closed) != MCX_Q_OK)
+    return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
   /* Receiver-owned words: relaxed is enough for our own later release; the
    * sender reads held only as a hint (take_buffer). */
   mcx_store_relaxed(&ch->buf[b], B_HELD);
