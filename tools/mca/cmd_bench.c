@@ -541,5 +541,9 @@ int mca_cmd_bench(int argc, char **argv)
       rc = 1;
     }
   bench_ctx_free(shared_ctx);
+  free(r->cells);
+  free(r->derived);
+  free(r->Ls);
+  free(r);
   return rc;
 }
