@@ -77,28 +77,9 @@ static int why_closed(mcx__domain_t *d, uint32_t to)
   return MCX_OK;
 }
 
-int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
-{
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__endpoint_t *src, *dst;
-  int r = resolve_send(d, from, to, &src, &dst);
-  if (r)
-    return r;
-  if (size > d->hdr->max_msg)
-    return MCX_EMSGSIZE;
-  for (;;) {
-    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
-    if (o == MCX_RING_OK)
-      return MCX_OK;
-    if (o != MCX_RING_CLOSED_OR_STALE)
-      return mcx_load_relaxed(&src->fail_on_mem_limit) ? MCX_ENOMEM : MCX_EAGAIN;
-    if ((r = why_closed(d, to)) != MCX_OK)
-      return r;
-    mcx_port_yield(); /* a re-size is under way */
-  }
-}
-
-int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+/* A send; @p block = 0 makes one attempt (the request path). */
+static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
+                     int block)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *src, *dst;
@@ -125,6 +106,8 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
      * asked to fail (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile). */
     if (mcx_load_relaxed(&src->fail_on_mem_limit))
       return MCX_ENOMEM;
+    if (!block)
+      return MCX_EAGAIN;
     if (timeout == 0)
       return MCX_ETIMEDOUT;
     if (!deadline)
@@ -147,6 +130,16 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
     if (!mcx__node_alive(d, mcx_load_relaxed(&dst->owner_slot)))
       mcx__sweep_dead(d); /* deletes its endpoints: the next attempt sees why */
   }
+}
+
+int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  return send_impl(from, to, buf, size, prio, 1);
+}
+
+int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  return send_impl(from, to, buf, size, prio, 0);
 }
 
 static int resolve_recv(mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
