@@ -11,5 +11,6 @@ typedef struct mca_subcommand {
 int mca_cmd_demo(int argc, char **argv);
 int mca_cmd_coherence(int argc, char **argv);
 int mca_cmd_sync(int argc, char **argv);
+int mca_cmd_sem(int argc, char **argv);
 
 #endif
