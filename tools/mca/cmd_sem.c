@@ -73,7 +73,7 @@ static struct {
   pthread_mutex_t m;
   pthread_cond_t cv;
   int flag; /* the condition, under m */
-  atomic_int t2_ready, t1_ready, done, stop, errors;
+  atomic_int t2_ready, t1_ready, done, stop, errors, fill_started;
   uint64_t *t_post, *t_end;
   long csw1, csw2;
   uint32_t dom;
@@ -100,8 +100,12 @@ static void *filler(void *arg)
 {
   (void)arg;
   unsigned long n = 0;
+  atomic_fetch_add(&X.fill_started, 1);
+  /* Yield now and then even under SCHED_FIFO: a filler just created (at the
+   * same priority) may need the CPU to finish starting up, and pthread_create
+   * of some runtimes (ASan, TSan) waits for that. Fillers stay runnable. */
   while (!atomic_load_explicit(&X.stop, memory_order_relaxed)) {
-    if ((++n & 0xfff) == 0 && !rt_ok)
+    if ((++n & 0xff) == 0)
       sched_yield();
   }
   return NULL;
@@ -202,7 +206,7 @@ static void *t1_main(void *arg)
   mcapi_endpoint_t me = 0, peer = 0;
   int is_msg = X.v == V_MSTD || X.v == V_MHINT;
   while (!atomic_load(&X.t2_ready))
-    sched_yield();
+    usleep(100);
   if (is_msg) {
     mcapi_info_t info;
     mcapi_initialize(X.dom, 1, NULL, NULL, &info, &st);
@@ -245,8 +249,12 @@ static void *t1_main(void *arg)
         mcx_pisem_unlock(&X.s);
     }
     /* With SCHED_FIFO on one CPU T2 is done already; otherwise wait for it. */
-    while (atomic_load_explicit(&X.done, memory_order_acquire) < i + 1 && !atomic_load(&X.errors))
-      sched_yield();
+    for (int spin = 0; atomic_load_explicit(&X.done, memory_order_acquire) < i + 1 && !atomic_load(&X.errors); spin++) {
+      if (spin < 1000)
+        sched_yield();
+      else
+        usleep(50); /* T2 is blocked on something lower priorities must finish (a page fault, mmap_lock) */
+    }
   }
   X.csw1 = thread_csw() - c0;
   if (is_msg)
@@ -303,6 +311,10 @@ static void run_cell(cell_t *c)
   pthread_t fill[64], t1, t2;
   for (int i = 0; i < nfill; i++)
     start(&fill[i], filler, PRIO_FILL);
+  /* Let every filler finish starting (its start-up maps memory and takes the
+   * mm lock) before the measured threads run above them. */
+  while (atomic_load(&X.fill_started) < nfill)
+    usleep(100);
   start(&t2, t2_main, PRIO_T2);
   start(&t1, t1_main, PRIO_T1);
   pthread_join(t1, NULL);
