@@ -13,6 +13,7 @@
  *        acquire fence after reading WAITING)
  *   R-C2 poster's release CAS WAITING -> UNIT (the unit it took before) pairs with
  *        A-C3 (waiter's acquire load of cslot)
+ *   A-C4 acquire load of count after UNIT: see the call site (cross-process, TSan)
  *   R-C3 waiter's release store cslot = FREE pairs with A-C1 (next waiter's CAS FREE -> CLAIMED)
  *   Sleep/wake: announce (seq_cst RMW) then re-check (seq_cst); publish (seq_cst RMW) then
  *   read the announcement (seq_cst): one of the two sees the other (Dekker).
@@ -433,6 +434,11 @@ int mcx__event_wait_then_acquire(mcx__event_t *ev, mcx__csem_t *c, uint64_t dead
         continue;
       }
       if (v == CSLOT_UNIT) {
+        /* A-C4 — acquire load of the count: redundant in C11 (C-R1 -> the
+         * poster's C-A1 -> R-C2 -> A-C3 is a chain), but a poster in another
+         * process breaks the chain for a per-process race detector (TSan);
+         * this gives it the edge to the unit's previous holder directly. */
+        (void)mcx_load_acquire(&c->count);
         mcx_store_release(&ev->cslot, (uint32_t)CSLOT_FREE); /* R-C3: pairs with A-C1 */
         if (ev_take(ev))
           return MCX_OK;

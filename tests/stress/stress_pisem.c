@@ -5,7 +5,9 @@
  * breach of mutual exclusion, and a final post that must be consumed within a
  * bound catches lost wake-ups. Bounded by MCX_STRESS_SECONDS. */
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,6 +163,7 @@ int main(void)
   for (int p = 1; p < NPROC; p++) {
     pids[p] = fork();
     if (pids[p] == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed parent */
       run_process(p);
       _exit(0);
     }

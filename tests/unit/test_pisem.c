@@ -313,7 +313,9 @@ static void signal_case(int use_csem, int held)
   }
   pthread_join(t, NULL);
   CHECK(a.result == MCX_SEM_OK);
-  CHECK(atomic_load(&signals_seen) >= 10);
+  /* Same-signal deliveries may merge, and TSan defers handlers until the
+   * thread leaves the raw system call: at least one ran. */
+  CHECK(atomic_load(&signals_seen) >= 1);
   CHECK(mcx_event_wait(&o->ev, 0) == MCX_SEM_TIMEOUT);
   objs_free(o);
 }
