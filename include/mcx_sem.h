@@ -37,15 +37,24 @@ extern "C" {
 
 /** Outcome of every call of this header. */
 typedef enum mcx_sem_status {
-  MCX_SEM_OK = 0,      /**< done; for a lock: the caller holds the semaphore */
-  MCX_SEM_OWNER_DIED,  /**< locked, but the previous holder died holding it: the data it protects may be inconsistent */
-  MCX_SEM_TIMEOUT,     /**< the timeout passed; nothing was acquired or consumed */
-  MCX_SEM_BUSY,        /**< try-lock: held by another / no unit free */
-  MCX_SEM_DEADLOCK,    /**< the caller already holds this semaphore */
-  MCX_SEM_NOT_OWNER,   /**< unlock by a thread that does not hold it (or a unit count at its limit) */
-  MCX_SEM_INVALID,     /**< NULL or uninitialized object, bad flags, hint in another kind of memory */
-  MCX_SEM_NOT_LOCKED,  /**< a *_then_lock receive failed or got no hint: the semaphore was not taken */
-  MCX_SEM_ERROR,       /**< an operating-system call failed unexpectedly */
+  /** done; for a lock: the caller holds the semaphore */
+  MCX_SEM_OK = 0,
+  /** locked, but the previous holder died holding it: its data may be inconsistent */
+  MCX_SEM_OWNER_DIED,
+  /** the timeout passed; nothing was acquired or consumed */
+  MCX_SEM_TIMEOUT,
+  /** try-lock: held by another / no unit free */
+  MCX_SEM_BUSY,
+  /** the caller already holds this semaphore */
+  MCX_SEM_DEADLOCK,
+  /** unlock by a thread that does not hold it (or a unit count at its limit) */
+  MCX_SEM_NOT_OWNER,
+  /** NULL or uninitialized object, bad flags, hint in another kind of memory */
+  MCX_SEM_INVALID,
+  /** a *_then_lock receive failed or got no hint: the semaphore was not taken */
+  MCX_SEM_NOT_LOCKED,
+  /** an operating-system call failed unexpectedly */
+  MCX_SEM_ERROR,
 } mcx_sem_status_t;
 
 /** Timeouts are in ms; this one waits forever (0 does not wait). */
@@ -79,9 +88,19 @@ typedef struct mcx_event {
 
 /* ------------------------------------------------------------ mcx_pisem */
 
-/** @brief Initializes @p s unlocked. @param flags 0 or MCX_SEM_SHARED. @retval MCX_SEM_OK @retval MCX_SEM_INVALID */
+/**
+ * @brief Initializes @p s unlocked.
+ * @param flags 0 or MCX_SEM_SHARED.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_pisem_init(mcx_pisem_t *s, unsigned flags);
-/** @brief Destroys an unlocked @p s. @retval MCX_SEM_OK @retval MCX_SEM_BUSY held @retval MCX_SEM_INVALID */
+/**
+ * @brief Destroys an unlocked @p s.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_BUSY held
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_pisem_destroy(mcx_pisem_t *s);
 /**
  * @brief Locks @p s, waiting up to @p timeout_ms; while the caller waits, the
@@ -90,14 +109,24 @@ mcx_sem_status_t mcx_pisem_destroy(mcx_pisem_t *s);
  * @retval MCX_SEM_OWNER_DIED locked; the previous holder died holding it
  * @retval MCX_SEM_TIMEOUT not locked (also: @p timeout_ms 0 and held)
  * @retval MCX_SEM_DEADLOCK the caller holds it already (not recursive)
- * @retval MCX_SEM_INVALID @retval MCX_SEM_ERROR
+ * @retval MCX_SEM_INVALID
+ * @retval MCX_SEM_ERROR
  */
 mcx_sem_status_t mcx_pisem_lock(mcx_pisem_t *s, uint32_t timeout_ms);
-/** @brief Locks @p s if free. @retval MCX_SEM_OK @retval MCX_SEM_OWNER_DIED @retval MCX_SEM_BUSY @retval MCX_SEM_DEADLOCK @retval MCX_SEM_INVALID */
+/**
+ * @brief Locks @p s if free.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_OWNER_DIED
+ * @retval MCX_SEM_BUSY
+ * @retval MCX_SEM_DEADLOCK
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_pisem_trylock(mcx_pisem_t *s);
 /**
  * @brief Unlocks @p s; the highest-priority waiter gets it.
- * @retval MCX_SEM_OK @retval MCX_SEM_NOT_OWNER the caller does not hold it @retval MCX_SEM_INVALID
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_NOT_OWNER the caller does not hold it
+ * @retval MCX_SEM_INVALID
  */
 mcx_sem_status_t mcx_pisem_unlock(mcx_pisem_t *s);
 /** @brief Kernel thread id of the holder, 0 when free (a snapshot). */
@@ -105,29 +134,59 @@ uint32_t mcx_pisem_owner(const mcx_pisem_t *s);
 
 /* ------------------------------------------------------------- mcx_csem */
 
-/** @brief Initializes @p s with @p units free out of at most @p limit. @retval MCX_SEM_OK @retval MCX_SEM_INVALID */
+/**
+ * @brief Initializes @p s with @p units free out of at most @p limit.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_csem_init(mcx_csem_t *s, uint32_t units, uint32_t limit, unsigned flags);
-/** @brief Takes one unit. @retval MCX_SEM_OK @retval MCX_SEM_TIMEOUT @retval MCX_SEM_INVALID */
+/**
+ * @brief Takes one unit.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_TIMEOUT
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_csem_acquire(mcx_csem_t *s, uint32_t timeout_ms);
-/** @brief Takes one unit if one is free. @retval MCX_SEM_OK @retval MCX_SEM_BUSY @retval MCX_SEM_INVALID */
+/**
+ * @brief Takes one unit if one is free.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_BUSY
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_csem_tryacquire(mcx_csem_t *s);
-/** @brief Returns one unit. @retval MCX_SEM_OK @retval MCX_SEM_NOT_OWNER all units free already @retval MCX_SEM_INVALID */
+/**
+ * @brief Returns one unit.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_NOT_OWNER all units free already
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_csem_release(mcx_csem_t *s);
 /** @brief Free units (a snapshot). */
 uint32_t mcx_csem_value(const mcx_csem_t *s);
 
 /* ------------------------------------------------------------ mcx_event */
 
-/** @brief Initializes @p ev not posted. @retval MCX_SEM_OK @retval MCX_SEM_INVALID */
+/**
+ * @brief Initializes @p ev not posted.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_event_init(mcx_event_t *ev, unsigned flags);
 /**
  * @brief Posts @p ev (sets it; posting a set event changes nothing) and hands
  * it to a waiter, if any: a waiter that named a semaphore gets it taken for
  * it or is queued on it. Never blocks. Any thread (or process, if shared).
- * @retval MCX_SEM_OK @retval MCX_SEM_INVALID @retval MCX_SEM_ERROR
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_INVALID
+ * @retval MCX_SEM_ERROR
  */
 mcx_sem_status_t mcx_event_post(mcx_event_t *ev);
-/** @brief Waits up to @p timeout_ms for @p ev and consumes it. @retval MCX_SEM_OK @retval MCX_SEM_TIMEOUT @retval MCX_SEM_INVALID */
+/**
+ * @brief Waits up to @p timeout_ms for @p ev and consumes it.
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_TIMEOUT
+ * @retval MCX_SEM_INVALID
+ */
 mcx_sem_status_t mcx_event_wait(mcx_event_t *ev, uint32_t timeout_ms);
 /**
  * @brief Waits for @p ev, then holds @p sem: the kernel takes @p sem for the
@@ -138,7 +197,9 @@ mcx_sem_status_t mcx_event_wait(mcx_event_t *ev, uint32_t timeout_ms);
  * @pre every concurrent waiter of @p ev that names a semaphore names this one
  * @post on MCX_SEM_OK / MCX_SEM_OWNER_DIED the event was consumed and the
  *       caller holds @p sem; on any other result neither happened
- * @retval MCX_SEM_OK @retval MCX_SEM_OWNER_DIED @retval MCX_SEM_TIMEOUT
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_OWNER_DIED
+ * @retval MCX_SEM_TIMEOUT
  * @retval MCX_SEM_DEADLOCK the caller holds @p sem already
  * @retval MCX_SEM_INVALID @p sem in another kind of memory than @p ev (shared vs private)
  * @retval MCX_SEM_ERROR
@@ -152,7 +213,10 @@ mcx_sem_status_t mcx_event_wait_then_lock(mcx_event_t *ev, mcx_pisem_t *sem, uin
  * @param sem the counting semaphore, or NULL (= mcx_event_wait())
  * @post on MCX_SEM_OK the event was consumed and the caller holds one unit;
  *       on any other result neither happened
- * @retval MCX_SEM_OK @retval MCX_SEM_TIMEOUT @retval MCX_SEM_INVALID @retval MCX_SEM_ERROR
+ * @retval MCX_SEM_OK
+ * @retval MCX_SEM_TIMEOUT
+ * @retval MCX_SEM_INVALID
+ * @retval MCX_SEM_ERROR
  */
 mcx_sem_status_t mcx_event_wait_then_acquire(mcx_event_t *ev, mcx_csem_t *sem, uint32_t timeout_ms);
 
@@ -175,8 +239,9 @@ mcx_sem_status_t mcx_event_wait_then_acquire(mcx_event_t *ev, mcx_csem_t *sem, u
  * Across processes the hint is used only when @p sem lies in the domain's
  * partition; otherwise the call receives, then locks (docs/sem.md).
  */
-mcx_sem_status_t mcx_msg_recv_then_lock(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
-                                        size_t *received_size, mcx_pisem_t *sem, mcapi_status_t *mcapi_status);
+mcx_sem_status_t mcx_msg_recv_then_lock(mcapi_endpoint_t receive_endpoint, void *buffer,
+                                        size_t buffer_size, size_t *received_size, mcx_pisem_t *sem,
+                                        mcapi_status_t *mcapi_status);
 /**
  * @brief mcapi_pktchan_recv() then lock @p sem (same results as
  * mcx_msg_recv_then_lock()). Today a plain receive followed by a lock: the
@@ -186,8 +251,9 @@ mcx_sem_status_t mcx_pktchan_recv_then_lock(mcapi_pktchan_recv_hndl_t receive_ha
                                             size_t *received_size, mcx_pisem_t *sem,
                                             mcapi_status_t *mcapi_status);
 /** @brief mcapi_sclchan_recv_uint64() then lock @p sem (as mcx_pktchan_recv_then_lock()). */
-mcx_sem_status_t mcx_sclchan_recv_uint64_then_lock(mcapi_sclchan_recv_hndl_t receive_handle, uint64_t *value,
-                                                   mcx_pisem_t *sem, mcapi_status_t *mcapi_status);
+mcx_sem_status_t mcx_sclchan_recv_uint64_then_lock(mcapi_sclchan_recv_hndl_t receive_handle,
+                                                   uint64_t *value, mcx_pisem_t *sem,
+                                                   mcapi_status_t *mcapi_status);
 
 #ifdef __cplusplus
 }

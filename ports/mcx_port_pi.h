@@ -36,9 +36,21 @@ uint32_t mcx_port_tid_cached(void);
  * @retval MCX_EIO any other failure
  */
 int mcx_port_futex_lock_pi(mcx_atomic_u32 *w, uint64_t deadline_ns, int shared);
-/** @brief FUTEX_TRYLOCK_PI. @retval 0 @retval MCX_EAGAIN held @retval MCX_EOWNERDEAD @retval MCX_EBUSY @retval MCX_EIO */
+/**
+ * @brief FUTEX_TRYLOCK_PI.
+ * @retval 0
+ * @retval MCX_EAGAIN held
+ * @retval MCX_EOWNERDEAD
+ * @retval MCX_EBUSY
+ * @retval MCX_EIO
+ */
 int mcx_port_futex_trylock_pi(mcx_atomic_u32 *w, int shared);
-/** @brief FUTEX_UNLOCK_PI: hands the word to the top waiter or sets it to 0. @retval 0 @retval MCX_EPERM @retval MCX_EIO */
+/**
+ * @brief FUTEX_UNLOCK_PI: hands the word to the top waiter or sets it to 0.
+ * @retval 0
+ * @retval MCX_EPERM
+ * @retval MCX_EIO
+ */
 int mcx_port_futex_unlock_pi(mcx_atomic_u32 *w, int shared);
 
 /**
@@ -63,12 +75,14 @@ int mcx_port_futex_wait_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atom
  * @retval MCX_EOWNERDEAD the tid in @p pi names no live thread (ESRCH)
  * @retval MCX_EIO another failure (EINVAL: a waiter named another PI futex)
  */
-int mcx_port_futex_cmp_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi, int nr_requeue,
-                                  int shared);
+int mcx_port_futex_cmp_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi,
+                                  int nr_requeue, int shared);
 /**
- * @brief FUTEX_CMP_REQUEUE: if *uaddr == @p val wakes @p nr_wake waiters of
- * @p uaddr and moves up to @p nr_requeue more onto @p to.
- * @return >= 0 waiters woken or moved @retval MCX_EAGAIN *uaddr != @p val @retval MCX_EIO
+ * @brief FUTEX_CMP_REQUEUE: if *uaddr == @p val wakes @p nr_wake waiters of @p uaddr and moves up
+ * to @p nr_requeue more onto @p to.
+ * @return >= 0 waiters woken or moved
+ * @retval MCX_EAGAIN *uaddr != @p val
+ * @retval MCX_EIO
  */
 int mcx_port_futex_cmp_requeue(mcx_atomic_u32 *uaddr, uint32_t val, int nr_wake, int nr_requeue,
                                mcx_atomic_u32 *to, int shared);

@@ -25,8 +25,14 @@ _Static_assert(MCX_PORT_PI_TID_MASK == FUTEX_TID_MASK, "kernel ABI");
 static __thread uint32_t tid_cache;
 static pthread_once_t tid_once = PTHREAD_ONCE_INIT;
 /* Runs in the child in the only thread there is: the one that forked. */
-static void tid_child(void) { tid_cache = 0; }
-static void tid_register(void) { pthread_atfork(NULL, NULL, tid_child); }
+static void tid_child(void)
+{
+  tid_cache = 0;
+}
+static void tid_register(void)
+{
+  pthread_atfork(NULL, NULL, tid_child);
+}
 
 uint32_t mcx_port_tid_cached(void)
 {
@@ -37,7 +43,8 @@ uint32_t mcx_port_tid_cached(void)
   return tid_cache;
 }
 
-static long futex6(void *uaddr, int op, uint32_t val, const void *ts_or_val2, void *uaddr2, uint32_t val3)
+static long futex6(void *uaddr, int op, uint32_t val, const void *ts_or_val2, void *uaddr2,
+                   uint32_t val3)
 {
   return syscall(SYS_futex, uaddr, op, val, ts_or_val2, uaddr2, val3);
 }
@@ -99,7 +106,8 @@ int mcx_port_futex_lock_pi(mcx_atomic_u32 *w, uint64_t deadline_ns, int shared)
 
 int mcx_port_futex_trylock_pi(mcx_atomic_u32 *w, int shared)
 {
-  long r = futex6((void *)w, FUTEX_TRYLOCK_PI | (shared ? 0 : FUTEX_PRIVATE_FLAG), 0, NULL, NULL, 0);
+  long r =
+      futex6((void *)w, FUTEX_TRYLOCK_PI | (shared ? 0 : FUTEX_PRIVATE_FLAG), 0, NULL, NULL, 0);
   if (r == 0)
     return MCX_OK;
   if (errno == EWOULDBLOCK || errno == EINTR)
@@ -136,8 +144,8 @@ int mcx_port_futex_wait_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atom
   }
 }
 
-int mcx_port_futex_cmp_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi, int nr_requeue,
-                                  int shared)
+int mcx_port_futex_cmp_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi,
+                                  int nr_requeue, int shared)
 {
   /* The 4th argument is nr_requeue (val2), passed in the timeout slot. */
   long r = futex6((void *)uaddr, FUTEX_CMP_REQUEUE_PI | (shared ? 0 : FUTEX_PRIVATE_FLAG), 1,
@@ -157,8 +165,9 @@ int mcx_port_futex_cmp_requeue_pi(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomi
 int mcx_port_futex_cmp_requeue(mcx_atomic_u32 *uaddr, uint32_t val, int nr_wake, int nr_requeue,
                                mcx_atomic_u32 *to, int shared)
 {
-  long r = futex6((void *)uaddr, FUTEX_CMP_REQUEUE | (shared ? 0 : FUTEX_PRIVATE_FLAG), (uint32_t)nr_wake,
-                  (const void *)(uintptr_t)(uint32_t)nr_requeue, (void *)to, val);
+  long r =
+      futex6((void *)uaddr, FUTEX_CMP_REQUEUE | (shared ? 0 : FUTEX_PRIVATE_FLAG),
+             (uint32_t)nr_wake, (const void *)(uintptr_t)(uint32_t)nr_requeue, (void *)to, val);
   if (r >= 0)
     return (int)r;
   return errno == EAGAIN ? MCX_EAGAIN : MCX_EIO;

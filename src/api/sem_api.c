@@ -52,7 +52,8 @@ static mcx__event_t *event_of(const mcx_event_t *e)
 
 static uint64_t deadline_of(uint32_t timeout_ms)
 {
-  return timeout_ms == 0 ? 0 : mcx_port_deadline_ms(timeout_ms == MCX_SEM_INFINITE ? ~0u : timeout_ms);
+  return timeout_ms == 0 ? 0
+                         : mcx_port_deadline_ms(timeout_ms == MCX_SEM_INFINITE ? ~0u : timeout_ms);
 }
 
 /* ---- PI semaphore */
@@ -103,7 +104,8 @@ MCX_API uint32_t mcx_pisem_owner(const mcx_pisem_t *s)
 }
 
 /* ---- counting semaphore */
-MCX_API mcx_sem_status_t mcx_csem_init(mcx_csem_t *s, uint32_t units, uint32_t limit, unsigned flags)
+MCX_API mcx_sem_status_t mcx_csem_init(mcx_csem_t *s, uint32_t units, uint32_t limit,
+                                       unsigned flags)
 {
   if (!s || limit == 0 || units > limit || limit == UINT32_MAX || (flags & ~MCX_SEM_SHARED))
     return MCX_SEM_INVALID;
@@ -165,7 +167,8 @@ MCX_API mcx_sem_status_t mcx_event_wait(mcx_event_t *ev, uint32_t timeout_ms)
   return sem_status(mcx__event_wait_then_lock(e, NULL, deadline_of(timeout_ms)));
 }
 
-MCX_API mcx_sem_status_t mcx_event_wait_then_lock(mcx_event_t *ev, mcx_pisem_t *sem, uint32_t timeout_ms)
+MCX_API mcx_sem_status_t mcx_event_wait_then_lock(mcx_event_t *ev, mcx_pisem_t *sem,
+                                                  uint32_t timeout_ms)
 {
   mcx__event_t *e = event_of(ev);
   mcx__pisem_t *p = sem ? pisem_of(sem) : NULL;
@@ -174,7 +177,8 @@ MCX_API mcx_sem_status_t mcx_event_wait_then_lock(mcx_event_t *ev, mcx_pisem_t *
   return sem_status(mcx__event_wait_then_lock(e, p, deadline_of(timeout_ms)));
 }
 
-MCX_API mcx_sem_status_t mcx_event_wait_then_acquire(mcx_event_t *ev, mcx_csem_t *sem, uint32_t timeout_ms)
+MCX_API mcx_sem_status_t mcx_event_wait_then_acquire(mcx_event_t *ev, mcx_csem_t *sem,
+                                                     uint32_t timeout_ms)
 {
   mcx__event_t *e = event_of(ev);
   mcx__csem_t *c = sem ? csem_of(sem) : NULL;
@@ -185,8 +189,8 @@ MCX_API mcx_sem_status_t mcx_event_wait_then_acquire(mcx_event_t *ev, mcx_csem_t
 
 /* ---- MCAPI receives with a hint */
 MCX_API mcx_sem_status_t mcx_msg_recv_then_lock(mcapi_endpoint_t receive_endpoint, void *buffer,
-                                                size_t buffer_size, size_t *received_size, mcx_pisem_t *sem,
-                                                mcapi_status_t *mcapi_status)
+                                                size_t buffer_size, size_t *received_size,
+                                                mcx_pisem_t *sem, mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return MCX_SEM_INVALID;
@@ -213,9 +217,9 @@ MCX_API mcx_sem_status_t mcx_msg_recv_then_lock(mcapi_endpoint_t receive_endpoin
 
 /* Packet and scalar channels: a plain receive, then the lock. The requeue
  * path needs the channels' receive wait points (built on another branch). */
-MCX_API mcx_sem_status_t mcx_pktchan_recv_then_lock(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
-                                                    size_t *received_size, mcx_pisem_t *sem,
-                                                    mcapi_status_t *mcapi_status)
+MCX_API mcx_sem_status_t mcx_pktchan_recv_then_lock(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                    void **buffer, size_t *received_size,
+                                                    mcx_pisem_t *sem, mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return MCX_SEM_INVALID;

@@ -13,8 +13,8 @@
 
 /* A message is queued: lock, then take it (only the owner receives, so it
  * stays there unless a pending receive request of ours takes it). */
-static int lock_and_take(uint32_t h, void *buf, size_t cap, size_t *size, mcx__pisem_t *s, uint64_t deadline,
-                         int *died, int *lock_r, int locked)
+static int lock_and_take(uint32_t h, void *buf, size_t cap, size_t *size, mcx__pisem_t *s,
+                         uint64_t deadline, int *died, int *lock_r, int locked)
 {
   if (!locked) {
     int lr = mcx__pisem_lock(s, deadline);
@@ -31,7 +31,8 @@ static int lock_and_take(uint32_t h, void *buf, size_t cap, size_t *size, mcx__p
   return r == MCX_EAGAIN ? 1 : r; /* 1: look again */
 }
 
-int mcx__msg_recv_then_lock(uint32_t h, void *buf, size_t cap, size_t *size, mcx__pisem_t *s, int *lock_r)
+int mcx__msg_recv_then_lock(uint32_t h, void *buf, size_t cap, size_t *size, mcx__pisem_t *s,
+                            int *lock_r)
 {
   *lock_r = MCX_EAGAIN;
   if (!s)

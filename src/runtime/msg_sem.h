@@ -16,6 +16,7 @@
  * @return as mcx__msg_recv(): 0 or MCX_ETRUNC (received, @p s held),
  *         MCX_ETIMEDOUT, errors; MCX_EBUSY when the caller holds @p s already
  */
-int mcx__msg_recv_then_lock(uint32_t ep, void *buf, size_t cap, size_t *size, mcx__pisem_t *s, int *lock_r);
+int mcx__msg_recv_then_lock(uint32_t ep, void *buf, size_t cap, size_t *size, mcx__pisem_t *s,
+                            int *lock_r);
 
 #endif

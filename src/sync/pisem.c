@@ -227,7 +227,10 @@ static int ev_take(mcx__event_t *ev)
 }
 
 /* Relaxed: a hint to go to the consuming path, where E-A1 is the acquire. */
-static int ev_posted(mcx__event_t *ev) { return mcx_load_relaxed(&ev->state) != 0; }
+static int ev_posted(mcx__event_t *ev)
+{
+  return mcx_load_relaxed(&ev->state) != 0;
+}
 
 /* The hinted counting-semaphore waiter sleeps on cslot: take a unit for it,
  * or move it onto the semaphore's futex (plain FUTEX_CMP_REQUEUE). */
@@ -396,7 +399,8 @@ int mcx__event_wait_then_acquire(mcx__event_t *ev, mcx__csem_t *c, uint64_t dead
         mcx__wp_cancel(&ev->wp);
         continue;
       }
-      if (mcx__wp_sleep(&ev->wp, key, deadline_ns, shared) == MCX_ETIMEDOUT || passed(deadline_ns)) {
+      if (mcx__wp_sleep(&ev->wp, key, deadline_ns, shared) == MCX_ETIMEDOUT ||
+          passed(deadline_ns)) {
         if (ev_posted(ev))
           continue; /* the posted path tries once more within the (past) deadline */
         return MCX_ETIMEDOUT;

@@ -20,10 +20,11 @@
 
 /** Binary semaphore with priority inheritance: one line, written by lockers. */
 typedef struct mcx__pisem {
-  mcx_atomic_u32 word;     /* PI futex: owner tid | WAITERS | OWNER_DIED; lockers' CAS, the kernel */
-  mcx_atomic_u32 released; /* 1: the last owner unlocked (0 while held); written by the owner only */
-  uint32_t shared;         /* set at init */
-  uint32_t magic;          /* set at init */
+  mcx_atomic_u32 word; /* PI futex: owner tid | WAITERS | OWNER_DIED; lockers' CAS, the kernel */
+  mcx_atomic_u32
+      released;    /* 1: the last owner unlocked (0 while held); written by the owner only */
+  uint32_t shared; /* set at init */
+  uint32_t magic;  /* set at init */
 } mcx__pisem_t;
 
 /** Counting semaphore: the count is the futex word. */
@@ -50,32 +51,58 @@ typedef struct mcx__event {
 
 void mcx__pisem_init(mcx__pisem_t *s, int shared);
 /**
- * @retval 0 @retval MCX_EOWNERDEAD locked, the previous owner died
- * @retval MCX_EAGAIN held (deadline 0) @retval MCX_ETIMEDOUT @retval MCX_EBUSY we hold it @retval MCX_EIO
+ * @retval 0
+ * @retval MCX_EOWNERDEAD locked, the previous owner died
+ * @retval MCX_EAGAIN held (deadline 0)
+ * @retval MCX_ETIMEDOUT
+ * @retval MCX_EBUSY we hold it
+ * @retval MCX_EIO
  */
 int mcx__pisem_lock(mcx__pisem_t *s, uint64_t deadline_ns);
-/** @retval 0 @retval MCX_EPERM not held by the caller @retval MCX_EIO */
+/**
+ * @retval 0
+ * @retval MCX_EPERM not held by the caller
+ * @retval MCX_EIO
+ */
 int mcx__pisem_unlock(mcx__pisem_t *s);
 /** Owner tid, 0 when free. */
 uint32_t mcx__pisem_owner(const mcx__pisem_t *s);
-/** Bookkeeping once the kernel made us the owner. @retval 0 @retval MCX_EOWNERDEAD */
+/**
+ * Bookkeeping once the kernel made us the owner.
+ * @retval 0
+ * @retval MCX_EOWNERDEAD
+ */
 int mcx__pisem_acquired(mcx__pisem_t *s);
 
 void mcx__csem_init(mcx__csem_t *s, uint32_t units, uint32_t limit, int shared);
-/** @retval 0 @retval MCX_EAGAIN (deadline 0) @retval MCX_ETIMEDOUT */
+/**
+ * @retval 0
+ * @retval MCX_EAGAIN (deadline 0)
+ * @retval MCX_ETIMEDOUT
+ */
 int mcx__csem_acquire(mcx__csem_t *s, uint64_t deadline_ns);
-/** @retval 0 @retval MCX_EPERM at its limit already */
+/**
+ * @retval 0
+ * @retval MCX_EPERM at its limit already
+ */
 int mcx__csem_release(mcx__csem_t *s);
 
 void mcx__event_init(mcx__event_t *ev, int shared);
 void mcx__event_post(mcx__event_t *ev);
 /**
  * Waits for @p ev; with @p s, returns holding it (requeue-PI).
- * @retval 0 @retval MCX_EOWNERDEAD (held; previous owner died) @retval MCX_ETIMEDOUT
- * @retval MCX_EBUSY the caller holds @p s @retval MCX_EIO
+ * @retval 0
+ * @retval MCX_EOWNERDEAD (held; previous owner died)
+ * @retval MCX_ETIMEDOUT
+ * @retval MCX_EBUSY the caller holds @p s
+ * @retval MCX_EIO
  */
 int mcx__event_wait_then_lock(mcx__event_t *ev, mcx__pisem_t *s, uint64_t deadline_ns);
-/** Waits for @p ev, then holds one unit of @p c. @retval 0 @retval MCX_ETIMEDOUT */
+/**
+ * Waits for @p ev, then holds one unit of @p c.
+ * @retval 0
+ * @retval MCX_ETIMEDOUT
+ */
 int mcx__event_wait_then_acquire(mcx__event_t *ev, mcx__csem_t *c, uint64_t deadline_ns);
 
 #endif /* MCX_SYNC_PISEM_H */

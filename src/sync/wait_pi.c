@@ -17,7 +17,8 @@ int mcx__pi_reclaim_dead(mcx_atomic_u32 *pi)
   return mcx_cas_relaxed(pi, &v, MCX_PORT_PI_OWNER_DIED) || (v & MCX_PORT_PI_TID_MASK) != tid;
 }
 
-int mcx__pi_requeue(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi, int nr_requeue, int shared)
+int mcx__pi_requeue(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi, int nr_requeue,
+                    int shared)
 {
   int r = MCX_EIO;
   for (int tries = 0; tries < 64; tries++) {

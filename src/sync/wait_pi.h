@@ -56,7 +56,8 @@ static inline int mcx__wp_sleep_pi(mcx__waitpoint_t *wp, uint32_t key, mcx_atomi
  * onto @p pi, retrying when @p pi's owner is dead (the word is reclaimed, see
  * mcx__pi_reclaim_dead) or @p uaddr moved on. @return waiters moved, or < 0.
  */
-int mcx__pi_requeue(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi, int nr_requeue, int shared);
+int mcx__pi_requeue(mcx_atomic_u32 *uaddr, uint32_t val, mcx_atomic_u32 *pi, int nr_requeue,
+                    int shared);
 
 /**
  * The PI futex @p pi names a thread that no longer runs: replace the dead tid

@@ -202,10 +202,11 @@ int main(void)
     pthread_join(w, NULL);
   }
   CHECK_EQ_U(atomic_load(&S->errors), 0);
-  printf("stress_pisem: %d processes x %d threads, %.1f s: %ld locks, %ld posts, %ld hinted PI waits, %ld hinted "
+  printf("stress_pisem: %d processes x %d threads, %.1f s: %ld locks, %ld posts, %ld hinted PI "
+         "waits, %ld hinted "
          "counting waits\n",
-         NPROC, NTHREAD, secs, atomic_load(&S->locks), atomic_load(&S->posts), atomic_load(&S->consumed),
-         atomic_load(&S->consumed_c));
+         NPROC, NTHREAD, secs, atomic_load(&S->locks), atomic_load(&S->posts),
+         atomic_load(&S->consumed), atomic_load(&S->consumed_c));
   munmap(S, sizeof *S);
   return mcx_test_report();
 }

@@ -14,8 +14,14 @@
 #include "mcx.h"
 #include "mcx_test.h"
 
-static uint32_t gettid_(void) { return (uint32_t)syscall(SYS_gettid); }
-static void nap_ms(int ms) { usleep((useconds_t)ms * 1000u); }
+static uint32_t gettid_(void)
+{
+  return (uint32_t)syscall(SYS_gettid);
+}
+static void nap_ms(int ms)
+{
+  usleep((useconds_t)ms * 1000u);
+}
 
 typedef struct shared_objs {
   mcx_pisem_t s;
@@ -30,8 +36,9 @@ typedef struct shared_objs {
 
 static shared_objs_t *objs_new(unsigned flags)
 {
-  shared_objs_t *o = mmap(NULL, sizeof *o, PROT_READ | PROT_WRITE,
-                          MAP_ANONYMOUS | (flags & MCX_SEM_SHARED ? MAP_SHARED : MAP_PRIVATE), -1, 0);
+  shared_objs_t *o =
+      mmap(NULL, sizeof *o, PROT_READ | PROT_WRITE,
+           MAP_ANONYMOUS | (flags & MCX_SEM_SHARED ? MAP_SHARED : MAP_PRIVATE), -1, 0);
   CHECK(o != MAP_FAILED);
   memset(o, 0, sizeof *o);
   CHECK(mcx_pisem_init(&o->s, flags) == MCX_SEM_OK);
@@ -40,7 +47,10 @@ static shared_objs_t *objs_new(unsigned flags)
   CHECK(mcx_event_init(&o->ev, flags) == MCX_SEM_OK);
   return o;
 }
-static void objs_free(shared_objs_t *o) { munmap(o, sizeof *o); }
+static void objs_free(shared_objs_t *o)
+{
+  munmap(o, sizeof *o);
+}
 
 /* ------------------------------------------------------------ basics */
 
@@ -143,7 +153,8 @@ static void *waiter(void *p)
   if (a->use_csem)
     a->result = mcx_event_wait_then_acquire(&a->o->ev, a->use_hint ? &a->o->c : NULL, a->timeout);
   else
-    a->result = mcx_event_wait_then_lock(&a->o->ev, a->use_hint ? &a->o->s : MCX_NO_SEM, a->timeout);
+    a->result =
+        mcx_event_wait_then_lock(&a->o->ev, a->use_hint ? &a->o->s : MCX_NO_SEM, a->timeout);
   a->owner_at_return = mcx_pisem_owner(&a->o->s);
   atomic_store(&a->done, 1);
   if (!a->use_csem && a->use_hint && (a->result == MCX_SEM_OK || a->result == MCX_SEM_OWNER_DIED)) {
@@ -200,7 +211,8 @@ static void hint_case(int use_csem, int held)
   shared_objs_t *o = objs_new(0);
   waiter_arg_t a = {.o = o, .use_csem = use_csem, .use_hint = 1, .timeout = MCX_SEM_INFINITE};
   if (held)
-    CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
+    CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK
+                   : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
   wait_until_sleeping(t);
@@ -221,10 +233,22 @@ static void hint_case(int use_csem, int held)
   objs_free(o);
 }
 
-TEST(event_then_lock_semaphore_free) { hint_case(0, 0); }
-TEST(event_then_lock_semaphore_held) { hint_case(0, 1); }
-TEST(event_then_acquire_counting_free) { hint_case(1, 0); }
-TEST(event_then_acquire_counting_held) { hint_case(1, 1); }
+TEST(event_then_lock_semaphore_free)
+{
+  hint_case(0, 0);
+}
+TEST(event_then_lock_semaphore_held)
+{
+  hint_case(0, 1);
+}
+TEST(event_then_acquire_counting_free)
+{
+  hint_case(1, 0);
+}
+TEST(event_then_acquire_counting_held)
+{
+  hint_case(1, 1);
+}
 
 static void timeout_case(int use_csem)
 {
@@ -239,7 +263,8 @@ static void timeout_case(int use_csem)
   CHECK(mcx_csem_value(&o->c) == 1);
   /* 2. posted while asleep, semaphore held past the timeout: the event stays posted */
   waiter_arg_t a = {.o = o, .use_csem = use_csem, .use_hint = 1, .timeout = 80};
-  CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
+  CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK
+                 : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
   wait_until_sleeping(t);
@@ -250,7 +275,8 @@ static void timeout_case(int use_csem)
   CHECK(mcx_event_wait(&o->ev, 0) == MCX_SEM_OK); /* not lost */
   /* 3. timeout 0 on a set event with the semaphore free: immediate success */
   mcx_event_post(&o->ev);
-  r = use_csem ? mcx_event_wait_then_acquire(&o->ev, &o->c, 0) : mcx_event_wait_then_lock(&o->ev, &o->s, 0);
+  r = use_csem ? mcx_event_wait_then_acquire(&o->ev, &o->c, 0)
+               : mcx_event_wait_then_lock(&o->ev, &o->s, 0);
   CHECK(r == MCX_SEM_OK);
   if (use_csem)
     mcx_csem_release(&o->c);
@@ -259,8 +285,14 @@ static void timeout_case(int use_csem)
   objs_free(o);
 }
 
-TEST(event_then_lock_timeouts) { timeout_case(0); }
-TEST(event_then_acquire_timeouts) { timeout_case(1); }
+TEST(event_then_lock_timeouts)
+{
+  timeout_case(0);
+}
+TEST(event_then_acquire_timeouts)
+{
+  timeout_case(1);
+}
 
 TEST(event_then_lock_deadlock_and_mismatch)
 {
@@ -292,7 +324,8 @@ static void signal_case(int use_csem, int held)
   shared_objs_t *o = objs_new(0);
   waiter_arg_t a = {.o = o, .use_csem = use_csem, .use_hint = 1, .timeout = 10000};
   if (held)
-    CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
+    CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK
+                   : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
   atomic_store(&signals_seen, 0);
@@ -320,8 +353,16 @@ static void signal_case(int use_csem, int held)
   objs_free(o);
 }
 
-TEST(event_then_lock_survives_signals) { signal_case(0, 1); signal_case(0, 0); }
-TEST(event_then_acquire_survives_signals) { signal_case(1, 1); signal_case(1, 0); }
+TEST(event_then_lock_survives_signals)
+{
+  signal_case(0, 1);
+  signal_case(0, 0);
+}
+TEST(event_then_acquire_survives_signals)
+{
+  signal_case(1, 1);
+  signal_case(1, 0);
+}
 
 /* ---------------------------------------------------------- many waiters */
 
@@ -374,7 +415,8 @@ static void many_case(int mode)
                       : mcx_csem_acquire(&o->c, MCX_SEM_INFINITE) == MCX_SEM_OK);
     mcx_event_post(&o->ev);
     if (held && mode != 2)
-      CHECK(mode == 0 ? mcx_pisem_unlock(&o->s) == MCX_SEM_OK : mcx_csem_release(&o->c) == MCX_SEM_OK);
+      CHECK(mode == 0 ? mcx_pisem_unlock(&o->s) == MCX_SEM_OK
+                      : mcx_csem_release(&o->c) == MCX_SEM_OK);
     double t0 = mcx_test_now();
     while (atomic_load(&o->count) < i + 1 && mcx_test_now() - t0 < 5)
       sched_yield();
@@ -392,9 +434,18 @@ static void many_case(int mode)
   objs_free(o);
 }
 
-TEST(many_waiters_pi_hint) { many_case(0); }
-TEST(many_waiters_counting_hint) { many_case(1); }
-TEST(many_waiters_no_hint) { many_case(2); }
+TEST(many_waiters_pi_hint)
+{
+  many_case(0);
+}
+TEST(many_waiters_counting_hint)
+{
+  many_case(1);
+}
+TEST(many_waiters_no_hint)
+{
+  many_case(2);
+}
 
 /* ------------------------------------------------------------ owner death */
 

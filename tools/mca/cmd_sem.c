@@ -28,14 +28,14 @@
 enum { PRIO_T2 = 20, PRIO_T1 = 10, PRIO_FILL = 1 };
 
 typedef enum variant {
-  V_STD,      /* mcx_event_wait, then mcx_pisem_lock */
-  V_HINT,     /* mcx_event_wait_then_lock */
-  V_CSTD,     /* mcx_event_wait, then mcx_csem_acquire */
-  V_CHINT,    /* mcx_event_wait_then_acquire */
-  V_MSTD,     /* mcapi_msg_recv, then mcx_pisem_lock */
-  V_MHINT,    /* mcx_msg_recv_then_lock */
-  V_GCV,      /* pthread_cond_wait with a normal mutex */
-  V_GPI,      /* pthread_cond_wait with a PTHREAD_PRIO_INHERIT mutex */
+  V_STD,   /* mcx_event_wait, then mcx_pisem_lock */
+  V_HINT,  /* mcx_event_wait_then_lock */
+  V_CSTD,  /* mcx_event_wait, then mcx_csem_acquire */
+  V_CHINT, /* mcx_event_wait_then_acquire */
+  V_MSTD,  /* mcapi_msg_recv, then mcx_pisem_lock */
+  V_MHINT, /* mcx_msg_recv_then_lock */
+  V_GCV,   /* pthread_cond_wait with a normal mutex */
+  V_GPI,   /* pthread_cond_wait with a PTHREAD_PRIO_INHERIT mutex */
   V_COUNT
 } variant_t;
 
@@ -114,7 +114,8 @@ static void *filler(void *arg)
 static void fail(const char *what)
 {
   if (atomic_fetch_add(&X.errors, 1) == 0)
-    fprintf(stderr, "mca sem: %s failed in %s/%s\n", what, VARIANTS[X.v].name, X.held ? "held" : "free");
+    fprintf(stderr, "mca sem: %s failed in %s/%s\n", what, VARIANTS[X.v].name,
+            X.held ? "held" : "free");
 }
 
 /* T2: waits for the event, holds S, releases it. */
@@ -138,7 +139,8 @@ static void *t2_main(void *arg)
     size_t got;
     switch (X.v) {
     case V_STD:
-      if (mcx_event_wait(&X.ev, MCX_SEM_INFINITE) != MCX_SEM_OK || mcx_pisem_lock(&X.s, MCX_SEM_INFINITE) != MCX_SEM_OK)
+      if (mcx_event_wait(&X.ev, MCX_SEM_INFINITE) != MCX_SEM_OK ||
+          mcx_pisem_lock(&X.s, MCX_SEM_INFINITE) != MCX_SEM_OK)
         fail("wait+lock");
       break;
     case V_HINT:
@@ -146,7 +148,8 @@ static void *t2_main(void *arg)
         fail("wait_then_lock");
       break;
     case V_CSTD:
-      if (mcx_event_wait(&X.ev, MCX_SEM_INFINITE) != MCX_SEM_OK || mcx_csem_acquire(&X.c, MCX_SEM_INFINITE) != MCX_SEM_OK)
+      if (mcx_event_wait(&X.ev, MCX_SEM_INFINITE) != MCX_SEM_OK ||
+          mcx_csem_acquire(&X.c, MCX_SEM_INFINITE) != MCX_SEM_OK)
         fail("wait+acquire");
       break;
     case V_CHINT:
@@ -159,7 +162,8 @@ static void *t2_main(void *arg)
         fail("recv+lock");
       break;
     case V_MHINT:
-      if (mcx_msg_recv_then_lock(ep, &v, sizeof v, &got, &X.s, &st) != MCX_SEM_OK || st != MCAPI_SUCCESS)
+      if (mcx_msg_recv_then_lock(ep, &v, sizeof v, &got, &X.s, &st) != MCX_SEM_OK ||
+          st != MCAPI_SUCCESS)
         fail("recv_then_lock");
       break;
     case V_GCV:
@@ -249,11 +253,14 @@ static void *t1_main(void *arg)
         mcx_pisem_unlock(&X.s);
     }
     /* With SCHED_FIFO on one CPU T2 is done already; otherwise wait for it. */
-    for (int spin = 0; atomic_load_explicit(&X.done, memory_order_acquire) < i + 1 && !atomic_load(&X.errors); spin++) {
+    for (int spin = 0;
+         atomic_load_explicit(&X.done, memory_order_acquire) < i + 1 && !atomic_load(&X.errors);
+         spin++) {
       if (spin < 1000)
         sched_yield();
       else
-        usleep(50); /* T2 is blocked on something lower priorities must finish (a page fault, mmap_lock) */
+        usleep(50); /* T2 is blocked on something lower priorities must finish (a page fault,
+                       mmap_lock) */
     }
   }
   X.csw1 = thread_csw() - c0;
@@ -342,12 +349,14 @@ static void run_cell(cell_t *c)
 
 static int usage(FILE *out)
 {
-  fprintf(out, "usage: mca sem [--quick] [--json FILE] [--threads N,N,...] [--rounds N] [--no-rt]\n"
-               "  --quick        thread counts 3,10,30 and fewer rounds (well under a minute)\n"
-               "  --json FILE    also write the results as JSON (schema: docs/sem.md)\n"
-               "  --threads LIST run-queue lengths (T1 + T2 + fillers), 3..60; default 3,5,10,15,20,25,30\n"
-               "  --rounds N     acquire/release pairs per cell (default 3000, --quick 400)\n"
-               "  --no-rt        do not ask for SCHED_FIFO\n");
+  fprintf(
+      out,
+      "usage: mca sem [--quick] [--json FILE] [--threads N,N,...] [--rounds N] [--no-rt]\n"
+      "  --quick        thread counts 3,10,30 and fewer rounds (well under a minute)\n"
+      "  --json FILE    also write the results as JSON (schema: docs/sem.md)\n"
+      "  --threads LIST run-queue lengths (T1 + T2 + fillers), 3..60; default 3,5,10,15,20,25,30\n"
+      "  --rounds N     acquire/release pairs per cell (default 3000, --quick 400)\n"
+      "  --no-rt        do not ask for SCHED_FIFO\n");
   return out == stderr ? 2 : 0;
 }
 
@@ -357,7 +366,8 @@ static double improvement(const cell_t *cells, int n, const cell_t *c)
   if (b < 0 || !c->ok)
     return -1e9;
   for (int i = 0; i < n; i++)
-    if ((int)cells[i].v == b && cells[i].held == c->held && cells[i].threads == c->threads && cells[i].ok)
+    if ((int)cells[i].v == b && cells[i].held == c->held && cells[i].threads == c->threads &&
+        cells[i].ok)
       return 100.0 * (cells[i].med_ns - c->med_ns) / cells[i].med_ns;
   return -1e9;
 }
@@ -366,7 +376,8 @@ static const char *sched_desc(void)
 {
   static char buf[160];
   snprintf(buf, sizeof buf, "%s; %s",
-           rt_ok ? "SCHED_FIFO (T2 20 > T1 10 > fillers 1)" : "SCHED_OTHER (SCHED_FIFO refused or --no-rt)",
+           rt_ok ? "SCHED_FIFO (T2 20 > T1 10 > fillers 1)"
+                 : "SCHED_OTHER (SCHED_FIFO refused or --no-rt)",
            pin_ok ? "all threads pinned to CPU 0" : "not pinned (affinity refused)");
   return buf;
 }
@@ -453,21 +464,26 @@ int mca_cmd_sem(int argc, char **argv)
   struct utsname u;
   uname(&u);
   printf("mca sem: T2 waits for an event from T1, then locks S (EMERALDS next-semaphore hint)\n");
-  printf("machine   : %s %s %s, %ld CPUs\n", u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
+  printf("machine   : %s %s %s, %ld CPUs\n", u.sysname, u.release, u.machine,
+         sysconf(_SC_NPROCESSORS_ONLN));
   printf("scheduling: %s\n", sched_desc());
-  printf("measured  : T1 posts -> T2 has locked and released S (us; median, p99 of %d rounds after %d warm-up),\n"
-         "            context switches of T1+T2 per round (getrusage), improvement of the median vs the standard way\n",
+  printf("measured  : T1 posts -> T2 has locked and released S (us; median, p99 of %d rounds after "
+         "%d warm-up),\n"
+         "            context switches of T1+T2 per round (getrusage), improvement of the median "
+         "vs the standard way\n",
          rounds - rounds / 10, rounds / 10);
   int failed = 0;
   for (int held = 1; held >= 0; held--) {
     printf("\nS %s when the event fires\n", held ? "HELD by T1" : "FREE");
-    printf("%-7s %-14s %-38s %9s %9s %9s %8s\n", "threads", "variant", "", "median", "p99", "csw/rnd", "improve");
+    printf("%-7s %-14s %-38s %9s %9s %9s %8s\n", "threads", "variant", "", "median", "p99",
+           "csw/rnd", "improve");
     for (int i = 0; i < ncells; i++) {
       cell_t *c = &cells[i];
       if (c->held != held)
         continue;
       if (!c->ok) {
-        printf("%-7d %-14s %-38s %9s\n", c->threads, VARIANTS[c->v].name, VARIANTS[c->v].desc, "FAILED");
+        printf("%-7d %-14s %-38s %9s\n", c->threads, VARIANTS[c->v].name, VARIANTS[c->v].desc,
+               "FAILED");
         failed = 1;
         continue;
       }
@@ -475,8 +491,8 @@ int mca_cmd_sem(int argc, char **argv)
       char ib[16] = "";
       if (imp > -1e8)
         snprintf(ib, sizeof ib, "%+.0f%%", imp);
-      printf("%-7d %-14s %-38s %9.2f %9.2f %9.2f %8s\n", c->threads, VARIANTS[c->v].name, VARIANTS[c->v].desc,
-             c->med_ns / 1000, c->p99_ns / 1000, c->csw, ib);
+      printf("%-7d %-14s %-38s %9.2f %9.2f %9.2f %8s\n", c->threads, VARIANTS[c->v].name,
+             VARIANTS[c->v].desc, c->med_ns / 1000, c->p99_ns / 1000, c->csw, ib);
     }
   }
   int rc = failed;
@@ -490,10 +506,13 @@ int mca_cmd_sem(int argc, char **argv)
       char when[32];
       strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
       fprintf(f, "{\n\"schema\": \"mca-sem/1\",\n\"date\": \"%s\",\n", when);
-      fprintf(f, "\"machine\": {\"os\": \"%s %s\", \"arch\": \"%s\", \"cpus\": %ld},\n", u.sysname, u.release,
-              u.machine, sysconf(_SC_NPROCESSORS_ONLN));
-      fprintf(f, "\"config\": {\"quick\": %s, \"sched_fifo\": %s, \"pinned\": %s, \"rounds\": %d, \"warmup\": %d},\n",
-              quick ? "true" : "false", rt_ok ? "true" : "false", pin_ok ? "true" : "false", rounds, rounds / 10);
+      fprintf(f, "\"machine\": {\"os\": \"%s %s\", \"arch\": \"%s\", \"cpus\": %ld},\n", u.sysname,
+              u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
+      fprintf(f,
+              "\"config\": {\"quick\": %s, \"sched_fifo\": %s, \"pinned\": %s, \"rounds\": %d, "
+              "\"warmup\": %d},\n",
+              quick ? "true" : "false", rt_ok ? "true" : "false", pin_ok ? "true" : "false", rounds,
+              rounds / 10);
       fprintf(f, "\"results\": [\n");
       int first = 1;
       for (int i = 0; i < ncells; i++) {
@@ -505,10 +524,12 @@ int mca_cmd_sem(int argc, char **argv)
         if (imp > -1e8)
           snprintf(ib, sizeof ib, "%.2f", imp);
         fprintf(f,
-                "%s{\"variant\": \"%s\", \"case\": \"%s\", \"threads\": %d, \"rounds\": %d, \"median_ns\": %.0f, "
-                "\"p99_ns\": %.0f, \"csw_per_round\": %.3f, \"baseline\": %s%s%s, \"improvement_pct\": %s}",
-                first ? "" : ",\n", VARIANTS[c->v].name, c->held ? "held" : "free", c->threads, c->rounds,
-                c->med_ns, c->p99_ns, c->csw, VARIANTS[c->v].baseline >= 0 ? "\"" : "",
+                "%s{\"variant\": \"%s\", \"case\": \"%s\", \"threads\": %d, \"rounds\": %d, "
+                "\"median_ns\": %.0f, "
+                "\"p99_ns\": %.0f, \"csw_per_round\": %.3f, \"baseline\": %s%s%s, "
+                "\"improvement_pct\": %s}",
+                first ? "" : ",\n", VARIANTS[c->v].name, c->held ? "held" : "free", c->threads,
+                c->rounds, c->med_ns, c->p99_ns, c->csw, VARIANTS[c->v].baseline >= 0 ? "\"" : "",
                 VARIANTS[c->v].baseline >= 0 ? VARIANTS[VARIANTS[c->v].baseline].name : "null",
                 VARIANTS[c->v].baseline >= 0 ? "\"" : "", ib);
         first = 0;
