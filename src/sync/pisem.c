@@ -454,6 +454,12 @@ int mcx__event_wait_then_acquire(mcx__event_t *ev, mcx__csem_t *c, uint64_t dead
        * still posted: the posted path acquires, usually with one CAS. */
       mcx_fetch_sub_relaxed(&c->nwait, 1);
       mcx_store_release(&ev->cslot, (uint32_t)CSLOT_FREE); /* R-C3 */
+      /* The release that woke us meant a unit for *a* sleeper of the count;
+       * if the event went to another consumer (or our deadline passed) we
+       * will not take it: pass the wake-up on, else a sleeper of the count
+       * could sleep on beside a free unit. Spurious wakes are harmless. */
+      if (!ev_posted(ev) && mcx_load_seq_cst(&c->count) > 0 && mcx_load_seq_cst(&c->nwait) > 0)
+        mcx_port_futex_wake(&c->count, 1, shared);
       break;
     }
   }
