@@ -403,7 +403,8 @@ def si(v, unit=""):
     return "%.2f %s" % (v, unit)
 
 
-def table(m, out=sys.stdout):
+def table(m, out=None):
+    out = out or sys.stdout
     mc = m["machine"]
     print("mca model: L = %.0f ns (transaction = L/4 = %.1f ns), hit %.2f ns, memory %.0f ns, RMW %.1f ns, %d cpus"
           % (mc["L_ns"], mc["transaction_ns"], mc["hit_ns"], mc["mem_ns"], mc["rmw_ns"], mc["cpus"]), file=out)
