@@ -33,6 +33,8 @@ SCHEMA = "mca-model/1"
 BENCH_SCHEMA = "mca-bench/1"
 OPCOUNT_SCHEMA = "mca-model-opcounts/1"
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Installed, the script is bin/mca-model.py and its data share/mca/model/.
+DATA = HERE if os.path.exists(os.path.join(HERE, "opcount.py")) else os.path.join(HERE, "..", "share", "mca", "model")
 STOP_RATIO = 0.8
 SIDE_FIELDS = ("loads", "stores", "rmw", "transfers", "upgrades", "cold", "private", "instructions")
 CALIB_FIELDS = ("hit_ns", "mem_ns", "rmw_ns")
@@ -451,7 +453,7 @@ def run_bench(mca):
 
 def do_count(a):
     driver = find_driver(a.driver, a.mca)
-    sys.path.insert(0, HERE)
+    sys.path.insert(0, DATA)
     import opcount
     if not shutil.which("valgrind"):
         raise ModelError("--count needs valgrind (apt-get install valgrind)")
@@ -478,7 +480,7 @@ def main(argv=None):
     ap.add_argument("--count", action="store_true", help="re-count operations under valgrind and re-calibrate")
     ap.add_argument("--quick", action="store_true", help="with --count: message 24 B and scalar only")
     ap.add_argument("--exchanges", type=int, default=200, help="with --count: exchanges traced per type/mode")
-    ap.add_argument("--opcounts", default=os.path.join(HERE, "opcounts.json"), help="operation counts (JSON)")
+    ap.add_argument("--opcounts", default=os.path.join(DATA, "opcounts.json"), help="operation counts (JSON)")
     ap.add_argument("--calibrate", action="store_true", help="re-measure hit/memory/RMW costs now")
     ap.add_argument("--sim", action="store_true", help="also run the SimPy simulation beside the closed form")
     ap.add_argument("--seed", type=int, default=1)
