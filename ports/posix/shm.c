@@ -120,8 +120,11 @@ static void fork_child(void) { mcx_fetch_add_relaxed(&fork_gen, 1u); }
 
 static void fork_register(void) { pthread_atfork(NULL, NULL, fork_child); }
 
-uint32_t mcx_port_fork_generation(void)
+/* Registered when the library is loaded, so the check below is one load (it
+ * runs on every MCAPI call); pthread_once keeps a second registration out. */
+__attribute__((constructor)) static void fork_register_at_load(void)
 {
   pthread_once(&fork_once, fork_register);
-  return mcx_load_relaxed(&fork_gen);
 }
+
+uint32_t mcx_port_fork_generation(void) { return mcx_load_relaxed(&fork_gen); }

@@ -6,7 +6,7 @@
 #include "ports/mcx_port_shm.h"
 #include "runtime/runtime.h"
 
-_Thread_local mcx__self_t mcx__self;
+MCX_TLS mcx__self_t mcx__self;
 mcx_atomic_u32 mcx__debug_level;
 
 /* The process's domain views. Control plane only: guarded by proc_lock. */

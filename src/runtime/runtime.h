@@ -149,7 +149,7 @@ typedef struct mcx__self {
   uint32_t key; /* process-unique node key, owner of requests */
 } mcx__self_t;
 
-extern _Thread_local mcx__self_t mcx__self;
+extern MCX_TLS mcx__self_t mcx__self;
 
 /** Whether the calling thread is a node (and not a fork child's copy of one). */
 static inline int mcx__is_node(void)
