@@ -4,6 +4,7 @@
 
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"
+#include "transport/pmq.h"
 
 _Thread_local mcx__self_t mcx__self;
 mcx_atomic_u32 mcx__debug_level;
@@ -42,12 +43,23 @@ static uint32_t resolve_compat(uint32_t requested)
   return requested ? requested : env_choice("MCX_COMPAT", names, values, 2, MCX_COMPAT_SPEC_);
 }
 
+static uint32_t resolve_transport(uint32_t requested)
+{
+  static const char *const names[] = {"shm", "pmq"};
+  static const uint32_t values[] = {MCX_TRANSPORT_SHM_, MCX_TRANSPORT_PMQ_};
+  return requested ? requested : env_choice("MCX_TRANSPORT", names, values, 2, MCX_TRANSPORT_SHM_);
+}
+
 /* Lays out a new partition for @p o and maps it (in-process: anonymous). */
 static int create_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
 {
   uint32_t max_eps = o->max_endpoints ? o->max_endpoints : MCAPI_MAX_ENDPOINTS;
   uint32_t qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
   uint32_t max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
+  /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
+  uint32_t transport = resolve_transport(o->transport);
+  if (transport == MCX_TRANSPORT_PMQ_)
+    max_msg = mcx__pmq_payload_limit(max_msg, o->max_msg != 0);
   if (max_eps == 0 || max_eps > 0xfffe || qcap < 2 || (qcap & (qcap - 1)) || qcap > 65536 ||
       max_msg > (1u << 24))
     return MCX_EINVAL;
@@ -76,7 +88,7 @@ static int create_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__ini
   h->domain_id = domain_id;
   h->locking = resolve_locking(o->locking);
   h->compat = resolve_compat(o->compat);
-  h->transport = 1;
+  h->transport = transport;
   h->max_nodes = MCA_MAX_NODES;
   h->max_endpoints = max_eps;
   h->nprio = nprio;
@@ -94,6 +106,15 @@ static int create_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__ini
   d->shared = 0;
   d->locking = h->locking;
   d->compat = h->compat;
+  d->transport = h->transport;
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    int r = mcx__pmq_domain_open(d);
+    if (r) {
+      mcx_port_unmap(base, off);
+      memset(d, 0, sizeof *d);
+      return r;
+    }
+  }
   return MCX_OK;
 }
 
@@ -103,9 +124,10 @@ static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__dom
   mcx__domain_t *free_slot = NULL;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++) {
     if (domains[i].refs && domains[i].domain_id == domain_id) {
-      uint32_t want_lock = o->locking, want_compat = o->compat;
+      uint32_t want_lock = o->locking, want_compat = o->compat, want_tr = o->transport;
       if ((want_lock && want_lock != domains[i].locking) ||
-          (want_compat && want_compat != domains[i].compat))
+          (want_compat && want_compat != domains[i].compat) ||
+          (want_tr && want_tr != domains[i].transport))
         return MCX_EINVAL; /* the domain exists with another mode */
       *out = &domains[i];
       return MCX_OK;
@@ -125,6 +147,8 @@ static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__dom
 static void detach_domain(mcx__domain_t *d)
 {
   if (--d->refs == 0) {
+    if (d->pmq)
+      mcx__pmq_domain_close(d);
     mcx_port_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
   }
@@ -138,7 +162,8 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__init_opts_t none = {0};
   if (!opts)
     opts = &none;
-  if (opts->locking > MCX_LOCK_GLOBAL || opts->compat > MCX_COMPAT_MCA203_)
+  if (opts->locking > MCX_LOCK_GLOBAL || opts->compat > MCX_COMPAT_MCA203_ ||
+      opts->transport > MCX_TRANSPORT_PMQ_)
     return MCX_EINVAL;
   mcx__mutex_lock(&proc_lock, 0);
   mcx__domain_t *d;

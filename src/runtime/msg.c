@@ -2,6 +2,7 @@
 #include "mcapi.h"
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"
+#include "transport/pmq.h"
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY: the
  * other side is inside a short copy, so an immediate retry usually wins. */
@@ -81,6 +82,8 @@ int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, 
     return r;
   if (size > d->hdr->max_msg)
     return MCX_EMSGSIZE;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_send(d, src, dst, to, buf, size, prio, 0);
   for (;;) {
     mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
     if (o == MCX_RING_OK)
@@ -102,6 +105,8 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
     return r;
   if (size > d->hdr->max_msg)
     return MCX_EMSGSIZE;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_send(d, src, dst, to, buf, size, prio, 1);
   uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b = MCX_BACKOFF_INIT;
@@ -194,6 +199,8 @@ int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   int r = resolve_recv(d, h, &ep);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_recv(d, ep, h, buf, cap, size, 0);
   for (int i = 0;; i++) {
     mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, 1);
     if (o == MCX_RING_OK)
@@ -213,6 +220,8 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   int r = resolve_recv(d, h, &ep);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_recv(d, ep, h, buf, cap, size, 1);
   uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b = MCX_BACKOFF_INIT;
@@ -259,6 +268,8 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
   int r = resolve_recv(d, h, &ep);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_available(d, ep, h, count);
   uint32_t idx = mcx__handle_idx(h), depth = mcx_load_relaxed(&ep->depth), n = 0;
   mcx__grdlock(d);
   for (uint32_t p = 0; p < d->hdr->nprio; p++) {

@@ -1,0 +1,83 @@
+/**
+ * @file pmq.h
+ * @brief The pmq transport: one POSIX message queue per receiving endpoint
+ * (PMQ-MCAPI). The runtime's message calls branch here once, at their top,
+ * when the domain's transport is MCX_TRANSPORT_PMQ_; argument and handle
+ * checks stay in msg.c / endpoint.c. See docs/pmq.md.
+ *
+ * Queue names: /mcx-<uid>-<domain>-p<creator pid>-e<endpoint slot>-g<ring epoch>.
+ * The ring epoch is the endpoint's incarnation (bumped by every create and
+ * every NUM_RECV_BUFFERS change), so a re-sized or re-created endpoint gets a
+ * new queue and a descriptor cached for the old one can never reach it.
+ *
+ * Descriptors are per process: struct mcx__pmq (hung on the domain view) holds
+ * one cache entry per endpoint slot, opened lazily, reference-counted, closed
+ * when the endpoint goes away or the view is detached.
+ */
+#ifndef MCX_TRANSPORT_PMQ_H
+#define MCX_TRANSPORT_PMQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/runtime.h"
+
+/** Longest wait in one blocking system call; blocked calls re-check the endpoint between. */
+#define MCX_PMQ_TICK_MS 10u
+
+/**
+ * @brief The largest message a new pmq domain can carry: @p requested capped
+ * by msgsize_max (or, for a privileged process that asked for a size
+ * explicitly, by the kernel's hard limit). Logs the cap at debug level 1.
+ */
+uint32_t mcx__pmq_payload_limit(uint32_t requested, int explicit_size);
+
+/**
+ * @brief Sets up the process's pmq state of a new domain view and removes
+ * queues of this domain left by dead processes.
+ * @retval 0, MCX_ENOMEM
+ */
+int mcx__pmq_domain_open(mcx__domain_t *d);
+/** @brief Closes every cached descriptor, unlinks what this process left; frees the state. */
+void mcx__pmq_domain_close(mcx__domain_t *d);
+
+/**
+ * @brief Creates the queue of endpoint slot @p idx, incarnation @p epoch
+ * (admin lock held, before the endpoint is published). *depth receives the
+ * queue's mq_maxmsg (NUM_RECV_BUFFERS).
+ * @retval 0 created
+ * @retval MCX_ENOMEM queues_max reached (MCAPI_ERR_ENDP_LIMIT)
+ * @retval MCX_ELIMIT RLIMIT_MSGQUEUE, msg_max or descriptor limits (MCAPI_ERR_MEM_LIMIT)
+ * @retval MCX_EIO the OS refused otherwise
+ */
+int mcx__pmq_ep_create(mcx__domain_t *d, uint32_t idx, uint32_t epoch, uint32_t *depth);
+/** @brief Unlinks the queue of a deleted endpoint (state DELETING, admin lock held); returns the messages dropped. */
+uint32_t mcx__pmq_ep_delete(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx);
+/**
+ * @brief NUM_RECV_BUFFERS: re-creates the empty queue with mq_maxmsg @p depth
+ * (admin lock held).
+ * @retval 0, MCX_EBUSY (messages queued or being sent), MCX_ELIMIT (with a message)
+ */
+int mcx__pmq_ep_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth);
+
+/**
+ * @brief Sends (checks done by the caller). @p block 0: one try.
+ * @retval 0, MCX_EAGAIN (full, try only), MCX_ENOMEM (full, FAIL_ON_MEM_LIMIT),
+ * MCX_ETIMEDOUT, MCX_ECLOSED (the receiver was deleted), MCX_ELIMIT, MCX_EIO
+ */
+int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t to,
+                  const void *buf, size_t size, uint32_t prio, int block);
+/**
+ * @brief Receives on the caller's endpoint @p h. @p block 0: one try.
+ * @retval 0, MCX_ETRUNC (full size in *size), MCX_EAGAIN, MCX_ETIMEDOUT, MCX_ECLOSED, MCX_EIO
+ */
+int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, size_t cap,
+                  size_t *size, int block);
+/** @brief Messages queued to endpoint @p h (mq_getattr). */
+int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32_t *count);
+
+struct mcx_pmq_limits;
+/** @brief Fills the mcx_pmq_limits() report for the calling thread. */
+void mcx__pmq_limits(struct mcx_pmq_limits *out);
+
+#endif /* MCX_TRANSPORT_PMQ_H */
