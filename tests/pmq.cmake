@@ -1,0 +1,23 @@
+# The message tests once more on the POSIX message-queue transport
+# (MCX_TRANSPORT=pmq: every domain whose first node leaves `transport` at 0
+# uses it), between a setup that makes /dev/mqueue listable and a check that
+# no queue is left behind. docs/pmq.md lists where the two transports differ.
+add_test(NAME pmq_mqueue_setup COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pmq_mqueue.sh setup)
+add_test(NAME pmq_no_queues_left COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pmq_mqueue.sh check)
+set_tests_properties(pmq_mqueue_setup PROPERTIES LABELS unit FIXTURES_SETUP pmq)
+set_tests_properties(pmq_no_queues_left PROPERTIES LABELS unit FIXTURES_CLEANUP pmq)
+
+# name:label (the C++ conformance target is defined after this file is included,
+# so its test properties cannot be read here; the target name resolves later).
+set(MCX_PMQ_TESTS unit_test_mcapi_core:unit stress_messages:stress
+    conf_reference_style:conformance conf_reference_style_cxx:conformance)
+foreach(entry ${MCX_PMQ_TESTS})
+  string(REPLACE ":" ";" parts ${entry})
+  list(GET parts 0 t)
+  list(GET parts 1 label)
+  add_test(NAME ${t}_pmq COMMAND ${t})
+  set_tests_properties(${t}_pmq PROPERTIES LABELS ${label} TIMEOUT 300
+    ENVIRONMENT "MCX_TRANSPORT=pmq;${MCX_TEST_ENV}" FIXTURES_REQUIRED pmq)
+endforeach()
+# The pmq-only cases (limits, queue sizes, stale queues) need the fixture too.
+set_tests_properties(unit_test_pmq PROPERTIES FIXTURES_REQUIRED pmq)
