@@ -176,6 +176,9 @@ static int io_error(int e)
 
 int mcx_port_mq_send(int fd, const void *buf, size_t len, unsigned prio, uint64_t deadline_ns)
 {
+  static const char empty[1];
+  if (!buf)
+    buf = empty; /* a zero-length message may come without a buffer; mq_send wants one */
   for (;;) {
     int r;
     if (deadline_ns == 0) {
