@@ -58,6 +58,100 @@ int mcx_pmq_limits(mcx_pmq_limits_t *out);
 /** Requests in use in this process (for leak checks). */
 unsigned mcx_requests_in_use(void);
 
+/* ------------------------------------------------------------------------
+ * State channels: latest-value exchange without FIFO (Kopetz's non-blocking
+ * write). One writer (the creating node), any number of readers, in threads
+ * or processes of the domain. The writer never waits; a reader always gets an
+ * uncorrupted value, or MCAPI_ERR_TRANSMISSION after a bounded number of
+ * retries when the writer keeps lapping it. Both locking modes: under
+ * MCX_LOCKING=global reads and writes take the domain's global lock.
+ * ---------------------------------------------------------------------- */
+
+typedef mca_uint32_t mcx_state_t;
+
+/** Largest state payload, buffers per channel, channels per domain. */
+#define MCX_STATE_MAX_PAYLOAD 4096
+#define MCX_STATE_MAX_NBUF 8
+#define MCX_STATE_MAX_CHANNELS 16
+
+/**
+ * @brief Creates a state channel written by the calling node, found by others
+ * as (domain, this node, @p port).
+ * @param max_size largest value in bytes (1..MCX_STATE_MAX_PAYLOAD)
+ * @param nbuf buffers written in turn (2..MCX_STATE_MAX_NBUF); a reader is
+ *        disturbed only when the writer completes nbuf-1 writes during its read
+ * @retval MCAPI_SUCCESS returns the handle.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p max_size or @p nbuf out of range.
+ * @retval MCAPI_ERR_ENDP_EXISTS the node already has a state channel on @p port.
+ * @retval MCAPI_ERR_ENDP_LIMIT all MCX_STATE_MAX_CHANNELS channels are in use.
+ */
+mcx_state_t mcx_state_create(mcapi_port_t port, size_t max_size, unsigned nbuf,
+                             mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Finds the state channel (domain, node, port), waiting up to @p timeout ms.
+ * @retval MCAPI_SUCCESS returns the handle.
+ * @retval MCAPI_TIMEOUT it was not created in time.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_DOMAIN_INVALID @p domain is not the caller's domain.
+ */
+mcx_state_t mcx_state_open(mcapi_domain_t domain, mcapi_node_t node, mcapi_port_t port,
+                           mcapi_timeout_t timeout, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Closes a handle. The writer's close deletes the channel (readers'
+ * handles go stale); a reader's close only checks the handle.
+ * @retval MCAPI_SUCCESS done.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID stale or forged handle.
+ */
+void mcx_state_close(mcx_state_t state, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Publishes a new value (writer only). Never waits for readers.
+ * @retval MCAPI_SUCCESS done; the version is one more than before.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID stale or forged handle.
+ * @retval MCAPI_ERR_ENDP_REMOTE the caller is not the channel's writer.
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL with a non-zero size.
+ * @retval MCAPI_ERR_MSG_SIZE @p size is above the channel's max_size.
+ */
+void mcx_state_write(mcx_state_t state, const void *buffer, size_t size,
+                     mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Reads the newest value. MT-safe; any node.
+ * @param version receives the value's version (1 for the first write; 0 and
+ *        size 0 when nothing was written yet); may be NULL.
+ * @return the value's size.
+ * @retval MCAPI_SUCCESS @p buffer holds an uncorrupted value.
+ * @retval MCAPI_ERR_MSG_TRUNCATED the value is larger than @p size: its first
+ *         @p size bytes are stored, the full size is returned.
+ * @retval MCAPI_ERR_TRANSMISSION the writer lapped every attempt (see
+ *         mcx_state_set_read_retries); @p buffer content is undefined.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID stale or forged handle.
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL.
+ */
+size_t mcx_state_read(mcx_state_t state, void *buffer, size_t size, mca_uint64_t *version,
+                      mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Waits (spin, yield, futex) up to @p timeout ms until a version newer
+ * than @p version exists. @return the newest version.
+ * @retval MCAPI_SUCCESS a newer version exists.
+ * @retval MCAPI_TIMEOUT none in time (returns @p version).
+ * @retval MCAPI_ERR_ENDP_DELETED the writer closed the channel (or died) while we waited.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_ENDP_INVALID stale or forged handle.
+ */
+mca_uint64_t mcx_state_wait_newer(mcx_state_t state, mca_uint64_t version,
+                                  mcapi_timeout_t timeout, mcapi_status_t *mcapi_status);
+
+/** @brief Attempts a read makes before MCAPI_ERR_TRANSMISSION (process-wide; default 64). */
+void mcx_state_set_read_retries(unsigned retries);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,12 @@ int mcx_port_shm_create(const char *name, size_t size, mcx_port_shm_t *out);
  */
 int mcx_port_shm_open(const char *name, size_t min_size, mcx_port_shm_t *out);
 
+/** @brief As mcx_port_shm_create(), with permission bits @p mode (0600..0666, owner rw required). */
+int mcx_port_shm_create_mode(const char *name, size_t size, unsigned mode, mcx_port_shm_t *out);
+
+/** @brief As mcx_port_shm_open(), accepting objects whose permission bits lie within @p mode. */
+int mcx_port_shm_open_mode(const char *name, size_t min_size, unsigned mode, mcx_port_shm_t *out);
+
 /** @brief Maps @p size bytes of an open object read/write, shared. NULL on failure. */
 void *mcx_port_shm_map(const mcx_port_shm_t *shm, size_t size);
 

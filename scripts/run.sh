@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Builds libmca and runs the main job.
+# The main job: builds libmca, runs a quick benchmark of the whole matrix
+# (libmca and its peer baselines on this machine) and writes the HTML report.
+#   out/bench.json   every sample (schema: docs/benchmarks.md)
+#   out/bench.txt    the table, derived figures and PASS/MISS target lines
+#   out/report.html  one self-contained page with the plots
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default
-./build/default/tools/mca/mca demo
+mkdir -p out
+mca=./build/default/tools/mca/mca
+"$mca" bench --quick --json out/bench.json | tee out/bench.txt
+"$mca" report out/bench.json -o out/report.html
+echo
+echo "report: $(pwd)/out/report.html"

@@ -24,13 +24,18 @@ static int shm_name_ok(const char *name)
 
 int mcx_port_shm_create(const char *name, size_t size, mcx_port_shm_t *out)
 {
-  if (!shm_name_ok(name) || size == 0 || !out)
+  return mcx_port_shm_create_mode(name, size, 0600, out);
+}
+
+int mcx_port_shm_create_mode(const char *name, size_t size, unsigned mode, mcx_port_shm_t *out)
+{
+  if (!shm_name_ok(name) || size == 0 || !out || (mode & ~0666u) || (mode & 0600) != 0600)
     return MCX_EINVAL;
-  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
   if (fd < 0)
     return errno == EEXIST ? MCX_EEXIST : MCX_EIO;
-  /* The umask cannot widen 0600, but an inherited ACL could: pin the mode. */
-  (void)fchmod(fd, 0600);
+  /* The umask may narrow the mode and an inherited ACL widen it: pin it. */
+  (void)fchmod(fd, (mode_t)mode);
   if (ftruncate(fd, (off_t)size) != 0) {
     int e = MCX_EIO;
     close(fd);
@@ -44,6 +49,11 @@ int mcx_port_shm_create(const char *name, size_t size, mcx_port_shm_t *out)
 
 int mcx_port_shm_open(const char *name, size_t min_size, mcx_port_shm_t *out)
 {
+  return mcx_port_shm_open_mode(name, min_size, 0600, out);
+}
+
+int mcx_port_shm_open_mode(const char *name, size_t min_size, unsigned mode, mcx_port_shm_t *out)
+{
   if (!shm_name_ok(name) || !out)
     return MCX_EINVAL;
   int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
@@ -55,7 +65,7 @@ int mcx_port_shm_open(const char *name, size_t min_size, mcx_port_shm_t *out)
     return MCX_EIO;
   }
   /* Somebody else's object under our name, or one others can write: refuse it. */
-  if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+  if (st.st_uid != geteuid() || (st.st_mode & 0777 & ~(mode_t)mode) != 0) {
     close(fd);
     return MCX_EPERM;
   }

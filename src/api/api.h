@@ -19,7 +19,7 @@
 /* Every call but the few listed in mcapi.h needs the calling thread to be a node. */
 #define REQUIRE_NODE(ret)                  \
   do {                                     \
-    if (!mcx__self.dom) {                  \
+    if (!mcx__is_node()) {                 \
       SET(MCAPI_ERR_NODE_NOTINIT);         \
       return ret;                          \
     }                                      \

@@ -29,7 +29,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  if (mcx__self.dom) {
+  if (mcx__is_node()) {
     SET(MCAPI_ERR_NODE_INITIALIZED);
     return;
   }
@@ -38,7 +38,8 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     const mcapi_param_t *p = init_parameters;
     if ((unsigned)p->locking > MCX_LOCKING_GLOBAL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
         (unsigned)p->transport > MCX_TRANSPORT_PMQ ||
-        (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1))))) {
+        (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1)))) ||
+        (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600))) {
       SET(MCAPI_ERR_PARAMETER);
       return;
     }
@@ -48,6 +49,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     o.max_endpoints = p->max_endpoints;
     o.qcap = p->queue_elements;
     o.max_msg = p->max_msg_size;
+    o.shm_mode = p->shm_mode;
   }
   int r = mcx__node_init(domain_id, node_id, node_attributes ? node_attributes->type : 0, &o);
   switch (r) {
@@ -189,21 +191,21 @@ MCX_API void mcx_set_wait_policy(unsigned spins, unsigned yields)
 
 MCX_API mcx_locking_t mcx_locking(void)
 {
-  if (!mcx__self.dom)
+  if (!mcx__is_node())
     return MCX_LOCKING_DEFAULT;
   return mcx__self.dom->locking == MCX_LOCK_GLOBAL ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
 }
 
 MCX_API mcx_compat_t mcx_compat(void)
 {
-  if (!mcx__self.dom)
+  if (!mcx__is_node())
     return MCX_COMPAT_DEFAULT;
   return mcx__self.dom->compat == MCX_COMPAT_MCA203_ ? MCX_COMPAT_MCA203 : MCX_COMPAT_SPEC;
 }
 
 MCX_API mcx_transport_t mcx_transport(void)
 {
-  if (!mcx__self.dom)
+  if (!mcx__is_node())
     return MCX_TRANSPORT_DEFAULT;
   return mcx__self.dom->transport == MCX_TRANSPORT_PMQ_ ? MCX_TRANSPORT_PMQ : MCX_TRANSPORT_SHM;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ports/mcx_port.h"
+#include "ports/mcx_port_shm.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
@@ -50,85 +51,286 @@ static uint32_t resolve_transport(uint32_t requested)
   return requested ? requested : env_choice("MCX_TRANSPORT", names, values, 2, MCX_TRANSPORT_SHM_);
 }
 
-/* Lays out a new partition for @p o and maps it (in-process: anonymous). */
-static int create_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
+/* The partition's name: per user, per namespace (MCX_NAMESPACE, so test runs
+ * and users of one machine do not meet by accident), per domain. */
+static void partition_name(char *out, size_t n, uint32_t domain_id)
 {
-  uint32_t max_eps = o->max_endpoints ? o->max_endpoints : MCAPI_MAX_ENDPOINTS;
-  uint32_t qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
-  uint32_t max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
-  /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
-  uint32_t transport = resolve_transport(o->transport);
-  if (transport == MCX_TRANSPORT_PMQ_)
-    max_msg = mcx__pmq_payload_limit(max_msg, o->max_msg != 0);
-  if (max_eps == 0 || max_eps > 0xfffe || qcap < 2 || (qcap & (qcap - 1)) || qcap > 65536 ||
-      max_msg > (1u << 24))
-    return MCX_EINVAL;
-  uint32_t nprio = MCX_NPRIO;
-  size_t off = align_up(sizeof(mcx__part_hdr_t), 4096);
-  size_t off_nodes = off;
-  off = align_up(off + MCA_MAX_NODES * sizeof(mcx__node_t), 4096);
-  size_t off_eps = off;
-  off = align_up(off + (size_t)max_eps * sizeof(mcx__endpoint_t), 4096);
-  size_t off_rings = off;
-  size_t nrings = (size_t)max_eps * nprio;
-  off = align_up(off + nrings * sizeof(mcx__mpsc_ring_t), 4096);
-  size_t off_slots = off;
-  off = align_up(off + nrings * qcap * sizeof(mcx__msg_slot_t), 4096);
-  size_t off_big = off;
-  off = align_up(off + nrings * qcap * (size_t)max_msg, 4096);
+  const char *ns = mcx_port_getenv("MCX_NAMESPACE");
+  char clean[25];
+  size_t k = 0;
+  for (; ns && *ns && k < sizeof clean - 1; ns++) {
+    char c = *ns;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_')
+      clean[k++] = c;
+  }
+  clean[k] = 0;
+  snprintf(out, n, "/mcx-%u-%s-d%u", mcx_port_uid(), k ? clean : "default", domain_id);
+}
 
-  uint8_t *base = mcx_port_map_anon(off);
-  if (!base)
-    return MCX_ENOMEM;
-  mcx__part_hdr_t *h = (mcx__part_hdr_t *)base;
-  h->magic = MCX_PART_MAGIC;
+typedef struct layout {
+  uint32_t max_eps, qcap, max_msg, nprio;
+  size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
+} layout_t;
+
+static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
+{
+  l->max_eps = o->max_endpoints ? o->max_endpoints : MCAPI_MAX_ENDPOINTS;
+  l->qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
+  l->max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
+  /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
+  if (o->transport == MCX_TRANSPORT_PMQ_)
+    l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
+  l->nprio = MCX_NPRIO;
+  if (l->max_eps == 0 || l->max_eps > 0xfffe || l->qcap < 2 || (l->qcap & (l->qcap - 1)) ||
+      l->qcap > 65536 || l->max_msg > (1u << 24))
+    return MCX_EINVAL;
+  size_t off = align_up(sizeof(mcx__part_hdr_t), 4096);
+  l->off_nodes = off;
+  off = align_up(off + MCA_MAX_NODES * sizeof(mcx__node_t), 4096);
+  l->off_eps = off;
+  off = align_up(off + (size_t)l->max_eps * sizeof(mcx__endpoint_t), 4096);
+  l->off_rings = off;
+  size_t nrings = (size_t)l->max_eps * l->nprio;
+  off = align_up(off + nrings * sizeof(mcx__mpsc_ring_t), 4096);
+  l->off_slots = off;
+  off = align_up(off + nrings * l->qcap * sizeof(mcx__msg_slot_t), 4096);
+  l->off_big = off;
+  off = align_up(off + nrings * l->qcap * (size_t)l->max_msg, 4096);
+  l->off_states = off;
+  off = align_up(off + MCX_STATE_CHANNELS * sizeof(mcx__state_t), 4096);
+  l->off_state_bufs = off;
+  off = align_up(off + (size_t)MCX_STATE_CHANNELS * MCX_STATE_MAX_BUFFERS *
+                           MCX_STATE_STRIDE_WORDS * 8,
+                 4096);
+  l->total = off;
+  return MCX_OK;
+}
+
+/* Fills a fresh (zeroed) partition's header; `magic` goes last (release). */
+static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *l,
+                        const mcx__init_opts_t *o)
+{
   h->version = MCX_PART_VERSION;
   h->hdr_size = sizeof *h;
-  h->total_size = off;
+  h->total_size = l->total;
   h->domain_id = domain_id;
   h->locking = resolve_locking(o->locking);
   h->compat = resolve_compat(o->compat);
-  h->transport = transport;
+  h->transport = resolve_transport(o->transport);
   h->max_nodes = MCA_MAX_NODES;
-  h->max_endpoints = max_eps;
-  h->nprio = nprio;
-  h->qcap = qcap;
-  h->max_msg = max_msg;
-  h->off_nodes = off_nodes;
-  h->off_eps = off_eps;
-  h->off_rings = off_rings;
-  h->off_slots = off_slots;
-  h->off_big = off_big;
-  d->domain_id = domain_id;
-  d->base = base;
-  d->size = off;
-  d->hdr = h;
-  d->shared = 0;
-  d->locking = h->locking;
-  d->compat = h->compat;
-  d->transport = h->transport;
-  if (d->transport == MCX_TRANSPORT_PMQ_) {
-    int r = mcx__pmq_domain_open(d);
-    if (r) {
-      mcx_port_unmap(base, off);
-      memset(d, 0, sizeof *d);
-      return r;
-    }
+  h->max_endpoints = l->max_eps;
+  h->nprio = l->nprio;
+  h->qcap = l->qcap;
+  h->max_msg = l->max_msg;
+  h->owner_uid = mcx_port_uid();
+  h->creator_pid = mcx_port_pid();
+  h->node_size = sizeof(mcx__node_t);
+  h->ep_size = sizeof(mcx__endpoint_t);
+  h->ring_size = sizeof(mcx__mpsc_ring_t);
+  h->slot_size = sizeof(mcx__msg_slot_t);
+  h->off_nodes = l->off_nodes;
+  h->off_eps = l->off_eps;
+  h->off_rings = l->off_rings;
+  h->off_slots = l->off_slots;
+  h->off_big = l->off_big;
+  h->off_states = l->off_states;
+  h->off_state_bufs = l->off_state_bufs;
+  mcx__rmutex_init(&h->admin, 0);
+  /* R-P1 — release: every field above before the magic; pairs with A-P1 in
+   * check_header (another process opening the partition). */
+  mcx_store_release(&h->magic, MCX_PART_MAGIC);
+}
+
+/* Validates a mapped header against the object's size; logs why not. */
+static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
+{
+  /* A-P1 — acquire: pairs with R-P1. The creator may still be initializing:
+   * the caller retries for a while on MCX_EAGAIN. */
+  uint64_t magic = mcx_load_acquire(&((mcx__part_hdr_t *)(uintptr_t)h)->magic);
+  if (magic == 0)
+    return MCX_EAGAIN;
+  const char *why = NULL;
+  if (magic != MCX_PART_MAGIC)
+    why = "wrong magic (not a libmca partition, or corrupted)";
+  else if (h->version != MCX_PART_VERSION)
+    why = "incompatible layout version";
+  else if (h->hdr_size != sizeof *h || h->node_size != sizeof(mcx__node_t) ||
+           h->ep_size != sizeof(mcx__endpoint_t) || h->ring_size != sizeof(mcx__mpsc_ring_t) ||
+           h->slot_size != sizeof(mcx__msg_slot_t))
+    why = "structure sizes differ (built with another configuration)";
+  else if (h->total_size != size)
+    why = "size does not match the header (truncated or corrupted)";
+  else if (h->max_nodes != MCA_MAX_NODES || h->nprio != MCX_NPRIO || h->max_endpoints == 0 ||
+           h->max_endpoints > 0xfffe || h->qcap < 2 || (h->qcap & (h->qcap - 1)) ||
+           h->max_msg > (1u << 24) || h->locking < MCX_LOCK_LOCKFREE ||
+           h->locking > MCX_LOCK_GLOBAL || h->compat < MCX_COMPAT_SPEC_ ||
+           h->compat > MCX_COMPAT_MCA203_ || h->transport < MCX_TRANSPORT_SHM_ ||
+           h->transport > MCX_TRANSPORT_PMQ_)
+    why = "header fields out of range (corrupted)";
+  else {
+    layout_t l;
+    mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg};
+    if (compute_layout(&o, &l) || l.total != h->total_size || l.off_nodes != h->off_nodes ||
+        l.off_eps != h->off_eps || l.off_rings != h->off_rings || l.off_slots != h->off_slots ||
+        l.off_big != h->off_big || l.off_states != h->off_states ||
+        l.off_state_bufs != h->off_state_bufs)
+      why = "offsets do not match the layout (corrupted)";
+  }
+  if (why) {
+    mcx_port_log("refusing shared partition %s: %s", name, why);
+    return MCX_EIO;
   }
   return MCX_OK;
 }
 
-/* Finds or creates the process's view of @p domain_id; under proc_lock. */
+int mcx__part_check(const char *name, const void *base, size_t size)
+{
+  if (size < sizeof(mcx__part_hdr_t))
+    return MCX_EIO;
+  int r = check_header(name, base, size);
+  return r == MCX_EAGAIN ? MCX_EIO : r;
+}
+
+/* Whether every node recorded in the partition belongs to a dead process. */
+static int all_nodes_dead(const uint8_t *base, const mcx__part_hdr_t *h)
+{
+  const mcx__node_t *nodes = (const mcx__node_t *)(base + h->off_nodes);
+  for (uint32_t i = 0; i < h->max_nodes; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
+      return 0;
+  return 1;
+}
+
+/*
+ * Maps the domain's partition, creating it when it does not exist. A
+ * partition whose nodes are all dead (a crashed run) is removed and made
+ * anew; one of another user, of another layout version or with inconsistent
+ * header fields is refused, never mapped blindly.
+ */
+static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
+{
+  layout_t l;
+  mcx__init_opts_t oc = *o; /* a creator resolves its transport before the layout */
+  oc.transport = resolve_transport(o->transport);
+  o = &oc;
+  int r = compute_layout(o, &l);
+  if (r)
+    return r;
+  char name[64];
+  partition_name(name, sizeof name, domain_id);
+  unsigned mode = o->shm_mode ? o->shm_mode : 0600;
+  for (int attempt = 0; attempt < 200; attempt++) {
+    mcx_port_shm_t shm;
+    r = mcx_port_shm_create_mode(name, l.total, mode, &shm);
+    if (r == MCX_OK) {
+      uint8_t *base = mcx_port_shm_map(&shm, l.total);
+      mcx_port_shm_close(&shm);
+      if (!base) {
+        mcx_port_shm_unlink(name);
+        return MCX_ENOMEM;
+      }
+      init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
+      d->base = base;
+      d->size = l.total;
+      break;
+    }
+    if (r != MCX_EEXIST)
+      return r;
+    r = mcx_port_shm_open_mode(name, sizeof(mcx__part_hdr_t), mode, &shm);
+    if (r == MCX_ENOENT || r == MCX_EAGAIN) { /* removed or still being sized */
+      mcx_port_sleep_ns(1000000);
+      continue;
+    }
+    if (r == MCX_EPERM) {
+      mcx_port_log("refusing shared partition %s: it belongs to another user or is more open "
+                   "than mode %03o",
+                   name, mode);
+      return MCX_EPERM;
+    }
+    if (r)
+      return r;
+    size_t size = shm.size;
+    uint8_t *base = mcx_port_shm_map(&shm, size);
+    mcx_port_shm_close(&shm);
+    if (!base)
+      return MCX_ENOMEM;
+    mcx__part_hdr_t *h = (mcx__part_hdr_t *)base;
+    r = size < sizeof *h ? MCX_EIO : check_header(name, h, size);
+    if (r == MCX_EAGAIN) {
+      /* Being initialized by its creator; a creator that died before the
+       * magic leaves a zero header: treat it as stale after a while. */
+      mcx_port_shm_unmap(base, size);
+      if (attempt > 100)
+        mcx_port_shm_unlink(name);
+      mcx_port_sleep_ns(1000000);
+      continue;
+    }
+    if (r) {
+      mcx_port_shm_unmap(base, size);
+      return r;
+    }
+    if (all_nodes_dead(base, h) && mcx_load_relaxed(&h->n_nodes) != 0) {
+      /* Left by a crashed run: retire it under its lock, unlink, start anew. */
+      uint32_t depth;
+      mcx__rmutex_lock(&h->admin, mcx__my_tid(), MCX_NO_DEADLINE, 1, &depth);
+      if (!mcx_load_relaxed(&h->retired) && all_nodes_dead(base, h)) {
+        mcx_store_relaxed(&h->retired, 1);
+        mcx_port_shm_unlink(name);
+        MCX_DEBUG(1, "removed stale partition %s left by a crashed run", name);
+      }
+      mcx__rmutex_unlock(&h->admin, mcx__my_tid(), 1);
+      mcx_port_shm_unmap(base, size);
+      continue;
+    }
+    d->base = base;
+    d->size = size;
+    break;
+  }
+  if (!d->base)
+    return MCX_EIO;
+  d->hdr = (mcx__part_hdr_t *)d->base;
+  d->domain_id = domain_id;
+  d->shared = 1;
+  d->locking = d->hdr->locking;
+  d->compat = d->hdr->compat;
+  snprintf(d->name, sizeof d->name, "%s", name);
+  d->transport = d->hdr->transport;
+  if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
+    mcx_port_shm_unmap(d->base, d->size);
+    memset(d, 0, sizeof *d);
+    return r;
+  }
+  return MCX_OK;
+}
+
+/* After fork(), the child holds copies of its parent's node identities,
+ * domain views and requests; none of them is the child's. */
+static uint32_t proc_fork_gen;
+
+static void forget_parent_state(void)
+{
+  uint32_t g = mcx_port_fork_generation();
+  if (g == proc_fork_gen)
+    return;
+  proc_fork_gen = g;
+  for (int i = 0; i < MCA_MAX_DOMAINS; i++)
+    if (domains[i].refs) {
+      mcx__pmq_domain_forget(&domains[i]); /* the parent's descriptors */
+      mcx_port_unmap(domains[i].base, domains[i].size);
+      memset(&domains[i], 0, sizeof domains[i]);
+    }
+  mcx__req_forget_all();
+  memset(&proc_lock, 0, sizeof proc_lock);
+}
+
+/* Finds or maps the process's view of @p domain_id; under proc_lock. */
 static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domain_t **out)
 {
   mcx__domain_t *free_slot = NULL;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++) {
     if (domains[i].refs && domains[i].domain_id == domain_id) {
-      uint32_t want_lock = o->locking, want_compat = o->compat, want_tr = o->transport;
-      if ((want_lock && want_lock != domains[i].locking) ||
-          (want_compat && want_compat != domains[i].compat) ||
-          (want_tr && want_tr != domains[i].transport))
-        return MCX_EINVAL; /* the domain exists with another mode */
       *out = &domains[i];
       return MCX_OK;
     }
@@ -137,28 +339,65 @@ static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__dom
   }
   if (!free_slot)
     return MCX_ENOMEM;
-  int r = create_partition(free_slot, domain_id, o);
+  int r = map_partition(free_slot, domain_id, o);
   if (r)
     return r;
   *out = free_slot;
   return MCX_OK;
 }
 
-static void detach_domain(mcx__domain_t *d)
+static void detach_domain(mcx__domain_t *d, int last_in_domain)
 {
+  if (last_in_domain)
+    mcx_port_shm_unlink(d->name);
   if (--d->refs == 0) {
-    if (d->pmq)
-      mcx__pmq_domain_close(d);
+    mcx__pmq_domain_close(d, last_in_domain);
     mcx_port_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
   }
 }
 
+static _Thread_local uint32_t tl_tid, tl_tid_gen;
+
+uint32_t mcx__my_tid(void)
+{
+  uint32_t g = mcx_port_fork_generation();
+  if (!tl_tid || tl_tid_gen != g) {
+    tl_tid = mcx_port_tid();
+    tl_tid_gen = g;
+  }
+  return tl_tid;
+}
+
+void mcx__admin_lock(mcx__domain_t *d)
+{
+  uint32_t depth;
+  int r = mcx__rmutex_lock(&d->hdr->admin, mcx__my_tid(), MCX_NO_DEADLINE, d->shared, &depth);
+  if (r == MCX_EOWNERDEAD) {
+    MCX_DEBUG(1, "domain %u: a process died holding the control-plane lock; repairing",
+              d->domain_id);
+    mcx__sweep_dead_locked(d);
+  }
+}
+
+void mcx__admin_unlock(mcx__domain_t *d) { mcx__rmutex_unlock(&d->hdr->admin, mcx__my_tid(), d->shared); }
+
+int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
+{
+  const mcx__node_t *n = &mcx__nodes(d)[slot];
+  return mcx_load_acquire(&n->state) == NODE_ACTIVE &&
+         mcx_port_tid_alive(mcx_load_relaxed(&n->tid));
+}
+
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts)
 {
-  if (mcx__self.dom)
+  forget_parent_state();
+  if (mcx__is_node())
     return MCX_EEXIST;
+  const char *dbg = mcx_port_getenv("MCX_DEBUG");
+  if (dbg && *dbg && !mcx_load_relaxed(&mcx__debug_level))
+    mcx_store_relaxed(&mcx__debug_level, (uint32_t)(*dbg - '0') & 7u); /* a knob */
   mcx__init_opts_t none = {0};
   if (!opts)
     opts = &none;
@@ -167,19 +406,35 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     return MCX_EINVAL;
   mcx__mutex_lock(&proc_lock, 0);
   mcx__domain_t *d;
-  int r = attach_domain(domain_id, opts, &d);
-  if (r) {
-    mcx__mutex_unlock(&proc_lock, 0);
-    return r;
+  int r;
+  for (int attempt = 0;; attempt++) {
+    r = attach_domain(domain_id, opts, &d);
+    if (r) {
+      mcx__mutex_unlock(&proc_lock, 0);
+      return r;
+    }
+    d->refs++;
+    mcx__admin_lock(d);
+    if (!mcx_load_relaxed(&d->hdr->retired) || attempt > 50)
+      break;
+    /* The last node finalized (or a stale partition was retired) between our
+     * open and our lock: map the new one. */
+    mcx__admin_unlock(d);
+    detach_domain(d, 0);
   }
-  d->refs++;
   mcx__part_hdr_t *h = d->hdr;
-  mcx__mutex_lock(&h->admin, d->shared);
+  if ((opts->locking && opts->locking != d->locking) ||
+      (opts->compat && opts->compat != d->compat) ||
+      (opts->transport && opts->transport != d->transport)) {
+    r = MCX_EINVAL; /* the domain exists with another mode */
+  } else {
+    mcx__sweep_dead_locked(d);
+    r = MCX_OK;
+  }
   mcx__node_t *nodes = mcx__nodes(d);
   int slot = -1;
-  r = MCX_OK;
-  for (uint32_t i = 0; i < h->max_nodes; i++) {
-    if (mcx_load_relaxed(&nodes[i].state) == 1) {
+  for (uint32_t i = 0; i < h->max_nodes && !r; i++) {
+    if (mcx_load_relaxed(&nodes[i].state) == NODE_ACTIVE) {
       if (mcx_load_relaxed(&nodes[i].node_id) == node_id)
         r = MCX_EBUSY; /* the id is taken */
     } else if (slot < 0) {
@@ -192,47 +447,144 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx__node_t *n = &nodes[slot];
     mcx_store_relaxed(&n->node_id, node_id);
     mcx_store_relaxed(&n->pid, mcx_port_pid());
-    mcx_store_relaxed(&n->tid, mcx_port_tid());
+    mcx_store_relaxed(&n->tid, mcx__my_tid());
     mcx_store_relaxed(&n->type, node_type);
+    mcx_store_relaxed(&n->inflight, 0);
     /* Release: the fields above before the node reads as active (readers
      * take the admin lock or re-check state with acquire). */
-    mcx_store_release(&n->state, 1);
+    mcx_store_release(&n->state, NODE_ACTIVE);
     mcx_fetch_add_relaxed(&h->n_nodes, 1);
   }
-  mcx__mutex_unlock(&h->admin, d->shared);
+  int last = 0;
+  if (r && mcx_load_relaxed(&h->n_nodes) == 0) {
+    /* We created (or found empty) a partition nobody uses: remove it. */
+    mcx_store_relaxed(&h->retired, 1);
+    last = 1;
+  }
+  mcx__admin_unlock(d);
   if (r) {
-    detach_domain(d);
+    detach_domain(d, last);
     mcx__mutex_unlock(&proc_lock, 0);
     return r;
   }
   mcx__mutex_unlock(&proc_lock, 0);
   mcx__self.dom = d;
+  mcx__self.fork_gen = mcx_port_fork_generation();
   mcx__self.node_slot = (uint32_t)slot;
   mcx__self.node_id = node_id;
   mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
-  MCX_DEBUG(1, "node %u initialized in domain %u (%s locking)", node_id, domain_id,
-            d->locking == MCX_LOCK_GLOBAL ? "global" : "lock-free");
+  MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
+            d->locking == MCX_LOCK_GLOBAL ? "global" : "lock-free", d->name);
   return MCX_OK;
 }
 
 int mcx__node_finalize(void)
 {
-  mcx__domain_t *d = mcx__self.dom;
-  if (!d)
+  if (!mcx__is_node())
     return MCX_ENOENT;
+  mcx__domain_t *d = mcx__self.dom;
   mcx__ep_delete_all_of_node();
   mcx__req_release_node(mcx__self.key);
+  mcx__admin_lock(d);
+  mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
+  mcx__admin_unlock(d);
   mcx__part_hdr_t *h = d->hdr;
-  mcx__mutex_lock(&h->admin, d->shared);
-  mcx_store_release(&mcx__nodes(d)[mcx__self.node_slot].state, 0);
-  mcx_fetch_sub_relaxed(&h->n_nodes, 1);
-  mcx__mutex_unlock(&h->admin, d->shared);
   mcx__mutex_lock(&proc_lock, 0);
-  detach_domain(d);
+  mcx__admin_lock(d);
+  mcx__sweep_dead_locked(d); /* dead nodes must not keep the partition alive */
+  mcx_store_release(&mcx__nodes(d)[mcx__self.node_slot].state, NODE_FREE);
+  int last = mcx_fetch_sub_relaxed(&h->n_nodes, 1) == 1;
+  if (last)
+    mcx_store_relaxed(&h->retired, 1); /* joiners that already mapped it re-open */
+  mcx__admin_unlock(d);
+  detach_domain(d, last);
   mcx__mutex_unlock(&proc_lock, 0);
-  MCX_DEBUG(1, "node %u finalized", mcx__self.node_id);
+  MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
   memset(&mcx__self, 0, sizeof mcx__self);
   return MCX_OK;
+}
+
+/* ---- crash recovery */
+
+/* Publishes a tombstone for a dead sender's reservation, if it is one. */
+static void resolve_orphan(mcx__domain_t *d, uint32_t dead_slot)
+{
+  mcx__node_t *nodes = mcx__nodes(d);
+  /* Acquire: pairs with the release clear after R1 (msg.c) and the release
+   * CAS on tail that follows the record, so a record we see is current. */
+  uint64_t rec = mcx_load_acquire(&nodes[dead_slot].inflight);
+  if (!rec)
+    return;
+  uint32_t ring_no = (uint32_t)(rec >> 48) - 1;
+  uint64_t pos = rec & MCX_RING_POS_MASK;
+  const mcx__part_hdr_t *h = d->hdr;
+  if (ring_no >= h->max_endpoints * h->nprio)
+    return;
+  /* A live node with the same record is the one that won the CAS. */
+  for (uint32_t i = 0; i < h->max_nodes; i++)
+    if (i != dead_slot && mcx_load_acquire(&nodes[i].inflight) == rec && mcx__node_alive(d, i))
+      return;
+  uint32_t idx = ring_no / h->nprio, prio = ring_no % h->nprio;
+  mcx__endpoint_t *e = &mcx__eps(d)[idx];
+  mcx__ring_view_t v = mcx__ring_of(d, idx, prio, mcx_load_relaxed(&e->depth));
+  if (mcx__mpsc_tombstone(&v, pos))
+    MCX_DEBUG(1, "domain %u: published a tombstone for a dead sender's slot", d->domain_id);
+  mcx_store_relaxed(&nodes[dead_slot].inflight, 0);
+}
+
+void mcx__resolve_orphans_locked(mcx__domain_t *d)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  mcx__node_t *nodes = mcx__nodes(d);
+  for (uint32_t i = 0; i < h->max_nodes; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
+      resolve_orphan(d, i);
+}
+
+uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
+{
+  mcx__part_hdr_t *h = d->hdr;
+  mcx__node_t *nodes = mcx__nodes(d);
+  mcx__endpoint_t *eps = mcx__eps(d);
+  uint32_t dead[MCA_MAX_NODES], ndead = 0;
+  for (uint32_t i = 0; i < h->max_nodes; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
+      dead[ndead++] = i;
+  /* 1. Orphaned reservations first: deleting an endpoint waits for them. */
+  for (uint32_t k = 0; k < ndead; k++)
+    resolve_orphan(d, dead[k]);
+  /* 2. Updates a dead admin-lock holder left half done. */
+  for (uint32_t i = 0; i < h->max_endpoints; i++) {
+    uint32_t st = mcx_load_relaxed(&eps[i].state);
+    if ((st & 0xff) == EP_DELETING)
+      mcx__ep_delete_locked(d, i);
+    else if ((st & 0xff) == EP_RECONFIG)
+      mcx__ep_reopen_locked(d, i);
+  }
+  /* 3. The dead nodes' endpoints, state channels and table slots. */
+  for (uint32_t k = 0; k < ndead; k++) {
+    mcx__state_delete_of_node_locked(d, dead[k]);
+    for (uint32_t i = 0; i < h->max_endpoints; i++) {
+      uint32_t st = mcx_load_relaxed(&eps[i].state);
+      if ((st & 0xff) != EP_FREE && mcx_load_relaxed(&eps[i].owner_slot) == dead[k])
+        mcx__ep_delete_locked(d, i);
+    }
+    MCX_DEBUG(1, "domain %u: reclaimed node %u of dead process %u", d->domain_id,
+              mcx_load_relaxed(&nodes[dead[k]].node_id), mcx_load_relaxed(&nodes[dead[k]].pid));
+    mcx_store_release(&nodes[dead[k]].state, NODE_FREE);
+    mcx_fetch_sub_relaxed(&h->n_nodes, 1);
+  }
+  return ndead;
+}
+
+uint32_t mcx__sweep_dead(mcx__domain_t *d)
+{
+  mcx__admin_lock(d);
+  uint32_t n = mcx__sweep_dead_locked(d);
+  mcx__admin_unlock(d);
+  return n;
 }
 
 int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
@@ -242,7 +594,7 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
     return MCX_EINVAL;
   mcx__node_t *nodes = mcx__nodes(d);
   int r = MCX_ENOENT;
-  mcx__mutex_lock(&d->hdr->admin, d->shared);
+  mcx__admin_lock(d);
   for (uint32_t i = 0; i < d->hdr->max_nodes; i++) {
     if (mcx_load_relaxed(&nodes[i].state) == 1 && mcx_load_relaxed(&nodes[i].node_id) == node_id) {
       *type = mcx_load_relaxed(&nodes[i].type);
@@ -250,7 +602,7 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
       break;
     }
   }
-  mcx__mutex_unlock(&d->hdr->admin, d->shared);
+  mcx__admin_unlock(d);
   return r;
 }
 

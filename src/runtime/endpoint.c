@@ -16,12 +16,16 @@ static void init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uin
   }
 }
 
-static uint32_t close_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth)
+/* Called by mcx__mpsc_close while a reserved slot stays unpublished: the
+ * sender may have died; admin lock held. */
+static void close_stuck(void *ctx) { mcx__resolve_orphans_locked(ctx); }
+
+static uint32_t close_rings(mcx__domain_t *d, uint32_t idx, uint32_t depth)
 {
   uint32_t dropped = 0;
   for (uint32_t p = 0; p < d->hdr->nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
-    dropped += mcx__mpsc_close(&v);
+    dropped += mcx__mpsc_close(&v, close_stuck, d);
   }
   return dropped;
 }
@@ -32,7 +36,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
   mcx__part_hdr_t *h = d->hdr;
   mcx__endpoint_t *eps = mcx__eps(d);
   int r = MCX_OK;
-  mcx__mutex_lock(&h->admin, d->shared);
+  mcx__admin_lock(d);
   int slot = -1;
   uint32_t any_port = 0;
   for (uint32_t i = 0; i < h->max_endpoints; i++) {
@@ -93,7 +97,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     *handle = mcx__handle((uint32_t)slot, gen);
   }
 out:
-  mcx__mutex_unlock(&h->admin, d->shared);
+  mcx__admin_unlock(d);
   if (!r)
     mcx__wp_broadcast(&h->ep_created, d->shared);
   return r;
@@ -152,9 +156,9 @@ int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *
   }
 }
 
-/* Deletes endpoint @p e (index idx); caller holds the admin lock. */
-static void delete_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx)
+void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)
 {
+  mcx__endpoint_t *e = &mcx__eps(d)[idx];
   uint32_t st = mcx_load_relaxed(&e->state);
   /* Senders that resolved the handle before this still hold the old epoch:
    * closing the rings makes their CAS fail; the state tells them why. */
@@ -182,14 +186,14 @@ int mcx__ep_delete(uint32_t handle)
     return MCX_EPERM;
   if (mcx_load_relaxed(&e->chan))
     return MCX_ECHAN;
-  mcx__mutex_lock(&d->hdr->admin, d->shared);
+  mcx__admin_lock(d);
   mcx__glock(d);
   if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
     r = MCX_ESTALE;
   else
-    delete_locked(d, e, mcx__handle_idx(handle));
+    mcx__ep_delete_locked(d, mcx__handle_idx(handle));
   mcx__gunlock(d);
-  mcx__mutex_unlock(&d->hdr->admin, d->shared);
+  mcx__admin_unlock(d);
   return r;
 }
 
@@ -197,15 +201,15 @@ int mcx__ep_delete_all_of_node(void)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *eps = mcx__eps(d);
-  mcx__mutex_lock(&d->hdr->admin, d->shared);
+  mcx__admin_lock(d);
   mcx__glock(d);
   for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state);
     if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i]))
-      delete_locked(d, &eps[i], i);
+      mcx__ep_delete_locked(d, i);
   }
   mcx__gunlock(d);
-  mcx__mutex_unlock(&d->hdr->admin, d->shared);
+  mcx__admin_unlock(d);
   return MCX_OK;
 }
 
@@ -336,6 +340,19 @@ static int resize_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uin
   return r;
 }
 
+void mcx__ep_reopen_locked(mcx__domain_t *d, uint32_t idx)
+{
+  mcx__endpoint_t *e = &mcx__eps(d)[idx];
+  uint32_t st = mcx_load_relaxed(&e->state);
+  uint32_t depth = mcx_load_relaxed(&e->depth);
+  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    mcx_fetch_and_acq_rel(&v.ring->tail, ~MCX_RING_CLOSED);
+  }
+  mcx_store_release(&e->state, (st & ~0xffu) | EP_ACTIVE); /* R-E1 */
+  mcx__wp_broadcast(&e->space_wp, d->shared);
+}
+
 int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
 {
   mcx__domain_t *d = mcx__self.dom;
@@ -387,14 +404,14 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
       return MCX_EINVAL;
     if (mcx_load_relaxed(&e->chan))
       return MCX_ECHAN;
-    mcx__mutex_lock(&d->hdr->admin, d->shared);
+    mcx__admin_lock(d);
     mcx__glock(d);
     if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
       r = MCX_ESTALE;
     else
       r = resize_locked(d, e, mcx__handle_idx(handle), v);
     mcx__gunlock(d);
-    mcx__mutex_unlock(&d->hdr->admin, d->shared);
+    mcx__admin_unlock(d);
     return r;
   }
   case MCAPI_ENDP_ATTR_GET_SOURCE:

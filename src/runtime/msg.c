@@ -8,6 +8,9 @@
  * other side is inside a short copy, so an immediate retry usually wins. */
 #define BUT_RETRIES 256
 
+/* How long a blocked call sleeps before checking that its peer still lives. */
+#define LIVENESS_SLICE_NS 50000000ull
+
 static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpoint_t **src,
                         mcx__endpoint_t **dst)
 {
@@ -49,10 +52,12 @@ static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uin
    * protocol (F-W1/F-W2) orders it before the publish for a sleeping receiver. */
   if (!(mcx_load_relaxed(&dst->used_prios) & bit))
     mcx_fetch_or_relaxed(&dst->used_prios, bit);
+  mcx_atomic_u64 *intent = &mcx__nodes(d)[mcx__self.node_slot].inflight;
+  uint64_t tag = ((uint64_t)idx * d->hdr->nprio + prio + 1) << 48;
   mcx__ring_outcome_t o;
   mcx__glock(d);
   for (int i = 0;; i++) {
-    o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, from);
+    o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, from, intent, tag);
     if (o != MCX_RING_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
       break;
     mcx_port_cpu_relax();
@@ -138,9 +143,13 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
         return MCX_OK;
       continue;
     }
-    if (mcx__wp_sleep(&dst->space_wp, key, deadline, d->shared) == MCX_ETIMEDOUT ||
-        mcx_port_now_ns() >= deadline)
+    /* Sleep in slices: a receiver that died never makes space. */
+    uint64_t slice = mcx_port_now_ns() + LIVENESS_SLICE_NS;
+    mcx__wp_sleep(&dst->space_wp, key, slice < deadline ? slice : deadline, d->shared);
+    if (mcx_port_now_ns() >= deadline)
       return MCX_ETIMEDOUT;
+    if (!mcx__node_alive(d, mcx_load_relaxed(&dst->owner_slot)))
+      mcx__sweep_dead(d); /* deletes its endpoints: the next attempt sees why */
   }
 }
 
@@ -190,6 +199,20 @@ static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint
   if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED)
     mcx__wp_notify_after_rmw(&ep->space_wp, d->shared); /* R2 was the RMW */
   return res;
+}
+
+/* Whether a ring of the endpoint has a reserved slot nobody published yet. */
+static int ring_stuck(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h)
+{
+  uint32_t used = mcx_load_relaxed(&ep->used_prios), depth = mcx_load_relaxed(&ep->depth);
+  while (used) {
+    uint32_t p = (uint32_t)__builtin_ctz(used);
+    used &= used - 1;
+    mcx__ring_view_t v = mcx__ring_of(d, mcx__handle_idx(h), p, depth);
+    if (mcx__mpsc_stuck(&v))
+      return 1;
+  }
+  return 0;
 }
 
 int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
@@ -255,9 +278,14 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
       mcx__wp_cancel(&ep->recv_wp);
       return MCX_ECLOSED;
     }
-    if (mcx__wp_sleep(&ep->recv_wp, key, deadline, d->shared) == MCX_ETIMEDOUT ||
-        mcx_port_now_ns() >= deadline)
+    /* Sleep in slices: a sender that died between reserving a slot and
+     * publishing it would block the ring; the sweep publishes a tombstone. */
+    uint64_t slice = mcx_port_now_ns() + LIVENESS_SLICE_NS;
+    mcx__wp_sleep(&ep->recv_wp, key, slice < deadline ? slice : deadline, d->shared);
+    if (mcx_port_now_ns() >= deadline)
       return MCX_ETIMEDOUT;
+    if (ring_stuck(d, ep, h))
+      mcx__sweep_dead(d);
   }
 }
 
@@ -271,12 +299,12 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_available(d, ep, h, count);
   uint32_t idx = mcx__handle_idx(h), depth = mcx_load_relaxed(&ep->depth), n = 0;
-  mcx__grdlock(d);
+  mcx__glock(d);
   for (uint32_t p = 0; p < d->hdr->nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
     n += mcx__mpsc_count(&v);
   }
-  mcx__grdunlock(d);
+  mcx__gunlock(d);
   *count = n;
   return MCX_OK;
 }

@@ -271,6 +271,13 @@ int mcx__req_cancel(uint32_t handle)
   }
 }
 
+void mcx__req_forget_all(void)
+{
+  /* A fork child runs this on its only thread before it makes any request. */
+  for (uint32_t w = 0; w < NWORDS; w++)
+    mcx_store_relaxed(&bitmap[w], 0);
+}
+
 void mcx__req_release_node(uint32_t key)
 {
   for (uint32_t i = 0; i < MCA_MAX_REQUESTS; i++) {

@@ -17,7 +17,10 @@
 #include "common/mcx_err.h"
 #include "mca_config.h"
 #include "sync/lock.h"
+#include "sync/mrapi_prim.h"
 #include "sync/wait.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_shm.h"
 #include "transport/mpsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
@@ -34,7 +37,8 @@ enum { EP_FREE = 0, EP_ACTIVE = 1, EP_RECONFIG = 2, EP_DELETING = 3 };
 /** Partition header: written once by the creator, then read-only, except the
  * control-plane locks and counters, each on its own line. */
 typedef struct mcx__part_hdr {
-  uint64_t magic;
+  /* Written once by the creator before `magic` (released last), then read-only. */
+  mcx_atomic_u64 magic;
   uint32_t version;
   uint32_t hdr_size;
   uint64_t total_size;
@@ -48,22 +52,34 @@ typedef struct mcx__part_hdr {
   uint32_t qcap;    /* slots reserved per ring (power of two) */
   uint32_t max_msg; /* bytes per big buffer */
   uint32_t owner_uid;
+  uint32_t creator_pid;
+  uint32_t node_size, ep_size, ring_size, slot_size; /* struct sizes: layout check */
   uint64_t off_nodes, off_eps, off_rings, off_slots, off_big;
-  /* Control plane: node/endpoint table updates. */
-  MCX_ALIGNED_LINE mcx__mutex_t admin;
+  uint64_t off_states, off_state_bufs; /* state channels (mcx_state_*) */
+  /* Control plane: node/endpoint table updates. Robust: a holder's death is
+   * detected by the next locker, which repairs half-done updates. */
+  MCX_ALIGNED_LINE mcx__rmutex_t admin;
   mcx_atomic_u32 n_nodes;
+  mcx_atomic_u32 retired; /* set (under admin) before the name is unlinked */
   /* The global locking mode's lock (the reference design). */
   MCX_ALIGNED_LINE mcx__rwlock_t global;
   /* Endpoint creations, for mcapi_endpoint_get waiters. */
   MCX_ALIGNED_LINE mcx__waitpoint_t ep_created;
 } mcx__part_hdr_t;
 
+/* Node states. */
+enum { NODE_FREE = 0, NODE_ACTIVE = 1 };
+
 typedef struct mcx__node {
-  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* 0 free, 1 active; written under admin */
+  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* NODE_*; written under admin */
   mcx_atomic_u32 node_id;
   mcx_atomic_u32 pid;
   mcx_atomic_u32 tid;
   mcx_atomic_u32 type;
+  /* Written by the node itself on every send: the ring position it is about
+   * to reserve ((ring + 1) << 48 | pos), 0 when none. Read only by recovery,
+   * which tells a dead sender's orphaned reservation from a live one's. */
+  mcx_atomic_u64 inflight;
 } mcx__node_t;
 
 typedef struct mcx__endpoint {
@@ -89,6 +105,26 @@ typedef struct mcx__endpoint {
   MCX_ALIGNED_LINE mcx__waitpoint_t space_wp;
 } mcx__endpoint_t;
 
+/* ---- state channels (state.c): latest-value exchange, NBW protocol */
+#define MCX_STATE_CHANNELS 16
+#define MCX_STATE_MAX_SIZE 4096
+#define MCX_STATE_MAX_BUFFERS 8
+#define MCX_STATE_STRIDE_WORDS (1 + MCX_STATE_MAX_SIZE / 8)
+
+typedef struct mcx__state {
+  /* Line 0: identity, written under the admin lock by the writer's node. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* gen << 8 | EP_FREE / EP_ACTIVE */
+  mcx_atomic_u32 node_id;
+  mcx_atomic_u32 port;
+  mcx_atomic_u32 owner_slot;
+  mcx_atomic_u32 max_size;
+  mcx_atomic_u32 nbuf;
+  /* Line 1: the concurrency-control field, written by the writer only. */
+  MCX_ALIGNED_LINE mcx_atomic_u64 ccf;
+  /* Line 2: readers waiting for a newer version sleep here. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t wp;
+} mcx__state_t;
+
 /** A process's view of one domain partition. */
 typedef struct mcx__domain {
   uint32_t domain_id;
@@ -99,6 +135,7 @@ typedef struct mcx__domain {
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
   uint32_t compat;
+  char name[64]; /* the shm object's name */
   uint32_t transport;     /* MCX_TRANSPORT_*_: the one branch of the message calls */
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
 } mcx__domain_t;
@@ -106,12 +143,19 @@ typedef struct mcx__domain {
 /** The calling thread's node (thread-local). */
 typedef struct mcx__self {
   mcx__domain_t *dom;
+  uint32_t fork_gen; /* mcx_port_fork_generation() when the node was made */
   uint32_t node_slot;
   uint32_t node_id;
   uint32_t key; /* process-unique node key, owner of requests */
 } mcx__self_t;
 
 extern _Thread_local mcx__self_t mcx__self;
+
+/** Whether the calling thread is a node (and not a fork child's copy of one). */
+static inline int mcx__is_node(void)
+{
+  return mcx__self.dom && mcx__self.fork_gen == mcx_port_fork_generation();
+}
 extern mcx_atomic_u32 mcx__debug_level;
 
 static inline mcx__node_t *mcx__nodes(const mcx__domain_t *d)
@@ -180,11 +224,35 @@ static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
 typedef struct mcx__init_opts {
   uint32_t locking, compat, transport; /* 0 = from environment / default */
   uint32_t max_endpoints, qcap, max_msg;
+  uint32_t shm_mode; /* 0 = 0600 */
 } mcx__init_opts_t;
 
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts);
 int mcx__node_finalize(void);
+/** Validates a mapped partition (magic, version, sizes, offsets); logs why not. */
+int mcx__part_check(const char *name, const void *base, size_t size);
+/** This thread's kernel tid (cached; refreshed after fork). */
+uint32_t mcx__my_tid(void);
+/** The partition's control-plane lock (robust; repairs after a dead holder). */
+void mcx__admin_lock(mcx__domain_t *d);
+void mcx__admin_unlock(mcx__domain_t *d);
+/**
+ * Reclaims every node whose process died: their orphaned ring reservations
+ * are published as tombstones, their endpoints deleted, their slots freed.
+ * Caller holds the admin lock. Returns the number of nodes reclaimed.
+ */
+uint32_t mcx__sweep_dead_locked(mcx__domain_t *d);
+/** Takes the admin lock and sweeps. */
+uint32_t mcx__sweep_dead(mcx__domain_t *d);
+/** Publishes tombstones for dead senders' orphaned reservations (admin lock held). */
+void mcx__resolve_orphans_locked(mcx__domain_t *d);
+/** Re-opens the rings of an endpoint left in EP_RECONFIG (admin lock held). */
+void mcx__ep_reopen_locked(mcx__domain_t *d, uint32_t idx);
+/** Whether the node in table slot @p slot belongs to a live process. */
+int mcx__node_alive(const mcx__domain_t *d, uint32_t slot);
+/** Deletes endpoint @p idx (admin lock held); used by delete and the sweep. */
+void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx);
 /** Node attribute type of (domain, node); MCX_ENOENT when no such node. */
 int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type);
 void mcx__display_state(void);
@@ -199,6 +267,18 @@ int mcx__ep_delete_all_of_node(void);
 int mcx__ep_release(uint32_t handle);
 int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size);
 int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size);
+
+/* ---- state channels (state.c) */
+int mcx__state_create(uint32_t port, uint32_t max_size, uint32_t nbuf, uint32_t *handle);
+int mcx__state_open(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle);
+int mcx__state_close(uint32_t handle);
+int mcx__state_write(uint32_t handle, const void *buf, size_t size);
+/** 0 (or MCX_ETRUNC), MCX_EAGAIN when lapped @p retries times, or handle errors. */
+int mcx__state_read(uint32_t handle, void *buf, size_t cap, size_t *size, uint64_t *version,
+                    uint32_t retries);
+int mcx__state_wait_newer(uint32_t handle, uint64_t known, uint32_t timeout_ms, uint64_t *version);
+/** Deletes the state channels owned by table slot @p node_slot (admin lock held). */
+void mcx__state_delete_of_node_locked(mcx__domain_t *d, uint32_t node_slot);
 
 /* ---- messages (msg.c) */
 /**
@@ -240,31 +320,25 @@ int mcx__req_wait(uint32_t handle, uint32_t timeout_ms, int *result, size_t *siz
 int mcx__req_wait_any(size_t n, const uint32_t *handles, uint32_t timeout_ms, size_t *index,
                       int *result, size_t *size);
 int mcx__req_cancel(uint32_t handle);
+/** Forgets every request (a fork child's copy of its parent's). */
+void mcx__req_forget_all(void);
 /** Frees every request of the calling node (finalize). */
 void mcx__req_release_node(uint32_t key);
 /** Requests in use (tests, display_state). */
 uint32_t mcx__req_in_use(void);
 
-/* ---- global locking mode */
+/* ---- global locking mode: the partition's reader/writer lock, taken
+ * exclusively around every queue operation (a writer has an owner, so a
+ * holder's death is recovered; readers have none, so none are used). */
 static inline void mcx__glock(const mcx__domain_t *d)
 {
   if (d->locking == MCX_LOCK_GLOBAL)
-    mcx__rwlock_wrlock(&d->hdr->global, d->shared);
+    mcx__rwlock_wrlock(&d->hdr->global, d->shared, mcx__my_tid());
 }
 static inline void mcx__gunlock(const mcx__domain_t *d)
 {
   if (d->locking == MCX_LOCK_GLOBAL)
     mcx__rwlock_wrunlock(&d->hdr->global, d->shared);
-}
-static inline void mcx__grdlock(const mcx__domain_t *d)
-{
-  if (d->locking == MCX_LOCK_GLOBAL)
-    mcx__rwlock_rdlock(&d->hdr->global, d->shared);
-}
-static inline void mcx__grdunlock(const mcx__domain_t *d)
-{
-  if (d->locking == MCX_LOCK_GLOBAL)
-    mcx__rwlock_rdunlock(&d->hdr->global, d->shared);
 }
 
 #define MCX_DEBUG(level, ...)                                 \

@@ -1,7 +1,9 @@
 /* Futex mutex and reader/writer lock (see lock.h). */
 #include "sync/lock.h"
 
+#include "common/mcx_err.h"
 #include "ports/mcx_port.h"
+#include "ports/mcx_port_shm.h"
 
 #define SPIN_TRIES 100
 
@@ -90,14 +92,19 @@ void mcx__rwlock_rdunlock(mcx__rwlock_t *l, int shared)
     rw_wake(l, shared);
 }
 
-void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared)
+/* How long a writer-waiter sleeps before checking the holder's liveness. */
+#define RW_PROBE_NS 10000000ull
+
+void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared, uint32_t tid)
 {
   for (int spin = 0;; spin++) {
     uint32_t s = mcx_load_relaxed(&l->state);
     if ((s & (RW_WRITER | RW_READERS)) == 0) {
       /* A3 — acquire: pairs with R2 (last reader) and R3 (previous writer). */
-      if (mcx_cas_acquire(&l->state, &s, (s | RW_WRITER) & ~RW_WWAIT))
+      if (mcx_cas_acquire(&l->state, &s, (s | RW_WRITER) & ~RW_WWAIT)) {
+        mcx_store_relaxed(&l->owner, tid); /* read only by recovery */
         return;
+      }
       continue;
     }
     if (spin < SPIN_TRIES) {
@@ -110,13 +117,29 @@ void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared)
     }
     uint32_t q = mcx_load_seq_cst(&l->seq);
     s = mcx_load_seq_cst(&l->state);
-    if (s & (RW_WRITER | RW_READERS))
-      rw_sleep(l, q, shared);
+    if (!(s & (RW_WRITER | RW_READERS)))
+      continue;
+    mcx_fetch_add_seq_cst(&l->sleepers, 1);
+    int r = mcx_port_futex_wait(&l->seq, q, mcx_port_now_ns() + RW_PROBE_NS, shared);
+    mcx_fetch_sub_relaxed(&l->sleepers, 1);
+    if (r != MCX_ETIMEDOUT || !(s & RW_WRITER))
+      continue;
+    uint32_t holder = mcx_load_relaxed(&l->owner);
+    if (holder && !mcx_port_tid_alive(holder)) {
+      /* The writer died holding the lock: take it over (it stays held). */
+      uint32_t cur = mcx_load_relaxed(&l->state);
+      if ((cur & RW_WRITER) && mcx_load_relaxed(&l->owner) == holder &&
+          mcx_cas_acquire(&l->owner, &holder, tid)) {
+        mcx_port_log("the global lock's holder (thread %u) died; lock recovered", holder);
+        return;
+      }
+    }
   }
 }
 
 void mcx__rwlock_wrunlock(mcx__rwlock_t *l, int shared)
 {
+  mcx_store_relaxed(&l->owner, 0); /* before R3: a waiter never sees a stale owner as dead */
   /* R3 — release: the writer's critical section before any later owner (A2, A3). */
   mcx_fetch_and_release(&l->state, ~RW_WRITER);
   rw_wake(l, shared);

@@ -31,11 +31,18 @@ typedef struct mcx__rwlock {
   mcx_atomic_u32 state;
   mcx_atomic_u32 seq;      /* futex word, bumped on every release that may wake someone */
   mcx_atomic_u32 sleepers; /* threads asleep (or about to be) on seq */
+  mcx_atomic_u32 owner;    /* the writer's kernel tid, 0 when none */
 } mcx__rwlock_t;
 
 void mcx__rwlock_rdlock(mcx__rwlock_t *l, int shared);
 void mcx__rwlock_rdunlock(mcx__rwlock_t *l, int shared);
-void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared);
+/**
+ * Takes the lock exclusively for thread @p tid. Robust: a waiter that has
+ * slept a while checks whether the writer's thread still exists and takes the
+ * lock over if not (the data it protected may need repair by the caller's
+ * own recovery, e.g. ring tombstones).
+ */
+void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared, uint32_t tid);
 void mcx__rwlock_wrunlock(mcx__rwlock_t *l, int shared);
 
 #endif

@@ -14,7 +14,7 @@ void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch)
   mcx_store_release(&v->ring->tail, (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT);
 }
 
-uint32_t mcx__mpsc_close(const mcx__ring_view_t *v)
+uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, void (*stuck)(void *), void *ctx)
 {
   /* Acq_rel: after this no producer's CAS can succeed; we must also see the
    * reservations that won before us (their positions are below t). */
@@ -26,9 +26,13 @@ uint32_t mcx__mpsc_close(const mcx__ring_view_t *v)
     mcx__msg_slot_t *s = &v->slots[p & v->mask];
     /* A3 — acquire: waits for R1 of the producer that reserved p, so no
      * write into the ring is still under way when close returns. */
-    while (mcx_load_acquire(&s->seq) != ((p + 1) & MCX_RING_POS_MASK))
+    for (uint32_t spins = 1; mcx_load_acquire(&s->seq) != ((p + 1) & MCX_RING_POS_MASK); spins++) {
       mcx_port_yield();
-    dropped++;
+      if (stuck && spins % 1024 == 0)
+        stuck(ctx);
+    }
+    if (s->size != MCX_SLOT_TOMBSTONE)
+      dropped++;
   }
   return dropped;
 }
@@ -40,9 +44,34 @@ uint32_t mcx__mpsc_count(const mcx__ring_view_t *v)
   for (uint32_t i = 0; i <= v->mask; i++) {
     uint64_t p = (h + i) & MCX_RING_POS_MASK;
     /* Acquire, as A2: a counted message is one a receive would find. */
-    if (mcx_load_acquire(&v->slots[p & v->mask].seq) != ((p + 1) & MCX_RING_POS_MASK))
+    const mcx__msg_slot_t *s = &v->slots[p & v->mask];
+    if (mcx_load_acquire(&s->seq) != ((p + 1) & MCX_RING_POS_MASK))
       break;
-    n++;
+    n += s->size != MCX_SLOT_TOMBSTONE;
   }
   return n;
+}
+
+int mcx__mpsc_tombstone(const mcx__ring_view_t *v, uint64_t pos)
+{
+  /* Acquire: pairs with R3 (the reservation) so positions below tail are real. */
+  uint64_t t = mcx_load_acquire(&v->ring->tail) & MCX_RING_POS_MASK;
+  if (mcx__pos_diff(t, pos) <= 0)
+    return 0; /* the CAS never happened */
+  mcx__msg_slot_t *s = &v->slots[pos & v->mask];
+  if (mcx_load_acquire(&s->seq) != pos)
+    return 0; /* published (or consumed) after all */
+  s->size = MCX_SLOT_TOMBSTONE;
+  /* Release, as R1: the marker before the slot reads as ALLOCATED (A2, A3). */
+  mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
+  return 1;
+}
+
+int mcx__mpsc_stuck(const mcx__ring_view_t *v)
+{
+  uint64_t h = mcx_load_relaxed(&v->ring->head);
+  uint64_t t = mcx_load_acquire(&v->ring->tail) & MCX_RING_POS_MASK;
+  if (t == h)
+    return 0;
+  return mcx_load_acquire(&v->slots[h & v->mask].seq) != ((h + 1) & MCX_RING_POS_MASK);
 }

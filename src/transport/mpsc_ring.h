@@ -41,6 +41,9 @@
 #define MCX_RING_GEN_MASK UINT64_C(0x7fff)
 #define MCX_RING_POS_MASK ((UINT64_C(1) << 48) - 1)
 
+/** `size` of a slot whose reserving sender died: skipped by the consumer. */
+#define MCX_SLOT_TOMBSTONE 0xffffffffu
+
 /** Inline payload bytes of a slot; larger messages use the slot's big buffer. */
 #define MCX_SLOT_INLINE 48
 
@@ -91,10 +94,22 @@ void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch);
 
 /**
  * Closes the ring: producers fail from now on. Waits (yielding) until every
- * reserved slot is published, so nothing writes into the ring afterwards.
+ * reserved slot is published, so nothing writes into the ring afterwards;
+ * while a slot stays unpublished it calls @p stuck(ctx) now and then (its
+ * sender may have died: the callback publishes tombstones for such slots).
  * @return the number of messages that were queued (now dropped).
  */
-uint32_t mcx__mpsc_close(const mcx__ring_view_t *v);
+uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, void (*stuck)(void *), void *ctx);
+
+/**
+ * Publishes a tombstone at @p pos if that position is reserved but not
+ * published (its sender died between the CAS and R1). The caller has made
+ * sure the reserving sender is dead. @return 1 if a tombstone was written.
+ */
+int mcx__mpsc_tombstone(const mcx__ring_view_t *v, uint64_t pos);
+
+/** Whether position head is reserved but unpublished (a sender is, or was, inside). */
+int mcx__mpsc_stuck(const mcx__ring_view_t *v);
 
 /** Published messages (a snapshot; consumer side or diagnostics). */
 uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
@@ -103,9 +118,14 @@ uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
  * Tries to enqueue @p size bytes (the caller checked size <= big_stride).
  * Multi-producer safe.
  */
+/**
+ * @param intent the sending node's in-flight record (see mcx__node_t), or NULL
+ * @param tag (ring number + 1) << 48, identifying this ring in @p intent
+ */
 static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
                                                     const void *data, uint32_t size,
-                                                    uint32_t sender)
+                                                    uint32_t sender, mcx_atomic_u64 *intent,
+                                                    uint64_t tag)
 {
   mcx__mpsc_ring_t *r = v->ring;
   /* A0 — acquire: a tail written by mcx__mpsc_init (R0) comes with the slots'
@@ -124,10 +144,16 @@ static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, u
     int64_t d = mcx__pos_diff(seq, pos);
     if (d == 0) {
       uint64_t next = (t & ~MCX_RING_POS_MASK) | ((pos + 1) & MCX_RING_POS_MASK);
+      /* Our own line; relaxed: the CAS below (release) orders it before the
+       * reservation becomes visible, for crash recovery (domain.c). */
+      if (intent)
+        mcx_store_relaxed(intent, tag | pos);
       /* Winning the CAS makes the slot ours (no other producer can claim pos);
-       * what we publish is ordered by R1, what we overwrite by A1. Acquire
-       * only for the failure path, which re-reads tail as A0 does. */
-      if (mcx_cas_acquire(&r->tail, &t, next))
+       * what we publish is ordered by R1, what we overwrite by A1. R3 —
+       * release: the intent record before the reservation; pairs with the
+       * acquire loads of recovery. Acquire for the failure path, which
+       * re-reads tail as A0 does. Both free on x86. */
+      if (mcx_cas_acq_rel(&r->tail, &t, next))
         break;
     } else if (d < 0) {
       /* The slot still holds the message of position pos - cap. */
@@ -151,6 +177,8 @@ static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, u
    * seq_cst RMW it is also the full barrier of the receiver wake-up protocol
    * (mcx__wp_notify_after_rmw), so the caller needs no separate fence. */
   mcx_exchange_seq_cst(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
+  if (intent)
+    mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
   return MCX_RING_OK;
 }
 
@@ -170,17 +198,27 @@ static inline mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, v
   mcx__mpsc_ring_t *r = v->ring;
   /* Relaxed: head is written only by this (the single) consumer. */
   uint64_t h = mcx_load_relaxed(&r->head);
-  mcx__msg_slot_t *s = &v->slots[h & v->mask];
-  /* A2 — acquire: the producer's payload writes are visible once the slot
-   * reads as ALLOCATED; pairs with R1 in mcx__mpsc_enqueue. */
-  uint64_t seq = mcx_load_acquire(&s->seq);
-  uint64_t want = (h + 1) & MCX_RING_POS_MASK;
-  if (seq != want) {
-    if (!classify)
-      return MCX_RING_EMPTY;
-    /* Relaxed: a hint that decides between retrying and backing off. */
-    uint64_t t = mcx_load_relaxed(&r->tail) & MCX_RING_POS_MASK;
-    return t != h ? MCX_RING_EMPTY_BUT_PRODUCER_INSERTING : MCX_RING_EMPTY;
+  mcx__msg_slot_t *s;
+  uint64_t want;
+  for (;;) {
+    s = &v->slots[h & v->mask];
+    /* A2 — acquire: the producer's payload writes are visible once the slot
+     * reads as ALLOCATED; pairs with R1 in mcx__mpsc_enqueue. */
+    uint64_t seq = mcx_load_acquire(&s->seq);
+    want = (h + 1) & MCX_RING_POS_MASK;
+    if (seq != want) {
+      if (!classify)
+        return MCX_RING_EMPTY;
+      /* Relaxed: a hint that decides between retrying and backing off. */
+      uint64_t t = mcx_load_relaxed(&r->tail) & MCX_RING_POS_MASK;
+      return t != h ? MCX_RING_EMPTY_BUT_PRODUCER_INSERTING : MCX_RING_EMPTY;
+    }
+    if (s->size != MCX_SLOT_TOMBSTONE)
+      break;
+    /* A dead sender's slot: release it (R2) and look at the next one. */
+    mcx_exchange_seq_cst(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
+    h = want;
+    mcx_store_relaxed(&r->head, h);
   }
   mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
   uint32_t size = s->size;

@@ -313,7 +313,7 @@ int mcx__pmq_domain_open(mcx__domain_t *d)
   return MCX_OK;
 }
 
-void mcx__pmq_domain_close(mcx__domain_t *d)
+void mcx__pmq_domain_close(mcx__domain_t *d, int last_in_domain)
 {
   mcx__pmq_t *p = d->pmq;
   if (!p)
@@ -322,8 +322,32 @@ void mcx__pmq_domain_close(mcx__domain_t *d)
     if (p->slot[i].q)
       q_install(d, i, NULL);
   /* Every endpoint was deleted (and its queue unlinked) by its node's
-   * finalize; this catches what a failed call may have left. */
+   * finalize, or by the dead-node sweep; this catches what a failed call or
+   * a crash may have left: our own queues, and when we are the domain's last
+   * node, those of dead processes too. Live processes' queues are theirs
+   * (one may be joining a fresh partition of the same domain right now). */
   sweep(d, mcx_port_pid());
+  if (last_in_domain)
+    sweep(d, 0);
+  d->pmq = NULL;
+  free(p);
+}
+
+void mcx__pmq_domain_forget(mcx__domain_t *d)
+{
+  mcx__pmq_t *p = d->pmq;
+  if (!p)
+    return;
+  /* A fork child's copy: no thread of the child uses it and the parent's
+   * threads may have held the slot locks at the fork, so no locking. */
+  for (uint32_t i = 0; i < p->nslots; i++) {
+    pmq_q_t *q = p->slot[i].q;
+    if (q) {
+      mcx_port_mq_close(q->nb);
+      mcx_port_mq_close(q->blk);
+      free(q);
+    }
+  }
   d->pmq = NULL;
   free(p);
 }
@@ -566,7 +590,7 @@ void mcx__pmq_limits(struct mcx_pmq_limits *out)
   out->rlimit = sys.rlimit == UINT64_MAX ? ~0ULL : (unsigned long long)sys.rlimit;
   out->privileged = sys.privileged;
   out->listable = sys.listable;
-  const mcx__domain_t *d = mcx__self.dom;
+  const mcx__domain_t *d = mcx__is_node() ? mcx__self.dom : NULL;
   if (d && d->pmq) {
     out->max_payload = d->pmq->msgsize;
     out->default_depth = d->pmq->depth;

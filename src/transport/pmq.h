@@ -38,8 +38,14 @@ uint32_t mcx__pmq_payload_limit(uint32_t requested, int explicit_size);
  * @retval 0, MCX_ENOMEM
  */
 int mcx__pmq_domain_open(mcx__domain_t *d);
-/** @brief Closes every cached descriptor, unlinks what this process left; frees the state. */
-void mcx__pmq_domain_close(mcx__domain_t *d);
+/**
+ * @brief The process's last node of the domain left: closes every cached
+ * descriptor, unlinks what this process left (and, with @p last_in_domain,
+ * what dead processes left); frees the state.
+ */
+void mcx__pmq_domain_close(mcx__domain_t *d, int last_in_domain);
+/** @brief In a fork child: drops the parent's descriptors and state without touching queues. */
+void mcx__pmq_domain_forget(mcx__domain_t *d);
 
 /**
  * @brief Creates the queue of endpoint slot @p idx, incarnation @p epoch

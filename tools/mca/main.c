@@ -6,6 +6,10 @@
 
 static const mca_subcommand_t subcommands[] = {
     {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
+    {"domains", "list this user's domain partitions (nodes, endpoints, queues); --clean", mca_cmd_domains},
+    {"bench", "benchmark matrix of libmca and peer baselines (latency, throughput)", mca_cmd_bench},
+    {"stress", "run a declarative topology and verify every item (order, loss, content)", mca_cmd_stress},
+    {"report", "turn bench JSON results into one self-contained HTML page", mca_cmd_report},
     {"coherence", "sequential vs shared vs private arrays: time and coherence counters", mca_cmd_coherence},
     {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
 };

@@ -9,6 +9,10 @@ typedef struct mca_subcommand {
 } mca_subcommand_t;
 
 int mca_cmd_demo(int argc, char **argv);
+int mca_cmd_domains(int argc, char **argv);
+int mca_cmd_bench(int argc, char **argv);
+int mca_cmd_stress(int argc, char **argv);
+int mca_cmd_report(int argc, char **argv);
 int mca_cmd_coherence(int argc, char **argv);
 int mca_cmd_sync(int argc, char **argv);
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `mca domains` shows a crashed run's partition with its dead node and queued
+# message; `mca domains --clean` removes it.
+set -euo pipefail
+mca="$1"; leaver="$2"
+export MCX_NAMESPACE=domains_check
+obj="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d40"
+rm -f "$obj"
+"$leaver" --leave-stale 40
+test -e "$obj" || { echo "no partition left behind"; exit 1; }
+out=$("$mca" domains)
+echo "$out"
+grep -q "domains_check-d40: domain 40" <<<"$out"
+grep -q "0 node(s) alive, 1 dead" <<<"$out"
+grep -q "DEAD" <<<"$out"
+grep -q "port 5: 1 queued" <<<"$out"
+"$mca" domains --clean | grep -q "removed"
+test ! -e "$obj" || { echo "--clean left $obj"; exit 1; }
+echo "mca domains: ok"

@@ -1,0 +1,136 @@
+/*
+ * The `mca bench` harness: two sides (threads, or a parent and a forked child)
+ * exchange fixed-size items through one "subject" — libmca in one of its
+ * configurations, or a peer baseline — either as a ping-pong (round-trip
+ * latency per item) or as a one-way stream (throughput).
+ *
+ * A subject is a table of operations (bench_ops_t). The harness owns threads,
+ * pinning, barriers, warm-up, timing and the payload check; a subject only
+ * moves bytes. Every item carries its sequence number in its first bytes and
+ * the receiving side checks it, so a subject that loses or reorders items
+ * fails the sample instead of producing a number.
+ */
+#ifndef MCA_BENCH_H
+#define MCA_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The C++ peer sees the same layout with plain fields (same size and alignment). */
+#ifdef __cplusplus
+#define BENCH_ATOMIC(t) t
+#define BENCH_ALIGN64 alignas(64)
+#else
+#include <stdatomic.h>
+#define BENCH_ATOMIC(t) _Atomic t
+#define BENCH_ALIGN64 _Alignas(64)
+#endif
+
+#define BENCH_OK 0
+#define BENCH_NA 1  /* this subject cannot run this cell here (note says why) */
+#define BENCH_ERR 2 /* it ran and failed (note says how) */
+
+typedef enum bench_mode { BENCH_PINGPONG = 0, BENCH_STREAM = 1 } bench_mode_t;
+typedef enum bench_place { PLACE_ONECORE = 0, PLACE_NONE = 1, PLACE_SPREAD = 2 } bench_place_t;
+
+/* libmca configuration of a subject (ignored by peers). */
+typedef struct bench_cfg {
+  int type;          /* 'm' message, 'p' packet, 's' scalar */
+  int locking;       /* MCX_LOCKING_LOCKFREE / _GLOBAL */
+  int transport;     /* 0 shm, 1 pmq */
+  int blocking_wait; /* 1: mcx_set_wait_policy(0, 0) for the sample */
+} bench_cfg_t;
+
+struct bench_ctx;
+
+typedef struct bench_ops {
+  const char *name;
+  /* Whole-sample setup before the sides start (shared rings, fds); may be NULL. */
+  int (*prepare)(struct bench_ctx *c);
+  /* Per-side setup on the side's own thread/process; *h is the side's handle. */
+  int (*open)(struct bench_ctx *c, int side, void **h);
+  /* Moves one item of c->size bytes from this side to the other: 0 or BENCH_ERR. */
+  int (*send)(struct bench_ctx *c, void *h, const void *buf);
+  /* Receives one item into buf (c->size bytes): 0 or BENCH_ERR. */
+  int (*recv)(struct bench_ctx *c, void *h, void *buf);
+  void (*close)(struct bench_ctx *c, int side, void *h);
+  void (*destroy)(struct bench_ctx *c);
+  size_t max_size;     /* 0: any */
+  int pingpong_only;   /* no stream mode (yield / futex ping-pong) */
+  int stream_only;
+} bench_ops_t;
+
+/* Shared between the sides; lives in MAP_SHARED memory so a forked child sees it. */
+typedef struct bench_ctx {
+  /* configuration, written before the sides start */
+  const bench_ops_t *ops;
+  bench_cfg_t cfg;
+  bench_mode_t mode;
+  size_t size;
+  uint64_t warm;        /* warm-up items (also the calibration run) */
+  uint64_t n_min, n_max; /* bounds of the measured item count */
+  uint64_t target_ns;   /* measured phase aims for this duration */
+  int cpu[2];           /* -1: no affinity */
+  int cross_process;
+  uint32_t domain;      /* libmca domain id of this sample */
+  /* shared state */
+  BENCH_ALIGN64 BENCH_ATOMIC(unsigned) barrier_count;
+  BENCH_ATOMIC(unsigned) barrier_gen;
+  BENCH_ATOMIC(int) failed;
+  BENCH_ALIGN64 uint64_t n; /* measured items, set by side 0 after warm-up */
+  uint64_t t_start, t_end, warm_ns;
+  uint64_t *lat; /* n_max round trips (side 0 writes) */
+  int status;
+  char note[200];
+  size_t map_size;
+  void *priv;           /* subject's state from prepare (shared memory when cross-process) */
+  unsigned char area[]; /* subject scratch (bench_ctx_alloc's extra bytes) */
+} bench_ctx_t;
+
+/* ---- time, pinning, waiting (bench_util.c) */
+uint64_t bench_now_ns(void);
+int bench_pin(int cpu);
+int bench_ncpus(void);
+/* Spin briefly, then yield: safe with both sides on one core. */
+static inline void bench_relax(unsigned *i)
+{
+  if (++*i < 128) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  } else {
+    extern void bench_yield(void);
+    bench_yield();
+  }
+}
+void bench_yield(void);
+void *bench_shared_alloc(size_t size); /* zeroed MAP_SHARED anonymous memory */
+void bench_shared_free(void *p, size_t size);
+void bench_fail(bench_ctx_t *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- running one sample (bench_run.c) */
+/* Runs c (allocated with bench_ctx_alloc) to completion; returns c->status. */
+int bench_run_sample(bench_ctx_t *c);
+bench_ctx_t *bench_ctx_alloc(size_t extra, uint64_t n_max);
+void bench_ctx_free(bench_ctx_t *c);
+/* One cache line bounced between CPUs 0 and 1: median round trip in ns (0: one CPU). */
+double bench_measure_L(unsigned rounds);
+
+/* ---- statistics (bench_util.c) */
+int bench_cmp_u64(const void *a, const void *b);
+int bench_cmp_double(const void *a, const void *b);
+double bench_median(double *v, int n); /* sorts v */
+
+/* ---- subjects */
+extern const bench_ops_t bench_libmca_ops; /* bench_mcapi.c; configured by ctx->cfg */
+extern const bench_ops_t bench_peer_ideal, bench_peer_mutex, bench_peer_pipe, bench_peer_socket,
+    bench_peer_mqueue, bench_peer_boost, bench_peer_ck, bench_peer_yield, bench_peer_futex;
+/* Whether channels / pmq / cross-process domains exist in this build (probed once). */
+int bench_probe_channels(char *why, size_t n);
+int bench_probe_pmq(char *why, size_t n);
+int bench_probe_xproc(char *why, size_t n);
+
+/* ---- the payload stamp every item carries */
+void bench_stamp(void *buf, size_t size, uint64_t seq);
+uint64_t bench_unstamp(const void *buf, size_t size);
+#endif

@@ -1,0 +1,81 @@
+/* mca bench: what every run records about the machine and the build. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "bench.h"
+#include "bench_report.h"
+
+#ifndef MCA_BUILD_COMMIT
+#define MCA_BUILD_COMMIT "unknown"
+#endif
+#ifndef MCA_SOURCE_DIR
+#define MCA_SOURCE_DIR "."
+#endif
+#ifndef MCA_BUILD_TYPE
+#define MCA_BUILD_TYPE "unknown"
+#endif
+#ifndef MCA_BUILD_FLAGS
+#define MCA_BUILD_FLAGS ""
+#endif
+#ifndef MCA_COMPILER
+#define MCA_COMPILER "unknown"
+#endif
+
+static void trim(char *s)
+{
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r'))
+    s[--n] = 0;
+}
+
+void bench_machine_read(bench_machine_t *m)
+{
+  memset(m, 0, sizeof *m);
+  snprintf(m->cpu, sizeof m->cpu, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+      if (!strncmp(line, "model name", 10) && !strcmp(m->cpu, "unknown")) {
+        char *p = strchr(line, ':');
+        if (p) {
+          snprintf(m->cpu, sizeof m->cpu, "%s", p + 2);
+          trim(m->cpu);
+        }
+      }
+      if (!strncmp(line, "flags", 5) && strstr(line, " hypervisor"))
+        m->virtualized = 1;
+    }
+    fclose(f);
+  }
+  m->cpus = bench_ncpus();
+  struct utsname u;
+  if (!uname(&u))
+    snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+  snprintf(m->compiler, sizeof m->compiler, "%s", MCA_COMPILER);
+  snprintf(m->flags, sizeof m->flags, "%s", MCA_BUILD_FLAGS);
+  snprintf(m->build_type, sizeof m->build_type, "%s", MCA_BUILD_TYPE);
+  /* The commit at run time when the source tree is at hand, else the one built. */
+  snprintf(m->commit, sizeof m->commit, "%s", MCA_BUILD_COMMIT);
+  m->commit_source = "build";
+  FILE *g = popen("git -C '" MCA_SOURCE_DIR "' rev-parse HEAD 2>/dev/null", "r");
+  if (g) {
+    char b[80] = "";
+    if (fgets(b, sizeof b, g) && strlen(b) >= 40) {
+      trim(b);
+      snprintf(m->commit, sizeof m->commit, "%s", b);
+      m->commit_source = "git";
+    }
+    pclose(g);
+  }
+  FILE *d = popen("git -C '" MCA_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null | head -1", "r");
+  if (d) {
+    char b[8] = "";
+    m->dirty = fgets(b, sizeof b, d) != NULL;
+    pclose(d);
+  }
+  time_t t = time(NULL);
+  strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+}

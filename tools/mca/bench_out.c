@@ -1,0 +1,624 @@
+/* mca bench: summaries, derived figures, targets, the table and the JSON file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_report.h"
+
+static bench_stat3_t stat3(double *v, int n)
+{
+  bench_stat3_t s = {0, 0, 0, n};
+  if (n <= 0)
+    return s;
+  s.med = bench_median(v, n); /* sorts */
+  s.lo = v[0];
+  s.hi = v[n - 1];
+  return s;
+}
+
+void bench_summarize(bench_cell_t *c)
+{
+  double a[BENCH_MAX_REPEAT];
+#define COLLECT(field, cond)                         \
+  do {                                               \
+    int k = 0;                                       \
+    for (int i = 0; i < c->nsamples; i++)            \
+      if (cond)                                      \
+        a[k++] = c->s[i].field;                      \
+    c->field##_st = stat3(a, k);                     \
+  } while (0)
+  int k = 0;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->s[i].has_rtt)
+      a[k++] = c->s[i].rtt_p50;
+  c->rtt_p50 = stat3(a, k);
+  k = 0;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->s[i].has_rtt)
+      a[k++] = c->s[i].rtt_p99;
+  c->rtt_p99 = stat3(a, k);
+  k = 0;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->s[i].has_rtt)
+      a[k++] = c->s[i].rtt_p999;
+  c->rtt_p999 = stat3(a, k);
+  k = 0;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->s[i].has_rtt)
+      a[k++] = c->s[i].rtt_min;
+  c->rtt_min = stat3(a, k);
+  k = 0;
+  /* p50 in units of the L measured around the same sample */
+  for (int i = 0; i < c->nsamples; i++) {
+    double L = (c->s[i].L_before + c->s[i].L_after) / 2;
+    if (c->s[i].has_rtt && L > 0)
+      a[k++] = c->s[i].rtt_p50 / L;
+  }
+  c->rtt_xL = stat3(a, k);
+  k = 0;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->s[i].has_stream)
+      a[k++] = c->s[i].items_s;
+  c->items_s = stat3(a, k);
+  k = 0;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->s[i].has_stream)
+      a[k++] = c->s[i].mb_s;
+  c->mb_s = stat3(a, k);
+  k = 0;
+  c->flips = 0;
+  for (int i = 0; i < c->nsamples; i++) {
+    a[k++] = (c->s[i].L_before + c->s[i].L_after) / 2;
+    c->flips += c->s[i].mode_flip;
+  }
+  c->L = stat3(a, k);
+#undef COLLECT
+}
+
+static int eq(const char *a, const char *b) { return !b || (a && !strcmp(a, b)); }
+
+bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *subject,
+                         const char *type, const char *locking, const char *wait,
+                         const char *placement, const char *process, const char *transport,
+                         size_t size)
+{
+  for (int i = 0; i < r->ncells; i++) {
+    bench_cell_t *c = &r->cells[i];
+    if (eq(c->section, section) && eq(c->subject, subject) && eq(c->type, type) &&
+        eq(c->locking, locking) && eq(c->wait, wait) && eq(c->placement, placement) &&
+        eq(c->process, process) && eq(c->transport, transport) && (!size || c->size == size))
+      return c;
+  }
+  return NULL;
+}
+
+static int ok_thr(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->items_s.n; }
+static int ok_rtt(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->rtt_p50.n; }
+
+static bench_cell_t *lm(bench_results_t *r, const char *type, const char *lock, const char *place,
+                        const char *proc, size_t size)
+{
+  return bench_find(r, "matrix", "libmca", type, lock, "spin", place, proc, "shm", size);
+}
+static bench_cell_t *peer(bench_results_t *r, const char *name, const char *place, size_t size)
+{
+  return bench_find(r, "matrix", name, NULL, NULL, NULL, place, NULL, NULL, size);
+}
+
+static void derived_add(bench_results_t *r, const char *what, const char *key, double a, double b,
+                        double c, double d, const char *peer_name)
+{
+  if (r->nderived == r->cap_derived) {
+    r->cap_derived = r->cap_derived ? r->cap_derived * 2 : 64;
+    r->derived = realloc(r->derived, (size_t)r->cap_derived * sizeof *r->derived);
+  }
+  bench_derived_t *x = &r->derived[r->nderived++];
+  snprintf(x->what, sizeof x->what, "%s", what);
+  snprintf(x->key, sizeof x->key, "%s", key);
+  x->a = a;
+  x->b = b;
+  x->c = c;
+  x->d = d;
+  x->peer = peer_name;
+}
+
+static void target(bench_results_t *r, const char *name, int have, double value, const char *op,
+                   double limit, const char *unit, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+#include <stdarg.h>
+static void target(bench_results_t *r, const char *name, int have, double value, const char *op,
+                   double limit, const char *unit, const char *fmt, ...)
+{
+  if (r->ntargets >= 64)
+    return;
+  bench_target_t *t = &r->targets[r->ntargets++];
+  snprintf(t->name, sizeof t->name, "%s", name);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->detail, sizeof t->detail, fmt, ap);
+  va_end(ap);
+  t->value = have ? value : NAN;
+  t->limit = limit;
+  t->op = op;
+  t->unit = unit;
+  if (!have && (!strcmp(t->detail, "one sender, one receiver, two cores") || strstr(t->detail, " 0 MB/s") ||
+                strstr(t->detail, "spread placement") || strstr(t->detail, "onecore") || strstr(t->detail, " 0 ns")))
+    snprintf(t->detail, sizeof t->detail, "a cell it needs was not measured in this run (--only/--smoke) or failed");
+  if (!have)
+    t->result = "n/a";
+  else if (!strcmp(op, "<="))
+    t->result = value <= limit ? "PASS" : "MISS";
+  else
+    t->result = value >= limit ? "PASS" : "MISS";
+}
+
+static const char *const SPSC_PEERS[] = {"boost_spsc_queue", "ck_ring_spsc"};
+static const char *const REAL_PEERS[] = {"boost_spsc_queue", "ck_ring_spsc", "mutex_condvar",
+                                         "pipe", "unix_socketpair", "posix_mqueue"};
+
+static bench_cell_t *best_thr(bench_results_t *r, const char *const *names, int n, const char *place,
+                              size_t size)
+{
+  bench_cell_t *best = NULL;
+  for (int i = 0; i < n; i++) {
+    bench_cell_t *c = peer(r, names[i], place, size);
+    if (ok_thr(c) && (!best || c->items_s.med > best->items_s.med))
+      best = c;
+  }
+  return best;
+}
+void bench_derive(bench_results_t *r)
+{
+  static const char *const types[] = {"message", "packet", "scalar"};
+  static const char *const places[] = {"onecore", "none", "spread"};
+  static const char *const procs[] = {"in", "cross"};
+  static const char *const transports[] = {"shm", "pmq"};
+  /* seed 000 Fig. 8: lock-free / lock-based per cell */
+  for (int i = 0; i < r->ncells; i++) {
+    bench_cell_t *c = &r->cells[i];
+    if (strcmp(c->section, "matrix") || strcmp(c->kind, "libmca") || strcmp(c->locking, "lockfree") ||
+        strcmp(c->wait, "spin"))
+      continue;
+    bench_cell_t *g = bench_find(r, "matrix", "libmca", c->type, "global", "spin", c->placement,
+                                 c->process, c->transport, c->size);
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s.%s.%s.%zuB", c->type, c->placement, c->process, c->transport,
+             c->size);
+    double thr = ok_thr(c) && ok_thr(g) ? c->items_s.med / g->items_s.med : NAN;
+    double rtt = ok_rtt(c) && ok_rtt(g) ? g->rtt_p50.med / c->rtt_p50.med : NAN;
+    derived_add(r, "speedup", key, thr, rtt, ok_thr(c) ? c->items_s.med : NAN,
+                ok_thr(g) ? g->items_s.med : NAN, NULL);
+  }
+  /* seed 000 Table 2: multicore throughput / single-core throughput */
+  for (int t = 0; t < 3; t++)
+    for (int l = 0; l < 2; l++) {
+      const char *lock = l ? "global" : "lockfree";
+      size_t size = t == 2 ? 8 : 24;
+      bench_cell_t *one = lm(r, types[t], lock, "onecore", "in", size);
+      bench_cell_t *none = lm(r, types[t], lock, "none", "in", size);
+      bench_cell_t *spr = lm(r, types[t], lock, "spread", "in", size);
+      char key[96];
+      snprintf(key, sizeof key, "%s.%s.%zuB", types[t], lock, size);
+      derived_add(r, "penalty", key,
+                  ok_thr(one) && ok_thr(spr) ? spr->items_s.med / one->items_s.med : NAN,
+                  ok_thr(one) && ok_thr(none) ? none->items_s.med / one->items_s.med : NAN,
+                  ok_thr(one) ? one->items_s.med : NAN, ok_thr(spr) ? spr->items_s.med : NAN, NULL);
+    }
+  /* ratios to the physical limit and to the best peer, per libmca cell */
+  for (int i = 0; i < r->ncells; i++) {
+    bench_cell_t *c = &r->cells[i];
+    if (strcmp(c->kind, "libmca") || c->status != BENCH_OK)
+      continue;
+    bench_cell_t *ideal = bench_find(r, c->section, "ideal_ring", NULL, NULL, NULL, c->placement,
+                                     NULL, NULL, c->size);
+    bench_cell_t *bt = NULL, *br = NULL;
+    for (int k = 0; k < 6; k++) {
+      bench_cell_t *p = bench_find(r, c->section, REAL_PEERS[k], NULL, NULL, NULL, c->placement,
+                                   NULL, NULL, c->size);
+      if (ok_thr(p) && (!bt || p->items_s.med > bt->items_s.med))
+        bt = p;
+      if (ok_rtt(p) && (!br || p->rtt_p50.med < br->rtt_p50.med))
+        br = p;
+    }
+    derived_add(r, "ratio", c->id, ok_thr(c) && ok_thr(ideal) ? c->items_s.med / ideal->items_s.med : NAN,
+                c->rtt_xL.n ? c->rtt_xL.med : NAN,
+                ok_thr(c) && bt ? c->items_s.med / bt->items_s.med : NAN,
+                ok_rtt(c) && br ? c->rtt_p50.med / br->rtt_p50.med : NAN, bt ? bt->subject : NULL);
+  }
+  (void)places;
+  (void)procs;
+  (void)transports;
+
+  /* ---- the performance targets */
+  bench_cell_t *c, *p;
+  c = lm(r, "scalar", "lockfree", "spread", "in", 8);
+  target(r, "scalar RTT p50 <= 1.3 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.3, "xL",
+         "%s", c && c->status == BENCH_NA ? c->note : "scl.lockfree.spread, p50 / L of the same sample");
+  c = lm(r, "message", "lockfree", "spread", "in", 24);
+  target(r, "24 B message RTT p50 <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6,
+         "xL", "p50 %.0f ns, L %.0f ns", c ? c->rtt_p50.med : 0, c ? c->L.med : 0);
+  c = lm(r, "packet", "lockfree", "spread", "in", 24);
+  target(r, "24 B packet RTT p50 <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6, "xL",
+         "%s", c && c->status == BENCH_NA ? c->note : "pkt.lockfree.spread");
+  c = lm(r, "scalar", "lockfree", "spread", "in", 8);
+  target(r, "scalar uint64 throughput >= 100 M/s", ok_thr(c), ok_thr(c) ? c->items_s.med / 1e6 : 0,
+         ">=", 100, "M/s", "%s", c && c->status == BENCH_NA ? c->note : "one sender, one receiver, two cores");
+  p = best_thr(r, SPSC_PEERS, 2, "spread", 8);
+  target(r, "scalar throughput >= 1.0x best SPSC peer", ok_thr(c) && p,
+         ok_thr(c) && p ? c->items_s.med / p->items_s.med : 0, ">=", 1.0, "x", "best SPSC peer: %s %.1f M/s",
+         p ? p->subject : "none", p ? p->items_s.med / 1e6 : 0);
+  c = lm(r, "message", "lockfree", "spread", "in", 24);
+  p = best_thr(r, SPSC_PEERS, 2, "spread", 24);
+  target(r, "24 B message throughput >= 1.0x best SPSC peer", ok_thr(c) && p,
+         ok_thr(c) && p ? c->items_s.med / p->items_s.med : 0, ">=", 1.0, "x",
+         "libmca %.2f M/s, %s %.2f M/s", ok_thr(c) ? c->items_s.med / 1e6 : 0, p ? p->subject : "none",
+         p ? p->items_s.med / 1e6 : 0);
+  for (int t = 0; t < 2; t++) {
+    char n1[96], n2[96];
+    c = lm(r, types[t], "lockfree", "spread", "in", 8192);
+    p = peer(r, "posix_mqueue", "spread", 8192);
+    snprintf(n1, sizeof n1, "8 KiB %s throughput >= 10 GB/s", types[t]);
+    snprintf(n2, sizeof n2, "8 KiB %s throughput >= 10x posix_mqueue", types[t]);
+    target(r, n1, ok_thr(c), ok_thr(c) ? c->mb_s.med / 1e3 : 0, ">=", 10, "GB/s", "%s",
+           c && c->status == BENCH_NA ? c->note : "one sender, one receiver, two cores");
+    target(r, n2, ok_thr(c) && ok_thr(p), ok_thr(c) && ok_thr(p) ? c->items_s.med / p->items_s.med : 0,
+           ">=", 10, "x", "posix_mqueue %.0f MB/s", ok_thr(p) ? p->mb_s.med : 0);
+  }
+  for (int t = 0; t < 3; t++) {
+    char n[96];
+    size_t size = t == 2 ? 8 : 24;
+    bench_cell_t *lf = lm(r, types[t], "lockfree", "spread", "in", size);
+    bench_cell_t *gl = lm(r, types[t], "global", "spread", "in", size);
+    snprintf(n, sizeof n, "%s lock-free / global throughput, two cores >= 25x", types[t]);
+    target(r, n, ok_thr(lf) && ok_thr(gl), ok_thr(lf) && ok_thr(gl) ? lf->items_s.med / gl->items_s.med : 0,
+           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "spread placement");
+  }
+  for (int t = 0; t < 3; t++) {
+    char n[96];
+    size_t size = t == 2 ? 8 : 24;
+    bench_cell_t *one = lm(r, types[t], "lockfree", "onecore", "in", size);
+    bench_cell_t *spr = lm(r, types[t], "lockfree", "spread", "in", size);
+    snprintf(n, sizeof n, "%s lock-free: no multicore penalty (two cores / one core >= 1)", types[t]);
+    target(r, n, ok_thr(one) && ok_thr(spr),
+           ok_thr(one) && ok_thr(spr) ? spr->items_s.med / one->items_s.med : 0, ">=", 1.0, "x",
+           "%s", one && one->status == BENCH_NA ? one->note : "throughput, spread / onecore");
+  }
+  c = lm(r, "message", "lockfree", "onecore", "in", 24);
+  p = peer(r, "sched_yield_pingpong", "onecore", 24);
+  target(r, "one core: 24 B message RTT <= 1.2x sched_yield ping-pong", ok_rtt(c) && ok_rtt(p),
+         ok_rtt(c) && ok_rtt(p) ? c->rtt_p50.med / p->rtt_p50.med : 0, "<=", 1.2, "x",
+         "libmca %.0f ns, sched_yield %.0f ns", ok_rtt(c) ? c->rtt_p50.med : 0, ok_rtt(p) ? p->rtt_p50.med : 0);
+  c = bench_find(r, "matrix", "libmca", "message", "lockfree", "block", "onecore", "in", "shm", 24);
+  p = peer(r, "futex_pingpong", "onecore", 24);
+  target(r, "one core: blocking receive RTT <= 1.1x futex ping-pong", ok_rtt(c) && ok_rtt(p),
+         ok_rtt(c) && ok_rtt(p) ? c->rtt_p50.med / p->rtt_p50.med : 0, "<=", 1.1, "x",
+         "mcx_set_wait_policy(0,0): libmca %.0f ns, futex %.0f ns", ok_rtt(c) ? c->rtt_p50.med : 0,
+         ok_rtt(p) ? p->rtt_p50.med : 0);
+  for (int t = 0; t < 3; t++) {
+    char n[96];
+    size_t size = t == 2 ? 8 : 24;
+    bench_cell_t *in = lm(r, types[t], "lockfree", "spread", "in", size);
+    bench_cell_t *cr = lm(r, types[t], "lockfree", "spread", "cross", size);
+    snprintf(n, sizeof n, "%s cross-process RTT <= 1.15x in-process", types[t]);
+    target(r, n, ok_rtt(in) && ok_rtt(cr), ok_rtt(in) && ok_rtt(cr) ? cr->rtt_p50.med / in->rtt_p50.med : 0,
+           "<=", 1.15, "x", "%s", cr && cr->status == BENCH_NA ? cr->note : "spread placement, p50");
+  }
+}
+
+/* ---- the table */
+static void fmt_num(char *b, size_t n, double v)
+{
+  if (v >= 1e9)
+    snprintf(b, n, "%.2fG", v / 1e9);
+  else if (v >= 1e6)
+    snprintf(b, n, "%.2fM", v / 1e6);
+  else if (v >= 1e4)
+    snprintf(b, n, "%.1fk", v / 1e3);
+  else
+    snprintf(b, n, "%.0f", v);
+}
+
+static void print_cell(FILE *out, const bench_cell_t *c)
+{
+  if (c->status != BENCH_OK) {
+    fprintf(out, "%-44s %s  %s\n", c->id, c->status == BENCH_NA ? "n/a" : "FAILED", c->note);
+    return;
+  }
+  char rtt[64] = "-", xl[16] = "-", p99[16] = "-", p999[16] = "-", thr[64] = "-", mbs[16] = "-";
+  if (c->rtt_p50.n) {
+    snprintf(rtt, sizeof rtt, "%.0f (%.0f-%.0f)", c->rtt_p50.med, c->rtt_p50.lo, c->rtt_p50.hi);
+    if (c->rtt_xL.n)
+      snprintf(xl, sizeof xl, "%.2f", c->rtt_xL.med);
+    snprintf(p99, sizeof p99, "%.0f", c->rtt_p99.med);
+    snprintf(p999, sizeof p999, "%.0f", c->rtt_p999.med);
+  }
+  if (c->items_s.n) {
+    char a[16], b[16], d[16];
+    fmt_num(a, sizeof a, c->items_s.med);
+    fmt_num(b, sizeof b, c->items_s.lo);
+    fmt_num(d, sizeof d, c->items_s.hi);
+    snprintf(thr, sizeof thr, "%s (%s-%s)", a, b, d);
+    snprintf(mbs, sizeof mbs, "%.0f", c->mb_s.med);
+  }
+  fprintf(out, "%-44s %-20s %6s %8s %8s  %-24s %8s %4.0f%s\n", c->id, rtt, xl, p99, p999, thr, mbs,
+          c->L.med, c->flips ? " FLIP" : "");
+}
+
+void bench_print_table(FILE *out, const bench_results_t *r)
+{
+  const char *sections[] = {"matrix", "sweep"};
+  for (int s = 0; s < 2; s++) {
+    int any = 0;
+    for (int i = 0; i < r->ncells; i++)
+      if (!strcmp(r->cells[i].section, sections[s]))
+        any = 1;
+    if (!any)
+      continue;
+    fprintf(out, "\n== %s (RTT ns: median of per-sample p50 with min-max over %d repeats; xL = p50/L; "
+                 "throughput items/s)\n", s ? "size sweep, one thread per core" : "matrix", r->repeat);
+    fprintf(out, "%-44s %-20s %6s %8s %8s  %-24s %8s %4s\n", "cell", "RTT p50 (min-max)", "xL",
+            "p99", "p99.9", "items/s (min-max)", "MB/s", "L");
+    for (int i = 0; i < r->ncells; i++)
+      if (!strcmp(r->cells[i].section, sections[s]))
+        print_cell(out, &r->cells[i]);
+  }
+  fprintf(out, "\n== lock-free / global (seed 000 Fig. 8): throughput ratio, RTT ratio\n");
+  for (int i = 0; i < r->nderived; i++) {
+    const bench_derived_t *d = &r->derived[i];
+    if (!strcmp(d->what, "speedup") && !(isnan(d->a) && isnan(d->b)))
+      fprintf(out, "  %-36s throughput %7.2fx   RTT %6.2fx\n", d->key, d->a, d->b);
+  }
+  fprintf(out, "\n== multicore penalty (seed 000 Table 2): throughput spread/onecore, none/onecore\n");
+  for (int i = 0; i < r->nderived; i++) {
+    const bench_derived_t *d = &r->derived[i];
+    if (!strcmp(d->what, "penalty"))
+      fprintf(out, "  %-36s %6.2f   %6.2f%s\n", d->key, d->a, d->b,
+              isnan(d->a) && isnan(d->b) ? "   (n/a)" : "");
+  }
+  fprintf(out, "\n== libmca vs physical limit and best peer: thr/ideal_ring, RTT/L, thr/best peer, RTT/best peer\n");
+  for (int i = 0; i < r->nderived; i++) {
+    const bench_derived_t *d = &r->derived[i];
+    if (!strcmp(d->what, "ratio"))
+      fprintf(out, "  %-44s %6.2f %6.2f %6.2f %6.2f  (%s)\n", d->key, d->a, d->b, d->c, d->d,
+              d->peer ? d->peer : "-");
+  }
+  fprintf(out, "\n== targets (checked by the benchmark, never by tests)\n");
+  for (int i = 0; i < r->ntargets; i++) {
+    const bench_target_t *t = &r->targets[i];
+    if (isnan(t->value))
+      fprintf(out, "%-4s %-62s  %s\n", t->result, t->name, t->detail);
+    else
+      fprintf(out, "%-4s %-62s %8.2f %s %-6g %-4s %s\n", t->result, t->name, t->value, t->op,
+              t->limit, t->unit, t->detail);
+  }
+  double Ls[4096];
+  int n = r->nL < 4096 ? r->nL : 4096;
+  memcpy(Ls, r->Ls, (size_t)n * sizeof(double));
+  if (n) {
+    double med = bench_median(Ls, n);
+    int slow = 0;
+    for (int i = 0; i < n; i++)
+      slow += Ls[i] > 250;
+    fprintf(out, "\nL (cache-line round trip): median %.0f ns, min %.0f, max %.0f over %d probes; %d probes in slow mode (>250 ns)\n",
+            med, Ls[0], Ls[n - 1], n, slow);
+  }
+  fprintf(out, "wall time %.1f s\n", r->wall_s);
+}
+
+/* ---- JSON */
+static void jstr(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+static void jnum(FILE *f, double v)
+{
+  if (isnan(v) || isinf(v))
+    fputs("null", f);
+  else
+    fprintf(f, "%.6g", v);
+}
+static void jstat(FILE *f, const char *name, bench_stat3_t s)
+{
+  fprintf(f, "\"%s\": ", name);
+  if (!s.n) {
+    fputs("null", f);
+    return;
+  }
+  fputs("{\"median\": ", f);
+  jnum(f, s.med);
+  fputs(", \"min\": ", f);
+  jnum(f, s.lo);
+  fputs(", \"max\": ", f);
+  jnum(f, s.hi);
+  fprintf(f, ", \"n\": %d}", s.n);
+}
+
+int bench_write_json(const char *path, const bench_results_t *r)
+{
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  const bench_machine_t *m = &r->machine;
+  fprintf(f, "{\n\"schema\": \"mca-bench/1\",\n\"date\": ");
+  jstr(f, m->date);
+  fprintf(f, ",\n\"command\": ");
+  jstr(f, r->argv_line);
+  fprintf(f, ",\n\"machine\": {\"cpu\": ");
+  jstr(f, m->cpu);
+  fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
+  jstr(f, m->kernel);
+  fprintf(f, "},\n\"build\": {\"compiler\": ");
+  jstr(f, m->compiler);
+  fprintf(f, ", \"flags\": ");
+  jstr(f, m->flags);
+  fprintf(f, ", \"build_type\": ");
+  jstr(f, m->build_type);
+  fprintf(f, ", \"commit\": ");
+  jstr(f, m->commit);
+  fprintf(f, ", \"commit_source\": ");
+  jstr(f, m->commit_source);
+  fprintf(f, ", \"dirty\": %s},\n", m->dirty ? "true" : "false");
+  fprintf(f, "\"config\": {\"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f},\n",
+          r->smoke ? "smoke" : r->quick ? "quick" : "full", r->repeat, r->wall_s);
+  fprintf(f, "\"available\": {\"packet\": %s, \"scalar\": %s, \"cross_process\": %s, \"pmq\": %s, \"notes\": {\"channels\": ",
+          r->have_pkt ? "true" : "false", r->have_scl ? "true" : "false",
+          r->have_xproc ? "true" : "false", r->have_pmq ? "true" : "false");
+  jstr(f, r->probe_chan);
+  fprintf(f, ", \"cross_process\": ");
+  jstr(f, r->probe_xproc);
+  fprintf(f, ", \"pmq\": ");
+  jstr(f, r->probe_pmq);
+  fprintf(f, "}},\n\"L_ns\": [");
+  for (int i = 0; i < r->nL; i++) {
+    if (i)
+      fputs(", ", f);
+    jnum(f, r->Ls[i]);
+  }
+  fprintf(f, "],\n\"quantile_levels\": [");
+  for (int i = 0; i < BENCH_NQ; i++)
+    fprintf(f, "%s%g", i ? ", " : "", bench_quantiles[i]);
+  fprintf(f, "],\n\"cells\": [\n");
+  for (int i = 0; i < r->ncells; i++) {
+    const bench_cell_t *c = &r->cells[i];
+    fprintf(f, "%s{\"id\": ", i ? ",\n" : "");
+    jstr(f, c->id);
+    fprintf(f, ", \"section\": \"%s\", \"subject\": \"%s\", \"kind\": \"%s\", \"type\": \"%s\", "
+               "\"locking\": \"%s\", \"wait\": \"%s\", \"placement\": \"%s\", \"process\": \"%s\", "
+               "\"transport\": \"%s\", \"size\": %zu, \"status\": \"%s\", \"note\": ",
+            c->section, c->subject, c->kind, c->type, c->locking, c->wait, c->placement, c->process,
+            c->transport, c->size, c->status == BENCH_OK ? "ok" : c->status == BENCH_NA ? "n/a" : "error");
+    jstr(f, c->note);
+    fputs(",\n  \"summary\": {", f);
+    jstat(f, "rtt_p50_ns", c->rtt_p50);
+    fputs(", ", f);
+    jstat(f, "rtt_p99_ns", c->rtt_p99);
+    fputs(", ", f);
+    jstat(f, "rtt_p999_ns", c->rtt_p999);
+    fputs(", ", f);
+    jstat(f, "rtt_min_ns", c->rtt_min);
+    fputs(", ", f);
+    jstat(f, "rtt_p50_over_L", c->rtt_xL);
+    fputs(", ", f);
+    jstat(f, "items_per_s", c->items_s);
+    fputs(", ", f);
+    jstat(f, "mb_per_s", c->mb_s);
+    fputs(", ", f);
+    jstat(f, "L_ns", c->L);
+    fprintf(f, ", \"mode_flips\": %d},\n  \"samples\": [", c->flips);
+    for (int k = 0; k < c->nsamples; k++) {
+      const bench_sample_t *s = &c->s[k];
+      fprintf(f, "%s\n    {\"L_before_ns\": ", k ? "," : "");
+      jnum(f, s->L_before);
+      fputs(", \"L_after_ns\": ", f);
+      jnum(f, s->L_after);
+      fprintf(f, ", \"mode_flip\": %s, \"rtt\": ", s->mode_flip ? "true" : "false");
+      if (s->has_rtt) {
+        fprintf(f, "{\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"p999\": %.0f, "
+                   "\"max\": %.0f, \"mean\": %.1f, \"quantiles\": [",
+                (unsigned long long)s->rtt_n, s->rtt_min, s->rtt_p50, s->rtt_p99, s->rtt_p999,
+                s->rtt_max, s->rtt_mean);
+        for (int q = 0; q < BENCH_NQ; q++)
+          fprintf(f, "%s%.0f", q ? ", " : "", s->q[q]);
+        fputs("]}", f);
+      } else {
+        fputs("null", f);
+      }
+      fputs(", \"stream\": ", f);
+      if (s->has_stream)
+        fprintf(f, "{\"n\": %llu, \"elapsed_ns\": %.0f, \"items_per_s\": %.6g, \"mb_per_s\": %.6g}",
+                (unsigned long long)s->st_n, s->st_elapsed_ns, s->items_s, s->mb_s);
+      else
+        fputs("null", f);
+      fputc('}', f);
+    }
+    fputs("]}", f);
+  }
+  fprintf(f, "\n],\n\"derived\": {\"speedup\": [");
+  int first = 1;
+  for (int i = 0; i < r->nderived; i++) {
+    const bench_derived_t *d = &r->derived[i];
+    if (strcmp(d->what, "speedup"))
+      continue;
+    fprintf(f, "%s\n  {\"key\": ", first ? "" : ",");
+    first = 0;
+    jstr(f, d->key);
+    fputs(", \"throughput_ratio\": ", f);
+    jnum(f, d->a);
+    fputs(", \"rtt_ratio\": ", f);
+    jnum(f, d->b);
+    fputs(", \"lockfree_items_per_s\": ", f);
+    jnum(f, d->c);
+    fputs(", \"global_items_per_s\": ", f);
+    jnum(f, d->d);
+    fputc('}', f);
+  }
+  fprintf(f, "],\n\"penalty\": [");
+  first = 1;
+  for (int i = 0; i < r->nderived; i++) {
+    const bench_derived_t *d = &r->derived[i];
+    if (strcmp(d->what, "penalty"))
+      continue;
+    fprintf(f, "%s\n  {\"key\": ", first ? "" : ",");
+    first = 0;
+    jstr(f, d->key);
+    fputs(", \"spread_over_onecore\": ", f);
+    jnum(f, d->a);
+    fputs(", \"none_over_onecore\": ", f);
+    jnum(f, d->b);
+    fputs(", \"onecore_items_per_s\": ", f);
+    jnum(f, d->c);
+    fputs(", \"spread_items_per_s\": ", f);
+    jnum(f, d->d);
+    fputc('}', f);
+  }
+  fprintf(f, "],\n\"ratios\": [");
+  first = 1;
+  for (int i = 0; i < r->nderived; i++) {
+    const bench_derived_t *d = &r->derived[i];
+    if (strcmp(d->what, "ratio"))
+      continue;
+    fprintf(f, "%s\n  {\"cell\": ", first ? "" : ",");
+    first = 0;
+    jstr(f, d->key);
+    fputs(", \"throughput_over_ideal\": ", f);
+    jnum(f, d->a);
+    fputs(", \"rtt_over_L\": ", f);
+    jnum(f, d->b);
+    fputs(", \"throughput_over_best_peer\": ", f);
+    jnum(f, d->c);
+    fputs(", \"rtt_over_best_peer\": ", f);
+    jnum(f, d->d);
+    fputs(", \"best_peer\": ", f);
+    if (d->peer)
+      jstr(f, d->peer);
+    else
+      fputs("null", f);
+    fputc('}', f);
+  }
+  fprintf(f, "]},\n\"targets\": [");
+  for (int i = 0; i < r->ntargets; i++) {
+    const bench_target_t *t = &r->targets[i];
+    fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+    jstr(f, t->name);
+    fputs(", \"value\": ", f);
+    jnum(f, t->value);
+    fprintf(f, ", \"op\": \"%s\", \"limit\": ", t->op);
+    jnum(f, t->limit);
+    fprintf(f, ", \"unit\": \"%s\", \"result\": \"%s\", \"detail\": ", t->unit, t->result);
+    jstr(f, t->detail);
+    fputc('}', f);
+  }
+  fprintf(f, "\n]\n}\n");
+  return fclose(f) ? -1 : 0;
+}

@@ -1,0 +1,110 @@
+/* mca bench: the results of a run (cells, samples, derived figures) and their output. */
+#ifndef MCA_BENCH_REPORT_H
+#define MCA_BENCH_REPORT_H
+
+#include <stdio.h>
+
+#include "bench.h"
+
+#define BENCH_MAX_REPEAT 32
+#define BENCH_NQ 13 /* quantiles stored per ping-pong sample */
+extern const double bench_quantiles[BENCH_NQ];
+
+typedef struct bench_machine {
+  char cpu[128];
+  int cpus;
+  int virtualized;
+  char kernel[400];
+  char compiler[64];
+  char flags[256];
+  char build_type[32];
+  char commit[64];
+  const char *commit_source;
+  int dirty;
+  char date[32];
+} bench_machine_t;
+
+typedef struct bench_sample {
+  int status;
+  double L_before, L_after; /* ns */
+  int mode_flip;            /* L changed by more than 1.8x across the sample */
+  int has_rtt, has_stream;
+  uint64_t rtt_n;
+  double rtt_min, rtt_p50, rtt_p99, rtt_p999, rtt_max, rtt_mean;
+  double q[BENCH_NQ];
+  uint64_t st_n;
+  double st_elapsed_ns, items_s, mb_s;
+} bench_sample_t;
+
+typedef struct bench_stat3 {
+  double med, lo, hi;
+  int n;
+} bench_stat3_t;
+
+typedef struct bench_cell {
+  char id[96];
+  const char *section;   /* "matrix" | "sweep" */
+  const char *subject;   /* "libmca" or the peer's name */
+  const char *kind;      /* "libmca" | "peer" */
+  const char *type;      /* message | packet | scalar | "" (peers) */
+  const char *locking;   /* lockfree | global | "" */
+  const char *wait;      /* spin | block | "" */
+  const char *placement; /* onecore | none | spread */
+  const char *process;   /* in | cross */
+  const char *transport; /* shm | pmq | "" */
+  size_t size;
+  const bench_ops_t *ops;
+  bench_cfg_t cfg;
+  int status; /* BENCH_OK, BENCH_NA, BENCH_ERR */
+  char note[200];
+  int nsamples;
+  bench_sample_t s[BENCH_MAX_REPEAT];
+  /* summaries over samples (median, min, max) */
+  bench_stat3_t rtt_p50, rtt_p99, rtt_p999, rtt_min, rtt_xL, items_s, mb_s, L;
+  int flips;
+} bench_cell_t;
+
+typedef struct bench_target {
+  char name[96];
+  char detail[200];
+  double value, limit;
+  const char *op;   /* "<=" or ">=" */
+  const char *unit; /* "xL", "items/s", "x", "GB/s" */
+  const char *result; /* PASS | MISS | n/a */
+} bench_target_t;
+
+typedef struct bench_derived {
+  char what[32]; /* speedup | penalty | ratio */
+  char key[96];
+  double a, b, c, d;
+  const char *peer;
+} bench_derived_t;
+
+typedef struct bench_results {
+  bench_machine_t machine;
+  const char *argv_line;
+  int repeat, quick, smoke;
+  double target_ms;
+  bench_cell_t *cells;
+  int ncells;
+  bench_target_t targets[64];
+  int ntargets;
+  bench_derived_t *derived;
+  int nderived, cap_derived;
+  double *Ls;
+  int nL, capL;
+  double wall_s;
+  char probe_chan[200], probe_xproc[200], probe_pmq[200];
+  int have_pkt, have_scl, have_xproc, have_pmq;
+} bench_results_t;
+
+void bench_machine_read(bench_machine_t *m);
+void bench_summarize(bench_cell_t *c);
+void bench_derive(bench_results_t *r);
+void bench_print_table(FILE *out, const bench_results_t *r);
+int bench_write_json(const char *path, const bench_results_t *r);
+bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *subject,
+                         const char *type, const char *locking, const char *wait,
+                         const char *placement, const char *process, const char *transport,
+                         size_t size);
+#endif

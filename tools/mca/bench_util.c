@@ -1,0 +1,98 @@
+/* mca bench: time, pinning, shared memory, statistics, the payload stamp. */
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+uint64_t bench_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int bench_ncpus(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+int bench_pin(int cpu)
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int n = bench_ncpus();
+  if (cpu < 0) {
+    for (int i = 0; i < n; i++)
+      CPU_SET(i, &set);
+  } else {
+    CPU_SET(cpu % n, &set);
+  }
+  return sched_setaffinity(0, sizeof set, &set);
+}
+
+void bench_yield(void) { sched_yield(); }
+
+void *bench_shared_alloc(size_t size)
+{
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void bench_shared_free(void *p, size_t size)
+{
+  if (p)
+    munmap(p, size);
+}
+
+void bench_fail(bench_ctx_t *c, int status, const char *fmt, ...)
+{
+  /* The first failure wins; the other side only sees `failed`. */
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&c->failed, &expected, status)) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->note, sizeof c->note, fmt, ap);
+    va_end(ap);
+    c->status = status;
+  }
+}
+
+int bench_cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double bench_median(double *v, int n)
+{
+  if (n <= 0)
+    return 0;
+  qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The first min(size, 8) bytes carry the sequence number (little-endian, truncated). */
+void bench_stamp(void *buf, size_t size, uint64_t seq)
+{
+  memcpy(buf, &seq, size < 8 ? size : 8);
+}
+
+uint64_t bench_unstamp(const void *buf, size_t size)
+{
+  uint64_t v = 0;
+  memcpy(&v, buf, size < 8 ? size : 8);
+  return v;
+}

@@ -1,0 +1,545 @@
+/*
+ * mca bench: the seed-000 matrix (locking mode x exchange type x placement x
+ * in/cross-process x transport), a payload-size sweep, and peer baselines,
+ * all measured by one harness in one run. See docs/benchmarks.md.
+ *
+ * Cells that share a placement and a size form a group; within a group the
+ * repeats are interleaved (repeat 1 of every cell, then repeat 2, ...), so a
+ * slow-mode phase of the host hits libmca and its peers alike. The cache-line
+ * round trip L is measured before and after every sample.
+ */
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_report.h"
+#include "mca_tool.h"
+#include "mcapi.h"
+#include "mcx.h"
+
+typedef struct opts {
+  int quick, smoke, repeat, progress;
+  const char *json;
+  const char *only;
+  regex_t only_re;
+  size_t sizes[32];
+  int nsizes;
+  int no_sweep, no_peers;
+} opts_t;
+
+static const char *const PLACES[] = {"onecore", "none", "spread"};
+
+static void usage(FILE *o)
+{
+  fprintf(o,
+          "usage: mca bench [--quick|--smoke] [--repeat N] [--json FILE] [--only REGEX]\n"
+          "                 [--sizes LIST] [--no-sweep] [--no-peers] [--no-progress]\n\n"
+          "Measures libmca (messages, packets, scalars; lock-free and global lock; one core,\n"
+          "no affinity, one thread per core; in-process and cross-process; shm and pmq) and\n"
+          "peer baselines in the same run: ping-pong round trip (p50/p99/p99.9/min) and\n"
+          "one-way throughput, each repeated, median with min-max. Prints a table, PASS/MISS\n"
+          "lines for the performance targets, and with --json every sample.\n\n"
+          "  --quick        whole matrix in under two minutes (3 repeats, short samples)\n"
+          "  --smoke        one repeat, tiny samples: checks that everything runs\n"
+          "  --repeat N     samples per cell (default 5)\n"
+          "  --json FILE    write every sample and the derived figures (docs/benchmarks.md)\n"
+          "  --only REGEX   run only cells whose id matches (e.g. 'msg\\.lockfree|peer\\.pipe')\n"
+          "  --sizes LIST   payload sizes of the sweep, bytes, comma separated (k suffix ok)\n");
+}
+
+static int parse_sizes(opts_t *o, const char *s)
+{
+  o->nsizes = 0;
+  while (*s && o->nsizes < 32) {
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s)
+      return -1;
+    if (*end == 'k' || *end == 'K')
+      v *= 1024, end++;
+    if (v < 1 || v > 65536)
+      return -1;
+    o->sizes[o->nsizes++] = v;
+    s = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',')
+      return -1;
+  }
+  return o->nsizes ? 0 : -1;
+}
+
+/* ---- the plan */
+typedef struct plan {
+  bench_results_t *r;
+  opts_t *o;
+  int cap;
+} plan_t;
+
+static const char *tname(int t) { return t == 'm' ? "message" : t == 'p' ? "packet" : "scalar"; }
+static const char *tshort(int t) { return t == 'm' ? "msg" : t == 'p' ? "pkt" : "scl"; }
+
+static bench_cell_t *add(plan_t *p, bench_cell_t *proto)
+{
+  if (p->o->only && regexec(&p->o->only_re, proto->id, 0, NULL, 0))
+    return NULL;
+  if (p->r->ncells == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 64;
+    p->r->cells = realloc(p->r->cells, (size_t)p->cap * sizeof(bench_cell_t));
+  }
+  bench_cell_t *c = &p->r->cells[p->r->ncells++];
+  *c = *proto;
+  return c;
+}
+
+static void add_libmca(plan_t *p, const char *section, int type, int lock, int block, int place,
+                       int xproc, int pmq, size_t size)
+{
+  bench_cell_t c;
+  memset(&c, 0, sizeof c);
+  c.section = section;
+  c.subject = "libmca";
+  c.kind = "libmca";
+  c.type = tname(type);
+  c.locking = lock == MCX_LOCKING_GLOBAL ? "global" : "lockfree";
+  c.wait = block ? "block" : "spin";
+  c.placement = PLACES[place];
+  c.process = xproc ? "cross" : "in";
+  c.transport = pmq ? "pmq" : "shm";
+  c.size = size;
+  c.ops = &bench_libmca_ops;
+  c.cfg.type = type;
+  c.cfg.locking = lock;
+  c.cfg.transport = pmq;
+  c.cfg.blocking_wait = block;
+  if (!strcmp(section, "sweep"))
+    snprintf(c.id, sizeof c.id, "sweep.%s.%s.%s.%zuB", tshort(type), c.locking, c.placement, size);
+  else
+    snprintf(c.id, sizeof c.id, "%s.%s%s.%s.%s.%s.%zuB", tshort(type), c.locking,
+             block ? ".block" : "", c.placement, c.process, c.transport, size);
+  /* what this build cannot do is known up front: no thread is started for it */
+  bench_results_t *r = p->r;
+  if ((type == 'p' && !r->have_pkt) || (type == 's' && !r->have_scl)) {
+    c.status = BENCH_NA;
+    snprintf(c.note, sizeof c.note, "%s", r->probe_chan);
+  } else if (xproc && !r->have_xproc) {
+    c.status = BENCH_NA;
+    snprintf(c.note, sizeof c.note, "%s", r->probe_xproc);
+  } else if (pmq && !r->have_pmq) {
+    c.status = BENCH_NA;
+    snprintf(c.note, sizeof c.note, "%s", r->probe_pmq);
+  }
+  add(p, &c);
+}
+
+static void add_peer(plan_t *p, const char *section, const bench_ops_t *ops, int place, size_t size)
+{
+  if (ops->max_size && size > ops->max_size)
+    return;
+  bench_cell_t c;
+  memset(&c, 0, sizeof c);
+  c.section = section;
+  c.subject = ops->name;
+  c.kind = "peer";
+  c.type = c.locking = c.wait = c.transport = "";
+  c.placement = PLACES[place];
+  c.process = "in";
+  c.size = size;
+  c.ops = ops;
+  if (!strcmp(section, "sweep"))
+    snprintf(c.id, sizeof c.id, "sweep.peer.%s.%s.%zuB", ops->name, c.placement, size);
+  else
+    snprintf(c.id, sizeof c.id, "peer.%s.%s.%zuB", ops->name, c.placement, size);
+  add(p, &c);
+}
+
+static const bench_ops_t *const PEERS[] = {&bench_peer_ideal,  &bench_peer_boost, &bench_peer_ck,
+                                           &bench_peer_mutex,  &bench_peer_pipe,  &bench_peer_socket,
+                                           &bench_peer_mqueue, &bench_peer_yield, &bench_peer_futex};
+#define NPEERS (int)(sizeof PEERS / sizeof PEERS[0])
+
+/* ---- running */
+static uint32_t next_domain = 1000;
+
+static void timing(const opts_t *o, bench_ctx_t *c)
+{
+  if (o->smoke) {
+    c->target_ns = 1000000;
+    c->warm = c->mode == BENCH_PINGPONG ? 20 : 100;
+    c->n_min = c->mode == BENCH_PINGPONG ? 50 : 200;
+  } else if (o->quick) {
+    c->target_ns = 20000000;
+    c->warm = c->mode == BENCH_PINGPONG ? 200 : 2000;
+    c->n_min = c->mode == BENCH_PINGPONG ? 400 : 2000;
+  } else {
+    c->target_ns = 100000000;
+    c->warm = c->mode == BENCH_PINGPONG ? 2000 : 20000;
+    c->n_min = c->mode == BENCH_PINGPONG ? 2000 : 20000;
+  }
+}
+
+const double bench_quantiles[BENCH_NQ] = {0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100};
+
+static double qtile(const uint64_t *v, uint64_t n, double q)
+{
+  if (!n)
+    return 0;
+  double pos = q / 100.0 * (double)(n - 1);
+  uint64_t i = (uint64_t)pos;
+  return (double)v[i < n ? i : n - 1];
+}
+
+static int cpus_for(int place, int *cpu)
+{
+  int n = bench_ncpus();
+  if (place == 0) /* one core */
+    cpu[0] = cpu[1] = 0;
+  else if (place == 1)
+    cpu[0] = cpu[1] = -1;
+  else {
+    cpu[0] = 0;
+    cpu[1] = n > 1 ? 1 : 0;
+  }
+  return 0;
+}
+
+static int place_idx(const char *s)
+{
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(s, PLACES[i]))
+      return i;
+  return 2;
+}
+
+static bench_ctx_t *shared_ctx;
+
+static int run_mode(const opts_t *o, bench_cell_t *cell, bench_mode_t mode, bench_sample_t *s)
+{
+  bench_ctx_t *c = shared_ctx;
+  uint64_t nmax = c->n_max;
+  uint64_t *lat = c->lat;
+  size_t msz = c->map_size;
+  memset(c, 0, sizeof *c);
+  c->lat = lat;
+  c->n_max = nmax;
+  c->map_size = msz;
+  c->ops = cell->ops;
+  c->cfg = cell->cfg;
+  c->mode = mode;
+  c->size = cell->size;
+  c->cross_process = !strcmp(cell->process, "cross");
+  c->domain = next_domain++;
+  cpus_for(place_idx(cell->placement), c->cpu);
+  timing(o, c);
+  if (mode == BENCH_STREAM)
+    c->n_max = nmax; /* streams need no latency array, same bound */
+  int st = bench_run_sample(c);
+  if (st != BENCH_OK) {
+    snprintf(cell->note, sizeof cell->note, "%s", c->note);
+    return st;
+  }
+  if (mode == BENCH_PINGPONG) {
+    qsort(c->lat, c->n, sizeof(uint64_t), bench_cmp_u64);
+    s->has_rtt = 1;
+    s->rtt_n = c->n;
+    s->rtt_min = (double)c->lat[0];
+    s->rtt_max = (double)c->lat[c->n - 1];
+    s->rtt_p50 = qtile(c->lat, c->n, 50);
+    s->rtt_p99 = qtile(c->lat, c->n, 99);
+    s->rtt_p999 = qtile(c->lat, c->n, 99.9);
+    double sum = 0;
+    for (uint64_t i = 0; i < c->n; i++)
+      sum += (double)c->lat[i];
+    s->rtt_mean = sum / (double)c->n;
+    for (int i = 0; i < BENCH_NQ; i++)
+      s->q[i] = qtile(c->lat, c->n, bench_quantiles[i]);
+  } else {
+    s->has_stream = 1;
+    s->st_n = c->n;
+    s->st_elapsed_ns = (double)(c->t_end - c->t_start);
+    if (s->st_elapsed_ns <= 0)
+      s->st_elapsed_ns = 1;
+    s->items_s = (double)c->n * 1e9 / s->st_elapsed_ns;
+    s->mb_s = s->items_s * (double)cell->size / 1e6;
+  }
+  return BENCH_OK;
+}
+
+static void record_L(bench_results_t *r, double L)
+{
+  if (r->nL == r->capL) {
+    r->capL = r->capL ? r->capL * 2 : 256;
+    r->Ls = realloc(r->Ls, (size_t)r->capL * sizeof(double));
+  }
+  r->Ls[r->nL++] = L;
+}
+
+static unsigned L_rounds(const opts_t *o) { return o->smoke ? 200 : o->quick ? 1000 : 2000; }
+
+static void run_cell_sample(bench_results_t *r, const opts_t *o, bench_cell_t *cell)
+{
+  if (cell->status == BENCH_NA || cell->status == BENCH_ERR)
+    return;
+  bench_sample_t *s = &cell->s[cell->nsamples];
+  memset(s, 0, sizeof *s);
+  s->L_before = bench_measure_L(L_rounds(o));
+  int st = BENCH_OK;
+  if (!cell->ops->stream_only)
+    st = run_mode(o, cell, BENCH_PINGPONG, s);
+  if (st == BENCH_OK && !cell->ops->pingpong_only)
+    st = run_mode(o, cell, BENCH_STREAM, s);
+  s->L_after = bench_measure_L(L_rounds(o));
+  record_L(r, s->L_before);
+  record_L(r, s->L_after);
+  double lo = s->L_before < s->L_after ? s->L_before : s->L_after;
+  double hi = s->L_before < s->L_after ? s->L_after : s->L_before;
+  s->mode_flip = lo > 0 && hi / lo > 1.8;
+  s->status = st;
+  if (st != BENCH_OK) {
+    cell->status = st;
+    return;
+  }
+  cell->nsamples++;
+}
+
+/* ---- probes: what this build can do, decided once */
+static void probes(bench_results_t *r, const opts_t *o)
+{
+  int ch = bench_probe_channels(r->probe_chan, sizeof r->probe_chan);
+  r->have_pkt = ch & 1;
+  r->have_scl = (ch & 2) != 0;
+  bench_cell_t probe;
+  memset(&probe, 0, sizeof probe);
+  probe.ops = &bench_libmca_ops;
+  probe.cfg.type = 'm';
+  probe.cfg.locking = MCX_LOCKING_LOCKFREE;
+  probe.placement = "spread";
+  probe.size = 24;
+  opts_t tiny = *o;
+  tiny.smoke = 1;
+  bench_sample_t s;
+  /* cross-process: a forked child as node 2 */
+  probe.process = "cross";
+  int st = run_mode(&tiny, &probe, BENCH_PINGPONG, &s);
+  r->have_xproc = st == BENCH_OK;
+  if (!r->have_xproc)
+    snprintf(r->probe_xproc, sizeof r->probe_xproc, "%s", probe.note);
+  /* pmq transport */
+  probe.process = "in";
+  probe.cfg.transport = 1;
+  st = run_mode(&tiny, &probe, BENCH_PINGPONG, &s);
+  r->have_pmq = st == BENCH_OK;
+  if (!r->have_pmq)
+    snprintf(r->probe_pmq, sizeof r->probe_pmq, "%s", probe.note);
+}
+
+static int isatty_err;
+static void progress(const opts_t *o, int done, int total, const char *id, double t0)
+{
+  if (!o->progress)
+    return;
+  double el = (double)(bench_now_ns()) / 1e9 - t0;
+  fprintf(stderr, "\r\033[K[%3d%%] %4.0fs  %s", total ? done * 100 / total : 100, el, id);
+  fflush(stderr);
+}
+
+int mca_cmd_bench(int argc, char **argv)
+{
+  opts_t o;
+  memset(&o, 0, sizeof o);
+  o.repeat = 5;
+  isatty_err = isatty(2);
+  o.progress = isatty_err;
+  static const struct option lo[] = {{"quick", 0, 0, 'q'},   {"smoke", 0, 0, 'S'},
+                                     {"repeat", 1, 0, 'r'},  {"json", 1, 0, 'j'},
+                                     {"only", 1, 0, 'o'},    {"sizes", 1, 0, 's'},
+                                     {"no-sweep", 0, 0, 'W'}, {"no-peers", 0, 0, 'P'},
+                                     {"no-progress", 0, 0, 'N'}, {"help", 0, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  int ch, repeat_set = 0, sizes_set = 0;
+  optind = 1;
+  while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (ch) {
+    case 'q': o.quick = 1; break;
+    case 'S': o.smoke = 1; break;
+    case 'r':
+      o.repeat = atoi(optarg);
+      repeat_set = 1;
+      if (o.repeat < 1 || o.repeat > BENCH_MAX_REPEAT) {
+        fprintf(stderr, "mca bench: --repeat must be 1..%d\n", BENCH_MAX_REPEAT);
+        return 2;
+      }
+      break;
+    case 'j': o.json = optarg; break;
+    case 'o':
+      o.only = optarg;
+      if (regcomp(&o.only_re, optarg, REG_EXTENDED | REG_NOSUB)) {
+        fprintf(stderr, "mca bench: --only: bad regular expression '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    case 's':
+      if (parse_sizes(&o, optarg)) {
+        fprintf(stderr, "mca bench: --sizes: expected sizes 1..65536 like 1,64,4k,64k\n");
+        return 2;
+      }
+      sizes_set = 1;
+      break;
+    case 'W': o.no_sweep = 1; break;
+    case 'P': o.no_peers = 1; break;
+    case 'N': o.progress = 0; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "mca bench: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  if (!repeat_set)
+    o.repeat = o.smoke ? 1 : o.quick ? 3 : 5;
+  if (!sizes_set) {
+    static const size_t full[] = {1, 8, 64, 256, 1024, 4096, 8192, 16384, 65536};
+    static const size_t quick[] = {1, 64, 1024, 8192, 65536};
+    static const size_t smoke[] = {64};
+    const size_t *src = o.smoke ? smoke : o.quick ? quick : full;
+    o.nsizes = o.smoke ? 1 : o.quick ? 5 : 9;
+    memcpy(o.sizes, src, (size_t)o.nsizes * sizeof(size_t));
+  }
+
+  bench_results_t *r = calloc(1, sizeof *r);
+  bench_machine_read(&r->machine);
+  r->repeat = o.repeat;
+  r->quick = o.quick;
+  r->smoke = o.smoke;
+  static char argline[512];
+  for (int i = 0; i < argc; i++) {
+    strncat(argline, i ? " " : "mca ", sizeof argline - strlen(argline) - 1);
+    strncat(argline, argv[i], sizeof argline - strlen(argline) - 1);
+  }
+  r->argv_line = argline;
+  shared_ctx = bench_ctx_alloc(0, o.smoke ? 100000 : 400000);
+  if (!shared_ctx) {
+    fprintf(stderr, "mca bench: out of memory\n");
+    return 1;
+  }
+  /* Domains are system-wide shared-memory partitions: keep concurrent runs apart. */
+  next_domain = 0x10000000u + (((uint32_t)getpid() & 0xfff) << 16);
+  double t0 = (double)bench_now_ns() / 1e9;
+  printf("mca bench: %s, %d CPUs%s, %s; %s %s; commit %.12s%s (%s)\n", r->machine.cpu,
+         r->machine.cpus, r->machine.virtualized ? " (virtualized)" : "", r->machine.kernel,
+         r->machine.compiler, r->machine.build_type, r->machine.commit,
+         r->machine.dirty ? "+dirty" : "", r->machine.commit_source);
+  printf("mode: %s, %d repeats; threads pinned per placement; L measured before/after every sample\n",
+         o.smoke ? "smoke" : o.quick ? "quick" : "full", o.repeat);
+  if (r->machine.cpus < 2)
+    printf("note: one CPU: 'spread' placements run on one core and L is not measured\n");
+  if (o.progress)
+    fprintf(stderr, "probing what this build provides...\n");
+  probes(r, &o);
+  printf("available: packet channels %s, scalar channels %s, cross-process %s, pmq transport %s\n",
+         r->have_pkt ? "yes" : "no", r->have_scl ? "yes" : "no", r->have_xproc ? "yes" : "no",
+         r->have_pmq ? "yes" : "no");
+  if (!r->have_pkt || !r->have_scl)
+    printf("  channels: %s\n", r->probe_chan);
+  if (!r->have_xproc)
+    printf("  cross-process: %s\n", r->probe_xproc);
+  if (!r->have_pmq)
+    printf("  pmq: %s\n", r->probe_pmq);
+  fflush(stdout);
+
+  /* the plan: groups of (placement, size) */
+  plan_t p = {r, &o, 0};
+  typedef struct group {
+    int first, count;
+  } group_t;
+  group_t groups[64];
+  int ng = 0;
+  static const size_t msizes[] = {24, 8, 8192};
+  static const int locks[] = {MCX_LOCKING_LOCKFREE, MCX_LOCKING_GLOBAL};
+  for (int pl = 0; pl < 3; pl++) {
+    for (int si = 0; si < 3; si++) {
+      size_t size = msizes[si];
+      if (o.smoke && size == 8192)
+        continue;
+      int first = r->ncells;
+      const int *types = size == 8 ? (const int[]){'s', 0} : (const int[]){'m', 'p', 0};
+      for (const int *t = types; *t; t++)
+        for (int li = 0; li < 2; li++)
+          for (int xp = 0; xp < 2; xp++)
+            for (int tr = 0; tr < 2; tr++)
+              add_libmca(&p, "matrix", *t, locks[li], 0, pl, xp, tr, size);
+      if (size == 24)
+        add_libmca(&p, "matrix", 'm', MCX_LOCKING_LOCKFREE, 1, pl, 0, 0, size);
+      if (!o.no_peers)
+        for (int k = 0; k < NPEERS; k++) {
+          if (size == 8192 && (PEERS[k] == &bench_peer_yield || PEERS[k] == &bench_peer_futex))
+            continue;
+          add_peer(&p, "matrix", PEERS[k], pl, size);
+        }
+      if (r->ncells > first)
+        groups[ng++] = (group_t){first, r->ncells - first};
+    }
+  }
+  if (!o.no_sweep) {
+    for (int si = 0; si < o.nsizes; si++) {
+      size_t size = o.sizes[si];
+      int first = r->ncells;
+      add_libmca(&p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
+      add_libmca(&p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
+      if (!o.no_peers) {
+        static const bench_ops_t *const sweep_peers[] = {&bench_peer_ideal, &bench_peer_boost,
+                                                         &bench_peer_ck, &bench_peer_mutex,
+                                                         &bench_peer_pipe, &bench_peer_socket,
+                                                         &bench_peer_mqueue};
+        for (int k = 0; k < 7; k++)
+          add_peer(&p, "sweep", sweep_peers[k], 2, size);
+      }
+      if (r->ncells > first && ng < 64)
+        groups[ng++] = (group_t){first, r->ncells - first};
+    }
+  }
+  int total = 0;
+  for (int g = 0; g < ng; g++)
+    for (int i = 0; i < groups[g].count; i++)
+      if (r->cells[groups[g].first + i].status == BENCH_OK)
+        total += o.repeat;
+  int done = 0;
+  for (int g = 0; g < ng; g++) {
+    for (int rep = 0; rep < o.repeat; rep++) {
+      for (int i = 0; i < groups[g].count; i++) {
+        bench_cell_t *c = &r->cells[groups[g].first + i];
+        if (c->status != BENCH_OK)
+          continue;
+        progress(&o, done, total, c->id, t0);
+        run_cell_sample(r, &o, c);
+        done++;
+      }
+    }
+  }
+  if (o.progress)
+    fprintf(stderr, "\r\033[K");
+  r->wall_s = (double)bench_now_ns() / 1e9 - t0;
+  for (int i = 0; i < r->ncells; i++)
+    bench_summarize(&r->cells[i]);
+  bench_derive(r);
+  bench_print_table(stdout, r);
+  int rc = 0;
+  if (o.json) {
+    if (bench_write_json(o.json, r)) {
+      fprintf(stderr, "mca bench: cannot write %s\n", o.json);
+      rc = 1;
+    } else {
+      printf("\nwrote %s\n", o.json);
+    }
+  }
+  for (int i = 0; i < r->ncells; i++)
+    if (r->cells[i].status == BENCH_ERR) {
+      fprintf(stderr, "mca bench: cell %s failed: %s\n", r->cells[i].id, r->cells[i].note);
+      rc = 1;
+    }
+  bench_ctx_free(shared_ctx);
+  return rc;
+}

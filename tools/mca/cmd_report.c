@@ -1,0 +1,64 @@
+/*
+ * mca report: turns `mca bench --json` results into one self-contained HTML
+ * page (plots embedded as PNG). The work is done by tools/report/report.py,
+ * found next to the installed binary (mca-report.py), through $MCA_REPORT_PY,
+ * or in the source tree this binary was built from.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mca_tool.h"
+
+#ifndef MCA_SOURCE_DIR
+#define MCA_SOURCE_DIR "."
+#endif
+
+static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
+
+int mca_cmd_report(int argc, char **argv)
+{
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    FILE *o = argc < 2 ? stderr : stdout;
+    fprintf(o, "usage: mca report RESULT.json [AFTER.json] [-o REPORT.html]\n\n"
+               "Writes one self-contained HTML page with plots (matplotlib): throughput per\n"
+               "matrix cell, latency distributions, the lock-free/global speedup bubble chart,\n"
+               "the multicore penalty table, size sweeps in MB/s, peers beside libmca, the\n"
+               "targets, and with two files a before/after comparison. Default output:\n"
+               "report.html. Needs python3 with matplotlib (scripts/deps.sh installs it).\n");
+    return argc < 2 ? 2 : 0;
+  }
+  char script[PATH_MAX] = "";
+  const char *env = getenv("MCA_REPORT_PY");
+  if (readable(env)) {
+    snprintf(script, sizeof script, "%s", env);
+  } else {
+    char exe[PATH_MAX - 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+      exe[n] = 0;
+      char *slash = strrchr(exe, '/');
+      if (slash) {
+        *slash = 0;
+        snprintf(script, sizeof script, "%s/mca-report.py", exe);
+      }
+    }
+    if (!readable(script))
+      snprintf(script, sizeof script, "%s/tools/report/report.py", MCA_SOURCE_DIR);
+  }
+  if (!readable(script)) {
+    fprintf(stderr, "mca report: cannot find report.py (looked for $MCA_REPORT_PY, mca-report.py next "
+                    "to mca, and %s/tools/report/report.py)\n", MCA_SOURCE_DIR);
+    return 2;
+  }
+  char **args = calloc((size_t)argc + 3, sizeof *args);
+  args[0] = "python3";
+  args[1] = script;
+  for (int i = 1; i < argc; i++)
+    args[i + 1] = argv[i];
+  execvp("python3", args);
+  perror("mca report: python3");
+  return 127;
+}

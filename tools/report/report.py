@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""mca report: one self-contained HTML page from `mca bench --json` results.
+
+usage: report.py RESULT.json [AFTER.json] [-o REPORT.html]
+
+With two files the first is "before", the second "after", and the page adds a
+comparison; every other section shows the last file. Plots are PNG embedded as
+base64, so the page has no external references. Schema: docs/benchmarks.md.
+"""
+import argparse
+import base64
+import html
+import io
+import json
+import math
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:  # pragma: no cover - depends on the machine
+    sys.exit("mca report: matplotlib is missing (run scripts/deps.sh or pip install matplotlib)")
+
+SCHEMA = "mca-bench/1"
+PLACES = ["onecore", "none", "spread"]
+TYPES = ["message", "packet", "scalar"]
+LOCK_COLORS = {"lockfree": "#1f77b4", "global": "#d62728"}
+PEER_COLOR = "#8c8c8c"
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"mca report: cannot read {path}: {e}")
+    if not isinstance(d, dict) or d.get("schema") != SCHEMA:
+        sys.exit(f"mca report: {path} is not a mca bench result (schema {SCHEMA!r} expected)")
+    return d
+
+
+def png(fig):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return '<img alt="plot" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode()
+
+
+def med(stat):
+    return stat["median"] if stat else None
+
+
+def esc(s):
+    return html.escape(str(s))
+
+
+def fmt(v, unit=""):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if abs(v) >= 1e9:
+        return f"{v / 1e9:.2f} G{unit}"
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.2f} M{unit}"
+    if abs(v) >= 1e4:
+        return f"{v / 1e3:.1f} k{unit}"
+    if abs(v) >= 100:
+        return f"{v:.0f}{unit and ' ' + unit}"
+    return f"{v:.2f}{unit and ' ' + unit}"
+
+
+def ok(c):
+    return c["status"] == "ok"
+
+
+def label(c):
+    if c["kind"] == "libmca":
+        t = {"message": "msg", "packet": "pkt", "scalar": "scl"}[c["type"]]
+        extra = " block" if c["wait"] == "block" else ""
+        proc = "" if c["process"] == "in" else " xproc"
+        tr = "" if c["transport"] == "shm" else " pmq"
+        return f"{t} {c['locking']}{extra}{proc}{tr}"
+    return c["subject"]
+
+
+def color(c):
+    return LOCK_COLORS.get(c["locking"], PEER_COLOR) if c["kind"] == "libmca" else PEER_COLOR
+
+
+# ---------------------------------------------------------------- sections
+def header(d, paths):
+    m, b, cfg = d["machine"], d["build"], d["config"]
+    av = d["available"]
+    Ls = [x for x in d.get("L_ns", []) if x]
+    Lmed = sorted(Ls)[len(Ls) // 2] if Ls else None
+    slow = sum(1 for x in Ls if x > 250)
+    rows = [
+        ("results", ", ".join(esc(p) for p in paths)),
+        ("date", esc(d["date"])),
+        ("command", f"<code>{esc(d['command'])}</code>"),
+        ("machine", f"{esc(m['cpu'])}, {m['cpus']} CPUs, {'virtualized' if m['virtualized'] else 'bare metal'}, {esc(m['kernel'])}"),
+        ("build", f"{esc(b['compiler'])}, {esc(b['build_type'])}, flags <code>{esc(b['flags'].strip()) or '(none)'}</code>"),
+        ("commit", f"<code>{esc(b['commit'])}</code>{' (dirty tree)' if b['dirty'] else ''} via {esc(b['commit_source'])}"),
+        ("run", f"{esc(cfg['mode'])}, {cfg['repeat']} repeats, {cfg['wall_s']:.1f} s"),
+        ("L (cache-line round trip)", f"median {fmt(Lmed, 'ns')} over {len(Ls)} probes, {slow} in slow mode (&gt;250 ns)" if Ls else "not measured"),
+    ]
+    na = []
+    for k, name in (("packet", "packet channels"), ("scalar", "scalar channels"), ("cross_process", "cross-process"), ("pmq", "pmq transport")):
+        if not av[k]:
+            note = av["notes"].get("channels" if k in ("packet", "scalar") else k, "")
+            na.append(f"<li><b>{name}</b>: n/a — {esc(note)}</li>")
+    out = "<table class='kv'>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
+    if na:
+        out += "<p>Not available in this build (rows shown as n/a, never estimated):</p><ul>" + "".join(na) + "</ul>"
+    return out
+
+
+def targets(d):
+    rows = []
+    for t in d["targets"]:
+        cls = {"PASS": "pass", "MISS": "miss"}.get(t["result"], "na")
+        v = "–" if t["value"] is None else f"{t['value']:.2f}"
+        rows.append(f"<tr class='{cls}'><td>{t['result']}</td><td>{esc(t['name'])}</td><td>{v} {esc(t['unit'])}</td>"
+                    f"<td>{t['op']} {t['limit']:g}</td><td>{esc(t['detail'])}</td></tr>")
+    return ("<table class='grid'><tr><th>result</th><th>target</th><th>measured</th><th>limit</th><th>detail</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def throughput_plot(d):
+    out = []
+    for place in PLACES:
+        cells = [c for c in d["cells"] if c["section"] == "matrix" and c["placement"] == place and ok(c)
+                 and c["summary"]["items_per_s"]]
+        if not cells:
+            continue
+        cells.sort(key=lambda c: (c["size"], c["kind"] != "libmca", label(c)))
+        fig, ax = plt.subplots(figsize=(11, 0.28 * len(cells) + 1.2))
+        ys = range(len(cells))
+        vals = [med(c["summary"]["items_per_s"]) for c in cells]
+        lo = [v - c["summary"]["items_per_s"]["min"] for v, c in zip(vals, cells)]
+        hi = [c["summary"]["items_per_s"]["max"] - v for v, c in zip(vals, cells)]
+        ax.barh(list(ys), vals, xerr=[lo, hi], color=[color(c) for c in cells], capsize=2)
+        ax.set_yticks(list(ys))
+        ax.set_yticklabels([f"{label(c)}  {c['size']} B" for c in cells], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlabel("items/s (median, bars: min-max over repeats)")
+        ax.set_title(f"one-way throughput, placement {place}")
+        ax.grid(axis="x", which="both", alpha=0.3)
+        out.append(png(fig))
+    return "".join(out) or "<p>no throughput cells</p>"
+
+
+def latency_plots(d):
+    out = []
+    # p50 in units of L per cell, spread and onecore
+    for place in PLACES:
+        cells = [c for c in d["cells"] if c["section"] == "matrix" and c["placement"] == place and ok(c)
+                 and c["summary"]["rtt_p50_ns"]]
+        if not cells:
+            continue
+        cells.sort(key=lambda c: (c["size"], c["kind"] != "libmca", label(c)))
+        fig, ax = plt.subplots(figsize=(11, 0.28 * len(cells) + 1.2))
+        ys = list(range(len(cells)))
+        p50 = [med(c["summary"]["rtt_p50_ns"]) for c in cells]
+        p99 = [med(c["summary"]["rtt_p99_ns"]) for c in cells]
+        mn = [med(c["summary"]["rtt_min_ns"]) for c in cells]
+        ax.barh(ys, p50, color=[color(c) for c in cells], label="p50")
+        ax.scatter(p99, ys, marker="|", s=120, color="black", label="p99", zorder=3)
+        ax.scatter(mn, ys, marker="<", s=20, color="green", label="min", zorder=3)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([f"{label(c)}  {c['size']} B" for c in cells], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlabel("round trip, ns (bar: median p50; | p99; < min)")
+        ax.set_title(f"ping-pong round trip, placement {place}")
+        ax.legend(loc="lower right", fontsize=8)
+        ax.grid(axis="x", which="both", alpha=0.3)
+        out.append(png(fig))
+    # distributions: quantile curves of the median sample, per subject, 24 B spread
+    qs = d["quantile_levels"]
+    for place in ("spread", "onecore"):
+        cells = [c for c in d["cells"] if c["section"] == "matrix" and c["placement"] == place and ok(c)
+                 and c["size"] in (8, 24) and c["samples"] and c["samples"][0]["rtt"]]
+        if not cells:
+            continue
+        fig, ax = plt.subplots(figsize=(10, 6))
+        for c in cells:
+            smp = sorted((s for s in c["samples"] if s["rtt"]), key=lambda s: s["rtt"]["p50"])
+            s = smp[len(smp) // 2]
+            ax.plot(s["rtt"]["quantiles"], qs, marker=".", label=f"{label(c)} {c['size']} B",
+                    color=color(c) if c["kind"] == "libmca" else None,
+                    linestyle="-" if c["kind"] == "libmca" else "--")
+        ax.set_xscale("log")
+        ax.set_yscale("function", functions=(lambda p: -_log10(100.0001 - p), lambda y: 100.0001 - 10 ** (-y)))
+        ax.set_yticks([0, 50, 90, 99, 99.9, 99.99, 100])
+        ax.set_yticklabels(["0", "50", "90", "99", "99.9", "99.99", "100"])
+        ax.set_xlabel("round trip, ns")
+        ax.set_ylabel("percentile")
+        ax.set_title(f"latency distribution (median repeat), placement {place}, 8/24 B")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        out.append(png(fig))
+    return "".join(out)
+
+
+def _log10(x):
+    import numpy as np
+
+    return np.log10(np.maximum(x, 1e-6))
+
+
+def speedup_bubbles(d):
+    pts = []
+    for s in d["derived"]["speedup"]:
+        r = s["throughput_ratio"]
+        if r is None:
+            continue
+        typ, place = s["key"].split(".")[0:2]
+        if ".in.shm." not in s["key"]:
+            continue
+        size = s["key"].split(".")[-1]
+        off = -0.22 if size in ("24B", "8B") else 0.22
+        pts.append((PLACES.index(place) + off, TYPES.index(typ), r, s["key"]))
+    if not pts:
+        return "<p>no cell has both a lock-free and a global measurement</p>"
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for x, y, r, key in pts:
+        area = 900 * max(r, 0.05)
+        ax.scatter([x], [y], s=area, alpha=0.45, color="#1f77b4" if r >= 1 else "#d62728", edgecolors="black")
+        ax.annotate(f"{r:.2f}x {key.split('.')[-1]}", (x, y + 0.3), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(3))
+    ax.set_xticklabels(PLACES)
+    ax.set_yticks(range(3))
+    ax.set_yticklabels(TYPES)
+    ax.set_xlim(-0.6, 2.6)
+    ax.set_ylim(-0.6, 2.6)
+    ax.set_title("lock-free / global throughput (seed 000 Fig. 8); bubble area ~ speedup")
+    ax.grid(alpha=0.3)
+    return png(fig)
+
+
+def penalty_table(d):
+    rows = []
+    for p in d["derived"]["penalty"]:
+        typ, lock, size = p["key"].split(".")
+        rows.append(f"<tr><td>{typ}</td><td>{lock}</td><td>{size}</td><td>{fmt(p['onecore_items_per_s'], 'items/s')}</td>"
+                    f"<td>{fmt(p['spread_items_per_s'], 'items/s')}</td><td>{fmt(p['spread_over_onecore'])}</td>"
+                    f"<td>{fmt(p['none_over_onecore'])}</td></tr>")
+    return ("<table class='grid'><tr><th>type</th><th>locking</th><th>size</th><th>one core</th><th>one thread per core</th>"
+            "<th>spread / one core</th><th>no affinity / one core</th></tr>" + "".join(rows) + "</table>"
+            "<p>Seed 000 Table 2: multicore throughput divided by single-core throughput; &lt; 1 is a multicore penalty.</p>")
+
+
+def sweep_plots(d):
+    cells = [c for c in d["cells"] if c["section"] == "sweep" and ok(c)]
+    if not cells:
+        return "<p>no size sweep in this run</p>"
+    series = {}
+    for c in cells:
+        series.setdefault(label(c), []).append(c)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 5))
+    for name, cs in sorted(series.items()):
+        cs.sort(key=lambda c: c["size"])
+        style = dict(marker="o", linestyle="-" if cs[0]["kind"] == "libmca" else "--")
+        xs = [c["size"] for c in cs if c["summary"]["mb_per_s"]]
+        a1.plot(xs, [med(c["summary"]["mb_per_s"]) for c in cs if c["summary"]["mb_per_s"]], label=name, **style)
+        xs2 = [c["size"] for c in cs if c["summary"]["rtt_p50_ns"]]
+        a2.plot(xs2, [med(c["summary"]["rtt_p50_ns"]) for c in cs if c["summary"]["rtt_p50_ns"]], label=name, **style)
+    for a, yl, t in ((a1, "MB/s (median)", "one-way throughput vs payload"), (a2, "round trip p50, ns", "ping-pong vs payload")):
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        a.set_xlabel("payload, bytes")
+        a.set_ylabel(yl)
+        a.set_title(t + " (one thread per core)")
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+    return png(fig)
+
+
+def peers_beside(d):
+    out = []
+    for size in (24, 8, 8192):
+        cells = [c for c in d["cells"] if c["section"] == "matrix" and c["placement"] == "spread" and c["size"] == size
+                 and c["process"] == "in" and ok(c) and (c["kind"] == "peer" or c["transport"] == "shm")]
+        if not cells:
+            continue
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 0.3 * len(cells) + 1.5))
+        cells.sort(key=lambda c: (c["kind"] != "libmca", label(c)))
+        ys = list(range(len(cells)))
+        names = [label(c) for c in cells]
+        thr = [med(c["summary"]["items_per_s"]) or 0 for c in cells]
+        rtt = [med(c["summary"]["rtt_p50_ns"]) or 0 for c in cells]
+        a1.barh(ys, thr, color=[color(c) for c in cells])
+        a2.barh(ys, rtt, color=[color(c) for c in cells])
+        for a in (a1, a2):
+            a.set_yticks(ys)
+            a.set_yticklabels(names, fontsize=8)
+            a.invert_yaxis()
+            a.set_xscale("log")
+            a.grid(axis="x", alpha=0.3, which="both")
+        a1.set_title(f"throughput, items/s, {size} B, two cores")
+        a2.set_title(f"round trip p50, ns, {size} B, two cores")
+        out.append(png(fig))
+    return "".join(out)
+
+
+def ratio_table(d):
+    rows = []
+    for r in d["derived"]["ratios"]:
+        rows.append(f"<tr><td>{esc(r['cell'])}</td><td>{fmt(r['throughput_over_ideal'])}</td><td>{fmt(r['rtt_over_L'])}</td>"
+                    f"<td>{fmt(r['throughput_over_best_peer'])}</td><td>{fmt(r['rtt_over_best_peer'])}</td><td>{esc(r['best_peer'] or '–')}</td></tr>")
+    return ("<table class='grid'><tr><th>libmca cell</th><th>throughput / ideal ring</th><th>RTT p50 / L</th>"
+            "<th>throughput / best peer</th><th>RTT / best peer</th><th>best peer (throughput)</th></tr>" + "".join(rows) + "</table>")
+
+
+def cells_table(d):
+    rows = []
+    for c in d["cells"]:
+        s = c["summary"]
+        if not ok(c):
+            rows.append(f"<tr class='na'><td>{esc(c['id'])}</td><td colspan='7'>{esc(c['status'])}: {esc(c['note'])}</td></tr>")
+            continue
+        p50 = s["rtt_p50_ns"]
+        thr = s["items_per_s"]
+        rows.append(
+            f"<tr><td>{esc(c['id'])}</td>"
+            f"<td>{fmt(med(p50))} ({fmt(p50['min']) if p50 else '–'}–{fmt(p50['max']) if p50 else '–'})</td>"
+            f"<td>{fmt(med(s['rtt_p50_over_L']))}</td><td>{fmt(med(s['rtt_p99_ns']))}</td><td>{fmt(med(s['rtt_p999_ns']))}</td>"
+            f"<td>{fmt(med(thr))} ({fmt(thr['min']) if thr else '–'}–{fmt(thr['max']) if thr else '–'})</td>"
+            f"<td>{fmt(med(s['mb_per_s']))}</td><td>{fmt(med(s['L_ns']))}{' <b>flip</b>' if s['mode_flips'] else ''}</td></tr>")
+    return ("<table class='grid small'><tr><th>cell</th><th>RTT p50 ns (min–max)</th><th>p50/L</th><th>p99</th><th>p99.9</th>"
+            "<th>items/s (min–max)</th><th>MB/s</th><th>L ns</th></tr>" + "".join(rows) + "</table>")
+
+
+def comparison(before, after, pb, pa):
+    bc = {c["id"]: c for c in before["cells"] if ok(c)}
+    pairs = [(bc[c["id"]], c) for c in after["cells"] if ok(c) and c["id"] in bc]
+    if not pairs:
+        return "<p>the two runs have no measured cell in common</p>"
+    rows, names, thr, rtt = [], [], [], []
+    for b, a in pairs:
+        tb, ta = med(b["summary"]["items_per_s"]), med(a["summary"]["items_per_s"])
+        rb, ra = med(b["summary"]["rtt_p50_over_L"]), med(a["summary"]["rtt_p50_over_L"])
+        tr = ta / tb if tb and ta else None
+        rr = ra / rb if rb and ra else None
+        names.append(a["id"])
+        thr.append(tr or 0)
+        rtt.append(rr or 0)
+        rows.append(f"<tr><td>{esc(a['id'])}</td><td>{fmt(tb)}</td><td>{fmt(ta)}</td><td>{fmt(tr)}</td>"
+                    f"<td>{fmt(rb)}</td><td>{fmt(ra)}</td><td>{fmt(rr)}</td></tr>")
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 0.25 * len(names) + 1.5))
+    ys = list(range(len(names)))
+    a1.barh(ys, thr, color=["#2ca02c" if v >= 1 else "#d62728" for v in thr])
+    a2.barh(ys, rtt, color=["#2ca02c" if v <= 1 else "#d62728" for v in rtt])
+    for a, t in ((a1, "throughput after / before (>1 better)"), (a2, "RTT p50/L after / before (<1 better)")):
+        a.axvline(1, color="black", lw=0.8)
+        a.set_yticks(ys)
+        a.set_yticklabels(names, fontsize=7)
+        a.invert_yaxis()
+        a.set_title(t)
+        a.grid(axis="x", alpha=0.3)
+    head = (f"<p>before: {esc(pb)} (commit <code>{esc(before['build']['commit'][:12])}</code>, {esc(before['date'])}); "
+            f"after: {esc(pa)} (commit <code>{esc(after['build']['commit'][:12])}</code>, {esc(after['date'])}). "
+            "Latency is compared in units of L measured with each run, so a host mode flip between runs does not read as a change.</p>")
+    return head + png(fig) + (
+        "<table class='grid small'><tr><th>cell</th><th>items/s before</th><th>after</th><th>ratio</th>"
+        "<th>p50/L before</th><th>after</th><th>ratio</th></tr>" + "".join(rows) + "</table>")
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;max-width:1400px;color:#222}
+h1{font-size:1.6em} h2{border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:2em}
+table{border-collapse:collapse;margin:8px 0} td,th{padding:3px 8px;text-align:left;vertical-align:top}
+table.grid td,table.grid th{border:1px solid #ddd} table.small{font-size:12px}
+table.kv th{color:#555;font-weight:600;padding-right:16px}
+tr.pass td:first-child{background:#d4edda;font-weight:bold} tr.miss td:first-child{background:#f8d7da;font-weight:bold}
+tr.na td:first-child{background:#eee} tr.na td{color:#777}
+img{max-width:100%;display:block;margin:10px 0} code{background:#f4f4f4;padding:1px 4px}
+.legend span{display:inline-block;padding:2px 8px;margin-right:8px;color:white;border-radius:3px}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="mca report", description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+", help="one result, or two: before and after")
+    ap.add_argument("-o", "--output", default="report.html")
+    a = ap.parse_args()
+    if len(a.results) > 2:
+        ap.error("give one result file, or two (before and after)")
+    runs = [load(p) for p in a.results]
+    d = runs[-1]
+    secs = [
+        ("Run", header(d, a.results)),
+        ("Targets", "<p>Checked by the benchmark on this run; tests never assert timings.</p>" + targets(d)),
+    ]
+    if len(runs) == 2:
+        secs.append(("Before / after", comparison(runs[0], runs[1], a.results[0], a.results[1])))
+    legend = ("<p class='legend'><span style='background:#1f77b4'>libmca lock-free</span>"
+              "<span style='background:#d62728'>libmca global lock</span><span style='background:#8c8c8c'>peers</span></p>")
+    secs += [
+        ("Throughput per matrix cell", legend + throughput_plot(d)),
+        ("Latency", legend + latency_plots(d)),
+        ("Lock-free vs global lock", speedup_bubbles(d)),
+        ("Multicore penalty", penalty_table(d)),
+        ("Payload-size sweep", sweep_plots(d)),
+        ("Peers beside libmca", legend + peers_beside(d)),
+        ("Ratios to the physical limit and the best peer", ratio_table(d)),
+        ("Every cell", cells_table(d)),
+    ]
+    body = "".join(f"<h2>{esc(t)}</h2>\n{s}\n" for t, s in secs)
+    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mca bench report</title><style>{CSS}</style></head>"
+            f"<body><h1>mca bench report</h1>{body}</body></html>")
+    with open(a.output, "w") as f:
+        f.write(page)
+    print(f"mca report: wrote {os.path.abspath(a.output)} ({len(page) // 1024} KiB)")
+
+
+if __name__ == "__main__":
+    main()
