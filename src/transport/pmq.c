@@ -503,6 +503,10 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
       deadline = mcx_port_deadline_ms(timeout);
     else if (mcx_port_now_ns() >= deadline)
       return MCX_ETIMEDOUT;
+    /* A receiver that died never drains: reclaim it (its endpoint is deleted,
+     * its queue unlinked), as the ring path does. */
+    if (dl && !mcx__node_alive(d, mcx_load_relaxed(&dst->owner_slot)))
+      mcx__sweep_dead(d);
     dl = tick_deadline(deadline); /* the next attempt re-checks the endpoint first */
   }
 }
