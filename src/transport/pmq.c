@@ -484,6 +484,7 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
 {
   uint32_t timeout = block ? mcx_load_relaxed(&src->timeout_ms) : 0;
   uint64_t deadline = 0, dl = 0;
+  mcx__backoff_t b = MCX_BACKOFF_INIT;
   for (;;) {
     int r = send_attempt(d, dst, to, buf, size, prio, dl);
     if (r == MCX_EBUSY) {
@@ -507,6 +508,8 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
      * its queue unlinked), as the ring path does. */
     if (dl && !mcx__node_alive(d, mcx_load_relaxed(&dst->owner_slot)))
       mcx__sweep_dead(d);
+    if (!dl && !mcx__backoff_step(&b))
+      continue; /* poll first (the wait policy's spins and yields): a kernel wake-up costs more */
     dl = tick_deadline(deadline); /* the next attempt re-checks the endpoint first */
   }
 }
@@ -551,6 +554,7 @@ int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, 
 {
   uint32_t timeout = block ? mcx_load_relaxed(&ep->timeout_ms) : 0;
   uint64_t deadline = 0, dl = 0;
+  mcx__backoff_t b = MCX_BACKOFF_INIT;
   for (;;) {
     int r = recv_attempt(d, ep, h, buf, cap, size, dl);
     if (r != MCX_EAGAIN && r != MCX_ETIMEDOUT)
@@ -565,6 +569,8 @@ int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, 
       return MCX_ETIMEDOUT;
     if (mcx__ep_resolve(d, h, &ep) != MCX_OK)
       return MCX_ECLOSED;
+    if (!dl && !mcx__backoff_step(&b))
+      continue; /* poll first, as the ring path spins and yields before it sleeps */
     dl = tick_deadline(deadline);
   }
 }
