@@ -194,6 +194,10 @@ void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
  * @brief Ends the calling thread's node: deletes its endpoints (messages still
  * queued to them are dropped, blocked senders return MCAPI_ERR_ENDP_DELETED),
  * frees its requests, and releases the partition when it was the last node.
+ * Channel sides of its endpoints are closed at once: buffers the node still
+ * held are invalid from then on; the other side's calls report
+ * MCAPI_ERR_CHAN_NOTOPEN (after draining what was queued) until it closes too,
+ * which ends the connection.
  * @retval MCAPI_SUCCESS the thread is no longer a node.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  */
@@ -437,88 +441,402 @@ void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buff
 mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint, mcapi_status_t *mcapi_status);
 
 /* ------------------------------------------------------ packet channels */
+/*
+ * Channels connect one send endpoint to one receive endpoint (docs/channels.md).
+ * Life of a side: connected -> open pending -> open -> close pending -> closed;
+ * the connection ends when both sides have closed (or their nodes finalized),
+ * and both endpoints are message endpoints again. MCAPI_ENDP_ATTR_STATUS shows
+ * the side's state, MCAPI_ENDP_ATTR_TYPE the channel type.
+ *
+ * Concurrency: per channel, one sender thread (the node owning the send
+ * endpoint) and one receiver thread (the node owning the receive endpoint);
+ * handles are valid only in the node that opened them. Data calls are
+ * lock-free in the lockfree mode and never make a system call unless they
+ * have to wait. Blocking calls wait up to the own endpoint's TIMEOUT
+ * attribute (spin, yield, then sleep).
+ */
 
-/** @brief Connects two endpoints as a packet channel (any node may do this). */
+/**
+ * @brief Connects @p send_endpoint to @p receive_endpoint as a packet channel.
+ * Any node may connect any two endpoints of the domain; the connection is made
+ * before the call returns and the request completes at once. Opens issued
+ * before the connection (of the same type and direction) become pending on it.
+ * The channel has min(NUM_RECV_BUFFERS of the receive endpoint,
+ * MCAPI_MAX_BUFFERS) packet buffers.
+ * @retval MCAPI_PENDING connected; complete the request with mcapi_test()/wait().
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID an endpoint handle is stale or forged, or both are the same.
+ * @retval MCAPI_ERR_CHAN_CONNECTED an endpoint is already connected.
+ * @retval MCAPI_ERR_CHAN_TYPE an endpoint has a pending open of the other channel type.
+ * @retval MCAPI_ERR_CHAN_DIRECTION an endpoint has a pending open of the other direction.
+ * @retval MCAPI_ERR_MEM_LIMIT the domain has no free channel record.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free (the connection stays made).
+ */
 void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                              mcapi_request_t *request, mcapi_status_t *mcapi_status);
-/** @brief Opens the receive side of a packet channel. */
+
+/**
+ * @brief Opens the receive side of a packet channel on one of the caller's
+ * endpoints. Opens are synchronizing: the request completes once the endpoint
+ * is connected and the send side has opened too (it may already have closed
+ * again: its queued packets can still be received). @p recv_handle is written
+ * on completion. An endpoint whose previous connection is still closing waits
+ * for the next connection.
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p recv_handle or @p request is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint belongs to another node.
+ * @retval MCAPI_ERR_CHAN_TYPE the endpoint is connected (or opening) as a scalar channel.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the endpoint is the send side.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
+ * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_ENDP_DELETED (the
+ * other side's node finalized before opening) or MCAPI_ERR_REQUEST_CANCELLED
+ * (the side stays open-pending until the node finalizes).
+ */
 void mcapi_pktchan_recv_open_i(mcapi_pktchan_recv_hndl_t *recv_handle,
                                mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
                                mcapi_status_t *mcapi_status);
-/** @brief Opens the send side of a packet channel. */
+
+/**
+ * @brief Opens the send side of a packet channel; as mcapi_pktchan_recv_open_i()
+ * with the directions swapped (MCAPI_ERR_CHAN_DIRECTION: the endpoint is the
+ * receive side).
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p send_handle or @p request is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint belongs to another node.
+ * @retval MCAPI_ERR_CHAN_TYPE the endpoint is connected (or opening) as a scalar channel.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the endpoint is the receive side.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
+ * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_pktchan_send_open_i(mcapi_pktchan_send_hndl_t *send_handle,
                                mcapi_endpoint_t send_endpoint, mcapi_request_t *request,
                                mcapi_status_t *mcapi_status);
-/** @brief Starts sending a packet. */
+
+/**
+ * @brief Starts sending a packet. The packet is copied into a channel buffer
+ * before MCAPI_PENDING is returned when a buffer is free; otherwise the request
+ * stays pending (and @p buffer must stay valid) until a buffer comes back.
+ * @pre @p buffer holds @p size bytes (NULL allowed when @p size is 0).
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL, or @p buffer is NULL with a non-zero size.
+ * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's open channels (stale or forged).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a receive handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed (or closing), or the receive side closed.
+ * @retval MCAPI_ERR_PKT_SIZE @p size is above MCAPI_MAX_PKT_SIZE (MCAPI_ERR_PKT_LIMIT).
+ * @retval MCAPI_ERR_MEM_LIMIT the receiver holds every buffer (received, not released),
+ *         or the send endpoint is FAIL_ON_MEM_LIMIT and no buffer is free.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_MEM_LIMIT,
+ * MCAPI_ERR_CHAN_NOTOPEN or MCAPI_ERR_REQUEST_CANCELLED.
+ */
 void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const void *buffer, size_t size,
                           mcapi_request_t *request, mcapi_status_t *mcapi_status);
-/** @brief Sends a packet. */
+
+/**
+ * @brief Sends a packet: copies @p size bytes into a free channel buffer and
+ * queues it, FIFO. When every buffer is queued for the receiver, the call waits
+ * for one to come back, up to the send endpoint's TIMEOUT attribute.
+ * @pre @p buffer holds @p size bytes (NULL allowed when @p size is 0).
+ * @post @p buffer can be reused at once.
+ * @retval MCAPI_SUCCESS the packet is queued.
+ * @retval MCAPI_TIMEOUT no buffer came back within TIMEOUT ms; nothing was queued.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL with a non-zero size.
+ * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's open channels (stale or forged).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a receive handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed (or closing), or the receive side
+ *         closed or its node finalized (also while waiting).
+ * @retval MCAPI_ERR_PKT_SIZE @p size is above MCAPI_MAX_PKT_SIZE.
+ * @retval MCAPI_ERR_MEM_LIMIT the receiver holds every buffer, or no buffer is free and
+ *         the send endpoint is FAIL_ON_MEM_LIMIT.
+ */
 void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer, size_t size,
                         mcapi_status_t *mcapi_status);
-/** @brief Starts receiving a packet (zero-copy: @p buffer receives a pointer). */
+
+/**
+ * @brief Starts receiving a packet (zero-copy). On completion *@p buffer points
+ * to the packet inside the channel's buffer pool and the request's size is its
+ * length.
+ * @post The buffer belongs to the caller until mcapi_pktchan_release().
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p buffer or @p request is NULL.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's open channels.
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing, or the send side closed
+ *         and every packet has been received.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_CHAN_NOTOPEN or
+ * MCAPI_ERR_REQUEST_CANCELLED.
+ */
 void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                           mcapi_request_t *request, mcapi_status_t *mcapi_status);
-/** @brief Receives a packet (zero-copy: @p buffer receives a pointer). */
+
+/**
+ * @brief Receives the oldest packet (zero-copy), waiting up to the receive
+ * endpoint's TIMEOUT attribute. *@p buffer points into the channel's pool,
+ * aligned to MCAPI_BUF_ALIGN.
+ * @post The buffer belongs to the caller until mcapi_pktchan_release(); the
+ * sender cannot reuse it before.
+ * @retval MCAPI_SUCCESS *@p buffer and *@p received_size are set.
+ * @retval MCAPI_TIMEOUT no packet came in time.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p buffer or @p received_size is NULL.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's open channels.
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing, or the send side closed
+ *         (or its node finalized) and every packet has been received.
+ */
 void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                         size_t *received_size, mcapi_status_t *mcapi_status);
-/** @brief Packets waiting on the receive side. */
+
+/**
+ * @brief Packets queued on the receive side and not yet received; a snapshot.
+ * @retval MCAPI_SUCCESS returns the count.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's open channels (returns 0).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing.
+ */
 mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
                                      mcapi_status_t *mcapi_status);
-/** @brief Returns a buffer handed out by a packet receive. */
+
+/**
+ * @brief Gives a buffer handed out by a packet receive back to the channel
+ * (it returns to the sender on the return ring). Any order. Call it from the
+ * receiving node; it is allowed while the receive side's close is pending (the
+ * close completes after the last release).
+ * @pre @p buffer is a pointer returned by mcapi_pktchan_recv() or _recv_i()
+ * of this node and not yet released.
+ * @post The caller must not touch the buffer any more.
+ * @retval MCAPI_SUCCESS released.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_BUF_INVALID @p buffer is NULL, not the start of a pool buffer, not
+ *         handed out to this node, or already released; nothing was changed.
+ */
 void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status);
-/** @brief Whether a buffer handed out by a packet receive has been released. */
+
+/**
+ * @brief Whether a pool buffer is free (released, or never handed out) rather
+ * than held by the receiver.
+ * @return MCAPI_TRUE released, MCAPI_FALSE held (or on error).
+ * @retval MCAPI_SUCCESS the answer is valid.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_BUF_INVALID @p buffer is not the start of a buffer of one of this
+ *         node's packet channels.
+ */
 mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_status);
-/** @brief Closes the receive side of a packet channel. */
+
+/**
+ * @brief Closes the receive side of a packet channel. Packets still queued
+ * are dropped when the connection ends. While the receiver holds buffers the
+ * close stays pending (MCAPI_ENDP_STATUS_CLOSE_PENDING): it completes after
+ * the last mcapi_pktchan_release(). The connection ends (both endpoints become
+ * message endpoints, the handles stale) when the send side has closed too.
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's channels (stale or forged).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is not open (already closed).
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING a close of this side is already pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
                                 mcapi_request_t *request, mcapi_status_t *mcapi_status);
-/** @brief Closes the send side of a packet channel. */
+
+/**
+ * @brief Closes the send side of a packet channel; completes at once. Packets
+ * already queued stay receivable until the receive side closes.
+ * @retval MCAPI_PENDING started (complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's channels (stale or forged).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a scalar channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a receive handle.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is not open (already closed).
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING a close of this side is already pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle, mcapi_request_t *request,
                                 mcapi_status_t *mcapi_status);
 
 /* ------------------------------------------------------ scalar channels */
 
-/** @brief Connects two endpoints as a scalar channel (any node may do this). */
+/**
+ * @brief Connects two endpoints as a scalar channel; as mcapi_pktchan_connect_i().
+ * The channel queues NUM_RECV_BUFFERS of the receive endpoint scalars.
+ * @retval MCAPI_PENDING connected; complete the request with mcapi_test()/wait().
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID an endpoint handle is stale or forged, or both are the same.
+ * @retval MCAPI_ERR_CHAN_CONNECTED an endpoint is already connected.
+ * @retval MCAPI_ERR_CHAN_TYPE an endpoint has a pending open of the other channel type.
+ * @retval MCAPI_ERR_CHAN_DIRECTION an endpoint has a pending open of the other direction.
+ * @retval MCAPI_ERR_MEM_LIMIT the domain has no free channel record.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free (the connection stays made).
+ */
 void mcapi_sclchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                              mcapi_request_t *request, mcapi_status_t *mcapi_status);
-/** @brief Opens the receive side of a scalar channel. */
+
+/**
+ * @brief Opens the receive side of a scalar channel; as mcapi_pktchan_recv_open_i().
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p receive_handle or @p request is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint belongs to another node.
+ * @retval MCAPI_ERR_CHAN_TYPE the endpoint is connected (or opening) as a packet channel.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the endpoint is the send side.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
+ * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_sclchan_recv_open_i(mcapi_sclchan_recv_hndl_t *receive_handle,
                                mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
                                mcapi_status_t *mcapi_status);
-/** @brief Opens the send side of a scalar channel. */
+
+/**
+ * @brief Opens the send side of a scalar channel; as mcapi_pktchan_send_open_i().
+ * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p send_handle or @p request is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
+ * @retval MCAPI_ERR_ENDP_REMOTE the endpoint belongs to another node.
+ * @retval MCAPI_ERR_CHAN_TYPE the endpoint is connected (or opening) as a packet channel.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the endpoint is the receive side.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
+ * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_sclchan_send_open_i(mcapi_sclchan_send_hndl_t *send_handle,
                                mcapi_endpoint_t send_endpoint, mcapi_request_t *request,
                                mcapi_status_t *mcapi_status);
-/** @brief Sends a 64-bit scalar. */
+
+/**
+ * @brief Sends a 64-bit scalar; the slot records the width (8 bytes). A full
+ * channel makes the call wait, up to the send endpoint's TIMEOUT attribute.
+ * The 32-, 16- and 8-bit variants below behave the same with their widths.
+ * @retval MCAPI_SUCCESS queued.
+ * @retval MCAPI_TIMEOUT the channel stayed full for TIMEOUT ms; nothing was queued.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's open channels (stale or forged).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a packet channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a receive handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed (or closing), or the receive side
+ *         closed or its node finalized (also while waiting).
+ * @retval MCAPI_ERR_MEM_LIMIT the channel is full and the send endpoint is FAIL_ON_MEM_LIMIT.
+ */
 void mcapi_sclchan_send_uint64(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint64_t dataword,
                                mcapi_status_t *mcapi_status);
-/** @brief Sends a 32-bit scalar. */
+/** @brief Sends a 32-bit scalar; statuses as mcapi_sclchan_send_uint64(). */
 void mcapi_sclchan_send_uint32(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint32_t dataword,
                                mcapi_status_t *mcapi_status);
-/** @brief Sends a 16-bit scalar. */
+/** @brief Sends a 16-bit scalar; statuses as mcapi_sclchan_send_uint64(). */
 void mcapi_sclchan_send_uint16(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint16_t dataword,
                                mcapi_status_t *mcapi_status);
-/** @brief Sends an 8-bit scalar. */
+/** @brief Sends an 8-bit scalar; statuses as mcapi_sclchan_send_uint64(). */
 void mcapi_sclchan_send_uint8(mcapi_sclchan_send_hndl_t send_handle, mcapi_uint8_t dataword,
                               mcapi_status_t *mcapi_status);
-/** @brief Receives a 64-bit scalar. */
+
+/**
+ * @brief Receives the oldest scalar, which must have been sent as 64 bits;
+ * waits up to the receive endpoint's TIMEOUT attribute. The 32-, 16- and 8-bit
+ * variants below behave the same with their widths.
+ * @return the scalar, or 0 on any error.
+ * @retval MCAPI_SUCCESS received.
+ * @retval MCAPI_TIMEOUT nothing came in time.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_SCL_SIZE the oldest scalar was sent with another width. It is
+ *         NOT consumed: it stays first in the channel, and a receive of the right
+ *         width returns it.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's open channels.
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a packet channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing, or the send side closed
+ *         (or its node finalized) and every scalar has been received.
+ */
 mcapi_uint64_t mcapi_sclchan_recv_uint64(mcapi_sclchan_recv_hndl_t receive_handle,
                                          mcapi_status_t *mcapi_status);
-/** @brief Receives a 32-bit scalar. */
+/** @brief Receives a 32-bit scalar; statuses as mcapi_sclchan_recv_uint64(). */
 mcapi_uint32_t mcapi_sclchan_recv_uint32(mcapi_sclchan_recv_hndl_t receive_handle,
                                          mcapi_status_t *mcapi_status);
-/** @brief Receives a 16-bit scalar. */
+/** @brief Receives a 16-bit scalar; statuses as mcapi_sclchan_recv_uint64(). */
 mcapi_uint16_t mcapi_sclchan_recv_uint16(mcapi_sclchan_recv_hndl_t receive_handle,
                                          mcapi_status_t *mcapi_status);
-/** @brief Receives an 8-bit scalar. */
+/** @brief Receives an 8-bit scalar; statuses as mcapi_sclchan_recv_uint64(). */
 mcapi_uint8_t mcapi_sclchan_recv_uint8(mcapi_sclchan_recv_hndl_t receive_handle,
                                        mcapi_status_t *mcapi_status);
-/** @brief Scalars waiting on the receive side. */
+
+/**
+ * @brief Scalars queued on the receive side; a snapshot.
+ * @retval MCAPI_SUCCESS returns the count.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's open channels (returns 0).
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a packet channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing.
+ */
 mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
                                      mcapi_status_t *mcapi_status);
-/** @brief Closes the receive side of a scalar channel. */
+
+/**
+ * @brief Closes the receive side of a scalar channel; completes at once.
+ * Queued scalars are dropped when the connection ends (once the send side has
+ * closed too).
+ * @retval MCAPI_PENDING started (complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's channels.
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a packet channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a send handle.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is not open (already closed).
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING a close of this side is already pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
                                 mcapi_request_t *request, mcapi_status_t *mcapi_status);
-/** @brief Closes the send side of a scalar channel. */
+
+/**
+ * @brief Closes the send side of a scalar channel; completes at once. Queued
+ * scalars stay receivable until the receive side closes.
+ * @retval MCAPI_PENDING started (complete); test or wait on @p request.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_PARAMETER @p request is NULL.
+ * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's channels.
+ * @retval MCAPI_ERR_CHAN_TYPE the handle is a packet channel's.
+ * @retval MCAPI_ERR_CHAN_DIRECTION the handle is a receive handle.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN this side is not open (already closed).
+ * @retval MCAPI_ERR_CHAN_CLOSEPENDING a close of this side is already pending.
+ * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
+ */
 void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle, mcapi_request_t *request,
                                 mcapi_status_t *mcapi_status);
 
@@ -536,7 +854,8 @@ void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle, mcapi_req
  * @retval MCAPI_ERR_REQUEST_INVALID the handle is stale, forged or already reported.
  * @retval MCAPI_ERR_REQUEST_CANCELLED the request was cancelled (returns MCAPI_TRUE).
  * @retval other the operation's own failure status (e.g. MCAPI_ERR_MSG_TRUNCATED,
- *         MCAPI_ERR_ENDP_DELETED, MCAPI_ERR_MEM_LIMIT); returns MCAPI_TRUE.
+ *         MCAPI_ERR_ENDP_DELETED, MCAPI_ERR_MEM_LIMIT, MCAPI_ERR_CHAN_NOTOPEN);
+ *         returns MCAPI_TRUE.
  */
 mcapi_boolean_t mcapi_test(mcapi_request_t *request, size_t *size, mcapi_status_t *mcapi_status);
 

@@ -32,6 +32,7 @@ typedef enum mcx__ctx {
   CTX_RECV,     /* a message receive */
   CTX_ATTR,     /* an attribute */
   CTX_REQUEST,  /* a request handle */
+  CTX_CHAN,     /* a channel call (EMSGSIZE is a packet size) */
 } mcx__ctx_t;
 
 mcapi_status_t mcx__status(int r, mcx__ctx_t ctx);

@@ -1,77 +1,324 @@
-/*
- * Packet and scalar channels. Not implemented yet: every call reports
- * MCAPI_ERR_GENERAL (after the usual node check) and changes nothing. The
- * channel issue replaces this file.
- */
+/* Packet and scalar channel calls: argument checks and status mapping; the
+ * work is in src/runtime/chan.c. */
 #include "api/api.h"
 
-#define NOT_YET(ret)                  \
-  do {                                \
-    if (!mcapi_status)                \
-      return ret;                     \
-    REQUIRE_NODE(ret);                \
-    SET(MCAPI_ERR_GENERAL);           \
-    return ret;                       \
-  } while (0)
+#define ST(r) mcx__status((r), CTX_CHAN)
+
+/* Starts a request that may already be complete; PENDING either way. */
+static void start(const mcx__req_args_t *a, int r, size_t size, mcapi_request_t *request,
+                  mcapi_status_t *mcapi_status)
+{
+  int done = r != MCX_EAGAIN;
+  if (mcx__req_start(a, done, r, size, &request->mcx_handle)) {
+    /* What already happened cannot be undone: report it, else the limit. */
+    SET(done ? ST(r) : MCAPI_ERR_REQUEST_LIMIT);
+    return;
+  }
+  SET(MCAPI_PENDING);
+}
+
+static void connect_i(mcapi_endpoint_t s, mcapi_endpoint_t r, uint32_t type,
+                      mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!request) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  int e = mcx__chan_connect(s, r, type);
+  if (e) {
+    SET(ST(e));
+    return;
+  }
+  mcx__req_args_t a = {.kind = REQ_CHAN_CONNECT, .ep = s, .ep2 = r, .chan = type};
+  start(&a, MCX_OK, 0, request, mcapi_status);
+}
+
+static void open_i(uint32_t *handle, mcapi_endpoint_t ep, uint32_t type, uint32_t dir,
+                   mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!handle || !request) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  int e = mcx__chan_open_start(ep, type, dir);
+  if (e) {
+    SET(ST(e));
+    return;
+  }
+  e = mcx__chan_open_progress(ep, type, dir, handle);
+  mcx__req_args_t a = {.kind = REQ_CHAN_OPEN, .ep = ep, .chan = type | dir << 8,
+                       .out_handle = handle};
+  start(&a, e, 0, request, mcapi_status);
+}
+
+static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_t *request,
+                    mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!request) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  int e = mcx__chan_close_start(handle, type, dir);
+  if (e) {
+    SET(ST(e));
+    return;
+  }
+  e = mcx__chan_close_progress(handle);
+  mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = handle, .chan = type | dir << 8};
+  start(&a, e, 0, request, mcapi_status);
+}
+
+/* ------------------------------------------------------ packet channels */
 
 MCX_API void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint,
                                      mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
-                                     mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                     mcapi_status_t *mcapi_status)
+{
+  connect_i(send_endpoint, receive_endpoint, MCAPI_PKT_CHAN, request, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_recv_open_i(mcapi_pktchan_recv_hndl_t *recv_handle,
                                        mcapi_endpoint_t receive_endpoint,
-                                       mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  open_i(recv_handle, receive_endpoint, MCAPI_PKT_CHAN, MCX_CHAN_RECV, request, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_send_open_i(mcapi_pktchan_send_hndl_t *send_handle,
                                        mcapi_endpoint_t send_endpoint, mcapi_request_t *request,
-                                       mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_status_t *mcapi_status)
+{
+  open_i(send_handle, send_endpoint, MCAPI_PKT_CHAN, MCX_CHAN_SEND, request, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                   size_t size, mcapi_request_t *request,
-                                  mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                  mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!request || (!buffer && size)) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  int e = mcx__pkt_try_send(send_handle, buffer, size);
+  if (e != MCX_OK && e != MCX_EAGAIN) {
+    SET(ST(e));
+    return;
+  }
+  mcx__req_args_t a = {.kind = REQ_PKT_SEND, .ep = send_handle, .cbuf = buffer, .size = size};
+  start(&a, e, size, request, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
-                                size_t size, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                size_t size, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!buffer && size) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  SET(ST(mcx__pkt_send(send_handle, buffer, size)));
+}
+
 MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
-                                  mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                  mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!buffer || !request) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  size_t got = 0;
+  int e = mcx__pkt_try_recv(receive_handle, buffer, &got);
+  if (e != MCX_OK && e != MCX_EAGAIN) {
+    SET(ST(e));
+    return;
+  }
+  mcx__req_args_t a = {.kind = REQ_PKT_RECV, .ep = receive_handle, .buf = buffer};
+  start(&a, e, got, request, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
-                                size_t *received_size, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                size_t *received_size, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!buffer || !received_size) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  size_t got = 0;
+  int e = mcx__pkt_recv(receive_handle, buffer, &got);
+  if (e == MCX_OK)
+    *received_size = got;
+  SET(ST(e));
+}
+
 MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
-                                             mcapi_status_t *mcapi_status) { NOT_YET(0); }
-MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                             mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return 0;
+  REQUIRE_NODE(0);
+  uint32_t n = 0;
+  int e = mcx__chan_available(receive_handle, MCAPI_PKT_CHAN, &n);
+  SET(ST(e));
+  return e ? 0 : n;
+}
+
+MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  SET(ST(mcx__pkt_release(buffer)));
+}
+
 MCX_API mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_status)
 {
-  NOT_YET(MCAPI_FALSE);
+  if (!mcapi_status)
+    return MCAPI_FALSE;
+  REQUIRE_NODE(MCAPI_FALSE);
+  int e = mcx__pkt_release_test(buffer);
+  if (e < 0) {
+    SET(ST(e));
+    return MCAPI_FALSE;
+  }
+  SET(MCAPI_SUCCESS);
+  return e ? MCAPI_TRUE : MCAPI_FALSE;
 }
+
 MCX_API void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
-                                        mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                        mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  close_i(receive_handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, request, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
-                                        mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                        mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, request, mcapi_status);
+}
+
+/* ------------------------------------------------------ scalar channels */
 
 MCX_API void mcapi_sclchan_connect_i(mcapi_endpoint_t send_endpoint,
                                      mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
-                                     mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                     mcapi_status_t *mcapi_status)
+{
+  connect_i(send_endpoint, receive_endpoint, MCAPI_SCL_CHAN, request, mcapi_status);
+}
+
 MCX_API void mcapi_sclchan_recv_open_i(mcapi_sclchan_recv_hndl_t *receive_handle,
                                        mcapi_endpoint_t receive_endpoint,
-                                       mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  open_i(receive_handle, receive_endpoint, MCAPI_SCL_CHAN, MCX_CHAN_RECV, request, mcapi_status);
+}
+
 MCX_API void mcapi_sclchan_send_open_i(mcapi_sclchan_send_hndl_t *send_handle,
                                        mcapi_endpoint_t send_endpoint, mcapi_request_t *request,
-                                       mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_status_t *mcapi_status)
+{
+  open_i(send_handle, send_endpoint, MCAPI_SCL_CHAN, MCX_CHAN_SEND, request, mcapi_status);
+}
+
+static void scl_send(uint32_t h, uint32_t width, uint64_t v, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  SET(ST(mcx__scl_send(h, width, v)));
+}
+
+static uint64_t scl_recv(uint32_t h, uint32_t width, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return 0;
+  REQUIRE_NODE(0);
+  uint64_t v = 0;
+  int e = mcx__scl_recv(h, width, &v);
+  SET(ST(e));
+  return e ? 0 : v;
+}
+
 MCX_API void mcapi_sclchan_send_uint64(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint64_t dataword, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_uint64_t dataword, mcapi_status_t *mcapi_status)
+{
+  scl_send(send_handle, 8, dataword, mcapi_status);
+}
 MCX_API void mcapi_sclchan_send_uint32(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint32_t dataword, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_uint32_t dataword, mcapi_status_t *mcapi_status)
+{
+  scl_send(send_handle, 4, dataword, mcapi_status);
+}
 MCX_API void mcapi_sclchan_send_uint16(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint16_t dataword, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                       mcapi_uint16_t dataword, mcapi_status_t *mcapi_status)
+{
+  scl_send(send_handle, 2, dataword, mcapi_status);
+}
 MCX_API void mcapi_sclchan_send_uint8(mcapi_sclchan_send_hndl_t send_handle,
-                                      mcapi_uint8_t dataword, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                      mcapi_uint8_t dataword, mcapi_status_t *mcapi_status)
+{
+  scl_send(send_handle, 1, dataword, mcapi_status);
+}
 MCX_API mcapi_uint64_t mcapi_sclchan_recv_uint64(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status) { NOT_YET(0); }
+                                                 mcapi_status_t *mcapi_status)
+{
+  return scl_recv(receive_handle, 8, mcapi_status);
+}
 MCX_API mcapi_uint32_t mcapi_sclchan_recv_uint32(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status) { NOT_YET(0); }
+                                                 mcapi_status_t *mcapi_status)
+{
+  return (mcapi_uint32_t)scl_recv(receive_handle, 4, mcapi_status);
+}
 MCX_API mcapi_uint16_t mcapi_sclchan_recv_uint16(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status) { NOT_YET(0); }
+                                                 mcapi_status_t *mcapi_status)
+{
+  return (mcapi_uint16_t)scl_recv(receive_handle, 2, mcapi_status);
+}
 MCX_API mcapi_uint8_t mcapi_sclchan_recv_uint8(mcapi_sclchan_recv_hndl_t receive_handle,
-                                               mcapi_status_t *mcapi_status) { NOT_YET(0); }
+                                               mcapi_status_t *mcapi_status)
+{
+  return (mcapi_uint8_t)scl_recv(receive_handle, 1, mcapi_status);
+}
+
 MCX_API mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
-                                             mcapi_status_t *mcapi_status) { NOT_YET(0); }
+                                             mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return 0;
+  REQUIRE_NODE(0);
+  uint32_t n = 0;
+  int e = mcx__chan_available(receive_handle, MCAPI_SCL_CHAN, &n);
+  SET(ST(e));
+  return e ? 0 : n;
+}
+
 MCX_API void mcapi_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
-                                        mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                        mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  close_i(receive_handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, request, mcapi_status);
+}
+
 MCX_API void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle,
-                                        mcapi_request_t *request, mcapi_status_t *mcapi_status) { NOT_YET(); }
+                                        mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  close_i(send_handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, request, mcapi_status);
+}

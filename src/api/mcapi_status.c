@@ -27,6 +27,8 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
   case MCX_ECLOSED:
     return MCAPI_ERR_ENDP_DELETED;
   case MCX_EMSGSIZE:
+    if (ctx == CTX_CHAN)
+      return MCAPI_ERR_PKT_SIZE;
     return ctx == CTX_ATTR ? MCAPI_ERR_ATTR_SIZE : MCAPI_ERR_MSG_SIZE;
   case MCX_ETRUNC:
     return MCAPI_ERR_MSG_TRUNCATED;
@@ -46,6 +48,25 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
     return ctx == CTX_ATTR ? MCAPI_ERR_ATTR_NUM : MCAPI_ERR_ENDP_INVALID;
   case MCX_EAGAIN:
     return MCAPI_PENDING;
+  /* channels */
+  case MCX_ECHTYPE:
+    return MCAPI_ERR_CHAN_TYPE;
+  case MCX_ECHDIR:
+    return MCAPI_ERR_CHAN_DIRECTION;
+  case MCX_EOPENP:
+    return MCAPI_ERR_CHAN_OPENPENDING;
+  case MCX_ECLOSEP:
+    return MCAPI_ERR_CHAN_CLOSEPENDING;
+  case MCX_ENOTOPEN:
+    return MCAPI_ERR_CHAN_NOTOPEN;
+  case MCX_EBADCH:
+    return MCAPI_ERR_CHAN_INVALID;
+  case MCX_EWIDTH:
+    return MCAPI_ERR_SCL_SIZE;
+  case MCX_EBADBUF:
+    return MCAPI_ERR_BUF_INVALID;
+  case MCX_EISOPEN:
+    return MCAPI_ERR_CHAN_OPEN;
   default:
     return MCAPI_ERR_GENERAL;
   }

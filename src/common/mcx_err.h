@@ -28,6 +28,16 @@ enum mcx_err {
   MCX_EIO = -17,       /**< an OS call failed */
   MCX_EROFS = -18,     /**< read-only (attribute) */
   MCX_ECHAN = -19,     /**< the endpoint is connected to a channel */
+  /* channels */
+  MCX_ECHTYPE = -20,   /**< connected (or opening) as another channel type */
+  MCX_ECHDIR = -21,    /**< the other direction of the channel */
+  MCX_EOPENP = -22,    /**< an open is pending */
+  MCX_ECLOSEP = -23,   /**< a close is pending */
+  MCX_ENOTOPEN = -24,  /**< the channel (this side or the other) is not open */
+  MCX_EBADCH = -25,    /**< not a channel handle of the caller */
+  MCX_EWIDTH = -26,    /**< scalar of another width */
+  MCX_EBADBUF = -27,   /**< not a buffer handed out by a packet receive */
+  MCX_EISOPEN = -28,   /**< already open */
 };
 
 #endif /* MCX_ERR_H */

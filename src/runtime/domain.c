@@ -71,6 +71,7 @@ static void partition_name(char *out, size_t n, uint32_t domain_id)
 typedef struct layout {
   uint32_t max_eps, qcap, max_msg, nprio;
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
+  mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan.c) */
 } layout_t;
 
 static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
@@ -103,6 +104,7 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   off = align_up(off + (size_t)MCX_STATE_CHANNELS * MCX_STATE_MAX_BUFFERS *
                            MCX_STATE_STRIDE_WORDS * 8,
                  4096);
+  off = mcx__chan_layout(off, l->max_eps, l->qcap, &l->chan);
   l->total = off;
   return MCX_OK;
 }
@@ -136,6 +138,7 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->off_big = l->off_big;
   h->off_states = l->off_states;
   h->off_state_bufs = l->off_state_bufs;
+  mcx__chan_layout_store(h, &l->chan);
   mcx__rmutex_init(&h->admin, 0);
   /* R-P1 — release: every field above before the magic; pairs with A-P1 in
    * check_header (another process opening the partition). */
@@ -174,7 +177,10 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
     if (compute_layout(&o, &l) || l.total != h->total_size || l.off_nodes != h->off_nodes ||
         l.off_eps != h->off_eps || l.off_rings != h->off_rings || l.off_slots != h->off_slots ||
         l.off_big != h->off_big || l.off_states != h->off_states ||
-        l.off_state_bufs != h->off_state_bufs)
+        l.off_state_bufs != h->off_state_bufs || l.chan.off_chans != h->off_chans ||
+        l.chan.off_slots != h->off_chan_slots || l.chan.off_pools != h->off_chan_pools ||
+        l.chan.n != h->n_chans || l.chan.cap != h->chan_cap || l.chan.rcap != h->chan_rcap ||
+        l.chan.stride != h->pkt_stride)
       why = "offsets do not match the layout (corrupted)";
   }
   if (why) {
@@ -568,8 +574,10 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
     mcx__state_delete_of_node_locked(d, dead[k]);
     for (uint32_t i = 0; i < h->max_endpoints; i++) {
       uint32_t st = mcx_load_relaxed(&eps[i].state);
-      if ((st & 0xff) != EP_FREE && mcx_load_relaxed(&eps[i].owner_slot) == dead[k])
+      if ((st & 0xff) != EP_FREE && mcx_load_relaxed(&eps[i].owner_slot) == dead[k]) {
+        mcx__chan_ep_gone(d, i); /* its side of a channel goes away first */
         mcx__ep_delete_locked(d, i);
+      }
     }
     MCX_DEBUG(1, "domain %u: reclaimed node %u of dead process %u", d->domain_id,
               mcx_load_relaxed(&nodes[dead[k]].node_id), mcx_load_relaxed(&nodes[dead[k]].pid));
@@ -577,6 +585,16 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
     mcx_fetch_sub_relaxed(&h->n_nodes, 1);
   }
   return ndead;
+}
+
+int mcx__any_dead_node(const mcx__domain_t *d)
+{
+  const mcx__node_t *nodes = mcx__nodes(d);
+  for (uint32_t i = 0; i < d->hdr->max_nodes; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
+      return 1;
+  return 0;
 }
 
 uint32_t mcx__sweep_dead(mcx__domain_t *d)

@@ -136,7 +136,8 @@ int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *
 {
   mcx__domain_t *d = mcx__self.dom;
   uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     if (mcx__ep_lookup(node_id, port, handle) == MCX_OK) {
       count_get(*handle);
@@ -184,12 +185,12 @@ int mcx__ep_delete(uint32_t handle)
     return r;
   if (!mcx__ep_is_mine(e))
     return MCX_EPERM;
-  if (mcx_load_relaxed(&e->chan))
-    return MCX_ECHAN;
   mcx__admin_lock(d);
   mcx__glock(d);
   if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
     r = MCX_ESTALE;
+  else if (mcx_load_relaxed(&e->chan)) /* under admin: connect and open change it there */
+    r = MCX_ECHAN;
   else
     mcx__ep_delete_locked(d, mcx__handle_idx(handle));
   mcx__gunlock(d);
@@ -205,8 +206,10 @@ int mcx__ep_delete_all_of_node(void)
   mcx__glock(d);
   for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state);
-    if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i]))
+    if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i])) {
+      mcx__chan_ep_gone(d, i); /* leaves its channel, if any */
       mcx__ep_delete_locked(d, i);
+    }
   }
   mcx__gunlock(d);
   mcx__admin_unlock(d);
@@ -281,7 +284,7 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
   }
   case MCAPI_ENDP_ATTR_STATUS: {
     ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = MCAPI_ENDP_STATUS_CREATED | (mcx_load_relaxed(&e->chan) >> 8);
+    mcapi_uint_t v = MCAPI_ENDP_STATUS_CREATED | mcx__chan_ep_status(d, mcx_load_relaxed(&e->chan));
     memcpy(out, &v, sizeof v);
     return MCX_OK;
   }

@@ -114,7 +114,8 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
     return mcx__pmq_send(d, src, dst, to, buf, size, prio, 1);
   uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
   uint64_t deadline = 0;
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
     if (o == MCX_RING_OK)
@@ -247,17 +248,18 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     return mcx__pmq_recv(d, ep, h, buf, cap, size, 1);
   uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
   uint64_t deadline = 0;
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   int inserting = 0;
   for (;;) {
     /* Poll the slots only (one line per ring); classify just before backing
      * off, since that reads the producers' tail line. */
-    int classify = b.spins + 1 >= mcx_load_relaxed(&mcx__wait_spins);
+    int classify = b.spins + 1 >= b.limit;
     mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, classify);
-    if (o == MCX_RING_OK)
-      return MCX_OK;
-    if (o == MCX_RING_TRUNCATED)
-      return MCX_ETRUNC;
+    if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
+      mcx__backoff_end(&b);
+      return o == MCX_RING_OK ? MCX_OK : MCX_ETRUNC;
+    }
     if (o == MCX_RING_EMPTY_BUT_PRODUCER_INSERTING && inserting++ < BUT_RETRIES) {
       mcx_port_cpu_relax();
       continue;
@@ -272,6 +274,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     o = recv_once(d, ep, h, buf, cap, size, 0);
     if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
       mcx__wp_cancel(&ep->recv_wp);
+      mcx__backoff_end(&b);
       return o == MCX_RING_OK ? MCX_OK : MCX_ETRUNC;
     }
     if ((r = mcx__ep_resolve(d, h, &ep)) != MCX_OK) {

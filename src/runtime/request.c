@@ -126,6 +126,24 @@ static int progress(mcx__req_t *r)
       *r->a.out_handle = h;
     break;
   }
+  /* channels (chan.c) */
+  case REQ_CHAN_OPEN: {
+    uint32_t h = 0;
+    res = mcx__chan_open_progress(r->a.ep, r->a.chan & 0xff, r->a.chan >> 8, &h);
+    if (res == MCX_OK)
+      *r->a.out_handle = h;
+    break;
+  }
+  case REQ_CHAN_CLOSE:
+    res = mcx__chan_close_progress(r->a.ep);
+    break;
+  case REQ_PKT_SEND:
+    res = mcx__pkt_try_send(r->a.ep, r->a.cbuf, r->a.size);
+    size = r->a.size;
+    break;
+  case REQ_PKT_RECV:
+    res = mcx__pkt_try_recv(r->a.ep, (void **)r->a.buf, &size);
+    break;
   default:
     res = MCX_OK;
     break;
@@ -192,6 +210,12 @@ static mcx__waitpoint_t *waitpoint_of(uint32_t handle)
     return mcx__ep_resolve(d, r->a.ep2, &ep) ? NULL : &ep->space_wp;
   case REQ_EP_GET:
     return &d->hdr->ep_created;
+  case REQ_CHAN_CONNECT:
+  case REQ_CHAN_OPEN:
+  case REQ_CHAN_CLOSE:
+  case REQ_PKT_SEND:
+  case REQ_PKT_RECV:
+    return mcx__chan_waitpoint(&r->a);
   default:
     return NULL;
   }
@@ -201,7 +225,8 @@ int mcx__req_wait_any(size_t n, const uint32_t *handles, uint32_t timeout_ms, si
                       int *result, size_t *size)
 {
   uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   uint64_t nap_ns = 20000;
   for (;;) {
     for (size_t i = 0; i < n; i++) {

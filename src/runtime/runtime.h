@@ -22,6 +22,7 @@
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
 #include "transport/mpsc_ring.h"
+#include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
 #define MCX_PART_VERSION 1u
@@ -56,6 +57,9 @@ typedef struct mcx__part_hdr {
   uint32_t node_size, ep_size, ring_size, slot_size; /* struct sizes: layout check */
   uint64_t off_nodes, off_eps, off_rings, off_slots, off_big;
   uint64_t off_states, off_state_bufs; /* state channels (mcx_state_*) */
+  /* Channels (chan.c): records, ring slots, packet pools; see mcx__chan_layout(). */
+  uint64_t off_chans, off_chan_slots, off_chan_pools;
+  uint32_t n_chans, chan_cap, chan_rcap, pkt_stride;
   /* Control plane: node/endpoint table updates. Robust: a holder's death is
    * detected by the next locker, which repairs half-done updates. */
   MCX_ALIGNED_LINE mcx__rmutex_t admin;
@@ -243,6 +247,8 @@ void mcx__admin_unlock(mcx__domain_t *d);
  * Caller holds the admin lock. Returns the number of nodes reclaimed.
  */
 uint32_t mcx__sweep_dead_locked(mcx__domain_t *d);
+/** Whether some node of the domain belongs to a thread that no longer runs. */
+int mcx__any_dead_node(const mcx__domain_t *d);
 /** Takes the admin lock and sweeps. */
 uint32_t mcx__sweep_dead(mcx__domain_t *d);
 /** Publishes tombstones for dead senders' orphaned reservations (admin lock held). */
@@ -296,7 +302,11 @@ int mcx__msg_check_send(uint32_t from, uint32_t to, size_t size, uint32_t prio);
 int mcx__msg_check_recv(uint32_t ep);
 
 /* ---- requests (request.c) */
-enum mcx__req_kind { REQ_MSG_SEND = 1, REQ_MSG_RECV, REQ_EP_GET, REQ_DONE };
+enum mcx__req_kind {
+  REQ_MSG_SEND = 1, REQ_MSG_RECV, REQ_EP_GET, REQ_DONE,
+  /* channels (chan.c) */
+  REQ_CHAN_CONNECT, REQ_CHAN_OPEN, REQ_CHAN_CLOSE, REQ_PKT_SEND, REQ_PKT_RECV,
+};
 
 typedef struct mcx__req_args {
   uint32_t kind;
@@ -305,6 +315,7 @@ typedef struct mcx__req_args {
   void *buf;
   size_t size;
   uint32_t *out_handle;
+  uint32_t chan; /* channels: type | direction << 8 (chan.c) */
 } mcx__req_args_t;
 
 /**
@@ -326,6 +337,51 @@ void mcx__req_forget_all(void);
 void mcx__req_release_node(uint32_t key);
 /** Requests in use (tests, display_state). */
 uint32_t mcx__req_in_use(void);
+
+/* ---- channels (chan.c) ------------------------------------------------
+ * Records in the partition, one per connection; each holds the data ring
+ * (spsc_ring.h), the packet return ring and the packet pool. An endpoint's
+ * `chan` word is type | MCX_CHW_* << 8 | (record + 1) << 16, changed only
+ * under the admin lock; the record's state word (both sides' states) is
+ * changed by CAS. See docs/channels.md. */
+enum { MCX_CHAN_SEND = 0, MCX_CHAN_RECV = 1 };
+enum { MCX_CHW_SEND = 0x1, MCX_CHW_RECV = 0x2, MCX_CHW_OPEN_PENDING = 0x4 };
+
+typedef struct mcx__chan_layout {
+  size_t off_chans, off_slots, off_pools;
+  uint32_t n, cap, rcap, stride;
+} mcx__chan_layout_t;
+
+/** Reserves the channel region from @p off on; returns the new end. */
+size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_layout_t *l);
+/** Writes the layout into a new partition's header. */
+void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l);
+/** MCAPI_ENDP_STATUS_* flags of an endpoint's chan word. */
+uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t chan_word);
+/** Finalize: the endpoint leaves its channel (admin lock held). */
+void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx);
+
+int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type);
+int mcx__chan_open_start(uint32_t ep, uint32_t type, uint32_t dir);
+/** 0 open (handle set), MCX_EAGAIN pending, or why it failed. */
+int mcx__chan_open_progress(uint32_t ep, uint32_t type, uint32_t dir, uint32_t *handle);
+int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir);
+int mcx__chan_close_progress(uint32_t handle);
+/** Checks a handle for a data call (type, direction, owner, open). */
+int mcx__chan_check(uint32_t handle, uint32_t type, uint32_t dir);
+
+int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size);
+int mcx__pkt_send(uint32_t handle, const void *buf, size_t size);
+int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size);
+int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size);
+int mcx__pkt_release(void *buf);
+/** 1 released, 0 still held, or MCX_EBADBUF. */
+int mcx__pkt_release_test(void *buf);
+int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value);
+int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value);
+int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count);
+/** Where a pending channel request is announced (request.c). */
+mcx__waitpoint_t *mcx__chan_waitpoint(const mcx__req_args_t *a);
 
 /* ---- global locking mode: the partition's reader/writer lock, taken
  * exclusively around every queue operation (a writer has an owner, so a

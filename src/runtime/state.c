@@ -96,7 +96,8 @@ int mcx__state_open(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32
 {
   mcx__domain_t *d = mcx__self.dom;
   uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     if (lookup(d, node_id, port, handle) == MCX_OK)
       return MCX_OK;
@@ -192,7 +193,8 @@ int mcx__state_wait_newer(uint32_t handle, uint64_t known, uint32_t timeout_ms, 
     return r;
   mcx__nbw_view_t v = view_of(d, mcx__handle_idx(handle));
   uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     uint64_t now_v = mcx__nbw_version(&v);
     if (now_v > known) {

@@ -20,17 +20,61 @@
 extern mcx_atomic_u32 mcx__wait_spins;
 extern mcx_atomic_u32 mcx__wait_yields;
 
+/* Thread-local, initial-exec: no __tls_get_addr call on the fast path. */
+#define MCX_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
+/* The calling thread's adaptive spin budget (0: not yet set) and wait count. */
+extern MCX_TLS uint32_t mcx__tl_spin_budget;
+extern MCX_TLS uint32_t mcx__tl_waits;
+
 typedef struct mcx__backoff {
   uint32_t spins;
   uint32_t yields;
+  uint32_t limit;  /* spins allowed this time */
+  uint32_t budget; /* the thread's budget before this wait (differs on a probe) */
 } mcx__backoff_t;
 
-#define MCX_BACKOFF_INIT {0, 0}
+/**
+ * Starts a wait. The spin budget adapts per thread: a wait that succeeded
+ * while spinning doubles it (up to mcx__wait_spins), one that needed a yield
+ * or a sleep halves it — so when the peer shares our core (spinning cannot
+ * help: it is not running) the budget falls to a few pauses and the hand-off
+ * costs about a sched_yield, while a peer on another core keeps it full.
+ * Every 64th wait probes with the full budget, so it can grow back; a probe
+ * that fails leaves the budget as it was.
+ */
+static inline void mcx__backoff_begin(mcx__backoff_t *b)
+{
+  uint32_t max = mcx_load_relaxed(&mcx__wait_spins);
+  uint32_t budget = mcx__tl_spin_budget;
+  if (budget == 0 || budget > max)
+    budget = max;
+  b->spins = 0;
+  b->yields = 0;
+  b->budget = budget;
+  b->limit = (++mcx__tl_waits & 63) == 0 ? max : budget;
+}
+
+/** Ends a wait that got what it waited for: adapts the budget (see above). */
+static inline void mcx__backoff_end(const mcx__backoff_t *b)
+{
+  if (b->spins == 0 && b->yields == 0)
+    return; /* did not wait */
+  uint32_t max = mcx_load_relaxed(&mcx__wait_spins);
+  uint32_t budget;
+  if (b->yields == 0 && b->spins < b->limit)
+    budget = b->budget * 2 > max ? max : (b->budget * 2 > 8 ? b->budget * 2 : 8);
+  else if (b->limit != b->budget)
+    budget = b->budget; /* a failed probe says nothing new */
+  else
+    budget = b->budget / 2 > 2 ? b->budget / 2 : 2;
+  mcx__tl_spin_budget = budget;
+}
 
 /** One step of backing off; returns 1 when the caller should sleep instead. */
 static inline int mcx__backoff_step(mcx__backoff_t *b)
 {
-  if (b->spins < mcx_load_relaxed(&mcx__wait_spins)) {
+  if (b->spins < b->limit) {
     b->spins++;
     mcx_port_cpu_relax();
     return 0;

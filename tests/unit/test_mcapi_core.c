@@ -918,20 +918,6 @@ TEST(finalize_deletes_the_nodes_endpoints)
   fini();
 }
 
-TEST(channel_calls_are_not_available_yet)
-{
-  mcapi_status_t st;
-  init_node(cur_domain, 1, cur_locking);
-  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
-  mcapi_request_t r;
-  mcapi_pktchan_connect_i(a, b, &r, &st);
-  CHECK_STATUS(st, MCAPI_ERR_GENERAL);
-  mcapi_sclchan_send_uint64(1, 5, &st);
-  CHECK_STATUS(st, MCAPI_ERR_GENERAL);
-  fini();
-}
-
 TEST(compat_mca203_fails_at_once_on_a_full_queue)
 {
   mcapi_status_t st;
@@ -973,7 +959,6 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
   RUN(wait_any_returns_the_completed_one);
   RUN(request_pool_exhaustion_and_finalize_frees);
   RUN(finalize_deletes_the_nodes_endpoints);
-  RUN(channel_calls_are_not_available_yet);
   RUN(compat_mca203_fails_at_once_on_a_full_queue);
 }
 

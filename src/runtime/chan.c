@@ -1,0 +1,954 @@
+/*
+ * Packet and scalar channels (docs/channels.md).
+ *
+ * A connection is a record in the partition's channel region. Its state word
+ * holds both sides' states and the record's generation and is changed only by
+ * compare-and-swap:
+ *
+ *   bits 0-3 send side, 4-7 receive side: IDLE, OPENP, OPEN, CLOSEP, CLOSED, GONE
+ *   bit 8 LIVE (connected), bits 9-10 side has been OPEN, bits 16-30
+ *   generation (also in the handles)
+ *
+ *   side:  IDLE --open--> OPENP --(peer has opened)--> OPEN --close--> CLOSEP
+ *          CLOSEP --(receiver holds no buffer)--> CLOSED;  any --finalize--> GONE
+ *   record: FREE --connect--> LIVE --(both sides IDLE|CLOSED|GONE after a close
+ *           or finalize)--> FREE, generation + 1 (handles go stale)
+ *
+ * A CLOSED side does not rejoin its connection: an open issued on it waits
+ * for the tear-down, then for the next connection (as an open issued before
+ * any connection does).
+ *
+ * Connect, open and tear-down also change the endpoints' `chan` words; those
+ * run under the partition's admin lock, so an open never races a tear-down.
+ * Data calls take no lock (in the global locking mode they take the domain's
+ * rwlock around the ring operations, as msg.c does) and check the state word
+ * with one acquire load that hits a line written only by the control path.
+ *
+ * Data path: the slot-state SPSC ring (spsc_ring.h); examples/ring_layouts.c
+ * measured it against the two-counter NBB layout (nbb_ring.h). Scalars travel
+ * in the slot (meta = width). A packet is copied by the sender into a pool
+ * buffer whose index travels in the slot (meta = size); the receiver gets a
+ * pointer into the pool (zero-copy) and mcapi_pktchan_release() returns the
+ * buffer to the sender on the return ring (the receiver is its producer).
+ */
+#include <string.h>
+
+#include "mcapi.h"
+#include "ports/mcx_port.h"
+#include "runtime/runtime.h"
+
+/* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY. */
+#define BUT_RETRIES 256
+
+enum { S_IDLE = 0, S_OPENP = 1, S_OPEN = 2, S_CLOSEP = 3, S_GONE = 4, S_CLOSED = 5 };
+#define ST_LIVE 0x100u
+#define ST_WAS_OPEN(dir) (0x200u << (dir)) /* the side has been OPEN on this connection */
+#define ST_GEN(s) (((s) >> 16) & 0x7fffu)
+#define ST_SIDE(s, dir) (((s) >> ((dir) * 4)) & 0xfu)
+#define ST_WITH(s, dir, v) (((s) & ~(0xfu << ((dir) * 4))) | ((uint32_t)(v) << ((dir) * 4)))
+#define QUIET(v) ((v) == S_IDLE || (v) == S_CLOSED || (v) == S_GONE)
+
+enum { B_FREE = 0, B_HELD = 1 };
+
+/* Handles: direction << 31 | generation << 16 | (record + 1). */
+#define H_DIR(h) ((h) >> 31)
+
+typedef struct mcx__chan_area {
+  /* Opens, closes and connects announce themselves here (control plane). */
+  MCX_ALIGNED_LINE mcx__waitpoint_t ctl;
+} mcx__chan_area_t;
+
+typedef struct mcx__chan {
+  /* Line 0 — control: the state word (CAS: open, close, finalize, tear-down)
+   * and the configuration written by connect before R-C1. Read by every data
+   * call; written only on the control path, so it stays shared. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 state;
+  mcx_atomic_u32 type;
+  mcx_atomic_u32 ep[2];    /* endpoint handles: [MCX_CHAN_SEND], [MCX_CHAN_RECV] */
+  mcx_atomic_u32 owner[2]; /* node slot of each side's endpoint */
+  mcx_atomic_u32 mask;     /* data ring capacity - 1 */
+  mcx_atomic_u32 nbuf;     /* packet buffers in use (<= MCAPI_MAX_BUFFERS) */
+  /* Line 1 — the sender's private counter of never-used buffers. */
+  MCX_ALIGNED_LINE uint32_t fresh;
+  /* Line 2 — written by the receiver (buffers it holds); read by the sender
+   * when it runs out of buffers. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 held;
+  /* Line 3 — the receiver sleeps here; the sender notifies. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t recv_wp;
+  /* Line 4 — the sender sleeps here (ring full / no buffer); the receiver notifies. */
+  MCX_ALIGNED_LINE mcx__waitpoint_t space_wp;
+  /* Data ring: sender produces, receiver consumes (each index on its own line). */
+  mcx__spsc_ring_t data;
+  /* Return ring: receiver produces (release), sender consumes. */
+  mcx__spsc_ring_t ret;
+  /* Buffer states, written by the receiver only (HELD at receive, FREE at
+   * release); read by release_test. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 buf[MCAPI_MAX_BUFFERS];
+} mcx__chan_t;
+
+static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
+static uint32_t pow2_at_least(uint32_t v)
+{
+  uint32_t p = 2;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_layout_t *l)
+{
+  size_t pool_align = MCAPI_BUF_ALIGN > 4096 ? MCAPI_BUF_ALIGN : 4096;
+  l->n = max_eps; /* every live record has a connected endpoint */
+  l->rcap = pow2_at_least(MCAPI_MAX_BUFFERS);
+  l->cap = qcap > l->rcap ? qcap : l->rcap;
+  l->stride = (uint32_t)align_up(MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_PKT_SIZE : 1, MCAPI_BUF_ALIGN);
+  l->off_chans = align_up(off, 4096);
+  off = l->off_chans + sizeof(mcx__chan_area_t) + (size_t)l->n * sizeof(mcx__chan_t);
+  l->off_slots = align_up(off, 4096);
+  off = l->off_slots + (size_t)l->n * (l->cap + l->rcap) * sizeof(mcx__spsc_slot_t);
+  l->off_pools = align_up(off, pool_align);
+  off = l->off_pools + (size_t)l->n * MCAPI_MAX_BUFFERS * l->stride;
+  return align_up(off, 4096);
+}
+
+void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l)
+{
+  h->off_chans = l->off_chans;
+  h->off_chan_slots = l->off_slots;
+  h->off_chan_pools = l->off_pools;
+  h->n_chans = l->n;
+  h->chan_cap = l->cap;
+  h->chan_rcap = l->rcap;
+  h->pkt_stride = l->stride;
+}
+
+/* ---- addressing (all by offsets from the caller's mapping) */
+
+static mcx__chan_area_t *area_of(const mcx__domain_t *d)
+{
+  return (mcx__chan_area_t *)(d->base + d->hdr->off_chans);
+}
+static mcx__chan_t *chan_at(const mcx__domain_t *d, uint32_t idx)
+{
+  return (mcx__chan_t *)(d->base + d->hdr->off_chans + sizeof(mcx__chan_area_t)) + idx;
+}
+static uint32_t chan_idx(const mcx__domain_t *d, const mcx__chan_t *ch)
+{
+  return (uint32_t)(ch - chan_at(d, 0));
+}
+static mcx__spsc_view_t data_view(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  size_t i = chan_idx(d, ch);
+  mcx__spsc_view_t v = {&ch->data,
+                        (mcx__spsc_slot_t *)(d->base + h->off_chan_slots) +
+                            i * (h->chan_cap + h->chan_rcap),
+                        mcx_load_relaxed(&ch->mask)};
+  return v;
+}
+static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  size_t i = chan_idx(d, ch);
+  mcx__spsc_view_t v = {&ch->ret,
+                        (mcx__spsc_slot_t *)(d->base + h->off_chan_slots) +
+                            i * (h->chan_cap + h->chan_rcap) + h->chan_cap,
+                        h->chan_rcap - 1};
+  return v;
+}
+static uint8_t *pool_buf(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t b)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  return d->base + h->off_chan_pools +
+         ((size_t)chan_idx(d, ch) * MCAPI_MAX_BUFFERS + b) * h->pkt_stride;
+}
+
+static uint32_t ep_word(uint32_t type, uint32_t flags, uint32_t rec_plus1)
+{
+  return type | flags << 8 | rec_plus1 << 16;
+}
+#define W_TYPE(w) ((w) & 0xffu)
+#define W_FLAGS(w) (((w) >> 8) & 0xffu)
+#define W_REC(w) ((w) >> 16) /* record + 1; 0 = not connected */
+
+static uint32_t dir_flag(uint32_t dir) { return dir == MCX_CHAN_SEND ? MCX_CHW_SEND : MCX_CHW_RECV; }
+
+uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t w)
+{
+  if (!w)
+    return 0;
+  uint32_t f = W_FLAGS(w);
+  uint32_t dir = (f & MCX_CHW_RECV) ? MCX_CHAN_RECV : MCX_CHAN_SEND;
+  uint32_t out = dir == MCX_CHAN_SEND ? MCAPI_ENDP_STATUS_SEND_SIDE : MCAPI_ENDP_STATUS_RECV_SIDE;
+  if (!W_REC(w))
+    return out | ((f & MCX_CHW_OPEN_PENDING) ? MCAPI_ENDP_STATUS_OPEN_PENDING : 0);
+  out |= MCAPI_ENDP_STATUS_CONNECTED;
+  /* Relaxed: a snapshot for an attribute read. */
+  uint32_t s = mcx_load_relaxed(&chan_at(d, W_REC(w) - 1)->state);
+  switch (ST_SIDE(s, dir)) {
+  case S_OPENP:
+    return out | MCAPI_ENDP_STATUS_OPEN_PENDING;
+  case S_OPEN:
+    return out | MCAPI_ENDP_STATUS_OPEN;
+  case S_CLOSEP:
+    return out | MCAPI_ENDP_STATUS_CLOSE_PENDING;
+  default: /* closed (an open may wait for the next connection) */
+    return out | ((f & MCX_CHW_OPEN_PENDING) ? MCAPI_ENDP_STATUS_OPEN_PENDING : 0);
+  }
+}
+
+static void announce(mcx__domain_t *d, mcx__chan_t *ch)
+{
+  mcx__wp_notify(&area_of(d)->ctl, d->shared);
+  if (ch) {
+    /* Blocked data calls re-check the state when woken. */
+    mcx__wp_notify(&ch->recv_wp, d->shared);
+    mcx__wp_notify(&ch->space_wp, d->shared);
+  }
+}
+
+/* ---- connect */
+
+/* Checks one endpoint word for connect: 0 or a matching pending open. */
+static int connectable(uint32_t w, uint32_t type, uint32_t dir)
+{
+  if (!w)
+    return MCX_OK;
+  if (W_REC(w))
+    return MCX_ECHAN;
+  if (W_TYPE(w) != type)
+    return MCX_ECHTYPE;
+  if (!(W_FLAGS(w) & dir_flag(dir)))
+    return MCX_ECHDIR;
+  return MCX_OK;
+}
+
+int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__part_hdr_t *h = d->hdr;
+  mcx__endpoint_t *e[2];
+  int r = MCX_OK;
+  mcx__admin_lock(d);
+  if ((r = mcx__ep_resolve(d, send_ep, &e[MCX_CHAN_SEND])) ||
+      (r = mcx__ep_resolve(d, recv_ep, &e[MCX_CHAN_RECV])))
+    goto out;
+  if (send_ep == recv_ep) {
+    r = MCX_EINVAL;
+    goto out;
+  }
+  uint32_t w[2];
+  for (uint32_t dir = 0; dir < 2; dir++) {
+    w[dir] = mcx_load_relaxed(&e[dir]->chan); /* written under admin only */
+    if ((r = connectable(w[dir], type, dir)))
+      goto out;
+  }
+  mcx__chan_t *ch = NULL;
+  uint32_t idx, st = 0;
+  for (idx = 0; idx < h->n_chans; idx++) {
+    st = mcx_load_relaxed(&chan_at(d, idx)->state); /* LIVE is set under admin only */
+    if (!(st & ST_LIVE)) {
+      ch = chan_at(d, idx);
+      break;
+    }
+  }
+  if (!ch) {
+    r = MCX_ENOMEM;
+    goto out;
+  }
+  uint32_t gen = ST_GEN(st) ? ST_GEN(st) : 1;
+  uint32_t depth = mcx_load_relaxed(&e[MCX_CHAN_RECV]->depth); /* NUM_RECV_BUFFERS */
+  uint32_t nbuf = depth < MCAPI_MAX_BUFFERS ? depth : MCAPI_MAX_BUFFERS;
+  uint32_t cap = type == MCAPI_PKT_CHAN ? pow2_at_least(nbuf) : depth;
+  mcx_store_relaxed(&ch->type, type); /* the configuration is published by R-C1 */
+  mcx_store_relaxed(&ch->mask, cap - 1);
+  mcx_store_relaxed(&ch->nbuf, nbuf);
+  for (uint32_t dir = 0; dir < 2; dir++) {
+    mcx_store_relaxed(&ch->ep[dir], dir == MCX_CHAN_SEND ? send_ep : recv_ep);
+    mcx_store_relaxed(&ch->owner[dir], mcx_load_relaxed(&e[dir]->owner_slot));
+  }
+  ch->fresh = 0;
+  mcx_store_relaxed(&ch->held, 0);
+  for (uint32_t b = 0; b < MCAPI_MAX_BUFFERS; b++)
+    mcx_store_relaxed(&ch->buf[b], B_FREE);
+  mcx__spsc_view_t dv = data_view(d, ch), rv = ret_view(d, ch);
+  mcx__spsc_init(&dv);
+  mcx__spsc_init(&rv);
+  st = gen << 16 | ST_LIVE;
+  for (uint32_t dir = 0; dir < 2; dir++)
+    if (w[dir]) /* an open was issued before the connection: it is pending now */
+      st = ST_WITH(st, dir, S_OPENP);
+  /* R-C1 — release: configuration and reset rings before the record reads as
+   * LIVE with this generation; pairs with A-C1 (every handle check) and A-C2
+   * (open progress through the endpoint word). */
+  mcx_store_release(&ch->state, st);
+  for (uint32_t dir = 0; dir < 2; dir++)
+    /* R-C2 — release: the record before the endpoint names it; pairs with A-C2. */
+    mcx_store_release(&e[dir]->chan, ep_word(type, dir_flag(dir), idx + 1));
+out:
+  mcx__admin_unlock(d);
+  if (!r)
+    announce(d, NULL);
+  return r;
+}
+
+/* ---- tear-down (admin lock held; both sides IDLE or GONE) */
+
+static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
+{
+  uint32_t idx = chan_idx(d, ch);
+  for (uint32_t dir = 0; dir < 2; dir++) {
+    mcx__endpoint_t *e;
+    uint32_t eh = mcx_load_relaxed(&ch->ep[dir]);
+    uint32_t w;
+    if (mcx__ep_resolve(d, eh, &e) == MCX_OK && W_REC(w = mcx_load_relaxed(&e->chan)) == idx + 1)
+      /* R-C2: a message endpoint again, or one whose open waits for the next connection. */
+      mcx_store_release(&e->chan, (W_FLAGS(w) & MCX_CHW_OPEN_PENDING) ? w & 0xffffu : 0);
+  }
+  uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
+  /* R-C3 — release: the record is free, with a new generation (old handles go
+   * stale); pairs with A-C1. */
+  mcx_store_release(&ch->state, (gen ? gen : 1) << 16);
+}
+
+void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx)
+{
+  mcx__endpoint_t *e = &mcx__eps(d)[ep_idx];
+  uint32_t w = mcx_load_relaxed(&e->chan);
+  if (!W_REC(w))
+    return; /* message endpoint or an open still waiting for a connection */
+  mcx__chan_t *ch = chan_at(d, W_REC(w) - 1);
+  uint32_t dir = (W_FLAGS(w) & MCX_CHW_RECV) ? MCX_CHAN_RECV : MCX_CHAN_SEND;
+  uint32_t st = mcx_load_acquire(&ch->state);
+  for (;;) {
+    if (QUIET(ST_SIDE(st, !dir))) {
+      teardown_locked(d, ch, st);
+      break;
+    }
+    /* Acq_rel: the peer sees GONE with everything we did before. */
+    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_GONE)))
+      break;
+  }
+  if (W_REC(w)) {
+    MCX_DEBUG(1, "endpoint %u left its channel at finalize", ep_idx);
+  }
+  announce(d, ch);
+}
+
+/* ---- open */
+
+int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  int r = mcx__ep_resolve(d, eh, &e);
+  if (r)
+    return r;
+  if (!mcx__ep_is_mine(e))
+    return MCX_EPERM;
+  mcx__admin_lock(d);
+  mcx__chan_t *ch = NULL;
+  uint32_t w = mcx_load_relaxed(&e->chan); /* under admin */
+  if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(eh)) {
+    r = MCX_ESTALE;
+  } else if (!w) {
+    /* Not connected yet: the open waits for the connection. */
+    mcx_store_release(&e->chan, ep_word(type, MCX_CHW_OPEN_PENDING | dir_flag(dir), 0));
+  } else if (W_TYPE(w) != type) {
+    r = MCX_ECHTYPE;
+  } else if (!(W_FLAGS(w) & dir_flag(dir))) {
+    r = MCX_ECHDIR;
+  } else if (!W_REC(w)) {
+    r = MCX_EOPENP;
+  } else {
+    ch = chan_at(d, W_REC(w) - 1);
+    uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+    for (;;) {
+      uint32_t own = ST_SIDE(st, dir);
+      if (own == S_OPENP) {
+        r = MCX_EOPENP;
+      } else if (own == S_OPEN) {
+        r = MCX_EISOPEN;
+      } else if (own == S_CLOSEP) {
+        r = MCX_ECLOSEP;
+      } else if (own == S_CLOSED) {
+        if (W_FLAGS(w) & MCX_CHW_OPEN_PENDING)
+          r = MCX_EOPENP;
+        else /* wait for the tear-down and the next connection */
+          mcx_store_release(&e->chan, w | MCX_CHW_OPEN_PENDING << 8);
+      } else if (!mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPENP))) {
+        continue; /* the peer changed its side; st reloaded */
+      }
+      break;
+    }
+  }
+  mcx__admin_unlock(d);
+  if (!r)
+    announce(d, ch);
+  return r;
+}
+
+int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  if (mcx__ep_resolve(d, eh, &e))
+    return MCX_ECLOSED;
+  /* A-C2 — acquire: pairs with R-C2 (connect): the record is initialized. */
+  uint32_t w = mcx_load_acquire(&e->chan);
+  if (!W_REC(w))
+    return W_FLAGS(w) & MCX_CHW_OPEN_PENDING ? MCX_EAGAIN : MCX_ENOTOPEN;
+  mcx__chan_t *ch = chan_at(d, W_REC(w) - 1);
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  for (;;) {
+    uint32_t own = ST_SIDE(st, dir), peer = ST_SIDE(st, !dir);
+    if ((st & ST_LIVE) && own == S_CLOSED && (W_FLAGS(w) & MCX_CHW_OPEN_PENDING))
+      return MCX_EAGAIN; /* waits for the next connection */
+    if (!(st & ST_LIVE) || own != S_OPENP)
+      return MCX_ENOTOPEN; /* closed or finalized meanwhile */
+    /* Opens are synchronizing: wait until the other side has opened too (it
+     * may have opened, sent and closed already: its packets are queued). */
+    if (peer != S_OPENP && peer != S_OPEN && !(st & ST_WAS_OPEN(!dir)))
+      return peer == S_GONE ? MCX_ECLOSED : MCX_EAGAIN;
+    /* Acq_rel: the OPEN side's later data calls follow the peer's open. */
+    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPEN) | ST_WAS_OPEN(dir)))
+      break;
+  }
+  *handle = dir << 31 | mcx__handle(chan_idx(d, ch), ST_GEN(st));
+  (void)type;
+  announce(d, ch);
+  return MCX_OK;
+}
+
+/* ---- handle checks */
+
+/* Resolves a handle: the record, its state (A-C1), or why not. */
+static int resolve(const mcx__domain_t *d, uint32_t handle, uint32_t type, uint32_t dir,
+                   mcx__chan_t **out, uint32_t *st)
+{
+  uint32_t h = handle & 0x7fffffffu;
+  uint32_t idx = mcx__handle_idx(h), gen = mcx__handle_gen(h);
+  if (h == 0 || idx >= d->hdr->n_chans || gen == 0)
+    return MCX_EBADCH;
+  mcx__chan_t *ch = chan_at(d, idx);
+  /* A-C1 — acquire: the configuration and rings of this generation are
+   * visible; pairs with R-C1 (connect) and R-C3 (tear-down). */
+  uint32_t s = mcx_load_acquire(&ch->state);
+  if (!(s & ST_LIVE) || ST_GEN(s) != gen)
+    return MCX_EBADCH;
+  if (mcx_load_relaxed(&ch->owner[H_DIR(handle)]) != mcx__self.node_slot)
+    return MCX_EBADCH; /* another node's handle */
+  if (H_DIR(handle) != dir)
+    return MCX_ECHDIR;
+  if (mcx_load_relaxed(&ch->type) != type)
+    return MCX_ECHTYPE;
+  *out = ch;
+  *st = s;
+  return MCX_OK;
+}
+
+/* A data call's checks: this side open. */
+static int resolve_open(const mcx__domain_t *d, uint32_t handle, uint32_t type, uint32_t dir,
+                        mcx__chan_t **out, uint32_t *st)
+{
+  int r = resolve(d, handle, type, dir, out, st);
+  if (r)
+    return r;
+  switch (ST_SIDE(*st, dir)) {
+  case S_OPEN:
+    return MCX_OK;
+  case S_OPENP:
+    return MCX_EOPENP;
+  default:
+    return MCX_ENOTOPEN;
+  }
+}
+
+int mcx__chan_check(uint32_t handle, uint32_t type, uint32_t dir)
+{
+  mcx__chan_t *ch;
+  uint32_t st;
+  return resolve_open(mcx__self.dom, handle, type, dir, &ch, &st);
+}
+
+/* ---- close */
+
+int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve(d, handle, type, dir, &ch, &st);
+  if (r)
+    return r;
+  for (;;) {
+    uint32_t own = ST_SIDE(st, dir);
+    if (own == S_CLOSEP)
+      return MCX_ECLOSEP;
+    if (own != S_OPEN && own != S_OPENP)
+      return MCX_ENOTOPEN;
+    /* Acq_rel: the peer sees the close after our last data call. */
+    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_CLOSEP)))
+      break;
+    if (!(st & ST_LIVE) || ST_GEN(st) != mcx__handle_gen(handle & 0x7fffffffu))
+      return MCX_EBADCH;
+  }
+  announce(d, ch);
+  return MCX_OK;
+}
+
+int mcx__chan_close_progress(uint32_t handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  uint32_t dir = H_DIR(handle);
+  mcx__chan_t *ch = chan_at(d, mcx__handle_idx(handle & 0x7fffffffu));
+  uint32_t gen = mcx__handle_gen(handle & 0x7fffffffu);
+  if (mcx__handle_idx(handle & 0x7fffffffu) >= d->hdr->n_chans)
+    return MCX_EBADCH;
+  /* The receiver's side closes once every buffer it holds is released. */
+  if (dir == MCX_CHAN_RECV && mcx_load_acquire(&ch->held) != 0) /* A-B2: pairs with R-B2 */
+    return MCX_EAGAIN;
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  for (;;) {
+    if (!(st & ST_LIVE) || ST_GEN(st) != gen || ST_SIDE(st, dir) != S_CLOSEP)
+      return MCX_EBADCH;
+    if (QUIET(ST_SIDE(st, !dir))) {
+      /* Both sides done: tear the connection down. Under admin, so no open
+       * slips in between the check and the endpoints' reset. */
+      mcx__admin_lock(d);
+      st = mcx_load_acquire(&ch->state);
+      int done = (st & ST_LIVE) && ST_GEN(st) == gen && ST_SIDE(st, dir) == S_CLOSEP &&
+                 QUIET(ST_SIDE(st, !dir));
+      if (done)
+        teardown_locked(d, ch, st);
+      mcx__admin_unlock(d);
+      if (done)
+        break;
+      continue;
+    }
+    if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_CLOSED)))
+      break;
+  }
+  announce(d, ch);
+  return MCX_OK;
+}
+
+/* ---- waiting helpers */
+
+/* The sending or receiving endpoint of a channel, for its attributes. */
+static void ep_attrs(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t dir,
+                     uint32_t *timeout, uint32_t *fail)
+{
+  mcx__endpoint_t *e;
+  if (mcx__ep_resolve(d, mcx_load_relaxed(&ch->ep[dir]), &e) == MCX_OK) {
+    *timeout = mcx_load_relaxed(&e->timeout_ms); /* attributes, read per call */
+    *fail = mcx_load_relaxed(&e->fail_on_mem_limit);
+  } else {
+    *timeout = 0;
+    *fail = 1;
+  }
+}
+
+/* The peer side is (still) able to take part: open or opening. */
+static int peer_alive(const mcx__chan_t *ch, uint32_t dir)
+{
+  uint32_t p = ST_SIDE(mcx_load_acquire(&ch->state), !dir); /* A-C1 */
+  return p == S_OPEN || p == S_OPENP;
+}
+
+/* Blocks on @p wp until @p try_once stops returning MCX_EAGAIN. */
+typedef int (*try_fn)(const mcx__domain_t *, mcx__chan_t *, void *);
+
+static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__waitpoint_t *wp,
+                    try_fn fn, void *arg)
+{
+  int r = fn(d, ch, arg);
+  if (r != MCX_EAGAIN)
+    return r;
+  uint32_t timeout, fail;
+  ep_attrs(d, ch, dir, &timeout, &fail);
+  if (dir == MCX_CHAN_SEND && fail)
+    return MCX_ENOMEM;
+  if (timeout == 0)
+    return MCX_ETIMEDOUT;
+  uint64_t deadline = mcx_port_deadline_ms(timeout);
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
+  for (;;) {
+    if (!mcx__backoff_step(&b)) {
+      if ((r = fn(d, ch, arg)) != MCX_EAGAIN) {
+        mcx__backoff_end(&b);
+        return r;
+      }
+      continue;
+    }
+    uint32_t key = mcx__wp_prepare(wp);
+    if ((r = fn(d, ch, arg)) != MCX_EAGAIN) {
+      mcx__wp_cancel(wp);
+      mcx__backoff_end(&b);
+      return r;
+    }
+    /* Sleep in slices: a peer process that died never answers; the sweep
+     * takes its side of the channel away, and fn() then says so. */
+    uint64_t slice = mcx_port_now_ns() + 50000000ull;
+    mcx__wp_sleep(wp, key, slice < deadline ? slice : deadline, d->shared);
+    if (mcx_port_now_ns() >= deadline)
+      return (r = fn(d, ch, arg)) == MCX_EAGAIN ? MCX_ETIMEDOUT : r;
+    if (mcx__any_dead_node(d))
+      mcx__sweep_dead((mcx__domain_t *)(uintptr_t)d);
+  }
+}
+
+/* ---- scalars */
+
+struct scl_arg {
+  uint32_t width;
+  uint64_t value;
+};
+
+static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  struct scl_arg *a = arg;
+  if (!peer_alive(ch, MCX_CHAN_SEND))
+    return MCX_ENOTOPEN;
+  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__q_outcome_t o;
+  mcx__glock(d);
+  for (int i = 0;; i++) {
+    o = mcx__spsc_put(&v, a->width, a->value);
+    if (o != MCX_Q_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
+      break;
+    mcx_port_cpu_relax();
+  }
+  mcx__gunlock(d);
+  if (o != MCX_Q_OK)
+    return MCX_EAGAIN;
+  mcx__wp_notify(&ch->recv_wp, d->shared);
+  return MCX_OK;
+}
+
+int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &ch, &st);
+  if (r)
+    return r;
+  struct scl_arg a = {width, value};
+  return block_on(d, ch, MCX_CHAN_SEND, &ch->space_wp, scl_send_once, &a);
+}
+
+/* One receive from the data ring, retrying EMPTY_BUT_PRODUCER_INSERTING. */
+static mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t expect,
+                                 uint32_t *meta, uint64_t *value)
+{
+  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__q_outcome_t o;
+  mcx__glock(d);
+  for (int i = 0;; i++) {
+    o = mcx__spsc_get(&v, expect, meta, value);
+    if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
+      break;
+    mcx_port_cpu_relax();
+  }
+  mcx__gunlock(d);
+  return o;
+}
+
+/* A get that found the ring empty: wait (EAGAIN) while the sender is open;
+ * once it has closed or gone, look once more (its last item, published
+ * before its close, is visible after A-C1 saw the close) and then report
+ * that nothing more will come. */
+static mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t expect,
+                                      uint32_t *meta, uint64_t *value, int *closed)
+{
+  mcx__q_outcome_t o = get_once(d, ch, expect, meta, value);
+  *closed = 0;
+  if (o == MCX_Q_EMPTY || o == MCX_Q_EMPTY_BUT_PRODUCER_INSERTING) {
+    if (peer_alive(ch, MCX_CHAN_RECV))
+      return o;
+    o = get_once(d, ch, expect, meta, value);
+    *closed = o != MCX_Q_OK && o != MCX_Q_MISMATCH;
+  }
+  return o;
+}
+
+static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  struct scl_arg *a = arg;
+  uint32_t meta = 0;
+  int closed;
+  mcx__q_outcome_t o = get_or_closed(d, ch, a->width, &meta, &a->value, &closed);
+  if (o == MCX_Q_OK) {
+    mcx__wp_notify(&ch->space_wp, d->shared);
+    return MCX_OK;
+  }
+  if (o == MCX_Q_MISMATCH)
+    return MCX_EWIDTH; /* left in place: a receive of the right width gets it */
+  return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
+}
+
+int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &ch, &st);
+  if (r)
+    return r;
+  struct scl_arg a = {width, 0};
+  r = block_on(d, ch, MCX_CHAN_RECV, &ch->recv_wp, scl_recv_once, &a);
+  if (r == MCX_OK)
+    *value = a.value;
+  return r;
+}
+
+/* ---- packets */
+
+struct pkt_arg {
+  const void *src;
+  void *out;
+  size_t size;
+};
+
+/* Takes a buffer for sending: a never-used one, else one the receiver released. */
+static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
+{
+  uint32_t nbuf = mcx_load_relaxed(&ch->nbuf);
+  if (ch->fresh < nbuf) { /* sender-private */
+    *b = ch->fresh++;
+    return MCX_OK;
+  }
+  mcx__spsc_view_t rv = ret_view(d, ch);
+  uint32_t meta;
+  uint64_t v;
+  for (int i = 0;; i++) {
+    /* A2 of the return ring: the receiver's last reads of the buffer (before
+     * its release, R1 of the return ring) happen before we overwrite it. */
+    mcx__q_outcome_t o = mcx__spsc_get(&rv, 0, &meta, &v);
+    if (o == MCX_Q_OK) {
+      *b = (uint32_t)v;
+      return MCX_OK;
+    }
+    if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
+      break;
+    mcx_port_cpu_relax();
+  }
+  /* Out of buffers. When the receiver holds every one, only its releases
+   * can help: the pool is exhausted (MEM_LIMIT). Otherwise packets are queued
+   * for it: the ring is full in the NBB sense, and the sender waits. held
+   * only under-counts (raised after a receive, lowered before the buffer is
+   * returned), so this never reports MEM_LIMIT wrongly. */
+  return mcx_load_acquire(&ch->held) >= nbuf ? MCX_ENOMEM : MCX_EAGAIN; /* A-B2 */
+}
+
+static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  struct pkt_arg *a = arg;
+  if (!peer_alive(ch, MCX_CHAN_SEND))
+    return MCX_ENOTOPEN;
+  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__q_outcome_t o;
+  int r = MCX_OK;
+  mcx__glock(d);
+  for (int i = 0;; i++) {
+    o = mcx__spsc_reserve(&v);
+    if (o != MCX_Q_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
+      break;
+    mcx_port_cpu_relax();
+  }
+  if (o != MCX_Q_OK) {
+    r = MCX_EAGAIN;
+  } else {
+    uint32_t b;
+    r = take_buffer(d, ch, &b);
+    if (r) {
+      mcx__spsc_unreserve(&v);
+    } else {
+      if (a->size)
+        memcpy(pool_buf(d, ch, b), a->src, a->size);
+      mcx__spsc_commit(&v, (uint32_t)a->size, b); /* R1: the copy travels with it */
+    }
+  }
+  mcx__gunlock(d);
+  if (r == MCX_OK)
+    mcx__wp_notify(&ch->recv_wp, d->shared);
+  return r;
+}
+
+int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
+  if (r)
+    return r;
+  if (size > MCAPI_MAX_PKT_SIZE)
+    return MCX_EMSGSIZE;
+  struct pkt_arg a = {buf, NULL, size};
+  r = pkt_send_once(d, ch, &a);
+  if (r == MCX_EAGAIN) {
+    uint32_t timeout, fail;
+    ep_attrs(d, ch, MCX_CHAN_SEND, &timeout, &fail);
+    if (fail)
+      return MCX_ENOMEM;
+  }
+  return r;
+}
+
+int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
+  if (r)
+    return r;
+  if (size > MCAPI_MAX_PKT_SIZE)
+    return MCX_EMSGSIZE;
+  struct pkt_arg a = {buf, NULL, size};
+  return block_on(d, ch, MCX_CHAN_SEND, &ch->space_wp, pkt_send_once, &a);
+}
+
+static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  struct pkt_arg *a = arg;
+  uint32_t meta = 0;
+  uint64_t b = 0;
+  int closed;
+  if (get_or_closed(d, ch, 0, &meta, &b, &closed) != MCX_Q_OK)
+    return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
+  /* Receiver-owned words: relaxed is enough for our own later release; the
+   * sender reads held only as a hint (take_buffer). */
+  mcx_store_relaxed(&ch->buf[b], B_HELD);
+  mcx_store_relaxed(&ch->held, mcx_load_relaxed(&ch->held) + 1);
+  a->out = pool_buf(d, ch, (uint32_t)b);
+  a->size = meta;
+  return MCX_OK;
+}
+
+int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch, &st);
+  if (r)
+    return r;
+  struct pkt_arg a = {NULL, NULL, 0};
+  r = pkt_recv_once(d, ch, &a);
+  if (r == MCX_OK) {
+    *buf = a.out;
+    *size = a.size;
+  }
+  return r;
+}
+
+int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch, &st);
+  if (r)
+    return r;
+  struct pkt_arg a = {NULL, NULL, 0};
+  r = block_on(d, ch, MCX_CHAN_RECV, &ch->recv_wp, pkt_recv_once, &a);
+  if (r == MCX_OK) {
+    *buf = a.out;
+    *size = a.size;
+  }
+  return r;
+}
+
+/* Validates a pointer handed out by a packet receive, touching nothing. */
+static int buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, uint32_t *b)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  const uint8_t *u = p;
+  size_t pool = (size_t)MCAPI_MAX_BUFFERS * h->pkt_stride;
+  if (!p || u < d->base + h->off_chan_pools || u >= d->base + h->off_chan_pools + h->n_chans * pool)
+    return MCX_EBADBUF;
+  size_t off = (size_t)(u - (d->base + h->off_chan_pools));
+  if (off % h->pkt_stride)
+    return MCX_EBADBUF; /* not the start of a buffer */
+  mcx__chan_t *ch = chan_at(d, (uint32_t)(off / pool));
+  uint32_t idx = (uint32_t)(off % pool / h->pkt_stride);
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  if (!(st & ST_LIVE) || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN ||
+      idx >= mcx_load_relaxed(&ch->nbuf) ||
+      mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot)
+    return MCX_EBADBUF;
+  *out = ch;
+  *b = idx;
+  return MCX_OK;
+}
+
+int mcx__pkt_release(void *buf)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t b;
+  int r = buffer_of(d, buf, &ch, &b);
+  if (r)
+    return r;
+  uint32_t expect = B_HELD;
+  /* Only a held buffer can be released, once: a second release (or a pointer
+   * that was never handed out) fails here and changes nothing. */
+  if (!mcx_cas_relaxed(&ch->buf[b], &expect, B_FREE)) /* receiver-owned word */
+    return MCX_EBADBUF;
+  /* R-B2 — release: held drops after the user's last use of the buffer; pairs
+   * with A-B2 (take_buffer, close progress). */
+  mcx_store_release(&ch->held, mcx_load_relaxed(&ch->held) - 1);
+  mcx__spsc_view_t rv = ret_view(d, ch);
+  mcx__glock(d);
+  /* R1 of the return ring: our reads of the buffer before the sender reuses
+   * it. Never full: it has a slot for every buffer. */
+  mcx__spsc_put(&rv, 0, b);
+  mcx__gunlock(d);
+  mcx__wp_notify(&ch->space_wp, d->shared);
+  if (ST_SIDE(mcx_load_relaxed(&ch->state), MCX_CHAN_RECV) == S_CLOSEP)
+    mcx__wp_notify(&area_of(d)->ctl, d->shared); /* a close may be waiting for this */
+  return MCX_OK;
+}
+
+int mcx__pkt_release_test(void *buf)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t b;
+  int r = buffer_of(d, buf, &ch, &b);
+  if (r)
+    return r;
+  return mcx_load_relaxed(&ch->buf[b]) != B_HELD; /* receiver-owned word */
+}
+
+int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = resolve_open(d, handle, type, MCX_CHAN_RECV, &ch, &st);
+  if (r)
+    return r;
+  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__glock(d);
+  *count = mcx__spsc_count(&v);
+  mcx__gunlock(d);
+  return MCX_OK;
+}
+
+mcx__waitpoint_t *mcx__chan_waitpoint(const mcx__req_args_t *a)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  if (a->kind == REQ_PKT_SEND || a->kind == REQ_PKT_RECV) {
+    mcx__chan_t *ch;
+    uint32_t st, dir = a->kind == REQ_PKT_SEND ? MCX_CHAN_SEND : MCX_CHAN_RECV;
+    if (resolve(d, a->ep, MCAPI_PKT_CHAN, dir, &ch, &st))
+      return NULL;
+    return dir == MCX_CHAN_SEND ? &ch->space_wp : &ch->recv_wp;
+  }
+  return &area_of(d)->ctl; /* connect, open, close */
+}

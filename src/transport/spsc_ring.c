@@ -1,0 +1,23 @@
+/* Control-path operations of the SPSC channel ring (see spsc_ring.h). */
+#include "transport/spsc_ring.h"
+
+void mcx__spsc_init(const mcx__spsc_view_t *v)
+{
+  for (uint32_t i = 0; i <= v->mask; i++)
+    mcx_store_relaxed(&v->slots[i].word, mcx__spsc_word(i, MCX_SPSC_FREE)); /* published by the caller */
+  v->ring->tail = 0;
+  v->ring->head = 0;
+}
+
+uint32_t mcx__spsc_count(const mcx__spsc_view_t *v)
+{
+  uint32_t h = v->ring->head, n = 0;
+  for (uint32_t i = 0; i <= v->mask; i++) {
+    /* Acquire, as A2: a counted item is one a get would find. */
+    if (mcx_load_acquire(&v->slots[(h + i) & v->mask].word) !=
+        mcx__spsc_word(h + i, MCX_SPSC_ALLOCATED))
+      break;
+    n++;
+  }
+  return n;
+}

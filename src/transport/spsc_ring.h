@@ -1,0 +1,157 @@
+/**
+ * @file spsc_ring.h
+ * @brief Single-producer single-consumer ring whose slots carry their own
+ * state word: the data path of packet and scalar channels.
+ *
+ * Each 16-byte slot holds a 32-bit state word, a 32-bit meta (scalar width,
+ * packet size) and a 64-bit value (scalar, buffer index). The state word is
+ * `pos << 2 | state` for the position pos the slot serves in this lap, with
+ * the queue-entry states of the NBB paper:
+ *
+ *   FREE      (pos, FREE)          the producer may fill it for position pos
+ *   RESERVED  (pos, RESERVED)      the producer is writing it (a packet copy)
+ *   ALLOCATED (pos, ALLOCATED)     published (R1); the consumer may take it
+ *   RECEIVED  (pos, RECEIVED)      the consumer is reading it
+ *   FREE      (pos + cap, FREE)    released (R2) for the next lap
+ *
+ * The four NBB outcomes are read off the one slot each side looks at, so a
+ * hand-off costs one cache-line transfer (the signal travels with the data):
+ *   producer at pos sees (pos - cap, ALLOCATED) -> FULL,
+ *                        (pos - cap, RECEIVED)  -> FULL_BUT_CONSUMER_READING;
+ *   consumer at pos sees (pos, FREE)            -> EMPTY,
+ *                        (pos, RESERVED)        -> EMPTY_BUT_PRODUCER_INSERTING.
+ * Positions are 30-bit in the word and compared for equality only, so they
+ * wrap freely (cap is far below 2^30).
+ *
+ * Who writes what: the producer writes `tail` (its own line) and a slot's
+ * word RESERVED / ALLOCATED, meta and value; the consumer writes `head` (its
+ * own line) and the word RECEIVED / FREE. One producer thread and one
+ * consumer thread at a time; re-initialisation needs both quiet.
+ *
+ * The ring header and the slots live in the domain partition, addressed by
+ * offsets by the caller; this header only sees pointers.
+ */
+#ifndef MCX_TRANSPORT_SPSC_RING_H
+#define MCX_TRANSPORT_SPSC_RING_H
+
+#include <stdint.h>
+
+#include "common/mcx_atomic.h"
+#include "transport/chan_outcome.h"
+
+enum { MCX_SPSC_FREE = 0, MCX_SPSC_RESERVED = 1, MCX_SPSC_ALLOCATED = 2, MCX_SPSC_RECEIVED = 3 };
+
+typedef struct mcx__spsc_slot {
+  mcx_atomic_u32 word; /* pos << 2 | state: producer and consumer in turn */
+  uint32_t meta;       /* written by the producer before R1 */
+  uint64_t value;      /* written by the producer before R1 */
+} mcx__spsc_slot_t;
+
+_Static_assert(sizeof(mcx__spsc_slot_t) == 16, "four slots per cache line");
+
+typedef struct mcx__spsc_ring {
+  /* Producer line: written by the producer only, read by nobody else. */
+  MCX_ALIGNED_LINE uint32_t tail;
+  /* Consumer line: written by the consumer only, read by nobody else. */
+  MCX_ALIGNED_LINE uint32_t head;
+} mcx__spsc_ring_t;
+
+typedef struct mcx__spsc_view {
+  mcx__spsc_ring_t *ring;
+  mcx__spsc_slot_t *slots;
+  uint32_t mask; /* capacity - 1, capacity a power of two */
+} mcx__spsc_view_t;
+
+static inline uint32_t mcx__spsc_word(uint32_t pos, uint32_t state) { return pos << 2 | state; }
+
+/** Resets the ring (no concurrent users; published by the caller's release). */
+void mcx__spsc_init(const mcx__spsc_view_t *v);
+
+/** Items published and not yet taken (consumer side; a snapshot). */
+uint32_t mcx__spsc_count(const mcx__spsc_view_t *v);
+
+/**
+ * Producer: claims the next slot (state RESERVED) so the caller can prepare
+ * the item; finish with mcx__spsc_commit() or mcx__spsc_unreserve().
+ * @return MCX_Q_OK, MCX_Q_FULL or MCX_Q_FULL_BUT_CONSUMER_READING.
+ */
+static inline mcx__q_outcome_t mcx__spsc_reserve(const mcx__spsc_view_t *v)
+{
+  uint32_t pos = v->ring->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  /* A1 — acquire: the consumer's reads of last lap's item happen before our
+   * writes to the slot; pairs with R2 in mcx__spsc_get. */
+  uint32_t w = mcx_load_acquire(&s->word);
+  if (w != mcx__spsc_word(pos, MCX_SPSC_FREE))
+    return w == mcx__spsc_word(pos - v->mask - 1, MCX_SPSC_RECEIVED) ? MCX_Q_FULL_BUT_CONSUMER_READING
+                                                                      : MCX_Q_FULL;
+  /* Relaxed: only a hint for a polling consumer (EMPTY_BUT_PRODUCER_INSERTING);
+   * the item is published by R1. */
+  mcx_store_relaxed(&s->word, mcx__spsc_word(pos, MCX_SPSC_RESERVED));
+  return MCX_Q_OK;
+}
+
+/** Producer: publishes the reserved slot. */
+static inline void mcx__spsc_commit(const mcx__spsc_view_t *v, uint32_t meta, uint64_t value)
+{
+  uint32_t pos = v->ring->tail;
+  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  s->meta = meta;
+  s->value = value;
+  /* R1 — release: meta, value (and whatever the item refers to, e.g. a packet
+   * buffer) are visible before the slot reads ALLOCATED; pairs with A2. */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  v->ring->tail = pos + 1;
+}
+
+/** Producer: gives a reserved slot back unused. */
+static inline void mcx__spsc_unreserve(const mcx__spsc_view_t *v)
+{
+  uint32_t pos = v->ring->tail;
+  /* Relaxed: nothing was written that a consumer could read. */
+  mcx_store_relaxed(&v->slots[pos & v->mask].word, mcx__spsc_word(pos, MCX_SPSC_FREE));
+}
+
+/** Producer: reserve + commit. */
+static inline mcx__q_outcome_t mcx__spsc_put(const mcx__spsc_view_t *v, uint32_t meta,
+                                             uint64_t value)
+{
+  mcx__q_outcome_t o = mcx__spsc_reserve(v);
+  if (o == MCX_Q_OK)
+    mcx__spsc_commit(v, meta, value);
+  return o;
+}
+
+/**
+ * Consumer: takes the oldest item. With @p expect_meta != 0 an item whose
+ * meta differs is left in place and MCX_Q_MISMATCH returned (its meta in
+ * *meta).
+ */
+static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t expect_meta,
+                                             uint32_t *meta, uint64_t *value)
+{
+  uint32_t pos = v->ring->head; /* consumer-owned */
+  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  /* A2 — acquire: the producer's writes of the item are visible once the slot
+   * reads ALLOCATED; pairs with R1 in mcx__spsc_commit. */
+  uint32_t w = mcx_load_acquire(&s->word);
+  if (w != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED))
+    return w == mcx__spsc_word(pos, MCX_SPSC_RESERVED) ? MCX_Q_EMPTY_BUT_PRODUCER_INSERTING
+                                                        : MCX_Q_EMPTY;
+  uint32_t m = s->meta;
+  if (expect_meta && m != expect_meta) {
+    *meta = m;
+    return MCX_Q_MISMATCH;
+  }
+  /* Relaxed: RECEIVED is a hint for a producer that finds the ring full. */
+  mcx_store_relaxed(&s->word, mcx__spsc_word(pos, MCX_SPSC_RECEIVED));
+  *meta = m;
+  *value = s->value;
+  /* R2 — release: our reads of the slot happen before the producer reuses it;
+   * pairs with A1 in mcx__spsc_reserve. */
+  mcx_store_release(&s->word, mcx__spsc_word(pos + v->mask + 1, MCX_SPSC_FREE));
+  v->ring->head = pos + 1;
+  return MCX_Q_OK;
+}
+
+#endif

@@ -1,0 +1,701 @@
+/*
+ * Packet and scalar channels: connect, open, send, receive, zero-copy release,
+ * close, and every error status, in both locking modes (one domain each).
+ */
+#include <unistd.h>
+
+#include "mcapi.h"
+#include "mcx.h"
+#include "mcx_test.h"
+
+#define DOM_LF 11
+#define DOM_GL 12
+
+static mcapi_domain_t cur_domain = DOM_LF;
+static mcx_locking_t cur_locking = MCX_LOCKING_LOCKFREE;
+
+static void init_node(mcapi_node_t node)
+{
+  mcapi_param_t p;
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcx_param_init(&p);
+  p.locking = cur_locking;
+  mcapi_initialize(cur_domain, node, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+static void fini(void)
+{
+  mcapi_status_t st;
+  mcapi_finalize(&st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+static mcapi_status_t wait_st(mcapi_request_t *r)
+{
+  mcapi_status_t st;
+  size_t n;
+  mcapi_wait(r, &n, 2000, &st);
+  return st;
+}
+
+static mcapi_uint_t ep_status(mcapi_endpoint_t e)
+{
+  mcapi_status_t st;
+  mcapi_uint_t v = 0;
+  mcapi_endpoint_get_attribute(e, MCAPI_ENDP_ATTR_STATUS, &v, sizeof v, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  return v;
+}
+
+static mcapi_uint_t ep_type(mcapi_endpoint_t e)
+{
+  mcapi_status_t st;
+  mcapi_uint_t v = 99;
+  mcapi_endpoint_get_attribute(e, MCAPI_ENDP_ATTR_TYPE, &v, sizeof v, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  return v;
+}
+
+/* Connects a -> b as a packet channel and opens both sides (one node). */
+static void pkt_setup(mcapi_endpoint_t a, mcapi_endpoint_t b, mcapi_pktchan_send_hndl_t *sh,
+                      mcapi_pktchan_recv_hndl_t *rh)
+{
+  mcapi_status_t st;
+  mcapi_request_t c, s, r;
+  mcapi_pktchan_connect_i(a, b, &c, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&c), MCAPI_SUCCESS);
+  mcapi_pktchan_send_open_i(sh, a, &s, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  mcapi_pktchan_recv_open_i(rh, b, &r, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&s), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+}
+
+static void scl_setup(mcapi_endpoint_t a, mcapi_endpoint_t b, mcapi_sclchan_send_hndl_t *sh,
+                      mcapi_sclchan_recv_hndl_t *rh)
+{
+  mcapi_status_t st;
+  mcapi_request_t c, s, r;
+  mcapi_sclchan_connect_i(a, b, &c, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&c), MCAPI_SUCCESS);
+  mcapi_sclchan_send_open_i(sh, a, &s, &st);
+  mcapi_sclchan_recv_open_i(rh, b, &r, &st);
+  CHECK_STATUS(wait_st(&s), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+}
+
+static void close_pkt(mcapi_pktchan_send_hndl_t sh, mcapi_pktchan_recv_hndl_t rh)
+{
+  mcapi_status_t st;
+  mcapi_request_t r1, r2;
+  mcapi_pktchan_send_close_i(sh, &r1, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&r1), MCAPI_SUCCESS);
+  mcapi_pktchan_recv_close_i(rh, &r2, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&r2), MCAPI_SUCCESS);
+}
+
+/* ------------------------------------------------------------ packets */
+
+TEST(packet_channel_lifecycle_and_zero_copy)
+{
+  mcapi_status_t st;
+  init_node(1);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  CHECK_EQ_U(ep_type(a), MCAPI_NO_CHAN);
+  mcapi_request_t c, s, r;
+  mcapi_pktchan_connect_i(a, b, &c, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&c), MCAPI_SUCCESS);
+  CHECK_EQ_U(ep_type(a), MCAPI_PKT_CHAN);
+  CHECK_EQ_U(ep_type(b), MCAPI_PKT_CHAN);
+  CHECK_EQ_U(ep_status(a), MCAPI_ENDP_STATUS_CREATED | MCAPI_ENDP_STATUS_CONNECTED |
+                               MCAPI_ENDP_STATUS_SEND_SIDE);
+  CHECK_EQ_U(ep_status(b), MCAPI_ENDP_STATUS_CREATED | MCAPI_ENDP_STATUS_CONNECTED |
+                               MCAPI_ENDP_STATUS_RECV_SIDE);
+  /* Opens are synchronizing: the send side waits for the receive side. */
+  mcapi_pktchan_send_hndl_t sh = 0;
+  mcapi_pktchan_recv_hndl_t rh = 0;
+  size_t n;
+  mcapi_pktchan_send_open_i(&sh, a, &s, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(!mcapi_test(&s, &n, &st));
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(ep_status(a) & MCAPI_ENDP_STATUS_OPEN_PENDING);
+  mcapi_pktchan_recv_open_i(&rh, b, &r, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&s), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  CHECK(sh != 0 && rh != 0 && sh != rh);
+  CHECK(ep_status(a) & MCAPI_ENDP_STATUS_OPEN);
+  CHECK(ep_status(b) & MCAPI_ENDP_STATUS_OPEN);
+
+  /* Packets of several sizes, zero-copy and aligned. */
+  static char big[MCAPI_MAX_PKT_SIZE];
+  for (size_t i = 0; i < sizeof big; i++)
+    big[i] = (char)(i * 7);
+  mcapi_pktchan_send(sh, "hello", 5, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send(sh, big, sizeof big, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send(sh, NULL, 0, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 3);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  void *p1 = NULL, *p2 = NULL, *p3 = NULL;
+  mcapi_pktchan_recv(rh, &p1, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(n, 5);
+  CHECK(p1 && memcmp(p1, "hello", 5) == 0);
+  CHECK_EQ_U((uintptr_t)p1 % MCAPI_BUF_ALIGN, 0);
+  mcapi_pktchan_recv(rh, &p2, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(n, sizeof big);
+  CHECK(p2 && memcmp(p2, big, sizeof big) == 0);
+  CHECK_EQ_U((uintptr_t)p2 % MCAPI_BUF_ALIGN, 0);
+  mcapi_request_t rr;
+  mcapi_pktchan_recv_i(rh, &p3, &rr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(mcapi_wait(&rr, &n, 100, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(n, 0);
+  CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 0);
+
+  /* Release: only what was handed out, once; bad pointers change nothing. */
+  CHECK(!mcapi_pktchan_release_test(p1, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_release(p1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(mcapi_pktchan_release_test(p1, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_release(p1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
+  mcapi_pktchan_release((char *)p2 + 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
+  mcapi_pktchan_release(big, &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
+  mcapi_pktchan_release(NULL, &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
+  mcapi_pktchan_release_test(big, &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
+  CHECK(!mcapi_pktchan_release_test(p2, &st));
+  CHECK(memcmp(p2, big, sizeof big) == 0); /* still intact */
+  mcapi_pktchan_release(p2, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_release(p3, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+
+  /* Non-blocking send; a receive on an empty channel times out. */
+  mcapi_request_t sr;
+  mcapi_pktchan_send_i(sh, "xyz", 3, &sr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(mcapi_wait(&sr, &n, 100, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(n, 3);
+  mcapi_pktchan_recv(rh, &p1, &n, &st);
+  CHECK(memcmp(p1, "xyz", 3) == 0);
+  mcapi_pktchan_release(p1, &st);
+  mcapi_timeout_t to = 5;
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
+  mcapi_pktchan_recv(rh, &p1, &n, &st);
+  CHECK_STATUS(st, MCAPI_TIMEOUT);
+  mcapi_pktchan_recv_i(rh, &p1, &rr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(!mcapi_test(&rr, &n, &st));
+  mcapi_cancel(&rr, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_test(&rr, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_REQUEST_CANCELLED);
+
+  /* Oversize and bad arguments. */
+  mcapi_pktchan_send(sh, big, MCAPI_MAX_PKT_SIZE + 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PKT_SIZE);
+  CHECK(MCAPI_ERR_PKT_LIMIT == MCAPI_ERR_PKT_SIZE);
+  mcapi_pktchan_send_i(sh, big, MCAPI_MAX_PKT_SIZE + 1, &sr, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PKT_SIZE);
+  mcapi_pktchan_send(sh, NULL, 4, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_send_i(sh, "x", 1, NULL, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_recv(rh, NULL, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_recv(rh, &p1, NULL, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_recv_i(rh, NULL, &rr, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+
+  /* Close: the sender first; queued packets stay receivable. */
+  mcapi_pktchan_send(sh, "last", 4, &st);
+  mcapi_request_t cs, cr;
+  mcapi_pktchan_send_close_i(sh, &cs, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&cs), MCAPI_SUCCESS);
+  mcapi_pktchan_send(sh, "x", 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_pktchan_send_close_i(sh, &cs, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_pktchan_recv(rh, &p1, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 4 && memcmp(p1, "last", 4) == 0);
+  mcapi_pktchan_release(p1, &st);
+  mcapi_pktchan_recv(rh, &p1, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN); /* drained, and nothing more will come */
+  mcapi_pktchan_recv_close_i(rh, &cr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_STATUS(wait_st(&cr), MCAPI_SUCCESS);
+  /* Disconnected: message endpoints again; the handles are stale. */
+  CHECK_EQ_U(ep_type(a), MCAPI_NO_CHAN);
+  CHECK_EQ_U(ep_status(b), MCAPI_ENDP_STATUS_CREATED);
+  mcapi_pktchan_send(sh, "x", 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  mcapi_pktchan_recv_close_i(rh, &cr, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  mcapi_msg_send(a, b, "m", 1, 0, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  char m;
+  mcapi_msg_recv(b, &m, 1, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  /* ... and can be connected again. */
+  pkt_setup(a, b, &sh, &rh);
+  mcapi_pktchan_send(sh, "again", 5, &st);
+  mcapi_pktchan_recv(rh, &p1, &n, &st);
+  CHECK(n == 5 && memcmp(p1, "again", 5) == 0);
+  mcapi_pktchan_release(p1, &st);
+  close_pkt(sh, rh);
+  CHECK_EQ_U(mcx_requests_in_use(), 0);
+  fini();
+}
+
+TEST(channel_errors)
+{
+  mcapi_status_t st;
+  init_node(1);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  mcapi_endpoint_t c = mcapi_endpoint_create(3, &st);
+  mcapi_request_t r;
+  mcapi_pktchan_connect_i(a, b, NULL, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_connect_i(a, 0x7fff0033u, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_ENDP_INVALID);
+  mcapi_pktchan_connect_i(a, a, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_ENDP_INVALID);
+  /* Channel calls on a message endpoint / a made-up handle. */
+  mcapi_pktchan_send(0x12345, "x", 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  mcapi_sclchan_recv_uint8(0, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  mcapi_pktchan_available(0x80010001u, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+
+  mcapi_pktchan_connect_i(a, b, &r, &st);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  /* Connected endpoints: no second connection, no messages, no delete. */
+  mcapi_pktchan_connect_i(a, c, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CONNECTED);
+  mcapi_sclchan_connect_i(c, b, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CONNECTED);
+  mcapi_msg_send(a, c, "x", 1, 0, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CONNECTED);
+  mcapi_msg_send(c, b, "x", 1, 0, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CONNECTED);
+  mcapi_endpoint_delete(a, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_OPEN);
+  mcapi_uint_t depth = 4;
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_OPEN);
+  /* Opens of the wrong type or direction. */
+  mcapi_sclchan_send_hndl_t ssh;
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_sclchan_send_open_i(&ssh, a, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_TYPE);
+  mcapi_pktchan_recv_open_i(&rh, a, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  mcapi_pktchan_send_open_i(&sh, b, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  mcapi_pktchan_send_open_i(NULL, a, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_send_open_i(&sh, 0x7fff0044u, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_ENDP_INVALID);
+  mcapi_request_t so, ro;
+  mcapi_pktchan_send_open_i(&sh, a, &so, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  mcapi_pktchan_send_open_i(&sh, a, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_OPENPENDING);
+  mcapi_pktchan_recv_open_i(&rh, b, &ro, &st);
+  CHECK_STATUS(wait_st(&so), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_st(&ro), MCAPI_SUCCESS);
+  mcapi_pktchan_send_open_i(&sh, a, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_OPEN);
+  /* Handles used the wrong way. */
+  void *p;
+  size_t n;
+  mcapi_pktchan_recv(sh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  mcapi_pktchan_send(rh, "x", 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  mcapi_sclchan_send_uint32(sh, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_TYPE);
+  mcapi_sclchan_available(rh, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_TYPE);
+  mcapi_pktchan_send_close_i(rh, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  mcapi_sclchan_recv_close_i(rh, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_TYPE);
+  mcapi_pktchan_send_close_i(sh, NULL, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcapi_pktchan_send_close_i(0x00450001u, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  /* Double close. */
+  mcapi_pktchan_send_close_i(sh, &r, &st);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  mcapi_pktchan_send_close_i(sh, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_pktchan_recv_close_i(rh, &r, &st);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  mcapi_pktchan_recv_close_i(rh, &r, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  mcapi_endpoint_delete(a, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcx_requests_in_use(), 0);
+  fini();
+}
+
+TEST(packet_pool_exhaustion_and_waiting)
+{
+  mcapi_status_t st;
+  init_node(1);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  mcapi_uint_t depth = 4; /* four packet buffers */
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_recv_hndl_t rh;
+  pkt_setup(a, b, &sh, &rh);
+  for (unsigned i = 0; i < 4; i++) {
+    mcapi_pktchan_send(sh, &i, sizeof i, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  /* Queued for the receiver: a blocking send waits (TIMEOUT), or fails at
+   * once with FAIL_ON_MEM_LIMIT; a send_i stays pending. */
+  mcapi_timeout_t to = 10;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
+  unsigned x = 99;
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_TIMEOUT);
+  mcapi_request_t sr;
+  size_t n;
+  mcapi_pktchan_send_i(sh, &x, sizeof x, &sr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(!mcapi_test(&sr, &n, &st));
+  mcapi_boolean_t fail = 1;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+  fail = 0;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  /* The receiver takes and holds all four: the pool is exhausted. */
+  void *held[4];
+  for (unsigned i = 0; i < 4; i++) {
+    mcapi_pktchan_recv(rh, &held[i], &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(*(unsigned *)held[i], i);
+  }
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+  CHECK(mcapi_test(&sr, &n, &st));
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT); /* the pending send_i completes with it */
+  /* Release out of order; sends go through again. */
+  mcapi_pktchan_release(held[2], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send_i(sh, &x, sizeof x, &sr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(mcapi_wait(&sr, &n, 100, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  void *p;
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(*(unsigned *)p, 99);
+  CHECK(p == held[2]); /* the released buffer came back */
+  mcapi_pktchan_release(p, &st);
+  mcapi_pktchan_release(held[0], &st);
+  mcapi_pktchan_release(held[3], &st);
+  /* Close with a packet still held: the close stays pending until it is released. */
+  mcapi_request_t cs, cr;
+  mcapi_pktchan_send_close_i(sh, &cs, &st);
+  CHECK_STATUS(wait_st(&cs), MCAPI_SUCCESS);
+  mcapi_pktchan_recv_close_i(rh, &cr, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(!mcapi_test(&cr, &n, &st));
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK(ep_status(b) & MCAPI_ENDP_STATUS_CLOSE_PENDING);
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_pktchan_recv_close_i(rh, &cr, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CLOSEPENDING);
+  CHECK(!mcapi_pktchan_release_test(held[1], &st));
+  mcapi_pktchan_release(held[1], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(mcapi_wait(&cr, &n, 100, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(ep_type(b), MCAPI_NO_CHAN);
+  fini();
+}
+
+/* ------------------------------------------------------------ scalars */
+
+TEST(scalar_channel_widths_and_errors)
+{
+  mcapi_status_t st;
+  init_node(1);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  mcapi_uint_t depth = 4;
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  mcapi_sclchan_send_hndl_t sh;
+  mcapi_sclchan_recv_hndl_t rh;
+  scl_setup(a, b, &sh, &rh);
+  CHECK_EQ_U(ep_type(a), MCAPI_SCL_CHAN);
+  mcapi_sclchan_send_uint64(sh, 0x0123456789abcdefull, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_sclchan_send_uint32(sh, 0x89abcdefu, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_sclchan_send_uint16(sh, 0xbeef, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_sclchan_send_uint8(sh, 0x5a, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_sclchan_available(rh, &st), 4);
+  /* Full: a blocking send waits for TIMEOUT, or fails with FAIL_ON_MEM_LIMIT. */
+  mcapi_timeout_t to = 5;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
+  mcapi_sclchan_send_uint8(sh, 1, &st);
+  CHECK_STATUS(st, MCAPI_TIMEOUT);
+  mcapi_boolean_t fail = 1;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  mcapi_sclchan_send_uint8(sh, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+  /* A receive of another width reports SCL_SIZE and does not consume. */
+  CHECK_EQ_U(mcapi_sclchan_recv_uint32(rh, &st), 0);
+  CHECK_STATUS(st, MCAPI_ERR_SCL_SIZE);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint8(rh, &st), 0);
+  CHECK_STATUS(st, MCAPI_ERR_SCL_SIZE);
+  CHECK_EQ_U(mcapi_sclchan_available(rh, &st), 4);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint64(rh, &st), 0x0123456789abcdefull);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint16(rh, &st), 0);
+  CHECK_STATUS(st, MCAPI_ERR_SCL_SIZE);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint32(rh, &st), 0x89abcdefu);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint16(rh, &st), 0xbeef);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint8(rh, &st), 0x5a);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
+  mcapi_sclchan_recv_uint64(rh, &st);
+  CHECK_STATUS(st, MCAPI_TIMEOUT);
+  /* Wrap the tiny ring many times. */
+  for (uint64_t i = 0; i < 1000; i++) {
+    mcapi_sclchan_send_uint64(sh, i * 3, &st);
+    CHECK_EQ_U(mcapi_sclchan_recv_uint64(rh, &st), i * 3);
+  }
+  /* Wrong handles. */
+  mcapi_sclchan_recv_uint64(sh, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  mcapi_sclchan_send_uint64(rh, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  void *p;
+  size_t n;
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_TYPE);
+  /* Close: the receiver first; the sender learns it. */
+  mcapi_request_t cr, cs;
+  mcapi_sclchan_recv_close_i(rh, &cr, &st);
+  CHECK_STATUS(wait_st(&cr), MCAPI_SUCCESS);
+  mcapi_sclchan_recv_uint8(rh, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_sclchan_send_uint8(sh, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_sclchan_send_close_i(sh, &cs, &st);
+  CHECK_STATUS(wait_st(&cs), MCAPI_SUCCESS);
+  CHECK_EQ_U(ep_type(a), MCAPI_NO_CHAN);
+  mcapi_sclchan_send_uint8(sh, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_INVALID);
+  fini();
+}
+
+/* ------------------------------------------------------ several nodes */
+
+struct peer {
+  mcapi_node_t node;
+  mcapi_endpoint_t a, b;
+  int mode;
+  mcapi_status_t st;
+  atomic_int step;
+};
+
+/* A third node connects two endpoints of node 1. */
+static void *third_party_connect(void *arg)
+{
+  struct peer *p = arg;
+  mcapi_status_t st;
+  init_node(p->node);
+  mcapi_endpoint_t a = mcapi_endpoint_get(cur_domain, 1, 1, MCAPI_TIMEOUT_INFINITE, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_get(cur_domain, 1, 2, MCAPI_TIMEOUT_INFINITE, &st);
+  mcapi_request_t r;
+  if (p->mode)
+    mcapi_sclchan_connect_i(a, b, &r, &st);
+  else
+    mcapi_pktchan_connect_i(a, b, &r, &st);
+  p->st = st == MCAPI_PENDING ? wait_st(&r) : st;
+  fini();
+  return NULL;
+}
+
+TEST(third_node_connects_after_the_opens)
+{
+  mcapi_status_t st;
+  init_node(1);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  /* Opens issued before the connection wait for it. */
+  mcapi_sclchan_send_hndl_t sh;
+  mcapi_sclchan_recv_hndl_t rh;
+  mcapi_request_t so, ro;
+  mcapi_sclchan_send_open_i(&sh, a, &so, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  mcapi_sclchan_recv_open_i(&rh, b, &ro, &st);
+  CHECK_STATUS(st, MCAPI_PENDING);
+  CHECK_EQ_U(ep_status(a), MCAPI_ENDP_STATUS_CREATED | MCAPI_ENDP_STATUS_OPEN_PENDING |
+                               MCAPI_ENDP_STATUS_SEND_SIDE);
+  mcapi_sclchan_send_open_i(&sh, a, &so, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_OPENPENDING);
+  mcapi_pktchan_recv_open_i(&rh, b, &ro, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_TYPE);
+  mcapi_sclchan_send_open_i(&sh, b, &ro, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_DIRECTION);
+  size_t n;
+  CHECK(!mcapi_test(&so, &n, &st));
+  /* A packet connect conflicts with the pending scalar opens. */
+  struct peer p = {.node = 3, .mode = 0};
+  pthread_t t;
+  pthread_create(&t, NULL, third_party_connect, &p);
+  pthread_join(t, NULL);
+  CHECK_STATUS(p.st, MCAPI_ERR_CHAN_TYPE);
+  p.mode = 1;
+  pthread_create(&t, NULL, third_party_connect, &p);
+  pthread_join(t, NULL);
+  CHECK_STATUS(p.st, MCAPI_SUCCESS);
+  mcapi_request_t *rs[2] = {&so, &ro};
+  int left = 2;
+  while (left) {
+    mcapi_uint_t i = mcapi_wait_any(2, rs, &n, 2000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    if (st != MCAPI_SUCCESS)
+      break;
+    rs[i] = rs[1]; /* drop the completed one */
+    left--;
+    if (left == 1) {
+      CHECK_STATUS(wait_st(rs[0]), MCAPI_SUCCESS);
+      left = 0;
+    }
+  }
+  mcapi_sclchan_send_uint16(sh, 7, &st);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint16(rh, &st), 7);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  fini(); /* finalize with the channel open: must not crash or leak */
+  CHECK_EQ_U(mcx_requests_in_use(), 0);
+}
+
+/* The receiving node: opens, takes one packet, holds it, and finalizes. */
+static void *receiver_that_finalizes(void *arg)
+{
+  struct peer *p = arg;
+  mcapi_status_t st;
+  init_node(p->node);
+  mcapi_endpoint_t me = mcapi_endpoint_create(5, &st);
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_request_t r;
+  mcapi_pktchan_recv_open_i(&rh, me, &r, &st);
+  p->st = wait_st(&r);
+  void *buf;
+  size_t n;
+  mcapi_pktchan_recv(rh, &buf, &n, &st); /* blocks until the sender sends */
+  if (st != MCAPI_SUCCESS || n != 3 || memcmp(buf, "abc", 3))
+    p->st = MCAPI_ERR_GENERAL;
+  atomic_store(&p->step, 1);
+  while (atomic_load(&p->step) != 2)
+    usleep(1000);
+  fini(); /* with a packet held and the channel open */
+  atomic_store(&p->step, 3);
+  return NULL;
+}
+
+TEST(peer_finalizes_with_the_channel_open)
+{
+  mcapi_status_t st;
+  init_node(1);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  struct peer p = {.node = 2};
+  pthread_t t;
+  pthread_create(&t, NULL, receiver_that_finalizes, &p);
+  mcapi_endpoint_t b = mcapi_endpoint_get(cur_domain, 2, 5, MCAPI_TIMEOUT_INFINITE, &st);
+  mcapi_request_t r;
+  mcapi_pktchan_connect_i(a, b, &r, &st);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_send_open_i(&sh, a, &r, &st);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  usleep(20000); /* the receiver is blocked in recv now, most likely */
+  mcapi_pktchan_send(sh, "abc", 3, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  while (atomic_load(&p.step) != 1)
+    usleep(1000);
+  atomic_store(&p.step, 2);
+  while (atomic_load(&p.step) != 3)
+    usleep(1000);
+  pthread_join(t, NULL);
+  CHECK_STATUS(p.st, MCAPI_SUCCESS);
+  /* The receiver is gone: sends fail; closing our side releases the channel. */
+  mcapi_pktchan_send(sh, "x", 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  mcapi_pktchan_send_close_i(sh, &r, &st);
+  CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
+  CHECK_EQ_U(ep_type(a), MCAPI_NO_CHAN);
+  mcapi_endpoint_delete(a, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  fini();
+}
+
+static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
+{
+  cur_domain = dom;
+  cur_locking = lk;
+  printf("-- %s locking\n", lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free");
+  RUN(packet_channel_lifecycle_and_zero_copy);
+  RUN(channel_errors);
+  RUN(packet_pool_exhaustion_and_waiting);
+  RUN(scalar_channel_widths_and_errors);
+  RUN(third_node_connects_after_the_opens);
+  RUN(peer_finalizes_with_the_channel_open);
+}
+
+int main(void)
+{
+  mcapi_status_t st;
+  mcapi_pktchan_send(1, "x", 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
+  mcapi_pktchan_release(&st, &st);
+  CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
+  run_mode_suite(DOM_LF, MCX_LOCKING_LOCKFREE);
+  run_mode_suite(DOM_GL, MCX_LOCKING_GLOBAL);
+  return mcx_test_report();
+}
