@@ -484,13 +484,16 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
 {
   uint32_t timeout = block ? mcx_load_relaxed(&src->timeout_ms) : 0;
   uint64_t deadline = 0, dl = 0;
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     int r = send_attempt(d, dst, to, buf, size, prio, dl);
     if (r == MCX_EBUSY) {
       mcx_port_yield(); /* a re-size is under way */
       continue;
     }
+    if (r == MCX_OK)
+      mcx__backoff_end(&b); /* adapts the thread's spin budget */
     if (r != MCX_EAGAIN && r != MCX_ETIMEDOUT)
       return r;
     /* Full. */
@@ -554,9 +557,12 @@ int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, 
 {
   uint32_t timeout = block ? mcx_load_relaxed(&ep->timeout_ms) : 0;
   uint64_t deadline = 0, dl = 0;
-  mcx__backoff_t b = MCX_BACKOFF_INIT;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
   for (;;) {
     int r = recv_attempt(d, ep, h, buf, cap, size, dl);
+    if (r == MCX_OK || r == MCX_ETRUNC)
+      mcx__backoff_end(&b); /* adapts the thread's spin budget */
     if (r != MCX_EAGAIN && r != MCX_ETIMEDOUT)
       return r;
     if (!block)
