@@ -3,17 +3,17 @@
 # message; `mca domains --clean` removes it.
 set -euo pipefail
 mca="$1"; leaver="$2"
-export MCX_NAMESPACE=domains_check
+export MCX_NAMESPACE="domains_check_$$"
 obj="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d40"
 rm -f "$obj"
 "$leaver" --leave-stale 40
 test -e "$obj" || { echo "no partition left behind"; exit 1; }
-out=$("$mca" domains)
+out=$("$mca" domains --namespace "$MCX_NAMESPACE")
 echo "$out"
-grep -q "domains_check-d40: domain 40" <<<"$out"
+grep -q "${MCX_NAMESPACE}-d40: domain 40" <<<"$out"
 grep -q "0 node(s) alive, 1 dead" <<<"$out"
 grep -q "DEAD" <<<"$out"
 grep -q "port 5: 1 queued" <<<"$out"
-"$mca" domains --clean | grep -q "removed"
+"$mca" domains --clean --namespace "$MCX_NAMESPACE" | grep -q "removed"
 test ! -e "$obj" || { echo "--clean left $obj"; exit 1; }
 echo "mca domains: ok"

@@ -62,6 +62,7 @@ static const char *mcx_test_current = "";
   do {                                                                                      \
     int before_ = mcx_test_failures;                                                        \
     mcx_test_current = #name;                                                               \
+    fflush(stdout); /* forked children must not inherit unflushed output */               \
     test_##name();                                                                          \
     printf("%-50s %s\n", #name, mcx_test_failures == before_ ? "ok" : "FAILED");           \
     fflush(stdout);                                                                         \

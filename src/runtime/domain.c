@@ -56,7 +56,7 @@ static uint32_t resolve_transport(uint32_t requested)
 static void partition_name(char *out, size_t n, uint32_t domain_id)
 {
   const char *ns = mcx_port_getenv("MCX_NAMESPACE");
-  char clean[25];
+  char clean[36];
   size_t k = 0;
   for (; ns && *ns && k < sizeof clean - 1; ns++) {
     char c = *ns;

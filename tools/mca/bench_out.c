@@ -619,6 +619,59 @@ int bench_write_json(const char *path, const bench_results_t *r)
     jstr(f, t->detail);
     fputc('}', f);
   }
-  fprintf(f, "\n]\n}\n");
+  fprintf(f, "\n],\n\"state\": ");
+  bench_state_json(f, r);
+  fprintf(f, "\n}\n");
   return fclose(f) ? -1 : 0;
+}
+
+void bench_state_print(FILE *out, const bench_results_t *r)
+{
+  if (!r->nstate)
+    return;
+  fprintf(out, "\n== state messages (mcx_state_*: newest value, no FIFO; writer CPU 0, reader CPU 1, "
+               "24-byte values)\n");
+  fprintf(out, "%-9s %-24s %-24s %-18s %-16s %s\n", "locking", "writes/s", "reads/s", "ns/read",
+          "retries/read", "vs FIFO messages (same run)");
+  for (int i = 0; i < r->nstate; i++) {
+    const bench_state_t *s = &r->state[i];
+    if (!s->reads_per_s.n) {
+      fprintf(out, "%-9s n/a  %s\n", s->locking, s->note);
+      continue;
+    }
+    char w[64], rd[64], ns[64], cmp[96] = "n/a (no message cell in this run)";
+    fmt_num(w, sizeof w, s->writes_per_s.med);
+    fmt_num(rd, sizeof rd, s->reads_per_s.med);
+    snprintf(ns, sizeof ns, "%.1f (%.1f-%.1f)", s->ns_per_read.med, s->ns_per_read.lo,
+             s->ns_per_read.hi);
+    if (!isnan(s->msg_items_per_s))
+      snprintf(cmp, sizeof cmp, "writes %.2fx, reads %.2fx the 24 B message stream", 
+               s->writes_per_s.med / s->msg_items_per_s, s->reads_per_s.med / s->msg_items_per_s);
+    fprintf(out, "%-9s %-24s %-24s %-18s %-16.2g %s%s\n", s->locking, w, rd, ns,
+            s->retries_per_read.med, cmp, s->failed ? "  (a sample failed)" : "");
+  }
+}
+
+void bench_state_json(FILE *f, const bench_results_t *r)
+{
+  fputc('[', f);
+  for (int i = 0; i < r->nstate; i++) {
+    const bench_state_t *s = &r->state[i];
+    fprintf(f, "%s\n  {\"locking\": ", i ? "," : "");
+    jstr(f, s->locking);
+    fputs(", ", f);
+    jstat(f, "writes_per_s", s->writes_per_s);
+    fputs(", ", f);
+    jstat(f, "reads_per_s", s->reads_per_s);
+    fputs(", ", f);
+    jstat(f, "ns_per_read", s->ns_per_read);
+    fputs(", ", f);
+    jstat(f, "retries_per_read", s->retries_per_read);
+    fputs(", \"message_items_per_s\": ", f);
+    jnum(f, s->msg_items_per_s);
+    fputs(", \"message_rtt_p50_ns\": ", f);
+    jnum(f, s->msg_rtt_ns);
+    fprintf(f, ", \"failed\": %s}", s->failed ? "true" : "false");
+  }
+  fputs("\n]", f);
 }

@@ -80,6 +80,15 @@ typedef struct bench_derived {
   const char *peer;
 } bench_derived_t;
 
+/* The state-message row (bench_state.c): one per locking mode. */
+typedef struct bench_state {
+  const char *locking;
+  int failed;
+  char note[120];
+  bench_stat3_t writes_per_s, reads_per_s, ns_per_read, retries_per_read;
+  double msg_items_per_s, msg_rtt_ns; /* the FIFO message cell of the same run, for comparison */
+} bench_state_t;
+
 typedef struct bench_results {
   bench_machine_t machine;
   const char *argv_line;
@@ -96,6 +105,8 @@ typedef struct bench_results {
   double wall_s;
   char probe_chan[200], probe_xproc[200], probe_pmq[200];
   int have_pkt, have_scl, have_xproc, have_pmq;
+  bench_state_t state[2];
+  int nstate;
 } bench_results_t;
 
 void bench_machine_read(bench_machine_t *m);
@@ -107,4 +118,8 @@ bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *su
                          const char *type, const char *locking, const char *wait,
                          const char *placement, const char *process, const char *transport,
                          size_t size);
+/** Runs the state-message row (both locking modes), @p repeat samples of @p ms each. */
+void bench_state_run(bench_results_t *r, int repeat, double ms);
+void bench_state_print(FILE *out, const bench_results_t *r);
+void bench_state_json(FILE *f, const bench_results_t *r);
 #endif

@@ -525,7 +525,13 @@ int mca_cmd_bench(int argc, char **argv)
   for (int i = 0; i < r->ncells; i++)
     bench_summarize(&r->cells[i]);
   bench_derive(r);
+  if (!o.only || !regexec(&o.only_re, "state.lockfree", 0, NULL, 0)) {
+    if (o.progress)
+      fprintf(stderr, "state messages...\r");
+    bench_state_run(r, o.repeat, o.smoke ? 20 : o.quick ? 150 : 400);
+  }
   bench_print_table(stdout, r);
+  bench_state_print(stdout, r);
   int rc = 0;
   if (o.json) {
     if (bench_write_json(o.json, r)) {
@@ -541,5 +547,9 @@ int mca_cmd_bench(int argc, char **argv)
       rc = 1;
     }
   bench_ctx_free(shared_ctx);
+  free(r->cells);
+  free(r->derived);
+  free(r->Ls);
+  free(r);
   return rc;
 }

@@ -28,6 +28,12 @@ static int show(const char *name, int clean)
     printf("%s: cannot map\n", name);
     return 1;
   }
+  if (size >= sizeof(mcx__part_hdr_t) &&
+      mcx_load_acquire(&((mcx__part_hdr_t *)base)->magic) == 0) {
+    printf("%s: being created\n", name); /* its creator has not finished the header */
+    mcx_port_shm_unmap(base, size);
+    return 0;
+  }
   if (mcx__part_check(name, base, size)) {
     printf("%s: invalid header%s\n", name, clean ? " -> removed" : " (mca domains --clean removes it)");
     if (clean)
@@ -78,7 +84,7 @@ static int show(const char *name, int clean)
            *per ? " —" : "", per);
   }
   printf("  %u of %u endpoints in use, %u messages queued\n", used_eps, h->max_endpoints, total);
-  if (clean && alive == 0) {
+  if (clean && alive == 0 && dead > 0) {
     mcx_port_shm_unlink(name);
     printf("  -> removed (no live node)\n");
   }
@@ -89,18 +95,25 @@ static int show(const char *name, int clean)
 int mca_cmd_domains(int argc, char **argv)
 {
   int clean = 0;
+  const char *ns = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--clean"))
       clean = 1;
+    else if (!strcmp(argv[i], "--namespace") && i + 1 < argc)
+      ns = argv[++i];
     else {
-      printf("usage: mca domains [--clean]\n\nLists this user's MCAPI domain partitions in "
-             "/dev/shm (nodes, endpoints, queue depths);\n--clean removes those no live node "
-             "uses and those with an invalid header.\n");
+      printf("usage: mca domains [--clean] [--namespace NS]\n\nLists this user's MCAPI domain "
+             "partitions in /dev/shm (nodes, endpoints, queue depths);\n--clean removes those "
+             "whose nodes all died and those with an invalid header;\n--namespace limits both "
+             "to one MCX_NAMESPACE.\n");
       return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
     }
   }
-  char prefix[32];
-  snprintf(prefix, sizeof prefix, "mcx-%u-", mcx_port_uid());
+  char prefix[96];
+  if (ns)
+    snprintf(prefix, sizeof prefix, "mcx-%u-%s-d", mcx_port_uid(), ns);
+  else
+    snprintf(prefix, sizeof prefix, "mcx-%u-", mcx_port_uid());
   DIR *dir = opendir("/dev/shm");
   if (!dir) {
     perror("mca domains: /dev/shm");

@@ -635,7 +635,7 @@ static int run_node(int ni)
             continue;
           }
           fill(o->buf, o->r, o->next, rt->size);
-          if (inject && o->r == 0 && o->next == rt->count / 2 + 1) {
+          if (o->r == 0 && inject && o->next == rt->count / 2 + 1) { /* only route 0's sender touches inject */
             if (inject == INJ_LOSS) { /* skip this id entirely */
               fill(o->buf, o->r, ++o->next, rt->size);
             } else if (inject == INJ_CORRUPT) {

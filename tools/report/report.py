@@ -254,6 +254,27 @@ def penalty_table(d):
             "<p>Seed 000 Table 2: multicore throughput divided by single-core throughput; &lt; 1 is a multicore penalty.</p>")
 
 
+def state_table(d):
+    rows = d.get("state") or []
+    if not rows:
+        return "<p>Not measured in this run.</p>"
+    out = []
+    for r in rows:
+        def m(k):
+            v = r.get(k)
+            return v["median"] if v else None
+        msg = r.get("message_items_per_s")
+        vs = (f"{fmt(m('writes_per_s') / msg)} / {fmt(m('reads_per_s') / msg)}"
+              if msg and m("writes_per_s") else "n/a")
+        out.append(f"<tr><td>{esc(r['locking'])}</td><td>{fmt(m('writes_per_s'), 'items/s')}</td>"
+                   f"<td>{fmt(m('reads_per_s'), 'items/s')}</td><td>{fmt(m('ns_per_read'), 'ns')}</td>"
+                   f"<td>{fmt(m('retries_per_read'))}</td><td>{fmt(msg, 'items/s')}</td><td>{vs}</td></tr>")
+    return ("<table class='grid'><tr><th>locking</th><th>writes/s</th><th>reads/s</th><th>ns per read</th>"
+            "<th>retries per read</th><th>24 B message stream</th><th>writes / reads vs messages</th></tr>"
+            + "".join(out) + "</table><p>State channels keep only the newest value (Kopetz's non-blocking "
+            "write): one writer at full speed on CPU 0, one reader on CPU 1, medians of the repeats.</p>")
+
+
 def sweep_plots(d):
     cells = [c for c in d["cells"] if c["section"] == "sweep" and ok(c)]
     if not cells:
@@ -406,6 +427,7 @@ def main():
         ("Lock-free vs global lock", speedup_bubbles(d)),
         ("Multicore penalty", penalty_table(d)),
         ("Payload-size sweep", sweep_plots(d)),
+        ("State messages vs FIFO messages", state_table(d)),
         ("Peers beside libmca", legend + peers_beside(d)),
         ("Ratios to the physical limit and the best peer", ratio_table(d)),
         ("Every cell", cells_table(d)),
