@@ -19,7 +19,8 @@ foreach(entry ${MCX_PMQ_TESTS})
   list(GET parts 1 label)
   add_test(NAME ${t}_pmq COMMAND ${t})
   set_tests_properties(${t}_pmq PROPERTIES LABELS ${label} TIMEOUT 300
-    ENVIRONMENT "MCX_TRANSPORT=pmq;${MCX_TEST_ENV}" FIXTURES_REQUIRED pmq)
+    ENVIRONMENT "MCX_TRANSPORT=pmq;MCX_NAMESPACE=${MCX_BUILD_TAG}_${t}_pmq;${MCX_TEST_ENV}"
+    FIXTURES_REQUIRED pmq)
 endforeach()
 # The pmq-only cases (limits, queue sizes, stale queues) need the fixture too.
 set_tests_properties(unit_test_pmq PROPERTIES FIXTURES_REQUIRED pmq)

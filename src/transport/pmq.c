@@ -64,8 +64,7 @@ static void limit_hit(const char *fmt, ...)
 
 static void q_name(const mcx__domain_t *d, uint32_t pid, uint32_t idx, uint32_t epoch, char *out)
 {
-  snprintf(out, MCX_PORT_MQ_NAME_MAX, "/mcx-%u-%u-p%u-e%u-g%u", d->pmq->uid, d->domain_id, pid,
-           idx, epoch);
+  snprintf(out, MCX_PORT_MQ_NAME_MAX, "%s-p%u-e%u-g%u", d->name, pid, idx, epoch);
 }
 
 /* The pid of the process that created endpoint @p e's queue: its owner node's.
@@ -269,7 +268,7 @@ static void sweep_one(const char *name, void *arg)
 static void sweep(const mcx__domain_t *d, uint32_t only_pid)
 {
   char prefix[64];
-  snprintf(prefix, sizeof prefix, "mcx-%u-%u-p", d->pmq->uid, d->domain_id);
+  snprintf(prefix, sizeof prefix, "%s-p", d->name + 1); /* the partition's name, without '/' */
   struct sweep s = {strlen(prefix), only_pid, 0};
   if (mcx_port_mq_list(prefix, sweep_one, &s) != MCX_OK) {
     MCX_DEBUG(1, "pmq: /dev/mqueue is not mounted: queues of dead processes cannot be found "

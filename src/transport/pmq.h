@@ -5,7 +5,9 @@
  * when the domain's transport is MCX_TRANSPORT_PMQ_; argument and handle
  * checks stay in msg.c / endpoint.c. See docs/pmq.md.
  *
- * Queue names: /mcx-<uid>-<domain>-p<creator pid>-e<endpoint slot>-g<ring epoch>.
+ * Queue names: <partition name>-p<creator pid>-e<endpoint slot>-g<ring epoch>, i.e.
+ * /mcx-<uid>-<namespace>-d<domain>-p<pid>-e<slot>-g<epoch> (MCX_NAMESPACE keeps
+ * unrelated runs apart, as it does for partitions).
  * The ring epoch is the endpoint's incarnation (bumped by every create and
  * every NUM_RECV_BUFFERS change), so a re-sized or re-created endpoint gets a
  * new queue and a descriptor cached for the old one can never reach it.

@@ -24,14 +24,29 @@ static int listable(void)
   return l.listable;
 }
 
-/* Queues in /dev/mqueue whose name starts with mcx-<uid>-<domain>-p<pid>- (pid 0: any). */
+/* The namespace part of partition (and queue) names, as the library cleans MCX_NAMESPACE. */
+static const char *name_space(void)
+{
+  static char clean[25];
+  const char *ns = getenv("MCX_NAMESPACE");
+  size_t k = 0;
+  for (; ns && *ns && k < sizeof clean - 1; ns++)
+    if ((*ns >= 'a' && *ns <= 'z') || (*ns >= 'A' && *ns <= 'Z') || (*ns >= '0' && *ns <= '9') ||
+        *ns == '-' || *ns == '_')
+      clean[k++] = *ns;
+  clean[k] = 0;
+  return k ? clean : "default";
+}
+
+/* Queues in /dev/mqueue of domain @p dom created by @p pid (0: any pid). */
 static int count_queues(mcapi_domain_t dom, pid_t pid, char *first, int n)
 {
-  char prefix[64];
+  char prefix[96];
   if (pid)
-    snprintf(prefix, sizeof prefix, "mcx-%u-%u-p%d-", (unsigned)geteuid(), dom, (int)pid);
+    snprintf(prefix, sizeof prefix, "mcx-%u-%s-d%u-p%d-", (unsigned)geteuid(), name_space(), dom,
+             (int)pid);
   else
-    snprintf(prefix, sizeof prefix, "mcx-%u-%u-p", (unsigned)geteuid(), dom);
+    snprintf(prefix, sizeof prefix, "mcx-%u-%s-d%u-p", (unsigned)geteuid(), name_space(), dom);
   DIR *d = opendir("/dev/mqueue");
   if (!d)
     return -1;
