@@ -510,6 +510,28 @@ int mcx__node_finalize(void)
   return MCX_OK;
 }
 
+int mcx__wait_until(mcx__domain_t *d, mcx__waitpoint_t *wp, uint32_t timeout_ms,
+                    int (*try_fn)(void *), void *ctx)
+{
+  uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
+  for (;;) {
+    if (try_fn(ctx) == MCX_OK)
+      return MCX_OK;
+    if (timeout_ms == 0 || mcx_port_now_ns() >= deadline)
+      return MCX_ETIMEDOUT;
+    if (!mcx__backoff_step(&b))
+      continue;
+    uint32_t key = mcx__wp_prepare(wp);
+    if (try_fn(ctx) == MCX_OK) {
+      mcx__wp_cancel(wp);
+      return MCX_OK;
+    }
+    mcx__wp_sleep(wp, key, deadline, d->shared);
+  }
+}
+
 /* ---- crash recovery */
 
 /* Publishes a tombstone for a dead sender's reservation, if it is one. */

@@ -132,29 +132,24 @@ static void count_get(uint32_t handle)
     mcx_fetch_add_relaxed(&ep->get_count, 1); /* a statistic */
 }
 
+struct get_ctx {
+  uint32_t node_id, port, *handle;
+};
+
+static int try_get(void *arg)
+{
+  struct get_ctx *g = arg;
+  return mcx__ep_lookup(g->node_id, g->port, g->handle);
+}
+
 int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle)
 {
   mcx__domain_t *d = mcx__self.dom;
-  uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b;
-  mcx__backoff_begin(&b);
-  for (;;) {
-    if (mcx__ep_lookup(node_id, port, handle) == MCX_OK) {
-      count_get(*handle);
-      return MCX_OK;
-    }
-    if (timeout_ms == 0 || mcx_port_now_ns() >= deadline)
-      return MCX_ETIMEDOUT;
-    if (!mcx__backoff_step(&b))
-      continue;
-    uint32_t key = mcx__wp_prepare(&d->hdr->ep_created);
-    if (mcx__ep_lookup(node_id, port, handle) == MCX_OK) {
-      mcx__wp_cancel(&d->hdr->ep_created);
-      count_get(*handle);
-      return MCX_OK;
-    }
-    mcx__wp_sleep(&d->hdr->ep_created, key, deadline, d->shared);
-  }
+  struct get_ctx g = {node_id, port, handle};
+  int r = mcx__wait_until(d, &d->hdr->ep_created, timeout_ms, try_get, &g);
+  if (r == MCX_OK)
+    count_get(*handle);
+  return r;
 }
 
 void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)

@@ -78,7 +78,9 @@ static int why_closed(mcx__domain_t *d, uint32_t to)
   return MCX_OK;
 }
 
-int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+/* A send; @p block = 0 makes one attempt (the request path). */
+static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
+                     int block)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *src, *dst;
@@ -88,30 +90,7 @@ int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, 
   if (size > d->hdr->max_msg)
     return MCX_EMSGSIZE;
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_send(d, src, dst, to, buf, size, prio, 0);
-  for (;;) {
-    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
-    if (o == MCX_RING_OK)
-      return MCX_OK;
-    if (o != MCX_RING_CLOSED_OR_STALE)
-      return mcx_load_relaxed(&src->fail_on_mem_limit) ? MCX_ENOMEM : MCX_EAGAIN;
-    if ((r = why_closed(d, to)) != MCX_OK)
-      return r;
-    mcx_port_yield(); /* a re-size is under way */
-  }
-}
-
-int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
-{
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__endpoint_t *src, *dst;
-  int r = resolve_send(d, from, to, &src, &dst);
-  if (r)
-    return r;
-  if (size > d->hdr->max_msg)
-    return MCX_EMSGSIZE;
-  if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_send(d, src, dst, to, buf, size, prio, 1);
+    return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
   uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b;
@@ -130,6 +109,8 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
      * asked to fail (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile). */
     if (mcx_load_relaxed(&src->fail_on_mem_limit))
       return MCX_ENOMEM;
+    if (!block)
+      return MCX_EAGAIN;
     if (timeout == 0)
       return MCX_ETIMEDOUT;
     if (!deadline)
@@ -152,6 +133,16 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
     if (!mcx__node_alive(d, mcx_load_relaxed(&dst->owner_slot)))
       mcx__sweep_dead(d); /* deletes its endpoints: the next attempt sees why */
   }
+}
+
+int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  return send_impl(from, to, buf, size, prio, 1);
+}
+
+int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  return send_impl(from, to, buf, size, prio, 0);
 }
 
 static int resolve_recv(mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)

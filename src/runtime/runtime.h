@@ -234,6 +234,12 @@ typedef struct mcx__init_opts {
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts);
 int mcx__node_finalize(void);
+/**
+ * Calls @p try_fn until it returns 0, waiting on @p wp (spin, yield, futex)
+ * up to @p timeout_ms between attempts. @return 0 or MCX_ETIMEDOUT.
+ */
+int mcx__wait_until(mcx__domain_t *d, mcx__waitpoint_t *wp, uint32_t timeout_ms,
+                    int (*try_fn)(void *), void *ctx);
 /** Validates a mapped partition (magic, version, sizes, offsets); logs why not. */
 int mcx__part_check(const char *name, const void *base, size_t size);
 /** This thread's kernel tid (cached; refreshed after fork). */

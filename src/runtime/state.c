@@ -92,26 +92,22 @@ static int lookup(const mcx__domain_t *d, uint32_t node_id, uint32_t port, uint3
   return MCX_ENOENT;
 }
 
+struct open_ctx {
+  const mcx__domain_t *d;
+  uint32_t node_id, port, *handle;
+};
+
+static int try_open(void *arg)
+{
+  struct open_ctx *o = arg;
+  return lookup(o->d, o->node_id, o->port, o->handle);
+}
+
 int mcx__state_open(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle)
 {
   mcx__domain_t *d = mcx__self.dom;
-  uint64_t deadline = mcx_port_deadline_ms(timeout_ms);
-  mcx__backoff_t b;
-  mcx__backoff_begin(&b);
-  for (;;) {
-    if (lookup(d, node_id, port, handle) == MCX_OK)
-      return MCX_OK;
-    if (timeout_ms == 0 || mcx_port_now_ns() >= deadline)
-      return MCX_ETIMEDOUT;
-    if (!mcx__backoff_step(&b))
-      continue;
-    uint32_t key = mcx__wp_prepare(&d->hdr->ep_created);
-    if (lookup(d, node_id, port, handle) == MCX_OK) {
-      mcx__wp_cancel(&d->hdr->ep_created);
-      return MCX_OK;
-    }
-    mcx__wp_sleep(&d->hdr->ep_created, key, deadline, d->shared);
-  }
+  struct open_ctx o = {d, node_id, port, handle};
+  return mcx__wait_until(d, &d->hdr->ep_created, timeout_ms, try_open, &o);
 }
 
 static void delete_locked(mcx__domain_t *d, mcx__state_t *s)
