@@ -42,6 +42,7 @@ typedef struct mcx_pmq_limits {
   int privileged;            /**< CAP_SYS_RESOURCE: the three /proc limits do not apply */
   int listable;              /**< /dev/mqueue is mounted: queues of dead processes are cleaned */
   unsigned max_payload;      /**< largest message of the caller's pmq domain (0: not a pmq node) */
+  unsigned max_packet;       /**< largest packet there (0: not a pmq node) */
   unsigned default_depth;    /**< NUM_RECV_BUFFERS of a new endpoint there (0: not a pmq node) */
   unsigned long long queue_bytes; /**< RLIMIT_MSGQUEUE bytes one default endpoint queue takes */
   char last_error[192];      /**< the last limit a pmq call of this thread ran into; "" if none */

@@ -41,11 +41,25 @@ typedef struct pmq_slot {
   pmq_q_t *q;        /* the current incarnation's queue, or NULL */
 } pmq_slot_t;
 
+/* The receiving side of a channel in this process (written by that side's
+ * node only, freed at tear-down): the packet pool and the scalar push-back. */
+typedef struct pmq_rx {
+  uint32_t gen;     /* the connection these belong to */
+  uint8_t *pool;    /* nbuf buffers of stride bytes, MCAPI_BUF_ALIGN aligned */
+  uint32_t stride, nbuf;
+  int pb_valid;     /* a scalar of another width, taken out of the queue */
+  uint32_t pb_width;
+  uint64_t pb_value;
+} pmq_rx_t;
+
 typedef struct mcx__pmq {
   uint32_t uid, domain_id;
   uint32_t msgsize; /* mq_msgsize of every queue of the domain (= hdr->max_msg, >= 1) */
   uint32_t depth;   /* mq_maxmsg of a new endpoint's queue */
-  uint32_t nslots;
+  uint32_t nslots; /* endpoints, then channels */
+  uint32_t neps, nchans;
+  uint32_t pkt_size; /* mq_msgsize of a packet channel's queue */
+  pmq_rx_t *rx;      /* per channel record */
   mcx_port_mq_sys_t sys;
   pmq_slot_t slot[];
 } mcx__pmq_t;
@@ -109,12 +123,14 @@ static void q_install(mcx__domain_t *d, uint32_t idx, pmq_q_t *q)
   mcx__mutex_unlock(&s->lock, 0);
 }
 
-/* A reference to the queue of endpoint slot @p idx, incarnation @p epoch,
- * opened on first use; with @p blocking its blocking descriptor too. */
-static int q_get(mcx__domain_t *d, const mcx__endpoint_t *e, uint32_t idx, uint32_t epoch,
-                 int blocking, pmq_q_t **out)
+/* A reference to the queue in cache slot @p cslot, incarnation @p epoch,
+ * named @p name (built only on a miss), opened on first use; with @p blocking
+ * its blocking descriptor too. */
+static int q_acquire(mcx__domain_t *d, uint32_t cslot, uint32_t epoch, int blocking,
+                     void (*mk)(const mcx__domain_t *, const void *, char *), const void *arg,
+                     pmq_q_t **out)
 {
-  pmq_slot_t *s = &d->pmq->slot[idx];
+  pmq_slot_t *s = &d->pmq->slot[cslot];
   char name[MCX_PORT_MQ_NAME_MAX];
   int r = MCX_OK;
   mcx__mutex_lock(&s->lock, 0);
@@ -125,7 +141,7 @@ static int q_get(mcx__domain_t *d, const mcx__endpoint_t *e, uint32_t idx, uint3
       q_unref(q);
     }
     int fd;
-    q_name(d, owner_pid(d, e), idx, epoch, name);
+    mk(d, arg, name);
     if ((r = mcx_port_mq_open(name, 1, &fd)) != MCX_OK)
       goto out;
     if (!(q = q_new(fd, epoch))) {
@@ -136,7 +152,7 @@ static int q_get(mcx__domain_t *d, const mcx__endpoint_t *e, uint32_t idx, uint3
     s->q = q;
   }
   if (blocking && q->blk < 0) {
-    q_name(d, owner_pid(d, e), idx, epoch, name);
+    mk(d, arg, name);
     if ((r = mcx_port_mq_open(name, 0, &q->blk)) != MCX_OK) {
       q->blk = -1;
       goto out;
@@ -149,6 +165,25 @@ out:
   if (r == MCX_ELIMIT)
     limit_hit("pmq: opening a queue failed: the descriptor limit (RLIMIT_NOFILE) is reached");
   return r;
+}
+
+struct ep_ref {
+  const mcx__endpoint_t *e;
+  uint32_t idx, epoch;
+};
+
+static void ep_name(const mcx__domain_t *d, const void *arg, char *out)
+{
+  const struct ep_ref *r = arg;
+  q_name(d, owner_pid(d, r->e), r->idx, r->epoch, out);
+}
+
+/* The queue of endpoint slot @p idx, incarnation @p epoch. */
+static int q_get(mcx__domain_t *d, const mcx__endpoint_t *e, uint32_t idx, uint32_t epoch,
+                 int blocking, pmq_q_t **out)
+{
+  struct ep_ref r = {e, idx, epoch};
+  return q_acquire(d, idx, epoch, blocking, ep_name, &r, out);
 }
 
 static void q_put(mcx__domain_t *d, uint32_t idx, pmq_q_t *q)
@@ -179,10 +214,11 @@ uint32_t mcx__pmq_payload_limit(uint32_t requested, int explicit_size)
 }
 
 /* Why a queue of @p depth messages could not be made, as a status and a message. */
-static int create_failed(const mcx__domain_t *d, int r, const char *name, uint32_t depth)
+static int create_failed(const mcx__domain_t *d, int r, const char *name, uint32_t depth,
+                         uint32_t msgsize)
 {
   const mcx__pmq_t *p = d->pmq;
-  unsigned long long bytes = mcx_port_mq_bytes(depth, p->msgsize);
+  unsigned long long bytes = mcx_port_mq_bytes(depth, msgsize);
   switch (r) {
   case MCX_ENOMEM:
     limit_hit("pmq: cannot create %s: /proc/sys/fs/mqueue/queues_max (%u queues) is reached", name,
@@ -191,7 +227,7 @@ static int create_failed(const mcx__domain_t *d, int r, const char *name, uint32
   case MCX_EINVAL:
     limit_hit("pmq: cannot create %s: %u messages x %u bytes exceed /proc/sys/fs/mqueue/msg_max "
               "(%u) or msgsize_max (%u)",
-              name, depth, p->msgsize, p->sys.msg_max, p->sys.msgsize_max);
+              name, depth, msgsize, p->sys.msg_max, p->sys.msgsize_max);
     return MCX_ELIMIT;
   case MCX_ELIMIT:
     limit_hit("pmq: cannot create %s (%llu bytes): RLIMIT_MSGQUEUE (%llu bytes per user) is used "
@@ -206,7 +242,7 @@ static int create_failed(const mcx__domain_t *d, int r, const char *name, uint32
 
 /* Checks a queue size against the limits before asking the kernel, so the
  * message names the limit precisely. */
-static int precheck(const mcx__domain_t *d, const char *name, uint32_t depth)
+static int precheck(const mcx__domain_t *d, const char *name, uint32_t depth, uint32_t msgsize)
 {
   const mcx__pmq_t *p = d->pmq;
   if (!p->sys.privileged && p->sys.msg_max && depth > p->sys.msg_max) {
@@ -219,11 +255,11 @@ static int precheck(const mcx__domain_t *d, const char *name, uint32_t depth)
               MCX_PORT_MQ_HARD_MSGMAX);
     return MCX_ELIMIT;
   }
-  unsigned long long bytes = mcx_port_mq_bytes(depth, p->msgsize);
+  unsigned long long bytes = mcx_port_mq_bytes(depth, msgsize);
   if (bytes > p->sys.rlimit) {
     limit_hit("pmq: %s: %u messages x %u bytes need %llu bytes, above RLIMIT_MSGQUEUE (%llu bytes "
               "per user)",
-              name, depth, p->msgsize, bytes, (unsigned long long)p->sys.rlimit);
+              name, depth, msgsize, bytes, (unsigned long long)p->sys.rlimit);
     return MCX_ELIMIT;
   }
   return MCX_OK;
@@ -233,7 +269,7 @@ static int precheck(const mcx__domain_t *d, const char *name, uint32_t depth)
  * pid, where /dev/mqueue could not be listed) is replaced once. */
 static int create_queue(const mcx__domain_t *d, const char *name, uint32_t depth, int *fd)
 {
-  int r = precheck(d, name, depth);
+  int r = precheck(d, name, depth, d->pmq->msgsize);
   if (r)
     return r;
   r = mcx_port_mq_create(name, depth, d->pmq->msgsize, fd);
@@ -241,7 +277,7 @@ static int create_queue(const mcx__domain_t *d, const char *name, uint32_t depth
     mcx_port_mq_unlink(name);
     r = mcx_port_mq_create(name, depth, d->pmq->msgsize, fd);
   }
-  return r ? create_failed(d, r, name, depth) : MCX_OK;
+  return r ? create_failed(d, r, name, depth, d->pmq->msgsize) : MCX_OK;
 }
 
 /* ------------------------------------------------------------ domain */
@@ -282,15 +318,24 @@ static void sweep(const mcx__domain_t *d, uint32_t only_pid)
 
 int mcx__pmq_domain_open(mcx__domain_t *d)
 {
-  uint32_t n = d->hdr->max_endpoints;
+  uint32_t n = d->hdr->max_endpoints + d->hdr->n_chans;
   mcx__pmq_t *p = calloc(1, sizeof *p + (size_t)n * sizeof(pmq_slot_t));
   if (!p)
     return MCX_ENOMEM;
+  p->neps = d->hdr->max_endpoints;
+  p->nchans = d->hdr->n_chans;
+  if (p->nchans && !(p->rx = calloc(p->nchans, sizeof *p->rx))) {
+    free(p);
+    return MCX_ENOMEM;
+  }
   mcx_port_mq_sys(&p->sys);
   p->uid = mcx_port_uid();
   p->domain_id = d->domain_id;
   p->nslots = n;
   p->msgsize = d->hdr->max_msg ? d->hdr->max_msg : 1;
+  p->pkt_size = MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_PKT_SIZE : 1;
+  if (p->sys.msgsize_max && p->pkt_size > p->sys.msgsize_max)
+    p->pkt_size = p->sys.msgsize_max; /* packets are bounded like messages */
   /* Default depth: the partition's queue depth, within msg_max (the
    * administrator's per-queue default, honoured by privileged processes too),
    * a power of two as NUM_RECV_BUFFERS requires, and within RLIMIT_MSGQUEUE. */
@@ -328,6 +373,9 @@ void mcx__pmq_domain_close(mcx__domain_t *d, int last_in_domain)
   sweep(d, mcx_port_pid());
   if (last_in_domain)
     sweep(d, 0);
+  for (uint32_t i = 0; i < p->nchans; i++)
+    free(p->rx[i].pool);
+  free(p->rx);
   d->pmq = NULL;
   free(p);
 }
@@ -347,6 +395,9 @@ void mcx__pmq_domain_forget(mcx__domain_t *d)
       free(q);
     }
   }
+  for (uint32_t i = 0; i < p->nchans; i++)
+    free(p->rx[i].pool);
+  free(p->rx);
   d->pmq = NULL;
   free(p);
 }
@@ -592,6 +643,198 @@ int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32
   return r;
 }
 
+/* ------------------------------------------------------------ channels */
+
+static void chan_name(const mcx__domain_t *d, const void *arg, char *out)
+{
+  const mcx__pmq_chan_t *c = arg;
+  snprintf(out, MCX_PORT_MQ_NAME_MAX, "%s-p%u-c%u-g%u", d->name, c->pid, c->idx, c->gen);
+}
+
+static uint32_t chan_msgsize(const mcx__pmq_t *p, const mcx__pmq_chan_t *c)
+{
+  return c->type == MCAPI_PKT_CHAN ? p->pkt_size : 16u; /* a scalar: width byte + 8 bytes */
+}
+
+int mcx__pmq_chan_create(mcx__domain_t *d, const mcx__pmq_chan_t *c)
+{
+  mcx__pmq_t *p = d->pmq;
+  uint32_t cslot = p->neps + c->idx;
+  pmq_slot_t *s = &p->slot[cslot];
+  mcx__mutex_lock(&s->lock, 0);
+  int have = s->q && s->q->epoch == c->gen;
+  mcx__mutex_unlock(&s->lock, 0);
+  if (have)
+    return MCX_OK; /* made by an earlier attempt of this open */
+  char name[MCX_PORT_MQ_NAME_MAX];
+  chan_name(d, c, name);
+  uint32_t depth = c->depth < p->depth ? c->depth : p->depth, size = chan_msgsize(p, c);
+  if (!depth)
+    depth = 1;
+  int fd, r = precheck(d, name, depth, size);
+  if (!r) {
+    r = mcx_port_mq_create(name, depth, size, &fd);
+    if (r == MCX_EEXIST)
+      return MCX_OK; /* the other side made it first: the caller opens it */
+    if (r)
+      r = create_failed(d, r, name, depth, size);
+  }
+  if (r)
+    return r;
+  pmq_q_t *q = q_new(fd, c->gen);
+  if (!q) {
+    mcx_port_mq_close(fd);
+    mcx_port_mq_unlink(name);
+    return MCX_ENOMEM;
+  }
+  q_install(d, cslot, q);
+  return MCX_OK;
+}
+
+void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c)
+{
+  mcx__pmq_t *p = d->pmq;
+  char name[MCX_PORT_MQ_NAME_MAX];
+  chan_name(d, c, name);
+  mcx_port_mq_unlink(name);
+  q_install(d, p->neps + c->idx, NULL);
+  pmq_rx_t *rx = &p->rx[c->idx];
+  free(rx->pool);
+  memset(rx, 0, sizeof *rx);
+}
+
+/* The connection's queue, made on first use by either side (the state
+ * machine guarantees both sides are open or were: no use after tear-down). */
+static int chan_acquire(mcx__domain_t *d, const mcx__pmq_chan_t *c, pmq_q_t **q)
+{
+  uint32_t cslot = d->pmq->neps + c->idx;
+  int r = q_acquire(d, cslot, c->gen, 0, chan_name, c, q);
+  if (r == MCX_ENOENT && (r = mcx__pmq_chan_create(d, c)) == MCX_OK)
+    r = q_acquire(d, cslot, c->gen, 0, chan_name, c, q);
+  return r;
+}
+
+int mcx__pmq_chan_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, const void *buf, size_t len)
+{
+  pmq_q_t *q;
+  uint32_t cslot = d->pmq->neps + c->idx;
+  int r = chan_acquire(d, c, &q);
+  if (r)
+    return r;
+  r = mcx_port_mq_send(q->nb, buf, len, 0, 0);
+  q_put(d, cslot, q);
+  return r;
+}
+
+/* One receive of the raw message; the caller's buffer holds mq_msgsize. */
+static int chan_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, void *buf, size_t cap,
+                    size_t *len)
+{
+  pmq_q_t *q;
+  uint32_t cslot = d->pmq->neps + c->idx;
+  int r = chan_acquire(d, c, &q);
+  if (r)
+    return r;
+  unsigned prio;
+  r = mcx_port_mq_recv(q->nb, buf, cap, len, &prio, 0);
+  q_put(d, cslot, q);
+  return r;
+}
+
+static pmq_rx_t *rx_of(mcx__domain_t *d, const mcx__pmq_chan_t *c)
+{
+  pmq_rx_t *rx = &d->pmq->rx[c->idx];
+  if (rx->gen != c->gen) { /* a new connection on this record */
+    free(rx->pool);
+    memset(rx, 0, sizeof *rx);
+    rx->gen = c->gen;
+  }
+  return rx;
+}
+
+int mcx__pmq_scl_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width, uint64_t *value)
+{
+  pmq_rx_t *rx = rx_of(d, c);
+  if (!rx->pb_valid) {
+    unsigned char m[16];
+    size_t len;
+    int r = chan_get(d, c, m, sizeof m, &len);
+    if (r)
+      return r;
+    if (len != 9)
+      return MCX_EIO;
+    rx->pb_width = m[0];
+    memcpy(&rx->pb_value, m + 1, 8);
+    rx->pb_valid = 1;
+  }
+  if (rx->pb_width != width)
+    return MCX_EWIDTH; /* kept: a receive of the right width gets it */
+  rx->pb_valid = 0;
+  *value = rx->pb_value;
+  return MCX_OK;
+}
+
+int mcx__pmq_scl_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width, uint64_t value)
+{
+  unsigned char m[9];
+  m[0] = (unsigned char)width;
+  memcpy(m + 1, &value, 8);
+  return mcx__pmq_chan_put(d, c, m, sizeof m);
+}
+
+int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
+                     void **out, size_t *len)
+{
+  pmq_rx_t *rx = rx_of(d, c);
+  if (!rx->pool) {
+    size_t stride = (d->pmq->pkt_size + MCAPI_BUF_ALIGN - 1) / MCAPI_BUF_ALIGN * MCAPI_BUF_ALIGN;
+    rx->pool = aligned_alloc(MCAPI_BUF_ALIGN, stride * nbuf);
+    if (!rx->pool)
+      return MCX_ENOMEM;
+    rx->stride = (uint32_t)stride;
+    rx->nbuf = nbuf;
+  }
+  if (b >= rx->nbuf)
+    return MCX_EINVAL;
+  uint8_t *buf = rx->pool + (size_t)b * rx->stride;
+  int r = chan_get(d, c, buf, rx->stride, len);
+  if (r == MCX_OK)
+    *out = buf;
+  return r;
+}
+
+int mcx__pmq_pkt_locate(const mcx__domain_t *d, const void *ptr, uint32_t *idx, uint32_t *b)
+{
+  const mcx__pmq_t *p = d->pmq;
+  const uint8_t *u = ptr;
+  for (uint32_t i = 0; u && i < p->nchans; i++) {
+    const pmq_rx_t *rx = &p->rx[i];
+    if (rx->pool && u >= rx->pool && u < rx->pool + (size_t)rx->nbuf * rx->stride) {
+      size_t off = (size_t)(u - rx->pool);
+      if (off % rx->stride)
+        return MCX_EBADBUF; /* not the start of a buffer */
+      *idx = i;
+      *b = (uint32_t)(off / rx->stride);
+      return MCX_OK;
+    }
+  }
+  return MCX_EBADBUF;
+}
+
+int mcx__pmq_chan_count(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t *count)
+{
+  pmq_q_t *q;
+  uint32_t cslot = d->pmq->neps + c->idx;
+  int r = chan_acquire(d, c, &q);
+  if (r)
+    return r;
+  r = mcx_port_mq_count(q->nb, count);
+  q_put(d, cslot, q);
+  if (r == MCX_OK && c->type == MCAPI_SCL_CHAN && rx_of(d, c)->pb_valid)
+    (*count)++;
+  return r;
+}
+
 /* ------------------------------------------------------------ report */
 
 void mcx__pmq_limits(struct mcx_pmq_limits *out)
@@ -608,6 +851,7 @@ void mcx__pmq_limits(struct mcx_pmq_limits *out)
   const mcx__domain_t *d = mcx__is_node() ? mcx__self.dom : NULL;
   if (d && d->pmq) {
     out->max_payload = d->pmq->msgsize;
+    out->max_packet = d->pmq->pkt_size;
     out->default_depth = d->pmq->depth;
     out->queue_bytes = mcx_port_mq_bytes(d->pmq->depth, d->pmq->msgsize);
   }

@@ -84,6 +84,34 @@ int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, 
 /** @brief Messages queued to endpoint @p h (mq_getattr). */
 int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32_t *count);
 
+/* ---- channels: one queue per connection, made by the receiving side's open,
+ * unlinked at tear-down; chan.c keeps its state machine and wait points. */
+typedef struct mcx__pmq_chan {
+  uint32_t idx;   /* channel record */
+  uint32_t gen;   /* its generation: the queue's incarnation */
+  uint32_t pid;   /* the receiving side's process, which makes the queue */
+  uint32_t type;  /* MCAPI_PKT_CHAN or MCAPI_SCL_CHAN */
+  uint32_t depth; /* wanted mq_maxmsg (capped like an endpoint's) */
+} mcx__pmq_chan_t;
+
+/** @retval 0, MCX_ENOMEM (queues_max), MCX_ELIMIT (a limit; the message names it) */
+int mcx__pmq_chan_create(mcx__domain_t *d, const mcx__pmq_chan_t *c);
+/** Unlinks the queue, drops this process's descriptors, pool and push-back. */
+void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c);
+/** One try. @retval 0, MCX_EAGAIN (full), MCX_EMSGSIZE, MCX_ECLOSED */
+int mcx__pmq_chan_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, const void *buf, size_t len);
+/** A scalar as a 9-byte message {width, value}. */
+int mcx__pmq_scl_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width, uint64_t value);
+/** One try. @retval 0, MCX_EAGAIN (empty), MCX_EWIDTH (kept for a receive of that width) */
+int mcx__pmq_scl_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width, uint64_t *value);
+/** One try into buffer @p b of the process-local pool (of @p nbuf buffers). */
+int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
+                     void **out, size_t *len);
+/** Which channel record and buffer a pointer handed out by mcx__pmq_pkt_get is. */
+int mcx__pmq_pkt_locate(const mcx__domain_t *d, const void *p, uint32_t *idx, uint32_t *b);
+/** Items queued (plus a scalar in the push-back). */
+int mcx__pmq_chan_count(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t *count);
+
 struct mcx_pmq_limits;
 /** @brief Fills the mcx_pmq_limits() report for the calling thread. */
 void mcx__pmq_limits(struct mcx_pmq_limits *out);
