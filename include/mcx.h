@@ -8,6 +8,7 @@
 
 #include "mcapi.h"
 #include "mcx_hpc.h" /* hardware performance counters, prefix mcx_hpc_ */
+#include "mcx_sem.h" /* PI semaphores, events, next-semaphore hint, prefix mcx_pisem_ / mcx_event_ */
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking libmca need on Debian, if
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
-# peer baselines (Boost.Lockfree, Concurrency Kit) and matplotlib.
+# peer baselines (Boost.Lockfree, Concurrency Kit), matplotlib and SimPy.
 # Safe to run again: it only installs what is absent.
 set -euo pipefail
 
@@ -34,4 +34,11 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
   echo "deps: installing matplotlib for $(command -v python3)"
   python3 -m pip install -q matplotlib 2>/dev/null ||
     python3 -m pip install -q --break-system-packages matplotlib
+fi
+
+# SimPy for `mca model` (the discrete-event simulation beside the closed form).
+if ! python3 -c 'import simpy' 2>/dev/null; then
+  echo "deps: installing simpy for $(command -v python3)"
+  python3 -m pip install -q simpy 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages simpy
 fi

@@ -36,6 +36,9 @@
 #include "mcapi.h"
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"
+#include "sync/pisem.h"
+#include "runtime/msg_sem.h"
+#include "sync/wait_pi.h"
 #include "transport/pmq.h"
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY. */
@@ -649,6 +652,14 @@ static int pmq_pkt_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, const voi
   return r;
 }
 
+/* Items waiting (0 when the queue cannot be read: the next receive says why). */
+static uint32_t pmq_count(mcx__domain_t *d, mcx__chan_t *ch)
+{
+  mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
+  uint32_t n = 0;
+  return mcx__pmq_chan_count(d, &c, &n) == MCX_OK ? n : 0;
+}
+
 /* A scalar (@p value set) or a packet (@p out set) from the queue; once the
  * sender has closed or gone, one more look, then ENOTOPEN (as get_or_closed). */
 static int pmq_recv_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
@@ -1058,4 +1069,101 @@ mcx__waitpoint_t *mcx__chan_waitpoint(const mcx__req_args_t *a)
     return dir == MCX_CHAN_SEND ? &ch->space_wp : &ch->recv_wp;
   }
   return &area_of(d)->ctl; /* connect, open, close */
+}
+
+/* ---- receives that name the semaphore they lock next (docs/sem.md) */
+
+/*
+ * As mcx__pkt_recv / mcx__scl_recv, but the receiver sleeps in
+ * FUTEX_WAIT_REQUEUE_PI naming @p s: the sender's wake (mcx__wp_notify on
+ * recv_wp) requeues it onto s, so it wakes owning s (or queued on s, its
+ * holder boosted) instead of waking only to block on s. With an item already
+ * there it locks s, then takes the item. @p lock_r receives the lock's result
+ * (0, MCX_EOWNERDEAD) or MCX_EAGAIN when s was not taken.
+ */
+int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, void **buf,
+                             size_t *size, uint64_t *value, mcx__pisem_t *s, int *lock_r)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  *lock_r = MCX_EAGAIN;
+  int r = resolve_open(d, handle, type, MCX_CHAN_RECV, &ch, &st);
+  if (r)
+    return r;
+  struct pkt_arg pa = {NULL, NULL, 0};
+  struct scl_arg sa = {width, 0};
+  try_fn fn = type == MCAPI_PKT_CHAN ? pkt_recv_once : scl_recv_once;
+  void *arg = type == MCAPI_PKT_CHAN ? (void *)&pa : (void *)&sa;
+  uint32_t timeout, fail;
+  ep_attrs(d, ch, MCX_CHAN_RECV, &timeout, &fail);
+  uint64_t deadline = timeout == 0 ? 0 : mcx_port_deadline_ms(timeout);
+  /* s must be found at recv_wp + offset by every sender: see msg_sem.c. */
+  int in_part = (uint8_t *)s >= d->base && (uint8_t *)(s + 1) <= d->base + d->size;
+  uint32_t local_pid = in_part ? 0 : mcx_port_pid();
+  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
+  int died = 0, locked = 0;
+  for (;;) {
+    mcx__glock(d);
+    uint32_t n = mcx__spsc_count(&v);
+    mcx__gunlock(d);
+    if (d->transport == MCX_TRANSPORT_PMQ_)
+      n = pmq_count(d, ch);
+    if (n > 0 || locked) {
+      if (!locked) {
+        int lr = mcx__pisem_lock(s, deadline);
+        if (lr != MCX_OK && lr != MCX_EOWNERDEAD)
+          return lr == MCX_EAGAIN ? MCX_ETIMEDOUT : lr;
+        died |= lr == MCX_EOWNERDEAD;
+      }
+      locked = 0;
+      r = fn(d, ch, arg);
+      if (r == MCX_OK) {
+        *lock_r = died ? MCX_EOWNERDEAD : MCX_OK;
+        if (type == MCAPI_PKT_CHAN) {
+          *buf = pa.out;
+          *size = pa.size;
+        } else {
+          *value = sa.value;
+        }
+        return MCX_OK;
+      }
+      mcx__pisem_unlock(s);
+      if (r != MCX_EAGAIN)
+        return r; /* e.g. a scalar of another width: not consumed */
+      continue;
+    }
+    if (timeout == 0)
+      return MCX_ETIMEDOUT;
+    if (!mcx__backoff_step(&b))
+      continue;
+    uint32_t key = mcx__wp_prepare_pi(&ch->recv_wp, &s->word, local_pid);
+    mcx__glock(d);
+    n = mcx__spsc_count(&v);
+    mcx__gunlock(d);
+    if (d->transport == MCX_TRANSPORT_PMQ_)
+      n = pmq_count(d, ch);
+    if (n > 0 || (r = resolve_open(d, handle, type, MCX_CHAN_RECV, &ch, &st)) != MCX_OK) {
+      mcx__wp_cancel_pi(&ch->recv_wp); /* after F-W1: we see the item or its sender sees us */
+      if (r)
+        return r;
+      continue;
+    }
+    uint64_t slice = mcx_port_now_ns() + 50000000ull;
+    int w = mcx__wp_sleep_pi(&ch->recv_wp, key, &s->word, slice < deadline ? slice : deadline,
+                             d->shared);
+    if (w == MCX_OK) { /* a sender's requeue made us the owner of s */
+      died |= mcx__pisem_acquired(s) == MCX_EOWNERDEAD;
+      locked = 1;
+      continue;
+    }
+    if (deadline != MCX_NO_DEADLINE && mcx_port_now_ns() >= deadline)
+      return MCX_ETIMEDOUT;
+    if (w != MCX_ETIMEDOUT && w != MCX_EAGAIN && w != MCX_EINTR)
+      return MCX_EIO;
+    if (mcx__any_dead_node(d))
+      mcx__sweep_dead(d);
+  }
 }

@@ -94,7 +94,22 @@ static inline int mcx__backoff_step(mcx__backoff_t *b)
 typedef struct mcx__waitpoint {
   mcx_atomic_u32 seq;
   mcx_atomic_u32 sleepers;
+  /* Next-semaphore hint (sync/wait_pi.h): where the PI futex named by a
+   * requeue-PI sleeper lives, as a byte offset from &seq, and the sleeper's
+   * pid when that offset is valid only in its own process (the semaphore is
+   * not in the mapping that holds this wait point), else 0. Written by that
+   * sleeper before it announces itself; read by notifiers that see
+   * MCX__WP_PI_ONE. */
+  mcx_atomic_u64 pi_off;
+  mcx_atomic_u32 pi_pid;
 } mcx__waitpoint_t;
+
+/* ---- sleepers that named a semaphore (sync/wait_pi.h) ------------------ */
+/** A requeue-PI sleeper adds 1 + MCX__WP_PI_ONE to sleepers. */
+#define MCX__WP_PI_ONE 0x10000u
+/** Slow path of a wake with a requeue-PI sleeper (bumps seq; sync/wait_pi.c). */
+void mcx__wp_wake_pi(mcx__waitpoint_t *wp, uint32_t sleepers, int shared);
+/* ------------------------------------------------------------------------ */
 
 /**
  * Announces a sleeper. The caller must re-check its condition after this and
@@ -130,7 +145,12 @@ static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
   /* F-W2 — full fence: the caller's publish is ordered before reading
    * sleepers; pairs with F-W1. */
   mcx_fence_seq_cst();
-  if (mcx_load_relaxed(&wp->sleepers) != 0) {
+  uint32_t s = mcx_load_relaxed(&wp->sleepers);
+  if (s != 0) {
+    if (s >= MCX__WP_PI_ONE) { /* a hinted sleeper: requeue instead of wake */
+      mcx__wp_wake_pi(wp, s, shared);
+      return;
+    }
     mcx_fetch_add_release(&wp->seq, 1); /* R-W1: pairs with A-W1 */
     mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
   }
@@ -145,7 +165,12 @@ static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
  */
 static inline void mcx__wp_notify_after_rmw(mcx__waitpoint_t *wp, int shared)
 {
-  if (mcx_load_seq_cst(&wp->sleepers) != 0) {
+  uint32_t s = mcx_load_seq_cst(&wp->sleepers);
+  if (s != 0) {
+    if (s >= MCX__WP_PI_ONE) { /* a hinted sleeper: requeue instead of wake */
+      mcx__wp_wake_pi(wp, s, shared);
+      return;
+    }
     mcx_fetch_add_release(&wp->seq, 1); /* R-W1: pairs with A-W1 */
     mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
   }
@@ -154,6 +179,11 @@ static inline void mcx__wp_notify_after_rmw(mcx__waitpoint_t *wp, int shared)
 /** Wakes every sleeper unconditionally (deletion, shutdown). */
 static inline void mcx__wp_broadcast(mcx__waitpoint_t *wp, int shared)
 {
+  uint32_t s = mcx_load_seq_cst(&wp->sleepers);
+  if (s >= MCX__WP_PI_ONE) { /* FUTEX_WAKE refuses requeue-PI sleepers */
+    mcx__wp_wake_pi(wp, s, shared);
+    return;
+  }
   mcx_fetch_add_seq_cst(&wp->seq, 1); /* R-W1 */
   mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
 }

@@ -22,11 +22,12 @@ int mca_cmd_report(int argc, char **argv)
 {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     FILE *o = argc < 2 ? stderr : stdout;
-    fprintf(o, "usage: mca report RESULT.json [AFTER.json] [-o REPORT.html]\n\n"
+    fprintf(o, "usage: mca report RESULT.json [AFTER.json] [-o REPORT.html] [--model MODEL.json]\n\n"
                "Writes one self-contained HTML page with plots (matplotlib): throughput per\n"
                "matrix cell, latency distributions, the lock-free/global speedup bubble chart,\n"
                "the multicore penalty table, size sweeps in MB/s, peers beside libmca, the\n"
-               "targets, and with two files a before/after comparison. Default output:\n"
+               "targets, and with two files a before/after comparison; with --model (or a\n"
+               "sibling <stem>.model.json) the performance model's curves and ratios. Default output:\n"
                "report.html. Needs python3 with matplotlib (scripts/deps.sh installs it).\n");
     return argc < 2 ? 2 : 0;
   }

@@ -11,7 +11,9 @@ static const mca_subcommand_t subcommands[] = {
     {"stress", "run a declarative topology and verify every item (order, loss, content)", mca_cmd_stress},
     {"report", "turn bench JSON results into one self-contained HTML page", mca_cmd_report},
     {"coherence", "sequential vs shared vs private arrays: time and coherence counters", mca_cmd_coherence},
+    {"model", "performance model: predicted ceiling per type and mode, measured/predicted", mca_cmd_model},
     {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
+    {"sem", "next-semaphore hint vs wait-then-lock: time per acquire/release, context switches", mca_cmd_sem},
 };
 
 static int usage(FILE *out)

@@ -15,5 +15,7 @@ int mca_cmd_stress(int argc, char **argv);
 int mca_cmd_report(int argc, char **argv);
 int mca_cmd_coherence(int argc, char **argv);
 int mca_cmd_sync(int argc, char **argv);
+int mca_cmd_sem(int argc, char **argv);
+int mca_cmd_model(int argc, char **argv);
 
 #endif

@@ -404,10 +404,81 @@ img{max-width:100%;display:block;margin:10px 0} code{background:#f4f4f4;padding:
 """
 
 
+def model_path(bench_path, explicit):
+    """The model JSON for a bench result: --model, else a sibling
+    <stem>.model.json or model.json next to it (written by `mca model --json`)."""
+    if explicit:
+        return explicit
+    stem, _ = os.path.splitext(bench_path)
+    for p in (stem + ".model.json", os.path.join(os.path.dirname(os.path.abspath(bench_path)), "model.json")):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def load_model(path):
+    try:
+        with open(path) as f:
+            m = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"mca report: cannot read model {path}: {e}")
+    if not isinstance(m, dict) or m.get("schema") != "mca-model/1":
+        sys.exit(f"mca report: {path} is not a mca model result (schema 'mca-model/1' expected)")
+    return m
+
+
+def model_section(m, path):
+    mc = m.get("machine", {})
+    out = [f"<p>From <code>{esc(path)}</code> (<code>mca model</code>, docs/model.md): the interconnect as one "
+           "queueing station, each core a customer; operations per exchange counted from the code under valgrind "
+           f"lackey. L = {fmt(mc.get('L_ns'), 'ns')}, one coherence transaction = L/4 = {fmt(mc.get('transaction_ns'), 'ns')}, "
+           f"hit {fmt(mc.get('hit_ns'), 'ns')}, memory access {fmt(mc.get('mem_ns'), 'ns')}, "
+           f"uncontended RMW {fmt(mc.get('rmw_ns'), 'ns')}.</p>"]
+    f6 = m.get("figure6")
+    if f6:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
+        for cores, col in (("1", "#ff7f0e"), ("2", "#1f77b4")):
+            pts = f6["curves"].get(cores, [])
+            hs = [p["h"] for p in pts]
+            a1.plot(hs, [p["items_per_s"] / 1e6 for p in pts], "-o", ms=3, color=col, label=f"{cores} core(s)")
+            a2.plot(hs, [p["utilization"] for p in pts], "-o", ms=3, color=col, label=f"{cores} core(s)")
+        a1.set_xlabel("cache hit rate")
+        a1.set_ylabel("exchanges/s (M)")
+        a1.set_yscale("log")
+        a1.set_title("throughput (%s)" % f6.get("exchange", ""))
+        a2.set_xlabel("cache hit rate")
+        a2.set_ylabel("station utilization")
+        a2.set_title("memory/interconnect utilization")
+        for a in (a1, a2):
+            a.grid(alpha=.3)
+            a.legend()
+        out.append("<p>Seed 000 Figure 6: every memory operation of the exchange hits with the given probability; "
+                   "a miss queues at the station (memory on one core, the other core's cache on two).</p>" + png(fig))
+    rows = ["<tr><th>type</th><th>locking</th><th>size</th><th>cores</th><th>transactions</th>"
+            "<th>predicted items/s</th><th>utilization</th><th>predicted RTT</th></tr>"]
+    for p in m.get("predictions", []):
+        rows.append(f"<tr><td>{esc(p['type'])}</td><td>{esc(p['locking'])}</td><td>{p['size']} B</td><td>{p['cores']}</td>"
+                    f"<td>{p['transactions']:.2f}</td><td>{fmt(p['items_per_s'])}</td><td>{p['utilization']:.2f}</td>"
+                    f"<td>{fmt(p['rtt_ns'], 'ns')}</td></tr>")
+    out.append("<h3>Predicted ceilings</h3><table>" + "".join(rows) + "</table>")
+    rows = ["<tr><th>cell</th><th>measured items/s</th><th>predicted</th><th>measured/predicted</th>"
+            "<th>predicted/measured RTT</th><th>verdict</th></tr>"]
+    for c in m.get("cells", []):
+        cls = "pass" if c["verdict"].startswith("stop") else "miss" if c["verdict"] == "gap" else "na"
+        r = "-" if c.get("ratio") is None else f"{c['ratio']:.2f}"
+        rr = "-" if c.get("rtt_ratio") is None else f"{c['rtt_ratio']:.2f}"
+        rows.append(f"<tr class='{cls}'><td>{esc(c['cell'])}</td><td>{fmt(c.get('measured_items_per_s'))}</td>"
+                    f"<td>{fmt(c.get('predicted_items_per_s'))}</td><td>{r}</td><td>{rr}</td>"
+                    f"<td>{esc(c['verdict'])}{(': ' + esc(c['gap'])) if c.get('gap') else ''}</td></tr>")
+    out.append(f"<h3>Measured / predicted (stop at &ge; {m.get('stop_ratio', 0.8)})</h3><table>" + "".join(rows) + "</table>")
+    return "".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(prog="mca report", description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="one result, or two: before and after")
     ap.add_argument("-o", "--output", default="report.html")
+    ap.add_argument("--model", help="a `mca model --json` result (default: a sibling <stem>.model.json or model.json)")
     a = ap.parse_args()
     if len(a.results) > 2:
         ap.error("give one result file, or two (before and after)")
@@ -432,6 +503,9 @@ def main():
         ("Ratios to the physical limit and the best peer", ratio_table(d)),
         ("Every cell", cells_table(d)),
     ]
+    mp = model_path(a.results[-1], a.model)
+    if mp:
+        secs.insert(-1, ("Performance model", model_section(load_model(mp), mp)))
     body = "".join(f"<h2>{esc(t)}</h2>\n{s}\n" for t, s in secs)
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mca bench report</title><style>{CSS}</style></head>"
             f"<body><h1>mca bench report</h1>{body}</body></html>")

@@ -1,0 +1,38 @@
+# mca model: the closed form, the simulation against it, the operation counter
+# against a toy with known counts, bad inputs, and a smoke run on a fixture.
+# Behaviour only, never timings.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(_py python3)
+if(Python3_Interpreter_FOUND)
+  set(_py ${Python3_EXECUTABLE})
+endif()
+set(_menv "MCA_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+set(MCA_EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/expect_output.sh)
+
+# SimPy missing: the unit tests skip (77) rather than fail; scripts/deps.sh installs it.
+add_test(NAME model_unit COMMAND sh -c
+  "'${_py}' -c 'import simpy' 2>/dev/null || { echo 'SKIP: simpy missing (scripts/deps.sh)'; exit 77; }; exec '${_py}' '${CMAKE_CURRENT_SOURCE_DIR}/model/test_model.py'")
+set_tests_properties(model_unit PROPERTIES LABELS "unit;model" TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${_menv}")
+
+add_test(NAME model_opcount_toy COMMAND ${_py} ${CMAKE_CURRENT_SOURCE_DIR}/model/test_opcount_toy.py $<TARGET_FILE:model_opcount>)
+set_tests_properties(model_opcount_toy PROPERTIES LABELS "unit;model" TIMEOUT 120 SKIP_RETURN_CODE 77
+  ENVIRONMENT "${_menv};MCX_NAMESPACE=${MCX_BUILD_TAG}_model_opcount_toy")
+
+# The real exchange counted under lackey in a small configuration (message 24 B and scalar).
+add_test(NAME model_count_quick COMMAND sh -c
+  "command -v valgrind >/dev/null || { echo 'SKIP: valgrind missing'; exit 77; }; '${_py}' '${PROJECT_SOURCE_DIR}/tools/model/opcount.py' count --quick --exchanges 50 --driver '$<TARGET_FILE:model_opcount>' --out '${CMAKE_CURRENT_BINARY_DIR}/opcounts_quick.json' && '${_py}' -c \"import json,sys; d=json.load(open(sys.argv[1])); r=d['counts']; assert len(r)==4 and all(x['send']['loads']+x['send']['stores']+x['send']['rmw']>0 and x['recv']['loads']>0 for x in r), r\" '${CMAKE_CURRENT_BINARY_DIR}/opcounts_quick.json'")
+set_tests_properties(model_count_quick PROPERTIES LABELS "unit;model" TIMEOUT 300 SKIP_RETURN_CODE 77
+  ENVIRONMENT "MCX_NAMESPACE=${MCX_BUILD_TAG}_model_count_quick")
+
+# The command: a fixture bench JSON gives a table and model JSON; bad input is named.
+add_test(NAME model_smoke_fixture COMMAND sh -c
+  "'$<TARGET_FILE:mca>' model '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/bench_small.json' --json '${CMAKE_CURRENT_BINARY_DIR}/model_smoke.json' | grep -q 'measured / predicted' && '${_py}' -c \"import json,sys; d=json.load(open(sys.argv[1])); assert d['schema']=='mca-model/1' and d['cells'] and d['predictions']\" '${CMAKE_CURRENT_BINARY_DIR}/model_smoke.json'")
+set_tests_properties(model_smoke_fixture PROPERTIES LABELS "unit;model" TIMEOUT 120)
+add_test(NAME model_rejects_bad_json COMMAND ${MCA_EXPECT} fail "not a mca bench result|not valid JSON" $<TARGET_FILE:mca> model ${PROJECT_SOURCE_DIR}/tests/topologies_bad/missing_comma.json)
+add_test(NAME model_rejects_missing_file COMMAND ${MCA_EXPECT} 2 "cannot read bench result" $<TARGET_FILE:mca> model /nonexistent/bench.json)
+set_tests_properties(model_rejects_bad_json model_rejects_missing_file PROPERTIES LABELS "unit;model")
+
+# The report gains a model section from a model JSON.
+add_test(NAME model_report_section COMMAND sh -c
+  "'$<TARGET_FILE:mca>' report '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/bench_small.json' --model '${CMAKE_CURRENT_BINARY_DIR}/model_smoke.json' -o '${CMAKE_CURRENT_BINARY_DIR}/report_model.html' && grep -q 'Performance model' '${CMAKE_CURRENT_BINARY_DIR}/report_model.html'")
+set_tests_properties(model_report_section PROPERTIES LABELS "unit;model" DEPENDS model_smoke_fixture TIMEOUT 120)

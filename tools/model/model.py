@@ -1,0 +1,515 @@
+#!/usr/bin/env python3
+"""mca model: the performance model of the message exchange (docs/model.md).
+
+usage: model.py BENCH.json [--opcounts FILE] [--json OUT] [--calibrate] [--sim]
+       model.py --run [--mca MCA] ...        (runs `mca bench --quick --no-sweep` first)
+       model.py --count [--quick] [--driver model_opcount] [--opcounts FILE]
+
+The interconnect (the coherence fabric and memory behind it) is one
+queueing station that every core queues for; each core is a customer that
+alternates between local work (a delay station: its cache hits and
+uncontended atomics) and the station (its coherence transactions: a line
+pulled from the other core's cache, or another core's copy invalidated).
+Operations per exchange come from the implementation (opcounts.json, written
+by `--count`: valgrind lackey on tools/model/opcount.c); costs come from this
+machine (L from the bench JSON, hit / memory / RMW costs from
+`model_opcount calibrate`). Solved by exact mean-value analysis and, for what
+the closed form cannot express (deterministic service, bursts, several
+channels sharing cores), by a SimPy discrete-event simulation.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+SCHEMA = "mca-model/1"
+BENCH_SCHEMA = "mca-bench/1"
+OPCOUNT_SCHEMA = "mca-model-opcounts/1"
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Installed, the script is bin/mca-model.py and its data share/mca/model/.
+DATA = HERE if os.path.exists(os.path.join(HERE, "opcount.py")) else os.path.join(HERE, "..", "share", "mca", "model")
+STOP_RATIO = 0.8
+SIDE_FIELDS = ("loads", "stores", "rmw", "transfers", "upgrades", "cold", "private", "instructions")
+CALIB_FIELDS = ("hit_ns", "mem_ns", "rmw_ns")
+
+
+class ModelError(Exception):
+    """A problem with the inputs, reported as `mca model: <message>`."""
+
+
+# ---- the closed form ---------------------------------------------------------------------
+
+
+def mva(customers, think, demand):
+    """Exact MVA of a closed network: one delay station (mean think time Z per
+    cycle) and one FCFS queueing station (mean demand D per cycle).
+
+    Returns a list, one entry per population n = 1..customers, of dicts with
+    X (cycles per unit time), R (residence time at the station), Q (mean
+    queue at the station) and U (station utilization)."""
+    if not isinstance(customers, int) or customers < 1:
+        raise ModelError("the number of cores (customers) must be an integer >= 1, got %r" % (customers,))
+    if think < 0 or demand < 0 or (think == 0 and demand == 0):
+        raise ModelError("think time and demand must be >= 0 and not both 0 (Z=%r, D=%r)" % (think, demand))
+    out, q = [], 0.0
+    for n in range(1, customers + 1):
+        r = demand * (1.0 + q)
+        x = n / (think + r)
+        q = x * r
+        out.append({"n": n, "X": x, "R": r, "Q": q, "U": x * demand})
+    return out
+
+
+def bounds(customers, think, demand):
+    """Asymptotic bounds: X <= min(N / (Z + D), 1 / D)."""
+    lim = customers / (think + demand)
+    return min(lim, 1.0 / demand) if demand > 0 else lim
+
+
+# ---- the simulation ----------------------------------------------------------------------
+
+
+def simulate(cores, think, demand, channels=1, dist="exp", cycles=20000, seed=1, burst=1, burst_think=None):
+    """Discrete-event simulation (SimPy) of the same network, and more.
+
+    cores: CPUs; channels: sender/receiver pairs, side k of channel c runs
+    on core (2c + k) % cores and holds its core while it works and while it
+    waits for the station (a core does one thing at a time). The station
+    serves FIFO, one transaction set at a time. dist: "exp" (exponential
+    think and service: the MVA's product form) or "det" (fixed times, closer
+    to hardware). burst: cycles issued back to back before a think of
+    burst_think (default: burst * think, so the mean load is the same).
+    Returns X (cycles per unit time over all customers), U (station
+    utilization), R (mean station residence) and the number of cycles."""
+    try:
+        import simpy
+    except ImportError:
+        raise ModelError("the simulation needs SimPy (scripts/deps.sh installs it: pip install simpy)")
+    if cores < 1 or channels < 1:
+        raise ModelError("cores and channels must be >= 1 (cores=%r, channels=%r)" % (cores, channels))
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    station = simpy.Resource(env, capacity=1)
+    cpus = [simpy.Resource(env, capacity=1) for _ in range(cores)]
+    stats = {"done": 0, "busy": 0.0, "resid": 0.0}
+    customers = 2 * channels
+    target = cycles
+    bt = burst * think if burst_think is None else burst_think
+
+    def draw(mean):
+        if mean <= 0:
+            return 0.0
+        return rng.expovariate(1.0 / mean) if dist == "exp" else mean
+
+    def customer(i):
+        cpu = cpus[i % cores]
+        k = 0
+        while stats["done"] < target:
+            with cpu.request() as c:
+                yield c
+                z = draw(think if burst == 1 else (bt if k % burst == 0 else 0.0))
+                if z:
+                    yield env.timeout(z)
+                t0 = env.now
+                with station.request() as s:
+                    yield s
+                    d = draw(demand)
+                    yield env.timeout(d)
+                    stats["busy"] += d
+                stats["resid"] += env.now - t0
+            stats["done"] += 1
+            k += 1
+
+    for i in range(customers):
+        env.process(customer(i))
+    env.run()
+    t = env.now
+    return {"X": stats["done"] / t, "U": stats["busy"] / t, "R": stats["resid"] / stats["done"],
+            "cycles": stats["done"], "customers": customers}
+
+
+# ---- inputs ------------------------------------------------------------------------------
+
+
+def load_json(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise ModelError("cannot read %s %s: %s" % (what, path, e.strerror or e))
+    except ValueError as e:
+        raise ModelError("%s %s is not valid JSON: %s" % (what, path, e))
+
+
+def check_bench(d, path):
+    if not isinstance(d, dict) or d.get("schema") != BENCH_SCHEMA:
+        raise ModelError("%s is not a mca bench result (schema %r expected)" % (path, BENCH_SCHEMA))
+    for k in ("cells", "machine", "L_ns"):
+        if k not in d:
+            raise ModelError("%s: missing field %r" % (path, k))
+    cpus = d["machine"].get("cpus") if isinstance(d["machine"], dict) else None
+    if not isinstance(cpus, int) or cpus < 1:
+        raise ModelError("%s: machine.cpus must be >= 1 (zero cores cannot run an exchange), got %r" % (path, cpus))
+    ls = [x for x in d["L_ns"] if isinstance(x, (int, float)) and x > 0] if isinstance(d["L_ns"], list) else []
+    if not ls:
+        raise ModelError("%s: L_ns holds no positive cache-line round trip (needs 2 CPUs)" % path)
+    if not isinstance(d["cells"], list):
+        raise ModelError("%s: cells must be a list" % path)
+    return statistics.median(ls)
+
+
+def check_opcounts(d, path):
+    if not isinstance(d, dict) or d.get("schema") != OPCOUNT_SCHEMA:
+        raise ModelError("%s is not an operation count file (schema %r expected; `mca model --count` writes one)"
+                         % (path, OPCOUNT_SCHEMA))
+    if not isinstance(d.get("counts"), list) or not d["counts"]:
+        raise ModelError("%s: missing field 'counts'" % path)
+    for i, r in enumerate(d["counts"]):
+        for k in ("type", "locking", "size", "send", "recv"):
+            if k not in r:
+                raise ModelError("%s: counts[%d] is missing field %r" % (path, i, k))
+        for side in ("send", "recv"):
+            for k in SIDE_FIELDS:
+                if not isinstance(r[side].get(k), (int, float)):
+                    raise ModelError("%s: counts[%d].%s is missing field %r" % (path, i, side, k))
+    cal = d.get("calibration")
+    if not isinstance(cal, dict) or any(not isinstance(cal.get(k), (int, float)) for k in CALIB_FIELDS):
+        raise ModelError("%s: missing field 'calibration' (%s)" % (path, ", ".join(CALIB_FIELDS)))
+
+
+def find_driver(explicit=None, mca=None):
+    cands = [explicit] if explicit else []
+    if mca:
+        b = os.path.dirname(os.path.abspath(mca))
+        cands += [os.path.join(b, "model_opcount"), os.path.join(b, "mca-model-opcount")]
+    cands.append(os.path.join(HERE, "..", "..", "build", "default", "tools", "mca", "model_opcount"))
+    for c in cands:
+        if c and os.access(c, os.X_OK):
+            return c
+    raise ModelError("cannot find the model_opcount driver (looked at %s); build it or pass --driver"
+                     % ", ".join(c for c in cands if c))
+
+
+def calibrate(driver):
+    p = subprocess.run([driver, "calibrate"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise ModelError("%s calibrate failed: %s" % (driver, p.stderr.strip()))
+    return json.loads(p.stdout)
+
+
+# ---- the model of one exchange -----------------------------------------------------------
+
+
+def interp_counts(rows, typ, locking, size):
+    """The count row for (type, locking, size): exact, or linear in size
+    between (and beyond) the two nearest counted sizes (copies grow linearly)."""
+    cand = sorted((r for r in rows if r["type"] == typ and r["locking"] == locking), key=lambda r: r["size"])
+    if not cand:
+        return None, None
+    for r in cand:
+        if r["size"] == size or typ == "scalar":
+            return r, "counted"
+    if len(cand) == 1:
+        return cand[0], "nearest size %d B" % cand[0]["size"]
+    lo, hi = (cand[0], cand[1]) if size < cand[1]["size"] else (cand[-2], cand[-1])
+    for a, b in zip(cand, cand[1:]):
+        if a["size"] <= size <= b["size"]:
+            lo, hi = a, b
+    f = (size - lo["size"]) / float(hi["size"] - lo["size"])
+    out = {"type": typ, "locking": locking, "size": size}
+    for side in ("send", "recv"):
+        out[side] = {k: max(0.0, lo[side][k] + f * (hi[side][k] - lo[side][k])) for k in SIDE_FIELDS}
+    return out, "interpolated %d-%d B" % (lo["size"], hi["size"])
+
+
+def side_costs(s, cal, sx, local):
+    """(Z, D) of one side in ns: local work, and demand at the station."""
+    z = (s["private"] + s["loads"] + s["stores"]) * cal["hit_ns"] + s["rmw"] * cal["rmw_ns"]
+    trans = 0.0 if local else s["transfers"] + s["upgrades"]
+    d = trans * sx + s["cold"] * cal["mem_ns"]
+    return z, d
+
+
+def exchange_model(row, cal, L, cores):
+    """Predictions for one exchange type in one mode on `cores` cores (1 or 2)."""
+    sx = L / 4.0
+    local = cores == 1
+    zs, ds = side_costs(row["send"], cal, sx, local)
+    zr, dr = side_costs(row["recv"], cal, sx, local)
+    # Customers cycle through one side each (averaged); an exchange is one
+    # send cycle plus one receive cycle.
+    z, d = (zs + zr) / 2.0, (ds + dr) / 2.0
+    n = 1 if local else 2
+    if d == 0:
+        x_cyc = n / z  # nothing at the station: each core is its own bottleneck
+        res = {"X": x_cyc, "U": 0.0, "R": 0.0, "Q": 0.0}
+    else:
+        res = mva(n, z, d)[-1]
+    per_ns = res["X"]
+    return {
+        "cores": cores,
+        "Z_send_ns": zs, "Z_recv_ns": zr, "D_send_ns": ds, "D_recv_ns": dr,
+        "transactions": 0.0 if local else row["send"]["transfers"] + row["send"]["upgrades"]
+        + row["recv"]["transfers"] + row["recv"]["upgrades"],
+        "items_per_s": per_ns / 2.0 * 1e9,
+        "utilization": res["U"] if d else 0.0,
+        "bound_items_per_s": bounds(n, z, d) / 2.0 * 1e9 if d else n / z / 2.0 * 1e9,
+        "rtt_ns": 2.0 * (zs + zr + ds + dr),
+    }
+
+
+def figure6(row, cal, L, points=21):
+    """Seed 000's Figure 6: throughput and station utilization against the
+    cache hit rate h, one core vs two. Every memory operation of the exchange
+    (shared and private) hits with probability h at hit_ns; a miss goes to
+    the station: from memory (mem_ns) on one core, from the other core's
+    cache (L/4 per transaction, as calibrated) on two."""
+    ops = sum(row[s][k] for s in ("send", "recv") for k in ("loads", "stores", "rmw", "private")) / 2.0
+    rmw = (row["send"]["rmw"] + row["recv"]["rmw"]) / 2.0
+    curves = {}
+    for cores, miss in ((1, cal["mem_ns"]), (2, L / 4.0)):
+        pts = []
+        for i in range(points):
+            h = i / float(points - 1)
+            z = ops * h * cal["hit_ns"] + rmw * cal["rmw_ns"]
+            d = ops * (1.0 - h) * miss
+            if d == 0:
+                pts.append({"h": h, "items_per_s": cores / z / 2.0 * 1e9, "utilization": 0.0})
+                continue
+            r = mva(cores, z, d)[-1]
+            pts.append({"h": h, "items_per_s": r["X"] / 2.0 * 1e9, "utilization": r["U"]})
+        curves[str(cores)] = pts
+    return {"exchange": "%s %s %d B" % (row["type"], row["locking"], row["size"]), "ops_per_side": ops,
+            "miss_ns": {"1": cal["mem_ns"], "2": L / 4.0}, "curves": curves}
+
+
+def med(v):
+    """A summary figure: a number, or {"median", "min", "max", "n"}."""
+    if isinstance(v, dict):
+        v = v.get("median")
+    return v if isinstance(v, (int, float)) and v > 0 else None
+
+
+def name_gap(cell, pred, row):
+    """One sentence on where the time goes that the model does not explain."""
+    meas = med(cell["summary"].get("items_per_s"))
+    if not meas:
+        return ""
+    gap = 1e9 / meas - 1e9 / pred["items_per_s"]
+    ins = row["send"]["instructions"] + row["recv"]["instructions"]
+    if cell.get("placement") == "onecore":
+        why = "waiting: both sides share CPU 0, so each hand-off waits for the scheduler (spin budget, then sched_yield)"
+    elif cell.get("wait") == "block":
+        why = "waiting: no spin budget, so hand-offs sleep on a futex (system calls, wake-up latency)"
+    elif cell.get("placement") == "none":
+        why = "placement: with no affinity the scheduler sometimes runs both sides on one CPU"
+    elif cell.get("locking") == "global":
+        why = "the global lock: its hand-offs serialize both sides beyond the counted transactions"
+    else:
+        why = "work outside memory operations: %.0f instructions per exchange, retries and polling" % ins
+    return "%.0f ns per item beyond the model; likely %s" % (gap, why)
+
+
+def compare(bench, rows, cal, L):
+    out = []
+    for c in bench["cells"]:
+        if c.get("kind") != "libmca" or c.get("status") != "ok" or c.get("transport") not in ("shm", ""):
+            continue
+        s = c.get("summary") or {}
+        meas, rtt = med(s.get("items_per_s")), med(s.get("rtt_p50_ns"))
+        if not meas and not rtt:
+            continue
+        row, how = interp_counts(rows, c.get("type"), c.get("locking"), c.get("size") or 0)
+        if row is None:
+            continue
+        cores = 1 if c.get("placement") == "onecore" else 2
+        p = exchange_model(row, cal, L, cores)
+        ratio = meas / p["items_per_s"] if meas else None
+        e = {"cell": c["id"], "counts": how, "cores": cores,
+             "measured_items_per_s": meas, "predicted_items_per_s": p["items_per_s"],
+             "ratio": ratio, "utilization": p["utilization"],
+             "measured_rtt_ns": rtt, "predicted_rtt_ns": p["rtt_ns"],
+             "rtt_ratio": p["rtt_ns"] / rtt if rtt else None}
+        if ratio is None:
+            e["verdict"] = "n/a"
+        elif ratio >= STOP_RATIO:
+            e["verdict"] = "stop" if ratio <= 1.0 else "stop (above the single-server ceiling)"
+        else:
+            e["verdict"] = "gap"
+            e["gap"] = name_gap(c, p, row)
+        out.append(e)
+    return out
+
+
+def build(bench, bench_path, ops, ops_path, cal, sim=False, seed=1):
+    L = check_bench(bench, bench_path)
+    check_opcounts(ops, ops_path)
+    rows = ops["counts"]
+    preds = []
+    for r in rows:
+        for cores in (1, 2):
+            p = exchange_model(r, cal, L, cores)
+            preds.append({"type": r["type"], "locking": r["locking"], "size": r["size"], **p})
+    out = {
+        "schema": SCHEMA,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "bench": os.path.abspath(bench_path),
+        "opcounts": os.path.abspath(ops_path),
+        "machine": {"cpus": bench["machine"]["cpus"], "cpu": bench["machine"].get("cpu"),
+                    "L_ns": L, "transaction_ns": L / 4.0, **{k: cal[k] for k in CALIB_FIELDS}},
+        "stop_ratio": STOP_RATIO,
+        "predictions": preds,
+        "cells": compare(bench, rows, cal, L),
+    }
+    base = next((r for r in rows if r["type"] == "message" and r["locking"] == "lockfree" and r["size"] == 24), rows[0])
+    out["figure6"] = figure6(base, cal, L)
+    if sim:
+        out["simulation"] = sim_checks(rows, cal, L, seed)
+    return out
+
+
+def sim_checks(rows, cal, L, seed):
+    """MVA vs simulation for each counted exchange on two cores, plus what
+    only the simulation answers: deterministic service and several channels."""
+    res = []
+    for r in rows:
+        p = exchange_model(r, cal, L, 2)
+        z = (p["Z_send_ns"] + p["Z_recv_ns"]) / 2.0
+        d = (p["D_send_ns"] + p["D_recv_ns"]) / 2.0
+        e = simulate(2, z, d, dist="exp", cycles=20000, seed=seed)
+        det = simulate(2, z, d, dist="det", cycles=20000, seed=seed)
+        ch4 = simulate(2, z, d, channels=4, dist="det", cycles=20000, seed=seed)
+        res.append({"exchange": "%s %s %d B" % (r["type"], r["locking"], r["size"]),
+                    "mva_items_per_s": p["items_per_s"], "sim_exp_items_per_s": e["X"] / 2 * 1e9,
+                    "sim_det_items_per_s": det["X"] / 2 * 1e9, "sim_4ch_items_per_s": ch4["X"] / 2 * 1e9,
+                    "sim_4ch_utilization": ch4["U"]})
+    return res
+
+
+# ---- output ------------------------------------------------------------------------------
+
+
+def si(v, unit=""):
+    if v is None:
+        return "-"
+    for f, p in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= f:
+            return "%.2f %s%s" % (v / f, p, unit)
+    return "%.2f %s" % (v, unit)
+
+
+def table(m, out=None):
+    out = out or sys.stdout
+    mc = m["machine"]
+    print("mca model: L = %.0f ns (transaction = L/4 = %.1f ns), hit %.2f ns, memory %.0f ns, RMW %.1f ns, %d cpus"
+          % (mc["L_ns"], mc["transaction_ns"], mc["hit_ns"], mc["mem_ns"], mc["rmw_ns"], mc["cpus"]), file=out)
+    print("\npredicted ceiling per exchange type and locking mode (items/s, station utilization):", file=out)
+    print("%-8s %-9s %6s | %5s %12s %6s | %12s %12s" % ("type", "locking", "size", "xact", "2 cores", "U",
+                                                         "1 core", "RTT 2 cores"), file=out)
+    by = {}
+    for p in m["predictions"]:
+        by.setdefault((p["type"], p["locking"], p["size"]), {})[p["cores"]] = p
+    for (t, l, s), v in by.items():
+        two, one = v[2], v[1]
+        print("%-8s %-9s %5dB | %5.2f %12s %6.2f | %12s %9.0f ns" % (t, l, s, two["transactions"], si(two["items_per_s"]),
+                                                                   two["utilization"], si(one["items_per_s"]), two["rtt_ns"]), file=out)
+    print("\nmeasured / predicted per bench cell (stop at >= %.1f: further data-path work buys little):" % m["stop_ratio"], file=out)
+    print("%-44s %11s %11s %6s %9s  %s" % ("cell", "measured", "predicted", "ratio", "RTT p/m", "verdict"), file=out)
+    for c in m["cells"]:
+        print("%-44s %11s %11s %6s %9s  %s%s" % (c["cell"], si(c["measured_items_per_s"]), si(c["predicted_items_per_s"]),
+                                                 "%.2f" % c["ratio"] if c["ratio"] is not None else "-",
+                                                 "%.2f" % c["rtt_ratio"] if c["rtt_ratio"] is not None else "-",
+                                                 c["verdict"], (": " + c["gap"]) if c.get("gap") else ""), file=out)
+    if m.get("simulation"):
+        print("\nMVA vs simulation (2 cores; exp = product form, det = fixed times, 4ch = four channels on two cores):", file=out)
+        for s in m["simulation"]:
+            print("  %-26s MVA %10s  sim exp %10s  det %10s  4ch %10s (U %.2f)" % (
+                s["exchange"], si(s["mva_items_per_s"]), si(s["sim_exp_items_per_s"]),
+                si(s["sim_det_items_per_s"]), si(s["sim_4ch_items_per_s"]), s["sim_4ch_utilization"]), file=out)
+
+
+# ---- command line ------------------------------------------------------------------------
+
+
+def run_bench(mca):
+    if not mca or not os.access(mca, os.X_OK):
+        raise ModelError("--run needs the mca binary (pass --mca PATH)")
+    fd, path = tempfile.mkstemp(prefix="mca-model-bench-", suffix=".json")
+    os.close(fd)
+    cmd = [mca, "bench", "--quick", "--no-sweep", "--no-progress", "--json", path]
+    print("mca model: running %s" % " ".join(cmd), file=sys.stderr)
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise ModelError("%s exited with %d" % (" ".join(cmd), p.returncode))
+    return path
+
+
+def do_count(a):
+    driver = find_driver(a.driver, a.mca)
+    sys.path.insert(0, DATA)
+    import opcount
+    if not shutil.which("valgrind"):
+        raise ModelError("--count needs valgrind (apt-get install valgrind)")
+    try:
+        d = opcount.count_all(driver, a.exchanges, 20, a.quick)
+    except opcount.TraceError as e:
+        raise ModelError(str(e))
+    d["calibration"] = calibrate(driver)
+    with open(a.opcounts, "w") as f:
+        f.write(json.dumps(d, indent=1) + "\n")
+    print("mca model: wrote %s (%d exchange types/modes)" % (a.opcounts, len(d["counts"])), file=sys.stderr)
+    for r in d["counts"]:
+        print("  %-8s %-9s %5d B  send L/S/M %5.1f %5.1f %4.1f xfer %4.2f upg %4.2f | recv L/S/M %5.1f %5.1f %4.1f xfer %4.2f upg %4.2f"
+              % (r["type"], r["locking"], r["size"], r["send"]["loads"], r["send"]["stores"], r["send"]["rmw"],
+                 r["send"]["transfers"], r["send"]["upgrades"], r["recv"]["loads"], r["recv"]["stores"],
+                 r["recv"]["rmw"], r["recv"]["transfers"], r["recv"]["upgrades"]))
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="mca model", description=__doc__.splitlines()[0])
+    ap.add_argument("bench", nargs="?", help="a `mca bench --json` result")
+    ap.add_argument("--run", action="store_true", help="run `mca bench --quick --no-sweep` first and model that")
+    ap.add_argument("--count", action="store_true", help="re-count operations under valgrind and re-calibrate")
+    ap.add_argument("--quick", action="store_true", help="with --count: message 24 B and scalar only")
+    ap.add_argument("--exchanges", type=int, default=200, help="with --count: exchanges traced per type/mode")
+    ap.add_argument("--opcounts", default=os.path.join(DATA, "opcounts.json"), help="operation counts (JSON)")
+    ap.add_argument("--calibrate", action="store_true", help="re-measure hit/memory/RMW costs now")
+    ap.add_argument("--sim", action="store_true", help="also run the SimPy simulation beside the closed form")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", dest="json_out", help="write the model as JSON here")
+    ap.add_argument("--mca", help=argparse.SUPPRESS)
+    ap.add_argument("--driver", help="the model_opcount executable")
+    a = ap.parse_args(argv)
+    try:
+        if a.count:
+            return do_count(a)
+        path = run_bench(a.mca) if a.run else a.bench
+        if not path:
+            ap.print_usage(sys.stderr)
+            raise ModelError("give a bench JSON file, or --run, or --count")
+        bench = load_json(path, "bench result")
+        ops = load_json(a.opcounts, "operation counts")
+        check_opcounts(ops, a.opcounts)
+        cal = calibrate(find_driver(a.driver, a.mca)) if a.calibrate else ops["calibration"]
+        m = build(bench, path, ops, a.opcounts, cal, sim=a.sim, seed=a.seed)
+    except ModelError as e:
+        print("mca model: %s" % e, file=sys.stderr)
+        return 2
+    table(m)
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            f.write(json.dumps(m, indent=1) + "\n")
+        print("\nmca model: wrote %s" % a.json_out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
