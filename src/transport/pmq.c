@@ -60,6 +60,7 @@ typedef struct mcx__pmq {
   uint32_t neps, nchans;
   uint32_t pkt_size; /* mq_msgsize of a packet channel's queue */
   pmq_rx_t *rx;      /* per channel record */
+  mcx__mutex_t rx_lock; /* pool allocation and release's pointer look-up (any thread) */
   mcx_port_mq_sys_t sys;
   pmq_slot_t slot[];
 } mcx__pmq_t;
@@ -699,8 +700,10 @@ void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c)
   mcx_port_mq_unlink(name);
   q_install(d, p->neps + c->idx, NULL);
   pmq_rx_t *rx = &p->rx[c->idx];
+  mcx__mutex_lock(&p->rx_lock, 0);
   free(rx->pool);
   memset(rx, 0, sizeof *rx);
+  mcx__mutex_unlock(&p->rx_lock, 0);
 }
 
 /* The connection's queue, made on first use by either side (the state
@@ -745,9 +748,11 @@ static pmq_rx_t *rx_of(mcx__domain_t *d, const mcx__pmq_chan_t *c)
 {
   pmq_rx_t *rx = &d->pmq->rx[c->idx];
   if (rx->gen != c->gen) { /* a new connection on this record */
+    mcx__mutex_lock(&d->pmq->rx_lock, 0);
     free(rx->pool);
     memset(rx, 0, sizeof *rx);
     rx->gen = c->gen;
+    mcx__mutex_unlock(&d->pmq->rx_lock, 0);
   }
   return rx;
 }
@@ -786,13 +791,16 @@ int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, 
                      void **out, size_t *len)
 {
   pmq_rx_t *rx = rx_of(d, c);
-  if (!rx->pool) {
+  if (!rx->pool) { /* only this (receiving) thread allocates; release may look it up */
     size_t stride = (d->pmq->pkt_size + MCAPI_BUF_ALIGN - 1) / MCAPI_BUF_ALIGN * MCAPI_BUF_ALIGN;
-    rx->pool = aligned_alloc(MCAPI_BUF_ALIGN, stride * nbuf);
-    if (!rx->pool)
+    uint8_t *pool = aligned_alloc(MCAPI_BUF_ALIGN, stride * nbuf);
+    if (!pool)
       return MCX_ENOMEM;
+    mcx__mutex_lock(&d->pmq->rx_lock, 0);
+    rx->pool = pool;
     rx->stride = (uint32_t)stride;
     rx->nbuf = nbuf;
+    mcx__mutex_unlock(&d->pmq->rx_lock, 0);
   }
   if (b >= rx->nbuf)
     return MCX_EINVAL;
@@ -805,20 +813,24 @@ int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, 
 
 int mcx__pmq_pkt_locate(const mcx__domain_t *d, const void *ptr, uint32_t *idx, uint32_t *b)
 {
-  const mcx__pmq_t *p = d->pmq;
+  mcx__pmq_t *p = d->pmq;
   const uint8_t *u = ptr;
+  int r = MCX_EBADBUF;
+  mcx__mutex_lock(&p->rx_lock, 0); /* other channels' pools change under their receivers */
   for (uint32_t i = 0; u && i < p->nchans; i++) {
     const pmq_rx_t *rx = &p->rx[i];
     if (rx->pool && u >= rx->pool && u < rx->pool + (size_t)rx->nbuf * rx->stride) {
       size_t off = (size_t)(u - rx->pool);
-      if (off % rx->stride)
-        return MCX_EBADBUF; /* not the start of a buffer */
-      *idx = i;
-      *b = (uint32_t)(off / rx->stride);
-      return MCX_OK;
+      if (off % rx->stride == 0) { /* else not the start of a buffer */
+        *idx = i;
+        *b = (uint32_t)(off / rx->stride);
+        r = MCX_OK;
+      }
+      break;
     }
   }
-  return MCX_EBADBUF;
+  mcx__mutex_unlock(&p->rx_lock, 0);
+  return r;
 }
 
 int mcx__pmq_chan_count(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t *count)
