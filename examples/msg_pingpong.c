@@ -174,7 +174,8 @@ int main(int argc, char **argv)
   }
   pthread_barrier_init(&bar, NULL, 2);
   pin(0);
-  printf("%d batches x %d round trips, threads pinned to CPUs 0 and 1\n", batches, per_batch);
+  printf("%d batches x %d round trips, threads pinned to CPUs 0 and 1, %s transport\n", batches,
+         per_batch, getenv("MCX_TRANSPORT") ? getenv("MCX_TRANSPORT") : "shm");
   run_mode(0);
   run_mode(1);
   return 0;

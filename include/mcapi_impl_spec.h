@@ -38,8 +38,9 @@ typedef enum mcx_compat {
 
 /** Transports (init parameter `transport`, or MCX_TRANSPORT). */
 typedef enum mcx_transport {
-  MCX_TRANSPORT_DEFAULT = 0,
-  MCX_TRANSPORT_SHM = 1,
+  MCX_TRANSPORT_DEFAULT = 0, /**< MCX_TRANSPORT from the environment (shm, pmq), else shm */
+  MCX_TRANSPORT_SHM = 1,     /**< lock-free rings in the domain partition */
+  MCX_TRANSPORT_PMQ = 2,     /**< one POSIX message queue per receiving endpoint (docs/pmq.md) */
 } mcx_transport_t;
 
 /**

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "transport/pmq.h"
 
 #define ATTRS_VALID 0x4e4f4445u /* marks an initialized mcapi_node_attributes_t */
 
@@ -36,7 +37,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
   if (init_parameters) {
     const mcapi_param_t *p = init_parameters;
     if ((unsigned)p->locking > MCX_LOCKING_GLOBAL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
-        (unsigned)p->transport > MCX_TRANSPORT_SHM ||
+        (unsigned)p->transport > MCX_TRANSPORT_PMQ ||
         (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1)))) ||
         (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600))) {
       SET(MCAPI_ERR_PARAMETER);
@@ -44,6 +45,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     }
     o.locking = (uint32_t)p->locking;
     o.compat = (uint32_t)p->compat;
+    o.transport = (uint32_t)p->transport;
     o.max_endpoints = p->max_endpoints;
     o.qcap = p->queue_elements;
     o.max_msg = p->max_msg_size;
@@ -199,6 +201,21 @@ MCX_API mcx_compat_t mcx_compat(void)
   if (!mcx__is_node())
     return MCX_COMPAT_DEFAULT;
   return mcx__self.dom->compat == MCX_COMPAT_MCA203_ ? MCX_COMPAT_MCA203 : MCX_COMPAT_SPEC;
+}
+
+MCX_API mcx_transport_t mcx_transport(void)
+{
+  if (!mcx__is_node())
+    return MCX_TRANSPORT_DEFAULT;
+  return mcx__self.dom->transport == MCX_TRANSPORT_PMQ_ ? MCX_TRANSPORT_PMQ : MCX_TRANSPORT_SHM;
+}
+
+MCX_API int mcx_pmq_limits(mcx_pmq_limits_t *out)
+{
+  if (!out)
+    return -1;
+  mcx__pmq_limits(out);
+  return 0;
 }
 
 MCX_API unsigned mcx_requests_in_use(void) { return mcx__req_in_use(); }

@@ -32,6 +32,8 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
     return ctx == CTX_ATTR ? MCAPI_ERR_ATTR_SIZE : MCAPI_ERR_MSG_SIZE;
   case MCX_ETRUNC:
     return MCAPI_ERR_MSG_TRUNCATED;
+  case MCX_ELIMIT: /* a system limit (pmq: RLIMIT_MSGQUEUE, msg_max); the log names it */
+    return MCAPI_ERR_MEM_LIMIT;
   case MCX_ENOMEM:
     return ctx == CTX_REQUEST ? MCAPI_ERR_REQUEST_LIMIT : MCAPI_ERR_MEM_LIMIT;
   case MCX_EBUSY:

@@ -39,6 +39,7 @@
 #include "sync/pisem.h"
 #include "runtime/msg_sem.h"
 #include "sync/wait_pi.h"
+#include "transport/pmq.h"
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY. */
 #define BUT_RETRIES 256
@@ -176,6 +177,23 @@ static uint32_t ep_word(uint32_t type, uint32_t flags, uint32_t rec_plus1)
 
 static uint32_t dir_flag(uint32_t dir) { return dir == MCX_CHAN_SEND ? MCX_CHW_SEND : MCX_CHW_RECV; }
 
+/* ---- pmq transport (transport/pmq.c): the connection's data travels in one
+ * POSIX message queue, made by whichever side uses it first and unlinked at
+ * tear-down; the state machine and the wait points stay as they are. Packets are copied out of the queue
+ * into a process-local pool: no zero-copy over a message queue. */
+static mcx__pmq_chan_t pmq_chan(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t st)
+{
+  uint32_t type = mcx_load_relaxed(&ch->type);
+  mcx__pmq_chan_t c = {
+      .idx = (uint32_t)(ch - chan_at(d, 0)),
+      .gen = ST_GEN(st),
+      .pid = mcx_load_relaxed(&mcx__nodes(d)[mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])].pid),
+      .type = type,
+      .depth = type == MCAPI_PKT_CHAN ? mcx_load_relaxed(&ch->nbuf) : mcx_load_relaxed(&ch->mask) + 1,
+  };
+  return c;
+}
+
 uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t w)
 {
   if (!w)
@@ -307,6 +325,10 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
     if (mcx__ep_resolve(d, eh, &e) == MCX_OK && W_REC(w = mcx_load_relaxed(&e->chan)) == idx + 1)
       /* R-C2: a message endpoint again, or one whose open waits for the next connection. */
       mcx_store_release(&e->chan, (W_FLAGS(w) & MCX_CHW_OPEN_PENDING) ? w & 0xffffu : 0);
+  }
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    mcx__pmq_chan_t c = pmq_chan(d, ch, st);
+    mcx__pmq_chan_destroy(d, &c); /* unlinks the connection's queue */
   }
   uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
   /* R-C3 — release: the record is free, with a new generation (old handles go
@@ -602,6 +624,75 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
   }
 }
 
+/* ---- pmq data path (see pmq_chan above) */
+
+static int pmq_scl_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
+                             uint64_t value)
+{
+  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd; /* the process's descriptor cache */
+  mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
+  int r = mcx__pmq_scl_put(d, &c, width, value);
+  if (r == MCX_OK)
+    mcx__wp_notify(&ch->recv_wp, d->shared);
+  return r;
+}
+
+static int pmq_pkt_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, const void *buf,
+                             size_t size)
+{
+  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd;
+  /* The receiver holding every buffer of its pool: only its releases help
+   * (MEM_LIMIT), as on shm. A-B2: pairs with R-B2 in release. */
+  if (mcx_load_acquire(&ch->held) >= mcx_load_relaxed(&ch->nbuf))
+    return MCX_ENOMEM;
+  mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
+  int r = mcx__pmq_chan_put(d, &c, buf, size);
+  if (r == MCX_OK)
+    mcx__wp_notify(&ch->recv_wp, d->shared);
+  return r;
+}
+
+/* Items waiting (0 when the queue cannot be read: the next receive says why). */
+static uint32_t pmq_count(mcx__domain_t *d, mcx__chan_t *ch)
+{
+  mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
+  uint32_t n = 0;
+  return mcx__pmq_chan_count(d, &c, &n) == MCX_OK ? n : 0;
+}
+
+/* A scalar (@p value set) or a packet (@p out set) from the queue; once the
+ * sender has closed or gone, one more look, then ENOTOPEN (as get_or_closed). */
+static int pmq_recv_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
+                         uint64_t *value, void **out, size_t *size)
+{
+  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd;
+  mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
+  uint32_t nbuf = mcx_load_relaxed(&ch->nbuf), b = 0;
+  if (out) { /* a free buffer of the local pool (receiver-owned words) */
+    while (b < nbuf && mcx_load_relaxed(&ch->buf[b]) == B_HELD)
+      b++;
+    if (b == nbuf)
+      return MCX_ENOMEM;
+  }
+  int r = out ? mcx__pmq_pkt_get(d, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d, &c, width, value);
+  if (r == MCX_EAGAIN) {
+    if (peer_alive(ch, MCX_CHAN_RECV))
+      return MCX_EAGAIN;
+    /* Its last item, sent before its close, is in the queue by now. */
+    r = out ? mcx__pmq_pkt_get(d, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d, &c, width, value);
+    if (r == MCX_EAGAIN)
+      return MCX_ENOTOPEN;
+  }
+  if (r != MCX_OK)
+    return r;
+  if (out) {
+    mcx_store_relaxed(&ch->buf[b], B_HELD);
+    mcx_store_relaxed(&ch->held, mcx_load_relaxed(&ch->held) + 1);
+  }
+  mcx__wp_notify(&ch->space_wp, d->shared); /* room in the queue */
+  return MCX_OK;
+}
+
 /* ---- scalars */
 
 struct scl_arg {
@@ -614,6 +705,8 @@ static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   struct scl_arg *a = arg;
   if (!peer_alive(ch, MCX_CHAN_SEND))
     return MCX_ENOTOPEN;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_scl_send_once(d, ch, a->width, a->value);
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__q_outcome_t o;
   mcx__glock(d);
@@ -680,6 +773,8 @@ static mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, u
 static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
 {
   struct scl_arg *a = arg;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_recv_once(d, ch, a->width, &a->value, NULL, NULL);
   uint32_t meta = 0;
   int closed;
   mcx__q_outcome_t o = get_or_closed(d, ch, a->width, &meta, &a->value, &closed);
@@ -751,6 +846,8 @@ static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   struct pkt_arg *a = arg;
   if (!peer_alive(ch, MCX_CHAN_SEND))
     return MCX_ENOTOPEN;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_pkt_send_once(d, ch, a->src, a->size);
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__q_outcome_t o;
   int r = MCX_OK;
@@ -818,6 +915,8 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
 static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
 {
   struct pkt_arg *a = arg;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_recv_once(d, ch, 0, NULL, &a->out, &a->size);
   uint32_t meta = 0;
   uint64_t b = 0;
   int closed;
@@ -872,13 +971,23 @@ static int buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, u
   const mcx__part_hdr_t *h = d->hdr;
   const uint8_t *u = p;
   size_t pool = (size_t)MCAPI_MAX_BUFFERS * h->pkt_stride;
-  if (!p || u < d->base + h->off_chan_pools || u >= d->base + h->off_chan_pools + h->n_chans * pool)
-    return MCX_EBADBUF;
-  size_t off = (size_t)(u - (d->base + h->off_chan_pools));
-  if (off % h->pkt_stride)
-    return MCX_EBADBUF; /* not the start of a buffer */
-  mcx__chan_t *ch = chan_at(d, (uint32_t)(off / pool));
-  uint32_t idx = (uint32_t)(off % pool / h->pkt_stride);
+  mcx__chan_t *ch;
+  uint32_t idx;
+  if (d->transport == MCX_TRANSPORT_PMQ_) { /* a buffer of this process's pool */
+    uint32_t rec;
+    if (mcx__pmq_pkt_locate(d, p, &rec, &idx) != MCX_OK)
+      return MCX_EBADBUF;
+    ch = chan_at(d, rec);
+  } else {
+    if (!p || u < d->base + h->off_chan_pools ||
+        u >= d->base + h->off_chan_pools + h->n_chans * pool)
+      return MCX_EBADBUF;
+    size_t off = (size_t)(u - (d->base + h->off_chan_pools));
+    if (off % h->pkt_stride)
+      return MCX_EBADBUF; /* not the start of a buffer */
+    ch = chan_at(d, (uint32_t)(off / pool));
+    idx = (uint32_t)(off % pool / h->pkt_stride);
+  }
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   if (!(st & ST_LIVE) || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN ||
       idx >= mcx_load_relaxed(&ch->nbuf) ||
@@ -905,12 +1014,14 @@ int mcx__pkt_release(void *buf)
   /* R-B2 — release: held drops after the user's last use of the buffer; pairs
    * with A-B2 (take_buffer, close progress). */
   mcx_store_release(&ch->held, mcx_load_relaxed(&ch->held) - 1);
-  mcx__spsc_view_t rv = ret_view(d, ch);
-  mcx__glock(d);
-  /* R1 of the return ring: our reads of the buffer before the sender reuses
-   * it. Never full: it has a slot for every buffer. */
-  mcx__spsc_put(&rv, 0, b);
-  mcx__gunlock(d);
+  if (d->transport != MCX_TRANSPORT_PMQ_) { /* pmq: the buffer is ours, nothing to return */
+    mcx__spsc_view_t rv = ret_view(d, ch);
+    mcx__glock(d);
+    /* R1 of the return ring: our reads of the buffer before the sender reuses
+     * it. Never full: it has a slot for every buffer. */
+    mcx__spsc_put(&rv, 0, b);
+    mcx__gunlock(d);
+  }
   mcx__wp_notify(&ch->space_wp, d->shared);
   if (ST_SIDE(mcx_load_relaxed(&ch->state), MCX_CHAN_RECV) == S_CLOSEP)
     mcx__wp_notify(&area_of(d)->ctl, d->shared); /* a close may be waiting for this */
@@ -936,6 +1047,10 @@ int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)
   int r = resolve_open(d, handle, type, MCX_CHAN_RECV, &ch, &st);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    mcx__pmq_chan_t c = pmq_chan(d, ch, st);
+    return mcx__pmq_chan_count(d, &c, count);
+  }
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__glock(d);
   *count = mcx__spsc_count(&v);
@@ -994,6 +1109,8 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
     mcx__glock(d);
     uint32_t n = mcx__spsc_count(&v);
     mcx__gunlock(d);
+    if (d->transport == MCX_TRANSPORT_PMQ_)
+      n = pmq_count(d, ch);
     if (n > 0 || locked) {
       if (!locked) {
         int lr = mcx__pisem_lock(s, deadline);
@@ -1026,6 +1143,8 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
     mcx__glock(d);
     n = mcx__spsc_count(&v);
     mcx__gunlock(d);
+    if (d->transport == MCX_TRANSPORT_PMQ_)
+      n = pmq_count(d, ch);
     if (n > 0 || (r = resolve_open(d, handle, type, MCX_CHAN_RECV, &ch, &st)) != MCX_OK) {
       mcx__wp_cancel_pi(&ch->recv_wp); /* after F-W1: we see the item or its sender sees us */
       if (r)

@@ -5,6 +5,7 @@
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
 #include "runtime/runtime.h"
+#include "transport/pmq.h"
 
 MCX_TLS mcx__self_t mcx__self;
 mcx_atomic_u32 mcx__debug_level;
@@ -43,6 +44,13 @@ static uint32_t resolve_compat(uint32_t requested)
   return requested ? requested : env_choice("MCX_COMPAT", names, values, 2, MCX_COMPAT_SPEC_);
 }
 
+static uint32_t resolve_transport(uint32_t requested)
+{
+  static const char *const names[] = {"shm", "pmq"};
+  static const uint32_t values[] = {MCX_TRANSPORT_SHM_, MCX_TRANSPORT_PMQ_};
+  return requested ? requested : env_choice("MCX_TRANSPORT", names, values, 2, MCX_TRANSPORT_SHM_);
+}
+
 /* The partition's name: per user, per namespace (MCX_NAMESPACE, so test runs
  * and users of one machine do not meet by accident), per domain. */
 static void partition_name(char *out, size_t n, uint32_t domain_id)
@@ -71,6 +79,9 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   l->max_eps = o->max_endpoints ? o->max_endpoints : MCAPI_MAX_ENDPOINTS;
   l->qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
   l->max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
+  /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
+  if (o->transport == MCX_TRANSPORT_PMQ_)
+    l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
   l->nprio = MCX_NPRIO;
   if (l->max_eps == 0 || l->max_eps > 0xfffe || l->qcap < 2 || (l->qcap & (l->qcap - 1)) ||
       l->qcap > 65536 || l->max_msg > (1u << 24))
@@ -108,7 +119,7 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->domain_id = domain_id;
   h->locking = resolve_locking(o->locking);
   h->compat = resolve_compat(o->compat);
-  h->transport = 1;
+  h->transport = resolve_transport(o->transport);
   h->max_nodes = MCA_MAX_NODES;
   h->max_endpoints = l->max_eps;
   h->nprio = l->nprio;
@@ -157,7 +168,8 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
            h->max_endpoints > 0xfffe || h->qcap < 2 || (h->qcap & (h->qcap - 1)) ||
            h->max_msg > (1u << 24) || h->locking < MCX_LOCK_LOCKFREE ||
            h->locking > MCX_LOCK_GLOBAL || h->compat < MCX_COMPAT_SPEC_ ||
-           h->compat > MCX_COMPAT_MCA203_)
+           h->compat > MCX_COMPAT_MCA203_ || h->transport < MCX_TRANSPORT_SHM_ ||
+           h->transport > MCX_TRANSPORT_PMQ_)
     why = "header fields out of range (corrupted)";
   else {
     layout_t l;
@@ -206,6 +218,9 @@ static int all_nodes_dead(const uint8_t *base, const mcx__part_hdr_t *h)
 static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
 {
   layout_t l;
+  mcx__init_opts_t oc = *o; /* a creator resolves its transport before the layout */
+  oc.transport = resolve_transport(o->transport);
+  o = &oc;
   int r = compute_layout(o, &l);
   if (r)
     return r;
@@ -287,6 +302,12 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   d->locking = d->hdr->locking;
   d->compat = d->hdr->compat;
   snprintf(d->name, sizeof d->name, "%s", name);
+  d->transport = d->hdr->transport;
+  if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
+    mcx_port_shm_unmap(d->base, d->size);
+    memset(d, 0, sizeof *d);
+    return r;
+  }
   return MCX_OK;
 }
 
@@ -302,6 +323,7 @@ static void forget_parent_state(void)
   proc_fork_gen = g;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++)
     if (domains[i].refs) {
+      mcx__pmq_domain_forget(&domains[i]); /* the parent's descriptors */
       mcx_port_unmap(domains[i].base, domains[i].size);
       memset(&domains[i], 0, sizeof domains[i]);
     }
@@ -335,6 +357,7 @@ static void detach_domain(mcx__domain_t *d, int last_in_domain)
   if (last_in_domain)
     mcx_port_shm_unlink(d->name);
   if (--d->refs == 0) {
+    mcx__pmq_domain_close(d, last_in_domain);
     mcx_port_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
   }
@@ -384,7 +407,8 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__init_opts_t none = {0};
   if (!opts)
     opts = &none;
-  if (opts->locking > MCX_LOCK_GLOBAL || opts->compat > MCX_COMPAT_MCA203_)
+  if (opts->locking > MCX_LOCK_GLOBAL || opts->compat > MCX_COMPAT_MCA203_ ||
+      opts->transport > MCX_TRANSPORT_PMQ_)
     return MCX_EINVAL;
   mcx__mutex_lock(&proc_lock, 0);
   mcx__domain_t *d;
@@ -406,7 +430,8 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   }
   mcx__part_hdr_t *h = d->hdr;
   if ((opts->locking && opts->locking != d->locking) ||
-      (opts->compat && opts->compat != d->compat)) {
+      (opts->compat && opts->compat != d->compat) ||
+      (opts->transport && opts->transport != d->transport)) {
     r = MCX_EINVAL; /* the domain exists with another mode */
   } else {
     mcx__sweep_dead_locked(d);

@@ -4,6 +4,7 @@
 #include "mcapi.h"
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"
+#include "transport/pmq.h"
 
 #define TIMEOUT_INFINITE 0xffffffffu
 
@@ -74,6 +75,10 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
       gen = 1;
     uint32_t epoch = (mcx_load_relaxed(&e->ring_epoch) + 1) & MCX_RING_GEN_MASK;
     uint32_t depth = h->qcap;
+    /* pmq: the endpoint's queue first; nothing is published if that fails. */
+    if (d->transport == MCX_TRANSPORT_PMQ_ &&
+        (r = mcx__pmq_ep_create(d, (uint32_t)slot, epoch, &depth)) != MCX_OK)
+      goto out;
     init_rings(d, (uint32_t)slot, depth, epoch);
     mcx_store_relaxed(&e->node_id, mcx__self.node_id);
     mcx_store_relaxed(&e->port, port);
@@ -91,6 +96,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     mcx_store_release(&e->state, gen << 8 | EP_ACTIVE);
     *handle = mcx__handle((uint32_t)slot, gen);
   }
+out:
   mcx__admin_unlock(d);
   if (!r)
     mcx__wp_broadcast(&h->ep_created, d->shared);
@@ -154,6 +160,8 @@ void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)
    * closing the rings makes their CAS fail; the state tells them why. */
   mcx_store_seq_cst(&e->state, (st & ~0xffu) | EP_DELETING);
   uint32_t dropped = close_rings(d, idx, mcx_load_relaxed(&e->depth));
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    dropped += mcx__pmq_ep_delete(d, e, idx); /* unlinks the queue */
   if (dropped)
     MCX_DEBUG(1, "endpoint %#x deleted with %u message(s) queued", mcx__handle(idx, st >> 8),
               dropped);
@@ -302,6 +310,8 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
 /* Re-sizes the rings of an empty endpoint; caller holds the admin lock. */
 static int resize_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth)
 {
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_ep_resize(d, e, idx, depth); /* re-creates the queue */
   uint32_t st = mcx_load_relaxed(&e->state);
   mcx_store_seq_cst(&e->state, (st & ~0xffu) | EP_RECONFIG);
   uint32_t old = mcx_load_relaxed(&e->depth);

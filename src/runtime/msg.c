@@ -2,6 +2,7 @@
 #include "mcapi.h"
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"
+#include "transport/pmq.h"
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY: the
  * other side is inside a short copy, so an immediate retry usually wins. */
@@ -88,6 +89,8 @@ static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, u
     return r;
   if (size > d->hdr->max_msg)
     return MCX_EMSGSIZE;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
   uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b;
@@ -211,6 +214,8 @@ int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   int r = resolve_recv(d, h, &ep);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_recv(d, ep, h, buf, cap, size, 0);
   for (int i = 0;; i++) {
     mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, 1);
     if (o == MCX_RING_OK)
@@ -230,6 +235,8 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   int r = resolve_recv(d, h, &ep);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_recv(d, ep, h, buf, cap, size, 1);
   uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b;
@@ -283,6 +290,8 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
   int r = resolve_recv(d, h, &ep);
   if (r)
     return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return mcx__pmq_available(d, ep, h, count);
   uint32_t idx = mcx__handle_idx(h), depth = mcx_load_relaxed(&ep->depth), n = 0;
   mcx__glock(d);
   for (uint32_t p = 0; p < d->hdr->nprio; p++) {

@@ -30,6 +30,7 @@
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2 };
 enum { MCX_COMPAT_SPEC_ = 1, MCX_COMPAT_MCA203_ = 2 };
+enum { MCX_TRANSPORT_SHM_ = 1, MCX_TRANSPORT_PMQ_ = 2 };
 
 /* Endpoint states (low byte of mcx__endpoint_t.state; the rest is the generation). */
 enum { EP_FREE = 0, EP_ACTIVE = 1, EP_RECONFIG = 2, EP_DELETING = 3 };
@@ -101,6 +102,7 @@ typedef struct mcx__endpoint {
   mcx_atomic_u32 chan; /* channel connection (next issue); 0 = message endpoint */
   /* Line 1 — written by senders the first time they use a priority. */
   MCX_ALIGNED_LINE mcx_atomic_u32 used_prios;
+  mcx_atomic_u32 pmq_senders; /* pmq: senders between their state check and mq_send (pmq.c) */
   /* Line 2 — the receiver sleeps here; senders notify. */
   MCX_ALIGNED_LINE mcx__waitpoint_t recv_wp;
   /* Line 3 — senders waiting for space sleep here; the receiver notifies. */
@@ -138,6 +140,8 @@ typedef struct mcx__domain {
   uint32_t locking;
   uint32_t compat;
   char name[64]; /* the shm object's name */
+  uint32_t transport;     /* MCX_TRANSPORT_*_: the one branch of the message calls */
+  struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
 } mcx__domain_t;
 
 /** The calling thread's node (thread-local). */
@@ -222,7 +226,7 @@ static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
 
 /* ---- domain and node (domain.c) */
 typedef struct mcx__init_opts {
-  uint32_t locking, compat; /* 0 = from environment / default */
+  uint32_t locking, compat, transport; /* 0 = from environment / default */
   uint32_t max_endpoints, qcap, max_msg;
   uint32_t shm_mode; /* 0 = 0600 */
 } mcx__init_opts_t;

@@ -26,6 +26,30 @@ static void init_node(mcapi_domain_t dom, mcapi_node_t node, mcx_locking_t lk)
   CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 
+/* The transports differ in two sizes only (docs/pmq.md): pmq messages are
+ * bounded by the kernel's msgsize_max and a queue's default depth by msg_max. */
+static size_t expected_max_payload(void)
+{
+  if (mcx_transport() != MCX_TRANSPORT_PMQ)
+    return MCAPI_MAX_MSG_SIZE;
+  mcx_pmq_limits_t l;
+  CHECK(mcx_pmq_limits(&l) == 0);
+  CHECK(l.max_payload > 0 && l.max_payload <= MCAPI_MAX_MSG_SIZE);
+  if (!l.privileged && l.msgsize_max)
+    CHECK(l.max_payload <= l.msgsize_max);
+  return l.max_payload;
+}
+
+static mcapi_uint_t expected_default_depth(void)
+{
+  if (mcx_transport() != MCX_TRANSPORT_PMQ)
+    return MCAPI_MAX_QUEUE_ELEMENTS;
+  mcx_pmq_limits_t l;
+  CHECK(mcx_pmq_limits(&l) == 0);
+  CHECK(l.default_depth >= 1 && l.default_depth <= MCAPI_MAX_QUEUE_ELEMENTS);
+  return l.default_depth;
+}
+
 static void fini(void)
 {
   mcapi_status_t st;
@@ -145,6 +169,34 @@ TEST(domain_with_other_locking_mode_is_refused)
   mcapi_status_t st = 0;
   run_thread(join_lf_domain_as_global, &st);
   CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  fini();
+}
+
+static void *join_lf_domain_with_other_transport(void *arg)
+{
+  mcapi_status_t st;
+  mcapi_info_t info;
+  mcapi_param_t p;
+  mcx_param_init(&p);
+  p.transport = *(mcx_transport_t *)arg == MCX_TRANSPORT_PMQ ? MCX_TRANSPORT_SHM : MCX_TRANSPORT_PMQ;
+  mcapi_initialize(DOM_LF, 9, NULL, &p, &info, &st);
+  *(mcapi_status_t *)arg = st;
+  if (st == MCAPI_SUCCESS)
+    mcapi_finalize(&st);
+  return NULL;
+}
+
+TEST(domain_with_other_transport_is_refused)
+{
+  init_node(DOM_LF, 1, MCX_LOCKING_LOCKFREE);
+  mcx_transport_t mine = mcx_transport();
+  CHECK(mine == MCX_TRANSPORT_SHM || mine == MCX_TRANSPORT_PMQ);
+  union {
+    mcx_transport_t tr;
+    mcapi_status_t st;
+  } arg = {.tr = mine};
+  run_thread(join_lf_domain_with_other_transport, &arg);
+  CHECK_STATUS(arg.st, MCAPI_ERR_PARAMETER);
   fini();
 }
 
@@ -360,11 +412,11 @@ TEST(endpoint_attributes)
   CHECK_EQ_U(u, MCAPI_NO_CHAN);
   mcapi_endpoint_get_attribute(e, MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE, &sz, sizeof sz, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK_EQ_U(sz, MCAPI_MAX_MSG_SIZE);
+  CHECK_EQ_U(sz, expected_max_payload());
   mcapi_endpoint_get_attribute(e, MCAPI_ENDP_ATTR_NUM_PRIORITIES, &u, sizeof u, &st);
   CHECK_EQ_U(u, MCAPI_MAX_PRIORITY + 1);
   mcapi_endpoint_get_attribute(e, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &u, sizeof u, &st);
-  CHECK_EQ_U(u, MCAPI_MAX_QUEUE_ELEMENTS);
+  CHECK_EQ_U(u, expected_default_depth());
   mcapi_endpoint_get_attribute(e, MCAPI_ENDP_ATTR_STATUS, &u, sizeof u, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK(u & MCAPI_ENDP_STATUS_CREATED);
@@ -470,6 +522,10 @@ TEST(message_send_receive_and_errors)
   mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
   char buf[MCAPI_MAX_MSG_SIZE + 8];
   size_t n = 0;
+  size_t maxp = 0; /* MCAPI_MAX_MSG_SIZE on shm; the kernel's limit on pmq */
+  mcapi_endpoint_get_attribute(b, MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE, &maxp, sizeof maxp, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(maxp, expected_max_payload());
   mcapi_msg_send(a, b, "hello", 5, 1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(mcapi_msg_available(b, &st), 1);
@@ -487,14 +543,16 @@ TEST(message_send_receive_and_errors)
   CHECK_EQ_U(n, 0);
   for (size_t i = 0; i < MCAPI_MAX_MSG_SIZE; i++)
     buf[i] = (char)(i * 7);
-  mcapi_msg_send(a, b, buf, MCAPI_MAX_MSG_SIZE, 0, &st);
+  mcapi_msg_send(a, b, buf, maxp, 0, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   static char big[MCAPI_MAX_MSG_SIZE];
   mcapi_msg_recv(b, big, sizeof big, &n, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK_EQ_U(n, MCAPI_MAX_MSG_SIZE);
-  CHECK(memcmp(big, buf, MCAPI_MAX_MSG_SIZE) == 0);
+  CHECK_EQ_U(n, maxp);
+  CHECK(memcmp(big, buf, maxp) == 0);
   /* Oversize, bad priority, NULL pointers, stale and forged handles. */
+  mcapi_msg_send(a, b, buf, maxp + 1, 0, &st);
+  CHECK_STATUS(st, MCAPI_ERR_MSG_SIZE);
   mcapi_msg_send(a, b, buf, MCAPI_MAX_MSG_SIZE + 1, 0, &st);
   CHECK_STATUS(st, MCAPI_ERR_MSG_SIZE);
   CHECK(MCAPI_ERR_MSG_LIMIT == MCAPI_ERR_MSG_SIZE);
@@ -536,8 +594,13 @@ TEST(message_priorities_and_fifo)
   init_node(cur_domain, 1, cur_locking);
   mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
   mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  /* As many as fit without a receiver: 12, or a pmq queue's depth if smaller. */
+  mcapi_uint_t depth = 0;
+  mcapi_endpoint_get_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  int count = depth < 12 ? (int)depth : 12;
+  CHECK(count >= 2);
   /* Interleave priorities; within a priority the order must hold. */
-  for (int i = 0; i < 12; i++) {
+  for (int i = 0; i < count; i++) {
     int v = i;
     mcapi_msg_send(a, b, &v, sizeof v, (mcapi_priority_t)(MCAPI_MAX_PRIORITY - (i % 3) * 4 % (MCAPI_MAX_PRIORITY + 1)), &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
@@ -545,7 +608,7 @@ TEST(message_priorities_and_fifo)
   int last_prio = -1, last_val[MCAPI_MAX_PRIORITY + 1];
   for (int p = 0; p <= MCAPI_MAX_PRIORITY; p++)
     last_val[p] = -1;
-  for (int i = 0; i < 12; i++) {
+  for (int i = 0; i < count; i++) {
     int v;
     size_t n;
     mcapi_msg_recv(b, &v, sizeof v, &n, &st);
@@ -906,6 +969,7 @@ int main(void)
   RUN(initialize_twice_and_ids);
   RUN(node_id_in_use_by_another_thread_fails);
   RUN(domain_with_other_locking_mode_is_refused);
+  RUN(domain_with_other_transport_is_refused);
   RUN(node_attributes);
   RUN(display_status_names_every_code);
   run_mode_suite(DOM_LF, MCX_LOCKING_LOCKFREE);
