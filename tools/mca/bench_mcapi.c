@@ -44,14 +44,8 @@ static int init_node(bench_ctx_t *c, mcapi_node_t node, mcapi_status_t *st)
   mcapi_info_t info;
   mcx_param_init(&p);
   p.locking = c->cfg.locking;
-  if (c->cfg.transport == 1) {
-#ifdef MCA_BENCH_HAVE_PMQ
+  if (c->cfg.transport == 1)
     p.transport = MCX_TRANSPORT_PMQ;
-#else
-    bench_fail(c, BENCH_NA, "pmq transport: this build's mcx_transport_t has no MCX_TRANSPORT_PMQ");
-    return BENCH_NA;
-#endif
-  }
   mcapi_initialize(c->domain, node, NULL, &p, &info, st);
   if (*st != MCAPI_SUCCESS) {
     bench_fail(c, c->cfg.transport ? BENCH_NA : BENCH_ERR, "mcapi_initialize(node %u): %s",
