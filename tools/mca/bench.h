@@ -89,6 +89,8 @@ typedef struct bench_ctx {
 
 /* ---- time, pinning, waiting (bench_util.c) */
 uint64_t bench_now_ns(void);
+/** Median cost of one pair of clock reads (subtracted from timed intervals). */
+uint64_t bench_timer_cost_ns(void);
 int bench_pin(int cpu);
 int bench_ncpus(void);
 /* Spin briefly, then yield: safe with both sides on one core. */

@@ -469,7 +469,8 @@ int bench_write_json(const char *path, const bench_results_t *r)
   fprintf(f, ", \"commit_source\": ");
   jstr(f, m->commit_source);
   fprintf(f, ", \"dirty\": %s},\n", m->dirty ? "true" : "false");
-  fprintf(f, "\"config\": {\"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f},\n",
+  fprintf(f, "\"config\": {\"timer_cost_ns\": %llu, \"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f},\n",
+          (unsigned long long)bench_timer_cost_ns(),
           r->smoke ? "smoke" : r->quick ? "quick" : "full", r->repeat, r->wall_s);
   fprintf(f, "\"available\": {\"packet\": %s, \"scalar\": %s, \"cross_process\": %s, \"pmq\": %s, \"notes\": {\"channels\": ",
           r->have_pkt ? "true" : "false", r->have_scl ? "true" : "false",

@@ -75,8 +75,10 @@ static int phase(bench_ctx_t *c, int side, void *h, unsigned char *buf, uint64_t
         if (o->send(c, h, buf) || o->recv(c, h, buf))
           return BENCH_ERR;
         uint64_t t1 = bench_now_ns();
-        if (record)
-          c->lat[i] = t1 - t0;
+        if (record) {
+          uint64_t tc = bench_timer_cost_ns(), dt = t1 - t0;
+          c->lat[i] = dt > tc ? dt - tc : 0;
+        }
       } else {
         if (o->recv(c, h, buf))
           return BENCH_ERR;
@@ -265,7 +267,8 @@ double bench_measure_L(unsigned rounds)
     unsigned k = 0;
     while (atomic_load_explicit(&p->line, memory_order_acquire) != 2 * i + 2)
       bench_relax(&k);
-    p->rtt[i] = bench_now_ns() - t0;
+    uint64_t dt = bench_now_ns() - t0, tc = bench_timer_cost_ns();
+    p->rtt[i] = dt > tc ? dt - tc : 0;
   }
   pthread_join(t, NULL);
   pthread_setaffinity_np(pthread_self(), sizeof old, &old);

@@ -434,6 +434,8 @@ int mca_cmd_bench(int argc, char **argv)
          r->machine.dirty ? "+dirty" : "", r->machine.commit_source);
   printf("mode: %s, %d repeats; threads pinned per placement; L measured before/after every sample\n",
          o.smoke ? "smoke" : o.quick ? "quick" : "full", o.repeat);
+  printf("timer: clock_gettime, %llu ns per timed interval, subtracted from every latency and L sample\n",
+         (unsigned long long)bench_timer_cost_ns());
   if (r->machine.cpus < 2)
     printf("note: one CPU: 'spread' placements run on one core and L is not measured\n");
   if (o.progress)
