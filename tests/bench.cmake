@@ -42,3 +42,8 @@ add_test(NAME stress_bad_duplicate_node COMMAND ${MCA_EXPECT} 2 "duplicate_node.
 add_test(NAME stress_missing_file COMMAND ${MCA_EXPECT} 2 "No such file" ${MCA_BIN} stress ${_bad}/does_not_exist.json)
 set_tests_properties(stress_bad_missing_comma stress_bad_undeclared_node stress_bad_type stress_bad_unknown_member
   stress_bad_width stress_bad_duplicate_node stress_missing_file PROPERTIES LABELS "unit;bench")
+
+# --hpc: counters per item exchanged, with the events that do not open named.
+add_test(NAME bench_hpc_per_item COMMAND ${MCA_EXPECT} 0 "receiver: task-clock=[0-9.e+-]+ ns/item"
+  ${MCA_BIN} bench --smoke --no-sweep --no-peers --hpc --only "msg\\.lockfree\\.spread\\.in\\.shm\\.24B")
+set_tests_properties(bench_hpc_per_item PROPERTIES LABELS "unit;bench" TIMEOUT 120)

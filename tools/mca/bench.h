@@ -73,6 +73,8 @@ typedef struct bench_ctx {
   int cpu[2];           /* -1: no affinity */
   int cross_process;
   uint32_t domain;      /* libmca domain id of this sample */
+  int hpc;              /* --hpc: each side counts its measured phase (mcx_hpc_*) */
+  char hpc_line[2][480]; /* per item, written by each side (shared memory when cross-process) */
   /* shared state */
   BENCH_ALIGN64 BENCH_ATOMIC(unsigned) barrier_count;
   BENCH_ATOMIC(unsigned) barrier_gen;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench_report.h"
+#include "mcx_hpc.h"
 
 static bench_stat3_t stat3(double *v, int n)
 {
@@ -516,7 +517,19 @@ int bench_write_json(const char *path, const bench_results_t *r)
     jstat(f, "mb_per_s", c->mb_s);
     fputs(", ", f);
     jstat(f, "L_ns", c->L);
-    fprintf(f, ", \"mode_flips\": %d},\n  \"samples\": [", c->flips);
+    fprintf(f, ", \"mode_flips\": %d},\n", c->flips);
+    if (c->hpc[0][0][0] || c->hpc[1][0][0]) {
+      fputs("  \"hpc_per_item\": {\"pingpong\": [", f);
+      jstr(f, c->hpc[0][0]);
+      fputs(", ", f);
+      jstr(f, c->hpc[0][1]);
+      fputs("], \"stream\": [", f);
+      jstr(f, c->hpc[1][0]);
+      fputs(", ", f);
+      jstr(f, c->hpc[1][1]);
+      fputs("]},\n", f);
+    }
+    fputs("  \"samples\": [", f);
     for (int k = 0; k < c->nsamples; k++) {
       const bench_sample_t *s = &c->s[k];
       fprintf(f, "%s\n    {\"L_before_ns\": ", k ? "," : "");
@@ -675,4 +688,30 @@ void bench_state_json(FILE *f, const bench_results_t *r)
     fprintf(f, ", \"failed\": %s}", s->failed ? "true" : "false");
   }
   fputs("\n]", f);
+}
+
+void bench_hpc_print(FILE *out, const bench_results_t *r)
+{
+  fprintf(out, "\n== counters per item exchanged (--hpc; each side counts its own thread over the "
+               "measured phase of the last sample)\n");
+  mcx_hpc_group_t *g = NULL;
+  if (mcx_hpc_group_open_default(&g, 0) == 0) {
+    const char *name;
+    mcx_hpc_status_t st;
+    fprintf(out, "events that do not open here (n/a below):");
+    for (unsigned k = 0; mcx_hpc_group_skipped(g, k, &name, &st) == 0; k++)
+      fprintf(out, " %s(%s)", name, mcx_hpc_status_name(st));
+    fprintf(out, "\n");
+    mcx_hpc_group_close(g);
+  }
+  for (int i = 0; i < r->ncells; i++) {
+    const bench_cell_t *c = &r->cells[i];
+    if (c->status != BENCH_OK)
+      continue;
+    static const char *const mode[2] = {"ping-pong", "stream"};
+    for (int m = 0; m < 2; m++)
+      if (c->hpc[m][0][0])
+        fprintf(out, "%-44s %-9s sender:   %s\n%-44s %-9s receiver: %s\n", c->id, mode[m],
+                c->hpc[m][0], "", "", c->hpc[m][1]);
+  }
 }

@@ -57,6 +57,7 @@ typedef struct bench_cell {
   bench_cfg_t cfg;
   int status; /* BENCH_OK, BENCH_NA, BENCH_ERR */
   char note[200];
+  char hpc[2][2][480]; /* --hpc: [ping-pong | stream][sender | receiver] counters per item */
   int nsamples;
   bench_sample_t s[BENCH_MAX_REPEAT];
   /* summaries over samples (median, min, max) */
@@ -121,5 +122,7 @@ bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *su
 /** Runs the state-message row (both locking modes), @p repeat samples of @p ms each. */
 void bench_state_run(bench_results_t *r, int repeat, double ms);
 void bench_state_print(FILE *out, const bench_results_t *r);
+/** --hpc: counters per item exchanged, per cell and side. */
+void bench_hpc_print(FILE *out, const bench_results_t *r);
 void bench_state_json(FILE *f, const bench_results_t *r);
 #endif

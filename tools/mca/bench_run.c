@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "mcx_hpc.h"
 
 bench_ctx_t *bench_ctx_alloc(size_t extra, uint64_t n_max)
 {
@@ -153,9 +154,23 @@ static void run_side(bench_ctx_t *c, int side)
   }
   if (barrier(c))
     goto out;
+  /* --hpc: this side's counters (its own thread) around the measured phase. */
+  mcx_hpc_group_t *g = NULL;
+  mcx_hpc_sample_t s0, s1, dl;
+  if (c->hpc && mcx_hpc_group_open_default(&g, 0) == 0 && mcx_hpc_group_enable(g) == 0)
+    mcx_hpc_group_read(g, &s0);
   if (phase(c, side, h, buf, c->n, 1, &seq)) {
     bench_fail(c, BENCH_ERR, "measured phase failed on side %d", side);
+    mcx_hpc_group_close(g);
     goto out;
+  }
+  if (g) {
+    mcx_hpc_group_read(g, &s1);
+    mcx_hpc_sample_delta(&s0, &s1, &dl);
+    mcx_hpc_format_per_item(g, &dl, c->n, c->hpc_line[side], sizeof c->hpc_line[side]);
+    mcx_hpc_group_close(g);
+  } else if (c->hpc) {
+    snprintf(c->hpc_line[side], sizeof c->hpc_line[side], "no counter opens here");
   }
   barrier(c);
 out:

@@ -28,7 +28,7 @@ typedef struct opts {
   regex_t only_re;
   size_t sizes[32];
   int nsizes;
-  int no_sweep, no_peers;
+  int no_sweep, no_peers, hpc;
 } opts_t;
 
 static const char *const PLACES[] = {"onecore", "none", "spread"};
@@ -37,7 +37,7 @@ static void usage(FILE *o)
 {
   fprintf(o,
           "usage: mca bench [--quick|--smoke] [--repeat N] [--json FILE] [--only REGEX]\n"
-          "                 [--sizes LIST] [--no-sweep] [--no-peers] [--no-progress]\n\n"
+          "                 [--sizes LIST] [--no-sweep] [--no-peers] [--no-progress] [--hpc]\n\n"
           "Measures libmca (messages, packets, scalars; lock-free and global lock; one core,\n"
           "no affinity, one thread per core; in-process and cross-process; shm and pmq) and\n"
           "peer baselines in the same run: ping-pong round trip (p50/p99/p99.9/min) and\n"
@@ -48,7 +48,9 @@ static void usage(FILE *o)
           "  --repeat N     samples per cell (default 5)\n"
           "  --json FILE    write every sample and the derived figures (docs/benchmarks.md)\n"
           "  --only REGEX   run only cells whose id matches (e.g. 'msg\\.lockfree|peer\\.pipe')\n"
-          "  --sizes LIST   payload sizes of the sweep, bytes, comma separated (k suffix ok)\n");
+          "  --sizes LIST   payload sizes of the sweep, bytes, comma separated (k suffix ok)\n"
+          "  --hpc          count each side's thread with the performance counters that open\n"
+          "                 here (mcx_hpc_*) and print them per item exchanged\n");
 }
 
 static int parse_sizes(opts_t *o, const char *s)
@@ -231,6 +233,7 @@ static int run_mode(const opts_t *o, bench_cell_t *cell, bench_mode_t mode, benc
   c->size = cell->size;
   c->cross_process = !strcmp(cell->process, "cross");
   c->domain = next_domain++;
+  c->hpc = o->hpc;
   cpus_for(place_idx(cell->placement), c->cpu);
   timing(o, c);
   if (mode == BENCH_STREAM)
@@ -240,6 +243,9 @@ static int run_mode(const opts_t *o, bench_cell_t *cell, bench_mode_t mode, benc
     snprintf(cell->note, sizeof cell->note, "%s", c->note);
     return st;
   }
+  if (o->hpc)
+    for (int side = 0; side < 2; side++)
+      snprintf(cell->hpc[mode][side], sizeof cell->hpc[mode][side], "%s", c->hpc_line[side]);
   if (mode == BENCH_PINGPONG) {
     qsort(c->lat, c->n, sizeof(uint64_t), bench_cmp_u64);
     s->has_rtt = 1;
@@ -357,12 +363,14 @@ int mca_cmd_bench(int argc, char **argv)
                                      {"only", 1, 0, 'o'},    {"sizes", 1, 0, 's'},
                                      {"no-sweep", 0, 0, 'W'}, {"no-peers", 0, 0, 'P'},
                                      {"no-progress", 0, 0, 'N'}, {"help", 0, 0, 'h'},
+                                     {"hpc", 0, 0, 'H'},
                                      {0, 0, 0, 0}};
   int ch, repeat_set = 0, sizes_set = 0;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     switch (ch) {
     case 'q': o.quick = 1; break;
+    case 'H': o.hpc = 1; break;
     case 'S': o.smoke = 1; break;
     case 'r':
       o.repeat = atoi(optarg);
@@ -534,6 +542,8 @@ int mca_cmd_bench(int argc, char **argv)
   }
   bench_print_table(stdout, r);
   bench_state_print(stdout, r);
+  if (o.hpc)
+    bench_hpc_print(stdout, r);
   int rc = 0;
   if (o.json) {
     if (bench_write_json(o.json, r)) {
