@@ -1100,7 +1100,8 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
   uint64_t deadline = timeout == 0 ? 0 : mcx_port_deadline_ms(timeout);
   /* s must be found at recv_wp + offset by every sender: see msg_sem.c. */
   int in_part = (uint8_t *)s >= d->base && (uint8_t *)(s + 1) <= d->base + d->size;
-  uint32_t local_pid = in_part ? 0 : mcx_port_pid();
+  uint32_t local_pid = in_part ? 0 : mcx_port_pid() | (s->shared ? MCX__WP_PI_SHARED : 0);
+  int pi_shared = in_part ? d->shared : (int)s->shared; /* the flag of the requeue-PI pair */
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
@@ -1153,7 +1154,7 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
     }
     uint64_t slice = mcx_port_now_ns() + 50000000ull;
     int w = mcx__wp_sleep_pi(&ch->recv_wp, key, &s->word, slice < deadline ? slice : deadline,
-                             d->shared);
+                             pi_shared);
     if (w == MCX_OK) { /* a sender's requeue made us the owner of s */
       died |= mcx__pisem_acquired(s) == MCX_EOWNERDEAD;
       locked = 1;

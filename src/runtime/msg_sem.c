@@ -52,7 +52,8 @@ int mcx__msg_recv_then_lock(uint32_t h, void *buf, size_t cap, size_t *size, mcx
    * the wait point records our pid and we sleep in slices (a sender of
    * another process only bumps the word). */
   int in_part = (uint8_t *)s >= d->base && (uint8_t *)(s + 1) <= d->base + d->size;
-  uint32_t local_pid = in_part ? 0 : mcx_port_pid();
+  uint32_t local_pid = in_part ? 0 : mcx_port_pid() | (s->shared ? MCX__WP_PI_SHARED : 0);
+  int pi_shared = in_part ? d->shared : (int)s->shared; /* the flag of the requeue-PI pair */
   uint64_t deadline = timeout == 0 ? 0 : mcx_port_deadline_ms(timeout);
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
@@ -83,7 +84,7 @@ int mcx__msg_recv_then_lock(uint32_t h, void *buf, size_t cap, size_t *size, mcx
     }
     uint64_t slice = mcx_port_now_ns() + 50000000ull; /* see local_pid; and dead senders */
     int w = mcx__wp_sleep_pi(&ep->recv_wp, key, &s->word, slice < deadline ? slice : deadline,
-                             d->shared);
+                             pi_shared);
     if (w == MCX_ETIMEDOUT && mcx_port_now_ns() < deadline)
       w = MCX_EAGAIN; /* only the slice ended: look again */
     if (w == MCX_OK) {

@@ -105,6 +105,8 @@ typedef struct mcx__waitpoint {
 } mcx__waitpoint_t;
 
 /* ---- sleepers that named a semaphore (sync/wait_pi.h) ------------------ */
+/** In pi_pid: the semaphore of a process-local hint is itself process-shared. */
+#define MCX__WP_PI_SHARED 0x80000000u
 /** A requeue-PI sleeper adds 1 + MCX__WP_PI_ONE to sleepers. */
 #define MCX__WP_PI_ONE 0x10000u
 /** Slow path of a wake with a requeue-PI sleeper (bumps seq; sync/wait_pi.c). */

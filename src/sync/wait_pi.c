@@ -49,10 +49,17 @@ void mcx__wp_wake_pi(mcx__waitpoint_t *wp, uint32_t sleepers, int shared)
   mcx_fence_acquire();
   int64_t off = (int64_t)mcx_load_relaxed(&wp->pi_off);
   uint32_t pid = mcx_load_relaxed(&wp->pi_pid);
-  if (pid && pid != mcx_port_pid())
-    return; /* the semaphore is not in our mapping: the sleeper's slice ends its sleep */
+  int pi_shared = shared;
+  if (pid) {
+    /* The semaphore is not in the wait point's mapping: only its process can
+     * reach it (other senders leave the sleeper to its slice), and the futex
+     * operation takes the semaphore's own sharedness, as the sleeper did. */
+    if ((pid & ~MCX__WP_PI_SHARED) != mcx_port_pid())
+      return;
+    pi_shared = (pid & MCX__WP_PI_SHARED) != 0;
+  }
   mcx_atomic_u32 *pi = (mcx_atomic_u32 *)((char *)&wp->seq + off);
-  mcx__pi_requeue(&wp->seq, seq, pi, 0x7fffffff, shared);
+  mcx__pi_requeue(&wp->seq, seq, pi, 0x7fffffff, pi_shared);
   uint32_t pis = sleepers / MCX__WP_PI_ONE, all = sleepers % MCX__WP_PI_ONE;
   if (all > pis)
     mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared); /* the plain sleepers, if any */

@@ -23,8 +23,10 @@
 /**
  * Announces a requeue-PI sleeper naming @p pi; then re-check, then sleep or
  * cancel. @p local_pid: 0 when @p pi lies in the same mapping as @p wp (every
- * process can requeue onto it), else the caller's pid (only notifiers of this
- * process can; others only bump seq, and the sleeper must sleep in slices).
+ * process can requeue onto it), else the caller's pid, with MCX__WP_PI_SHARED
+ * when the semaphore is process-shared (only notifiers of this process can
+ * requeue, with the semaphore's own futex flag, which the sleeper must use
+ * too; others only bump seq, and the sleeper sleeps in slices).
  */
 static inline uint32_t mcx__wp_prepare_pi(mcx__waitpoint_t *wp, mcx_atomic_u32 *pi,
                                           uint32_t local_pid)

@@ -753,6 +753,95 @@ TEST(context_switches_saved_by_the_hint)
   pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }
 
+/* The same count for a message receive naming S: the requeue must reach the
+ * receiver (regression: a semaphore outside the partition once left it to
+ * its 50 ms slice, 700 switches per round). */
+typedef struct msg_cs {
+  mcx_pisem_t *s;
+  int rounds;
+  atomic_int go;
+  long csw;
+} msg_cs_t;
+
+static void *msg_cs_high(void *p)
+{
+  msg_cs_t *a = p;
+  set_fifo(20);
+  mcapi_status_t st;
+  mcapi_info_t info;
+  mcapi_initialize(77, 2, NULL, NULL, &info, &st);
+  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
+  long c0 = thread_csw();
+  atomic_store(&a->go, 1);
+  for (int i = 0; i < a->rounds; i++) {
+    int v;
+    size_t n;
+    CHECK(mcx_msg_recv_then_lock(me, &v, sizeof v, &n, a->s, &st) == MCX_SEM_OK);
+    CHECK(st == MCAPI_SUCCESS && v == i);
+    mcx_pisem_unlock(a->s);
+  }
+  a->csw = thread_csw() - c0;
+  atomic_store(&a->go, 2);
+  while (atomic_load(&a->go) != 3)
+    nap_ms(1);
+  mcapi_finalize(&st);
+  return NULL;
+}
+
+TEST(context_switches_saved_by_a_message_receive_naming_s)
+{
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  struct sched_param sp = {.sched_priority = 10};
+  int rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0 &&
+           pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+  mcx_set_wait_policy(0, 0);
+  mcx_pisem_t s;
+  mcx_pisem_init(&s, 0);
+  msg_cs_t a = {.s = &s, .rounds = 100};
+  mcapi_status_t st;
+  mcapi_info_t info;
+  mcapi_initialize(77, 1, NULL, NULL, &info, &st);
+  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
+  pthread_t t;
+  pthread_create(&t, NULL, msg_cs_high, &a);
+  while (!atomic_load(&a.go))
+    sched_yield();
+  mcapi_endpoint_t to = mcapi_endpoint_get(77, 2, 1, 5000, &st);
+  nap_ms(5);
+  long c0 = thread_csw();
+  for (int i = 0; i < a.rounds; i++) {
+    CHECK(mcx_pisem_lock(&s, 5000) == MCX_SEM_OK);
+    mcapi_msg_send(me, to, &i, sizeof i, 0, &st);
+    CHECK(mcx_pisem_unlock(&s) == MCX_SEM_OK);
+    if (!rt)
+      while (mcx_pisem_owner(&s) != 0 || mcapi_msg_available(to, &st) > 0)
+        sched_yield();
+  }
+  long mine = thread_csw() - c0;
+  while (atomic_load(&a.go) != 2)
+    sched_yield();
+  long per_round = (mine + a.csw + a.rounds / 2) / a.rounds;
+  if (rt) {
+    printf("  message receive naming S: %.2f context switches per round\n",
+           (double)(mine + a.csw) / a.rounds);
+    CHECK_EQ_U(per_round, 2);
+  } else {
+    printf("  (SCHED_FIFO or pinning refused: checked correctness only)\n");
+  }
+  atomic_store(&a.go, 3);
+  pthread_join(t, NULL);
+  mcapi_finalize(&st);
+  mcx_set_wait_policy(128, 200);
+  sp.sched_priority = 0;
+  pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+  CPU_ZERO(&one);
+  for (int i = 0; i < (int)sysconf(_SC_NPROCESSORS_ONLN); i++)
+    CPU_SET(i, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
 int main(void)
 {
   RUN(pisem_lock_unlock_trylock_and_misuse);
@@ -776,5 +865,6 @@ int main(void)
   RUN(cross_process_event_then_lock);
   RUN(msg_recv_then_lock);
   RUN(context_switches_saved_by_the_hint);
+  RUN(context_switches_saved_by_a_message_receive_naming_s);
   return mcx_test_report();
 }
