@@ -23,12 +23,8 @@ MCX_API void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t r
     SET(MCAPI_ERR_PRIORITY);
     return;
   }
-  int r = mcx__msg_check_send(send_endpoint, receive_endpoint, buffer_size, priority);
-  if (r) {
-    SET(send_status(r));
-    return;
-  }
-  r = mcx__msg_try_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
+  /* One attempt; it checks the handles and the size on its way. */
+  int r = mcx__msg_try_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
   if (r != MCX_OK && r != MCX_EAGAIN) {
     SET(send_status(r)); /* MEM_LIMIT (fail-on-mem-limit), ENDP_DELETED */
     return;
@@ -72,13 +68,8 @@ MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, s
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  int r = mcx__msg_check_recv(receive_endpoint);
-  if (r) {
-    SET(mcx__status(r, CTX_RECV));
-    return;
-  }
-  size_t got = 0;
-  r = mcx__msg_try_recv(receive_endpoint, buffer, buffer_size, &got);
+  size_t got = 0; /* one attempt; it checks the handle on its way */
+  int r = mcx__msg_try_recv(receive_endpoint, buffer, buffer_size, &got);
   int done = r != MCX_EAGAIN;
   mcx__req_args_t a = {.kind = REQ_MSG_RECV, .ep = receive_endpoint, .buf = buffer,
                        .size = buffer_size};

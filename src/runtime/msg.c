@@ -27,16 +27,6 @@ static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpo
   return MCX_OK;
 }
 
-int mcx__msg_check_send(uint32_t from, uint32_t to, size_t size, uint32_t prio)
-{
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__endpoint_t *src, *dst;
-  int r = resolve_send(d, from, to, &src, &dst);
-  if (r)
-    return r;
-  return size > d->hdr->max_msg ? MCX_EMSGSIZE : MCX_OK;
-}
-
 /* One attempt; retries *_BUT_CONSUMER_READING immediately, a bounded number of times. */
 static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to,
                                      uint32_t from, const void *buf, size_t size, uint32_t prio)

@@ -303,8 +303,7 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
 int mcx__msg_try_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
 int mcx__msg_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
 int mcx__msg_available(uint32_t ep, uint32_t *count);
-/** Checks for sending without doing it (for send_i). */
-int mcx__msg_check_send(uint32_t from, uint32_t to, size_t size, uint32_t prio);
+/** Checks a receive without doing it. */
 int mcx__msg_check_recv(uint32_t ep);
 
 /* ---- requests (request.c) */
