@@ -44,6 +44,11 @@ static uint32_t resolve_compat(uint32_t requested)
   return requested ? requested : env_choice("MCX_COMPAT", names, values, 2, MCX_COMPAT_SPEC_);
 }
 
+uint32_t mcx__compat_of_caller(void)
+{
+  return mcx__is_node() ? mcx__self.dom->compat : resolve_compat(0);
+}
+
 static uint32_t resolve_transport(uint32_t requested)
 {
   static const char *const names[] = {"shm", "pmq"};

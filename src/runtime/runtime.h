@@ -162,6 +162,11 @@ static inline int mcx__is_node(void)
 }
 extern mcx_atomic_u32 mcx__debug_level;
 
+/** Whether the calling node's domain runs the mca-2.0.3 profile. @pre a node. */
+static inline int mcx__ref(void) { return mcx__self.dom->compat == MCX_COMPAT_MCA203_; }
+/** The profile of the caller's domain, or the environment's when not a node. */
+uint32_t mcx__compat_of_caller(void);
+
 static inline mcx__node_t *mcx__nodes(const mcx__domain_t *d)
 {
   return (mcx__node_t *)(d->base + d->hdr->off_nodes);
@@ -330,6 +335,25 @@ typedef struct mcx__req_args {
  */
 int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t size,
                    uint32_t *handle);
+/**
+ * Starts a request and makes its first attempt (a receive joins the back of
+ * its endpoint's or channel's receive queue first).
+ * @return 1 completed (*result, *size set; not yet reported), 0 pending, or
+ * MCX_ENOMEM when the pool is exhausted (nothing was done).
+ */
+int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size_t *size);
+/** Frees a completed request that will never be reported (its start failed). */
+void mcx__req_discard(uint32_t handle);
+/** Pending receive requests queued by the calling thread. */
+extern MCX_TLS uint32_t mcx__recv_queued;
+/**
+ * Serves the receive queue of (@p kind, @p handle) in order.
+ * @return 1 when it is empty (a new receive may take the next item), else 0.
+ */
+int mcx__recv_queue_drain(uint32_t kind, uint32_t handle);
+/** Waits until the receive queue of (@p kind, @p handle) is empty (a blocking
+ * receive comes after every receive request posted before it). */
+int mcx__recv_queue_wait(uint32_t kind, uint32_t handle);
 /** Progress + report. @return 1 completed (result, size set), 0 pending, <0 bad handle. */
 int mcx__req_test(uint32_t handle, int *result, size_t *size);
 int mcx__req_wait(uint32_t handle, uint32_t timeout_ms, int *result, size_t *size);
