@@ -71,13 +71,14 @@ static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  int e = mcx__chan_close_start(handle, type, dir);
+  uint32_t canon = 0;
+  int e = mcx__chan_close_start(handle, type, dir, &canon);
   if (e) {
     mcx__nb_fail(ST(e), 0, request, mcapi_status);
     return;
   }
-  e = mcx__chan_close_progress(handle);
-  mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = handle, .chan = type | dir << 8};
+  e = mcx__chan_close_progress(canon);
+  mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = canon, .chan = type | dir << 8};
   start(&a, e, 0, request, mcapi_status);
 }
 

@@ -23,6 +23,9 @@ typedef struct mcx__req {
   mcx_atomic_u32 owner_key; /* relaxed: read by finalize's sweep while others allocate */
   int result;
   size_t size;
+  /* Completed by its _i call: reclaimable when the pool runs dry. Relaxed:
+   * written before R-Q2 and read after an acquire of COMPLETED. */
+  mcx_atomic_u32 born_done;
   uint32_t next;   /* receive queue link (index + 1, 0 = last); owner thread only */
   uint32_t queued; /* in a receive queue; owner thread only */
   mcx__req_args_t a;
@@ -54,6 +57,31 @@ static int alloc_slot(uint32_t *idx)
     }
   }
   return MCX_ENOMEM;
+}
+
+static void free_slot(uint32_t idx, uint32_t gen);
+
+/*
+ * An _i call that completed at once reports SUCCESS and leaves a completed
+ * request, which test or wait report (and free). Programs often skip that
+ * when the call said SUCCESS; when the pool runs dry those requests are
+ * reclaimed (their handles go stale), so skipping it leaks nothing.
+ */
+static uint32_t reclaim_born_done(void)
+{
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < MCA_MAX_REQUESTS; i++) {
+    mcx__req_t *r = &reqs[i];
+    uint32_t st = mcx_load_acquire(&r->state); /* pairs with R-Q2 */
+    if ((st & 0xff) != RS_COMPLETED || !mcx_load_relaxed(&r->born_done))
+      continue;
+    /* Claim it as a report would (test_one's CAS): only one side wins. */
+    if (mcx_cas_acq_rel(&r->state, &st, (st & ~0xffu) | RS_BUSY)) {
+      free_slot(i, st >> 8);
+      n++;
+    }
+  }
+  return n;
 }
 
 static void free_slot(uint32_t idx, uint32_t gen)
@@ -221,7 +249,7 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
                    uint32_t *handle)
 {
   uint32_t idx;
-  if (alloc_slot(&idx))
+  if (alloc_slot(&idx) && (!reclaim_born_done() || alloc_slot(&idx)))
     return MCX_ENOMEM;
   mcx__req_t *r = &reqs[idx];
   uint32_t gen = mcx_load_relaxed(&r->state) >> 8; /* ours since A-Q1 */
@@ -231,6 +259,9 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
   r->a = *a;
   r->result = result;
   r->size = size;
+  mcx_store_relaxed(&r->born_done, completed ? 1u : 0u);
+  r->next = 0;
+  r->queued = 0;
   mcx_store_release(&r->state, gen << 8 | (completed ? RS_COMPLETED : RS_VALID));
   *handle = mcx__handle(idx, gen);
   return MCX_OK;
@@ -241,7 +272,7 @@ static int progress(mcx__req_t *r);
 int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size_t *size)
 {
   uint32_t idx;
-  if (alloc_slot(&idx))
+  if (alloc_slot(&idx) && (!reclaim_born_done() || alloc_slot(&idx)))
     return MCX_ENOMEM;
   mcx__req_t *r = &reqs[idx];
   uint32_t gen = mcx_load_relaxed(&r->state) >> 8; /* ours since A-Q1 */
@@ -251,6 +282,7 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
   r->a = *a;
   r->result = 0;
   r->size = 0;
+  mcx_store_relaxed(&r->born_done, 0);
   r->next = 0;
   r->queued = 0;
   if (is_recv(a->kind)) {
@@ -268,6 +300,7 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
   /* The first attempt, as a test would make it (the request is BUSY). */
   mcx_store_relaxed(&r->state, gen << 8 | RS_BUSY);
   int done = progress(r);
+  mcx_store_relaxed(&r->born_done, (uint32_t)done);
   /* R-Q2 — release: the outcome fields before the new state (pairs with the
    * acquire in lookup()). */
   mcx_store_release(&r->state, gen << 8 | (done ? RS_COMPLETED : RS_VALID));

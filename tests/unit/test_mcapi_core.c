@@ -380,7 +380,7 @@ TEST(endpoint_get_waits_for_creation)
   mcapi_endpoint_t back = 0;
   mcapi_request_t r;
   mcapi_endpoint_get_i(cur_domain, 2, 31, &back, &r, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS) /* completes at once */;
+  CHECK_STARTED(st); /* the peer creates it right after the first */
   size_t sz;
   CHECK(mcapi_wait(&r, &sz, MCAPI_TIMEOUT_INFINITE, &st));
   CHECK_STATUS(st, MCAPI_SUCCESS);
