@@ -6,7 +6,8 @@
 # registration runs once more with MCX_LOCKING=global (<name>_global).
 set(MCX_CONF_DIR ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
 set(MCX_CONF_INCLUDES ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
-set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo conf_close_held)
+set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo
+  conf_close_held)
 set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203)
 
 function(mcx_conf_register test cmd env)
@@ -20,8 +21,9 @@ endfunction()
 # conf_headers checks header names: it is compiled when the test runs, so a
 # missing name fails that test and not the build.
 separate_arguments(MCX_CONF_CFLAGS UNIX_COMMAND "${CMAKE_C_FLAGS}")
-set(MCX_CONF_COMPILE sh ${MCX_CONF_DIR}/compile_run.sh ${CMAKE_C_COMPILER} $<TARGET_FILE:mca_static>
-  -std=gnu11 -Wall -Wextra -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include ${MCX_CONF_CFLAGS})
+set(MCX_CONF_COMPILE sh ${MCX_CONF_DIR}/compile_run.sh ${CMAKE_C_COMPILER}
+  $<TARGET_FILE:mca_static> -std=gnu11 -Wall -Wextra
+  -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include ${MCX_CONF_CFLAGS})
 
 file(GLOB MCX_CONF_SOURCES CONFIGURE_DEPENDS ${MCX_CONF_DIR}/conf_*.c)
 foreach(src ${MCX_CONF_SOURCES})
@@ -33,7 +35,8 @@ foreach(src ${MCX_CONF_SOURCES})
     target_include_directories(${n} PRIVATE ${MCX_CONF_INCLUDES})
     target_compile_options(${n} PRIVATE -Wall -Wextra -Wno-unused-parameter)
     target_link_libraries(${n} PRIVATE mca_static)
-    set_target_properties(${n} PROPERTIES C_EXTENSIONS ON) # gnu11, as programs built with the compiler's defaults
+    # gnu11: programs are built with the compiler's defaults, not strict ISO C.
+    set_target_properties(${n} PROPERTIES C_EXTENSIONS ON)
     set(cmd ${n})
   endif()
   if(n MATCHES "_203$")

@@ -14,7 +14,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -27,8 +28,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -36,15 +37,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -59,21 +60,25 @@ static void watchdog(int sig)
 
 #define NODE 1
 
-/* One node opens both sides: send side first, so the open works whether or not opens synchronize. */
-static void open_packet_channel(mcapi_endpoint_t s, mcapi_endpoint_t r, mcapi_pktchan_send_hndl_t *sh,
-                                mcapi_pktchan_recv_hndl_t *rh)
+/* One node opens both sides: send side first, so the open works whether or not opens synchronize.
+ */
+static void open_packet_channel(mcapi_endpoint_t s, mcapi_endpoint_t r,
+                                mcapi_pktchan_send_hndl_t *sh, mcapi_pktchan_recv_hndl_t *rh)
 {
   mcapi_status_t status;
   mcapi_request_t rc, rs, rr;
   size_t size;
   mcapi_pktchan_connect_i(s, r, &rc, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_connect_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_connect_i status %u",
+         (unsigned)status);
   mcapi_wait(&rc, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   mcapi_pktchan_send_open_i(sh, s, &rs, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u",
+         (unsigned)status);
   mcapi_pktchan_recv_open_i(rh, r, &rr, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&rs, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
   mcapi_wait(&rr, &size, 5000, &status);
@@ -98,8 +103,10 @@ int main(void)
   mcapi_endpoint_t r = mcapi_endpoint_create(2, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
   open_packet_channel(s, r, &sh, &rh);
-  EXPECT(rh == r, "receive handle %#x, expected the receive endpoint's handle %#x", (unsigned)rh, (unsigned)r);
-  EXPECT(sh == s, "send handle %#x, expected the send endpoint's handle %#x", (unsigned)sh, (unsigned)s);
+  EXPECT(rh == r, "receive handle %#x, expected the receive endpoint's handle %#x", (unsigned)rh,
+         (unsigned)r);
+  EXPECT(sh == s, "send handle %#x, expected the send endpoint's handle %#x", (unsigned)sh,
+         (unsigned)s);
 
   mcapi_pktchan_send(s, "via endpoint", 13, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_send with the send endpoint's handle");
@@ -110,14 +117,16 @@ int main(void)
   CHECK(status, MCAPI_SUCCESS, "pktchan_release");
 
   mcapi_pktchan_recv_close_i(rh, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, 1000, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
   mcapi_pktchan_recv_close_i(rh, &request, &status);
   CHECK(status, MCAPI_ERR_CHAN_NOTOPEN, "second pktchan_recv_close_i");
 
   mcapi_pktchan_send_close_i(sh, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, 1000, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   mcapi_pktchan_send_close_i(sh, &request, &status);

@@ -14,7 +14,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -27,8 +28,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -36,15 +37,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -66,17 +67,20 @@ static void watchdog(int sig)
 
 static pthread_barrier_t step;
 
-static void open_send_side(mcapi_endpoint_t me, mcapi_endpoint_t to, mcapi_pktchan_send_hndl_t *handle)
+static void open_send_side(mcapi_endpoint_t me, mcapi_endpoint_t to,
+                           mcapi_pktchan_send_hndl_t *handle)
 {
   mcapi_status_t status;
   mcapi_request_t request;
   size_t size;
   mcapi_pktchan_connect_i(me, to, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_connect_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_connect_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   mcapi_pktchan_send_open_i(handle, me, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
 }
@@ -87,7 +91,8 @@ static void open_recv_side(mcapi_endpoint_t me, mcapi_pktchan_recv_hndl_t *handl
   mcapi_request_t request;
   size_t size;
   mcapi_pktchan_recv_open_i(handle, me, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side open");
 }
@@ -105,7 +110,8 @@ static void *sender(void *arg)
   CHECK(status, MCAPI_SUCCESS, "sender initialize");
   mcapi_endpoint_t me = mcapi_endpoint_create(SEND_PORT, &status);
   CHECK(status, MCAPI_SUCCESS, "sender endpoint_create");
-  mcapi_endpoint_t to = mcapi_endpoint_get(DOMAIN, RECEIVER, RECV_PORT, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t to =
+      mcapi_endpoint_get(DOMAIN, RECEIVER, RECV_PORT, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
   open_send_side(me, to, &handle);
   pthread_barrier_wait(&step); /* 1: both sides open */
@@ -117,7 +123,8 @@ static void *sender(void *arg)
   }
   pthread_barrier_wait(&step); /* 2: the receive side has closed */
   mcapi_pktchan_send_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
+         (unsigned)status);
   mcapi_boolean_t done = mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   EXPECT(done == MCAPI_TRUE, "send side close not complete");
@@ -129,7 +136,8 @@ static void *sender(void *arg)
   CHECK(status, MCAPI_SUCCESS, "pktchan_send on the new connection");
   pthread_barrier_wait(&step); /* 5: received */
   mcapi_pktchan_send_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   pthread_barrier_wait(&step); /* 6 */
@@ -163,7 +171,8 @@ int main(void)
     snprintf(want, sizeof want, "packet %d", i);
     mcapi_pktchan_recv(handle, &held[i], &size, &status);
     CHECK(status, MCAPI_SUCCESS, "pktchan_recv");
-    EXPECT(strcmp((char *)held[i], want) == 0, "received '%s', expected '%s'", (char *)held[i], want);
+    EXPECT(strcmp((char *)held[i], want) == 0, "received '%s', expected '%s'", (char *)held[i],
+           want);
   }
   /* Release all but the last two, then close while holding those. */
   for (int i = 0; i < NUM_PACKETS - 2; i++) {
@@ -171,7 +180,8 @@ int main(void)
     CHECK(status, MCAPI_SUCCESS, "pktchan_release");
   }
   mcapi_pktchan_recv_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u",
+         (unsigned)status);
   mcapi_boolean_t done = mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close while holding two buffers");
   EXPECT(done == MCAPI_TRUE, "receive side close not complete");
@@ -186,12 +196,14 @@ int main(void)
   open_recv_side(me, &handle);
   mcapi_pktchan_recv(handle, &pkt, &size, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_recv on the new connection");
-  EXPECT(size == 6 && strcmp((char *)pkt, "again") == 0, "received '%s', expected 'again'", (char *)pkt);
+  EXPECT(size == 6 && strcmp((char *)pkt, "again") == 0, "received '%s', expected 'again'",
+         (char *)pkt);
   mcapi_pktchan_release(pkt, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_release");
   pthread_barrier_wait(&step); /* 5 */
   mcapi_pktchan_recv_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
   pthread_barrier_wait(&step); /* 6 */

@@ -15,7 +15,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -28,8 +29,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -37,15 +38,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -77,9 +78,11 @@ static void *second_node(void *arg)
   mcapi_endpoint_t me = mcapi_endpoint_create(PORT_X, &status);
   CHECK(status, MCAPI_SUCCESS, "second node endpoint_create");
   EXPECT(me == 0x100, "second node's first endpoint is %#x, expected 0x100", (unsigned)me);
-  mcapi_endpoint_t first = mcapi_endpoint_get(DOMAIN, FIRST_NODE, PORT_X, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t first =
+      mcapi_endpoint_get(DOMAIN, FIRST_NODE, PORT_X, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
-  EXPECT(first == 0, "endpoint_get of the first node's first endpoint gave %#x, expected 0", (unsigned)first);
+  EXPECT(first == 0, "endpoint_get of the first node's first endpoint gave %#x, expected 0",
+         (unsigned)first);
   pthread_barrier_wait(&step); /* 1: both nodes have their endpoints */
 
   mcapi_msg_recv(me, buf, sizeof buf, &n, &status);
@@ -114,7 +117,8 @@ int main(void)
   pthread_create(&t, NULL, second_node, NULL);
   pthread_barrier_wait(&step); /* 1 */
 
-  mcapi_endpoint_t e = mcapi_endpoint_get(DOMAIN, FIRST_NODE, PORT_X, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t e =
+      mcapi_endpoint_get(DOMAIN, FIRST_NODE, PORT_X, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
   EXPECT(e == 0, "endpoint_get(first node, port %d) gave %#x, expected 0", PORT_X, (unsigned)e);
   e = mcapi_endpoint_get(DOMAIN, FIRST_NODE, PORT_Y, MCAPI_TIMEOUT_INFINITE, &status);
@@ -122,7 +126,8 @@ int main(void)
   EXPECT(e == 1, "endpoint_get(first node, port %d) gave %#x, expected 1", PORT_Y, (unsigned)e);
   e = mcapi_endpoint_get(DOMAIN, SECOND_NODE, PORT_X, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
-  EXPECT(e == 0x100, "endpoint_get(second node, port %d) gave %#x, expected 0x100", PORT_X, (unsigned)e);
+  EXPECT(e == 0x100, "endpoint_get(second node, port %d) gave %#x, expected 0x100", PORT_X,
+         (unsigned)e);
 
   mcapi_msg_send(0, 0x100, "to 0x100", 9, 1, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_send from handle 0 to handle 0x100");

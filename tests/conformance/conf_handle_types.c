@@ -14,7 +14,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -27,8 +28,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -36,15 +37,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -64,7 +65,8 @@ static void watchdog(int sig)
 #define SCL_S 12
 #define SCL_R 13
 
-static void open_both(int scalar, mcapi_endpoint_t s, mcapi_endpoint_t r, mca_uint32_t *sh, mca_uint32_t *rh)
+static void open_both(int scalar, mcapi_endpoint_t s, mcapi_endpoint_t r, mca_uint32_t *sh,
+                      mca_uint32_t *rh)
 {
   mcapi_status_t status;
   mcapi_request_t rc, rs, rr;
@@ -73,19 +75,22 @@ static void open_both(int scalar, mcapi_endpoint_t s, mcapi_endpoint_t r, mca_ui
     mcapi_sclchan_connect_i(s, r, &rc, &status);
   else
     mcapi_pktchan_connect_i(s, r, &rc, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "connect_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "connect_i status %u",
+         (unsigned)status);
   mcapi_wait(&rc, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   if (scalar)
     mcapi_sclchan_send_open_i(sh, s, &rs, &status);
   else
     mcapi_pktchan_send_open_i(sh, s, &rs, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_open_i status %u",
+         (unsigned)status);
   if (scalar)
     mcapi_sclchan_recv_open_i(rh, r, &rr, &status);
   else
     mcapi_pktchan_recv_open_i(rh, r, &rr, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&rs, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
   mcapi_wait(&rr, &size, 5000, &status);
@@ -176,7 +181,8 @@ int main(void)
   CHECK(status, MCAPI_SUCCESS, "pktchan_send");
   mcapi_pktchan_recv(prh, &buf, &size, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_recv");
-  EXPECT(size == 6 && strcmp((char *)buf, "right") == 0, "received '%s', expected 'right'", (char *)buf);
+  EXPECT(size == 6 && strcmp((char *)buf, "right") == 0, "received '%s', expected 'right'",
+         (char *)buf);
   mcapi_pktchan_release(buf, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_release");
 

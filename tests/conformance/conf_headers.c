@@ -7,9 +7,9 @@
  * Compiled when the test runs, so a missing name fails this test only.
  */
 #include <mcapi.h>
-#include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -30,8 +31,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -39,15 +40,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -79,9 +80,10 @@ int main(void)
 
   START_WATCHDOG();
   EXPECT((mcapi_node_attr_type_t)-1 > 0, "mcapi_node_attr_type_t is not unsigned");
-  EXPECT(sizeof node_type == sizeof(mcapi_uint_t), "mcapi_node_attr_type_t has %zu bytes", sizeof node_type);
-  EXPECT(types[0] == 0 && types[1] == 1 && types[2] == 2, "channel_type values %d %d %d", (int)types[0],
-         (int)types[1], (int)types[2]);
+  EXPECT(sizeof node_type == sizeof(mcapi_uint_t), "mcapi_node_attr_type_t has %zu bytes",
+         sizeof node_type);
+  EXPECT(types[0] == 0 && types[1] == 1 && types[2] == 2, "channel_type values %d %d %d",
+         (int)types[0], (int)types[1], (int)types[2]);
   EXPECT(MAX_NUM_ATTRIBUTES > 0 && MCAPI_MAX_ATTRIBUTES > 0, "attribute counts are not positive");
   EXPECT(mcapi_display_status(MCAPI_SUCCESS, status_buff, MCAPI_MAX_STATUS_SIZE) != NULL &&
              strcmp(status_buff, "MCAPI_SUCCESS") == 0,
@@ -89,7 +91,8 @@ int main(void)
   EXPECT(mcapi_display_status(MCAPI_ERR_SCL_SIZE, status_buff, MCAPI_MAX_STATUS_SIZE) != NULL &&
              strcmp(status_buff, "MCAPI_ERR_SCL_SIZE") == 0,
          "mcapi_display_status(MCAPI_ERR_SCL_SIZE) gave '%s'", status_buff);
-  EXPECT((uintptr_t)send_buf % 32 == 0 && (uintptr_t)recv_buf % 32 == 0, "aligned buffers are not aligned");
+  EXPECT((uintptr_t)send_buf % 32 == 0 && (uintptr_t)recv_buf % 32 == 0,
+         "aligned buffers are not aligned");
 
   mcapi_initialize(DOMAIN, NODE, NULL, &parms, &info, &status);
   CHECK(status, MCAPI_SUCCESS, "initialize");

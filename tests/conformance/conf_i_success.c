@@ -13,7 +13,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -26,8 +27,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -35,15 +36,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -69,8 +70,8 @@ static void expect_done(mcapi_request_t *request, int use_wait, size_t want_size
 {
   mcapi_status_t status;
   size_t size = 12345;
-  mcapi_boolean_t done = use_wait ? mcapi_wait(request, &size, 1000, &status)
-                                  : mcapi_test(request, &size, &status);
+  mcapi_boolean_t done =
+      use_wait ? mcapi_wait(request, &size, 1000, &status) : mcapi_test(request, &size, &status);
   CHECK(status, MCAPI_SUCCESS, what);
   EXPECT(done == MCAPI_TRUE, "%s: request not complete", what);
   if (check_size)
@@ -81,7 +82,8 @@ int main(void)
 {
   mcapi_status_t status;
   mcapi_info_t info;
-  mcapi_request_t r_send, r_recv, r_get, r_pconn, r_sopen, r_ropen, r_psend, r_precv, r_sconn, r_c1, r_c2;
+  mcapi_request_t r_send, r_recv, r_get, r_pconn, r_sopen, r_ropen, r_psend, r_precv, r_sconn, r_c1,
+      r_c2;
   mcapi_endpoint_t found = 0;
   mcapi_pktchan_send_hndl_t ph_send;
   mcapi_pktchan_recv_hndl_t ph_recv;
@@ -119,9 +121,11 @@ int main(void)
   expect_done(&r_pconn, 1, 0, 0, "wait of pktchan_connect_i");
   /* One thread opens both sides: the first open may have to wait for the second. */
   mcapi_pktchan_send_open_i(&ph_send, ps, &r_sopen, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u",
+         (unsigned)status);
   mcapi_pktchan_recv_open_i(&ph_recv, pr, &r_ropen, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u",
+         (unsigned)status);
   expect_done(&r_sopen, 1, 0, 0, "wait of pktchan_send_open_i");
   expect_done(&r_ropen, 1, 0, 0, "wait of pktchan_recv_open_i");
 
@@ -131,7 +135,8 @@ int main(void)
   mcapi_pktchan_recv_i(ph_recv, &packet, &r_precv, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_recv_i with a packet queued");
   expect_done(&r_precv, 1, 7, 1, "wait of pktchan_recv_i");
-  EXPECT(packet != NULL && strcmp((char *)packet, "packet") == 0, "pktchan_recv_i received the wrong packet");
+  EXPECT(packet != NULL && strcmp((char *)packet, "packet") == 0,
+         "pktchan_recv_i received the wrong packet");
   mcapi_pktchan_release(packet, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_release");
 
@@ -144,9 +149,11 @@ int main(void)
   expect_done(&r_sconn, 0, 0, 0, "test of sclchan_connect_i");
 
   mcapi_pktchan_recv_close_i(ph_recv, &r_c1, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u",
+         (unsigned)status);
   mcapi_pktchan_send_close_i(ph_send, &r_c2, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&r_c1, &size, 1000, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
   mcapi_wait(&r_c2, &size, 1000, &status);

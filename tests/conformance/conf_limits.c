@@ -15,7 +15,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -28,8 +29,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -37,15 +38,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -79,13 +80,18 @@ static void fill_packet(unsigned char *p, int seq)
 
 static void check_limits(void)
 {
-  EXPECT(MCAPI_MAX_MSG_SIZE == 1024, "MCAPI_MAX_MSG_SIZE is %ld, expected 1024", (long)MCAPI_MAX_MSG_SIZE);
-  EXPECT(MCAPI_MAX_PKT_SIZE == 1024, "MCAPI_MAX_PKT_SIZE is %ld, expected 1024", (long)MCAPI_MAX_PKT_SIZE);
+  EXPECT(MCAPI_MAX_MSG_SIZE == 1024, "MCAPI_MAX_MSG_SIZE is %ld, expected 1024",
+         (long)MCAPI_MAX_MSG_SIZE);
+  EXPECT(MCAPI_MAX_PKT_SIZE == 1024, "MCAPI_MAX_PKT_SIZE is %ld, expected 1024",
+         (long)MCAPI_MAX_PKT_SIZE);
   EXPECT(MCAPI_MAX_QUEUE_ELEMENTS == 64, "MCAPI_MAX_QUEUE_ELEMENTS is %ld, expected 64",
          (long)MCAPI_MAX_QUEUE_ELEMENTS);
-  EXPECT(MCAPI_MAX_ENDPOINTS == 32, "MCAPI_MAX_ENDPOINTS is %ld, expected 32", (long)MCAPI_MAX_ENDPOINTS);
-  EXPECT(MCAPI_MAX_BUFFERS == 1284, "MCAPI_MAX_BUFFERS is %ld, expected 1284", (long)MCAPI_MAX_BUFFERS);
-  EXPECT(MCA_MAX_REQUESTS == 1024, "MCA_MAX_REQUESTS is %ld, expected 1024", (long)MCA_MAX_REQUESTS);
+  EXPECT(MCAPI_MAX_ENDPOINTS == 32, "MCAPI_MAX_ENDPOINTS is %ld, expected 32",
+         (long)MCAPI_MAX_ENDPOINTS);
+  EXPECT(MCAPI_MAX_BUFFERS == 1284, "MCAPI_MAX_BUFFERS is %ld, expected 1284",
+         (long)MCAPI_MAX_BUFFERS);
+  EXPECT(MCA_MAX_REQUESTS == 1024, "MCA_MAX_REQUESTS is %ld, expected 1024",
+         (long)MCA_MAX_REQUESTS);
   EXPECT(MCA_MAX_NODES == 16, "MCA_MAX_NODES is %ld, expected 16", (long)MCA_MAX_NODES);
 }
 
@@ -109,7 +115,8 @@ static void max_size_message(void)
   CHECK(status, MCAPI_SUCCESS, "msg_send of MCAPI_MAX_MSG_SIZE bytes");
   mcapi_msg_recv(b, recv_buf, sizeof recv_buf, &received, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_recv of MCAPI_MAX_MSG_SIZE bytes");
-  EXPECT(received == MCAPI_MAX_MSG_SIZE, "received %zu bytes, expected %d", received, MCAPI_MAX_MSG_SIZE);
+  EXPECT(received == MCAPI_MAX_MSG_SIZE, "received %zu bytes, expected %d", received,
+         MCAPI_MAX_MSG_SIZE);
   EXPECT(strcmp(send_buf, recv_buf) == 0, "received message differs from the one sent");
   EXPECT((unsigned char)recv_buf[MCAPI_MAX_MSG_SIZE] == 0x55, "byte past the message was written");
   mcapi_endpoint_delete(a, &status);
@@ -140,7 +147,8 @@ static void *receiver(void *arg)
   mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &timeout, sizeof timeout, &status);
   CHECK(status, MCAPI_SUCCESS, "set receive timeout");
   mcapi_pktchan_recv_open_i(&handle, ep, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side open");
   pthread_barrier_wait(&done); /* both sides open */
@@ -164,7 +172,8 @@ static void *receiver(void *arg)
   }
   pthread_barrier_wait(&done); /* everything received: both sides close */
   mcapi_pktchan_recv_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, 10000, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
   pthread_barrier_wait(&done);
@@ -192,17 +201,20 @@ int main(void)
   pthread_create(&t, NULL, receiver, NULL);
   mcapi_endpoint_t ep = mcapi_endpoint_create(PKT_SEND_PORT, &status);
   CHECK(status, MCAPI_SUCCESS, "sender endpoint_create");
-  mcapi_endpoint_t remote = mcapi_endpoint_get(DOMAIN, RECEIVER, PKT_RECV_PORT, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t remote =
+      mcapi_endpoint_get(DOMAIN, RECEIVER, PKT_RECV_PORT, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
   mcapi_timeout_t timeout = 10000;
   mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &timeout, sizeof timeout, &status);
   CHECK(status, MCAPI_SUCCESS, "set send timeout");
   mcapi_pktchan_connect_i(ep, remote, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "connect_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "connect_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   mcapi_pktchan_send_open_i(&handle, ep, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
   pthread_barrier_wait(&done);
@@ -217,7 +229,8 @@ int main(void)
   }
   pthread_barrier_wait(&done);
   mcapi_pktchan_send_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, 10000, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   pthread_barrier_wait(&done);

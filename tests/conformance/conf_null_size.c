@@ -12,7 +12,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -25,8 +26,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -34,15 +35,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -75,7 +76,8 @@ int main(void)
 
   /* A completed request. */
   mcapi_msg_send_i(a, b, "hi", 3, 1, &done_req, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "msg_send_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "msg_send_i status %u",
+         (unsigned)status);
   mcapi_boolean_t r = mcapi_test(&done_req, NULL, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_test with a NULL size");
   EXPECT(r == MCAPI_FALSE, "mcapi_test with a NULL size returned true");
@@ -88,7 +90,8 @@ int main(void)
 
   /* A pending request. */
   mcapi_msg_recv_i(a, buf, sizeof buf, &pending_req, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "msg_recv_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "msg_recv_i status %u",
+         (unsigned)status);
   r = mcapi_test(&pending_req, NULL, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_test of a pending request with a NULL size");
   EXPECT(r == MCAPI_FALSE, "mcapi_test with a NULL size returned true");
@@ -99,8 +102,8 @@ int main(void)
   CHECK(status, MCAPI_SUCCESS, "msg_send");
   r = mcapi_wait(&pending_req, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "mcapi_wait of the receive afterwards");
-  EXPECT(r == MCAPI_TRUE && size == 3 && strcmp(buf, "yo") == 0, "receive request: done %d, size %zu, '%s'",
-         (int)r, size, buf);
+  EXPECT(r == MCAPI_TRUE && size == 3 && strcmp(buf, "yo") == 0,
+         "receive request: done %d, size %zu, '%s'", (int)r, size, buf);
 
   size_t n;
   mcapi_msg_recv(b, buf, sizeof buf, &n, &status);

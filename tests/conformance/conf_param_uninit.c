@@ -16,7 +16,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -29,8 +30,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -38,15 +39,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -97,7 +98,8 @@ static void *joiner(void *arg)
   CHECK(status, MCAPI_SUCCESS, "second node initialize with uninitialized parameters");
   mcapi_endpoint_t me = mcapi_endpoint_create(PORT_JOIN, &status);
   CHECK(status, MCAPI_SUCCESS, "second node endpoint_create");
-  mcapi_endpoint_t to = mcapi_endpoint_get(domain, MAIN_NODE, PORT_B, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t to =
+      mcapi_endpoint_get(domain, MAIN_NODE, PORT_B, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "second node endpoint_get");
   mcapi_msg_send(me, to, "joined", 7, 1, &status);
   CHECK(status, MCAPI_SUCCESS, "second node msg_send");
@@ -138,7 +140,8 @@ static void exchange(mcapi_domain_t domain)
     snprintf(want, sizeof want, "message %d", i);
     mcapi_msg_recv(b, buf, sizeof buf, &n, &status);
     CHECK(status, MCAPI_SUCCESS, "msg_recv");
-    EXPECT(n == strlen(want) + 1 && strcmp(buf, want) == 0, "received '%s', expected '%s'", buf, want);
+    EXPECT(n == strlen(want) + 1 && strcmp(buf, want) == 0, "received '%s', expected '%s'", buf,
+           want);
   }
   char *big = malloc(MCAPI_MAX_MSG_SIZE);
   char *back = malloc(MCAPI_MAX_MSG_SIZE);
@@ -149,7 +152,8 @@ static void exchange(mcapi_domain_t domain)
   CHECK(status, MCAPI_SUCCESS, "msg_send of MCAPI_MAX_MSG_SIZE bytes");
   mcapi_msg_recv(b, back, MCAPI_MAX_MSG_SIZE, &n, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_recv of MCAPI_MAX_MSG_SIZE bytes");
-  EXPECT(n == MCAPI_MAX_MSG_SIZE && memcmp(big, back, n) == 0, "largest message came back wrong (%zu bytes)", n);
+  EXPECT(n == MCAPI_MAX_MSG_SIZE && memcmp(big, back, n) == 0,
+         "largest message came back wrong (%zu bytes)", n);
   free(big);
   free(back);
 
@@ -157,7 +161,8 @@ static void exchange(mcapi_domain_t domain)
   mcapi_msg_recv(b, buf, sizeof buf, &n, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_recv from the second node");
   EXPECT(strcmp(buf, "joined") == 0, "received '%s' from the second node", buf);
-  mcapi_endpoint_t j = mcapi_endpoint_get(domain, JOIN_NODE, PORT_JOIN, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t j =
+      mcapi_endpoint_get(domain, JOIN_NODE, PORT_JOIN, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get of the second node");
   mcapi_msg_send(a, j, "bye", 4, 1, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_send to the second node");
@@ -175,10 +180,10 @@ int main(void)
   memset(&garbage, 0xA5, sizeof garbage);
   mcapi_initialize(DOMAIN_GARBAGE, MAIN_NODE, NULL, &garbage, &info, &status);
   CHECK(status, MCAPI_SUCCESS, "initialize with uninitialized parameters");
-  EXPECT(mcx_locking() == expected_locking(), "locking mode %d, expected %d (the default)", (int)mcx_locking(),
-         (int)expected_locking());
-  EXPECT(mcx_compat() == expected_compat(), "profile %d, expected %d (the default)", (int)mcx_compat(),
-         (int)expected_compat());
+  EXPECT(mcx_locking() == expected_locking(), "locking mode %d, expected %d (the default)",
+         (int)mcx_locking(), (int)expected_locking());
+  EXPECT(mcx_compat() == expected_compat(), "profile %d, expected %d (the default)",
+         (int)mcx_compat(), (int)expected_compat());
   EXPECT(mcx_transport() == expected_transport(), "transport %d, expected %d (the default)",
          (int)mcx_transport(), (int)expected_transport());
   exchange(DOMAIN_GARBAGE);

@@ -12,7 +12,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -25,8 +26,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -34,15 +35,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -81,8 +82,8 @@ int main(void)
   }
   mcapi_endpoint_get_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &v, sizeof v, &status);
   CHECK(status, MCAPI_SUCCESS, "get NUM_RECV_BUFFERS with 3 messages queued");
-  EXPECT(v == MCAPI_MAX_QUEUE_ELEMENTS + 1 - 3, "NUM_RECV_BUFFERS %u with 3 queued, expected %u", (unsigned)v,
-         (unsigned)(MCAPI_MAX_QUEUE_ELEMENTS + 1 - 3));
+  EXPECT(v == MCAPI_MAX_QUEUE_ELEMENTS + 1 - 3, "NUM_RECV_BUFFERS %u with 3 queued, expected %u",
+         (unsigned)v, (unsigned)(MCAPI_MAX_QUEUE_ELEMENTS + 1 - 3));
 
   mcapi_finalize(&status);
   CHECK(status, MCAPI_SUCCESS, "finalize");

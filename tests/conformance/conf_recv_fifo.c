@@ -14,7 +14,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -27,8 +28,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -36,15 +37,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -72,7 +73,8 @@ static void sync_step(void)
 
 static void expect_pending_or_success(mcapi_status_t status, const char *what)
 {
-  EXPECT(status == MCAPI_PENDING || status == MCAPI_SUCCESS, "%s: status %u", what, (unsigned)status);
+  EXPECT(status == MCAPI_PENDING || status == MCAPI_SUCCESS, "%s: status %u", what,
+         (unsigned)status);
 }
 
 static void wait_msg(mcapi_request_t *request, const char *buf, const char *want, const char *what)
@@ -82,8 +84,8 @@ static void wait_msg(mcapi_request_t *request, const char *buf, const char *want
   mcapi_boolean_t done = mcapi_wait(request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, what);
   EXPECT(done == MCAPI_TRUE, "%s: not complete", what);
-  EXPECT(size == strlen(want) + 1 && strcmp(buf, want) == 0, "%s holds '%s' (%zu bytes), expected '%s'", what,
-         buf, size, want);
+  EXPECT(size == strlen(want) + 1 && strcmp(buf, want) == 0,
+         "%s holds '%s' (%zu bytes), expected '%s'", what, buf, size, want);
 }
 
 static void wait_pkt(mcapi_request_t *request, void **buf, const char *want, const char *what)
@@ -114,9 +116,11 @@ static void *sender(void *arg)
   CHECK(status, MCAPI_SUCCESS, "sender endpoint_create");
   mcapi_endpoint_t pkt_me = mcapi_endpoint_create(PKT_PORT, &status);
   CHECK(status, MCAPI_SUCCESS, "sender endpoint_create");
-  mcapi_endpoint_t to = mcapi_endpoint_get(DOMAIN, RECEIVER, MSG_PORT, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t to =
+      mcapi_endpoint_get(DOMAIN, RECEIVER, MSG_PORT, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
-  mcapi_endpoint_t pkt_to = mcapi_endpoint_get(DOMAIN, RECEIVER, PKT_PORT, MCAPI_TIMEOUT_INFINITE, &status);
+  mcapi_endpoint_t pkt_to =
+      mcapi_endpoint_get(DOMAIN, RECEIVER, PKT_PORT, MCAPI_TIMEOUT_INFINITE, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_get");
 
   sync_step(); /* 1: three receives are posted */
@@ -157,7 +161,8 @@ static void *sender(void *arg)
   }
   sync_step(); /* 5: everything received */
   mcapi_pktchan_send_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   sync_step(); /* 6: both closed */
@@ -234,8 +239,8 @@ int main(void)
   sync_step(); /* 4 */
   mcapi_pktchan_recv(handle, &pkt, &size, &status);
   CHECK(status, MCAPI_SUCCESS, "blocking pktchan_recv");
-  EXPECT(size == 3 && strcmp((char *)pkt, "P6") == 0, "blocking pktchan_recv got '%s', expected 'P6'",
-         (char *)pkt);
+  EXPECT(size == 3 && strcmp((char *)pkt, "P6") == 0,
+         "blocking pktchan_recv got '%s', expected 'P6'", (char *)pkt);
   mcapi_pktchan_release(pkt, &status);
   CHECK(status, MCAPI_SUCCESS, "pktchan_release");
   wait_pkt(&r[0], &p[0], "P4", "first pktchan_recv_i");
@@ -243,7 +248,8 @@ int main(void)
 
   sync_step(); /* 5 */
   mcapi_pktchan_recv_close_i(handle, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u",
+         (unsigned)status);
   mcapi_wait(&request, &size, WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
   sync_step(); /* 6 */

@@ -16,7 +16,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -29,8 +30,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -38,15 +39,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -61,11 +62,13 @@ static void watchdog(int sig)
 
 #define NODE 1
 
-static void expect_request_error(mcapi_request_t *request, mcapi_status_t want, int use_wait, const char *what)
+static void expect_request_error(mcapi_request_t *request, mcapi_status_t want, int use_wait,
+                                 const char *what)
 {
   mcapi_status_t status;
   size_t size;
-  mcapi_boolean_t done = use_wait ? mcapi_wait(request, &size, 1000, &status) : mcapi_test(request, &size, &status);
+  mcapi_boolean_t done =
+      use_wait ? mcapi_wait(request, &size, 1000, &status) : mcapi_test(request, &size, &status);
   CHECK(status, want, what);
   EXPECT(done == MCAPI_TRUE, "%s: request not reported complete", what);
 }
@@ -93,9 +96,11 @@ int main(void)
   /* Send to a deleted endpoint: accepted, the request holds the error. */
   mcapi_msg_send_i(me, gone, "lost", 5, 1, &request, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_send_i to a deleted endpoint");
-  expect_request_error(&request, MCAPI_ERR_ENDP_INVALID, 1, "wait of msg_send_i to a deleted endpoint");
+  expect_request_error(&request, MCAPI_ERR_ENDP_INVALID, 1,
+                       "wait of msg_send_i to a deleted endpoint");
 
-  /* Send to a full queue (the profile fails on the memory limit): accepted, the request holds the error. */
+  /* Send to a full queue (the profile fails on the memory limit): accepted, the request holds the
+   * error. */
   int queued = 0;
   for (;;) {
     mcapi_msg_send(me, full, "fill", 5, 1, &status);
@@ -112,7 +117,8 @@ int main(void)
   /* Receive on an invalid endpoint: the error is returned and left in the request. */
   mcapi_msg_recv_i(gone, buf, sizeof buf, &request, &status);
   CHECK(status, MCAPI_ERR_ENDP_INVALID, "msg_recv_i on a deleted endpoint");
-  expect_request_error(&request, MCAPI_ERR_ENDP_INVALID, 0, "test of msg_recv_i on a deleted endpoint");
+  expect_request_error(&request, MCAPI_ERR_ENDP_INVALID, 0,
+                       "test of msg_recv_i on a deleted endpoint");
 
   /* A request that was never started. */
   mcapi_request_t never;
@@ -121,8 +127,8 @@ int main(void)
 
   /* A NULL size, checked before the handle: on a pending request and on a never-started one. */
   mcapi_msg_recv_i(me, buf, sizeof buf, &request, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "msg_recv_i on an empty queue: status %u",
-         (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING,
+         "msg_recv_i on an empty queue: status %u", (unsigned)status);
   mcapi_boolean_t done = mcapi_test(&request, NULL, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_test with a NULL size");
   EXPECT(done == MCAPI_TRUE, "mcapi_test with a NULL size: not reported complete");

@@ -15,7 +15,8 @@
 
 #define DOMAIN 1
 
-static mcapi_param_t parms; /* never initialized by the program, as in the reference's examples */
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
 
 static const char *status_name(mcapi_status_t status, char *buf, size_t size)
 {
@@ -28,8 +29,8 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 {
   if (got != want) {
     char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line,
-           status_name(got, g, sizeof g), status_name(want, w, sizeof w));
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
     fflush(stdout);
     exit(1);
   }
@@ -37,15 +38,15 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
 #define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
 
 /* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      printf("FAIL line %d: ", __LINE__);                 \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-      fflush(stdout);                                     \
-      exit(1);                                            \
-    }                                                     \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static void watchdog(int sig)
@@ -80,13 +81,16 @@ int main(void)
   mcapi_endpoint_t r = mcapi_endpoint_create(2, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
   mcapi_sclchan_connect_i(s, r, &rc, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_connect_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_connect_i status %u",
+         (unsigned)status);
   mcapi_wait(&rc, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   mcapi_sclchan_send_open_i(&sh, s, &rs, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_send_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_send_open_i status %u",
+         (unsigned)status);
   mcapi_sclchan_recv_open_i(&rh, r, &rr, &status);
-  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_recv_open_i status %u", (unsigned)status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_recv_open_i status %u",
+         (unsigned)status);
   mcapi_wait(&rs, &size, 5000, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
   mcapi_wait(&rr, &size, 5000, &status);
