@@ -127,6 +127,14 @@ typedef mcapi_endpoint_attributes_t mcapi_endpt_attributes_t;
 #define MCAPI_MAX_PRORITY 0
 #define MCAPI_MIN_PRORITY MCAPI_MAX_PRIORITY
 
+/** Attributes per attribute structure, and channels, as the reference's configuration names them. */
+#ifndef MCAPI_MAX_ATTRIBUTES
+#define MCAPI_MAX_ATTRIBUTES MAX_NUM_ATTRIBUTES
+#endif
+#ifndef MCAPI_MAX_CHANNELS
+#define MCAPI_MAX_CHANNELS MCX_DOMAIN_ENDPOINTS
+#endif
+
 /** Scalar channel slots per channel. */
 #define MCAPI_MAX_SCL_ELEMENTS MCAPI_MAX_QUEUE_ELEMENTS
 

@@ -712,7 +712,9 @@ static void ep_attrs(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t dir
 static int peer_alive(const mcx__chan_t *ch, uint32_t dir)
 {
   uint32_t p = ST_SIDE(mcx_load_acquire(&ch->state), !dir); /* A-C1 */
-  return p == S_OPEN || p == S_OPENP;
+  /* mca-2.0.3 opens each side on its own: a peer connected but not yet
+   * open will open (its packets and scalars wait for it, as there). */
+  return p == S_OPEN || p == S_OPENP || (p == S_IDLE && mcx__ref());
 }
 
 /* Blocks on @p wp until @p try_once stops returning MCX_EAGAIN. */
