@@ -166,7 +166,7 @@ MCX_API void mcapi_node_get_attribute(mcapi_domain_t domain_id, mcapi_node_t nod
     return;
   }
   if (attribute_num != MCAPI_NODE_ATTR_TYPE) {
-    SET(MCAPI_ERR_ATTR_NUM);
+    SET(mcx__ref() ? MCAPI_ERR_ATTR_NOTSUPPORTED : MCAPI_ERR_ATTR_NUM);
     return;
   }
   if (attribute_size != sizeof(mcapi_uint_t)) {

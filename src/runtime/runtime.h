@@ -107,6 +107,7 @@ typedef struct mcx__endpoint {
   mcx_atomic_u32 get_count;
   mcx_atomic_u32 chan; /* channel connection (chan.c); 0 = message endpoint */
   mcx_atomic_u32 ref_index; /* its index among its node's endpoints (ep_slot) */
+  mcx_atomic_u32 ref_closed; /* mca-2.0.3: type | side of its last channel, once closed */
   /* Line 1 — written by senders the first time they use a priority. */
   MCX_ALIGNED_LINE mcx_atomic_u32 used_prios;
   mcx_atomic_u32 pmq_senders; /* pmq: senders between their state check and mq_send (pmq.c) */
