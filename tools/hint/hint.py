@@ -78,6 +78,7 @@ pthread_cond_broadcast sem_post sem_trywait
 
 # Library calls known not to block and not to synchronize.
 PURE = set("""
+clock_gettime gettimeofday time getpid gettid pthread_self sched_getcpu rand rand_r
 memcpy memmove memset memcmp strlen strnlen strcmp strncmp strcpy strncpy strcat strchr strrchr
 abs labs llabs fabs sqrt sin cos tan exp log floor ceil round fmin fmax pow
 mcx_pisem_owner mcx_csem_value mcapi_msg_available mcapi_pktchan_available
@@ -102,12 +103,13 @@ class NoAcquire(Exception):
 # ------------------------------------------------------------ source helpers
 
 class Source:
-    def __init__(self, path, tu):
+    def __init__(self, path, tu, shown):
         self.path = path
+        self.shown = shown
         self.tu = tu
         with open(path, "rb") as f:
             self.data = f.read()
-        self.main = tu.get_file(path)
+        self.main = tu.get_file(os.path.abspath(path))
         self.macros = {}
         for c in tu.cursor.get_children():
             if c.kind == K.MACRO_DEFINITION:
@@ -414,11 +416,12 @@ class Analyzer:
             if why:
                 if callee(k) in HINTABLE or callee(k) in BLOCKING:
                     raise NoAcquire("%s at line %d blocks first" % (callee(k), k.location.line))
-                raise Refuse(why)
+                # refused if an acquire follows; look on to know
+                self.pending = self.pending or why
             sy = self.syncs(k)
             if sy:
-                raise Refuse("%s at line %d synchronizes between the call and the acquire"
-                             % (sy, k.location.line))
+                self.pending = self.pending or "%s at line %d synchronizes between the call and the acquire" % (
+                    sy, k.location.line)
         region.append(s)
 
     def acquire_stmt(self, s):
@@ -487,18 +490,23 @@ class Analyzer:
             if not self.src.in_main(f):
                 continue
             self.seen = set()
+            self.where = {}  # hintable call -> (statements of its block, index of its statement)
             self.visit_blocks(f, [])
             for k in calls_in(f):
                 if callee(k) in HINTABLE and k.hash not in self.seen:
-                    self.report(k, None, "refused", "the call is not a statement of its own in a block "
-                                "(it is part of an expression or a block-less branch); rewrite it by hand")
+                    self.inside_expression(k)
         self.findings.sort(key=lambda x: x["line"])
 
     def visit_blocks(self, c, parents):
         if c.kind == K.COMPOUND_STMT:
             kids = list(c.get_children())
             for i, s in enumerate(kids):
-                self.consider(kids, i, parents + [c])
+                while s.kind in (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT) and list(s.get_children()):
+                    s = list(s.get_children())[-1]  # `case X: stmt`: the statement, then the siblings
+                if s.hash != kids[i].hash:
+                    self.consider(kids[:i] + [s] + kids[i + 1:], i, parents + [c])
+                else:
+                    self.consider(kids, i, parents + [c])
         elif c.kind in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT):
             ch = list(c.get_children())
             body = ch[0] if c.kind == K.DO_STMT else ch[-1]
@@ -527,8 +535,73 @@ class Analyzer:
                         return r, "decl", vs[0]
         return None, None, None
 
+    def inside_expression(self, k):
+        """A hintable call inside an expression: refused when an acquire comes
+        next (in the same statement or after it), else nothing to hint."""
+        kids, i = self.where.get(k.hash, (None, None))
+        why = "the call is part of an expression or a block-less branch; rewrite it by hand"
+        if kids is None:
+            self.report(k, None, "refused", why)
+            return
+        a = self.contains_acquire(kids[i])
+        if a is not None:
+            self.report(k, None, "refused", why + " (the statement also calls %s, line %d)"
+                        % (callee(a), a.location.line))
+            return
+        self.pending = None
+        try:
+            found = self.next_acquire(kids[i + 1:], [])
+            self.report(k, {"sem_text": found[0][0]["sem_text"]}, "refused", why)
+        except Refuse as ex:
+            self.report(k, None, "refused", why)
+        except NoAcquire as ex:
+            self.report(k, None, "none", str(ex))
+
+    def or_idiom(self, s):
+        """`if (wait(..) != MCX_SEM_OK || acquire(..) != MCX_SEM_OK) failure;`:
+        (wait call, acquire, the condition) or None."""
+        if s.kind != K.IF_STMT:
+            return None
+        cond = strip(list(s.get_children())[0])
+        if cond.kind != K.BINARY_OPERATOR or op_of(cond) != "||":
+            return None
+        l, r = [strip(x) for x in cond.get_children()]
+        sides = []
+        for x in (l, r):
+            if x.kind != K.BINARY_OPERATOR or op_of(x) != "!=":
+                return None
+            c, ok = [strip(y) for y in x.get_children()]
+            if c.kind != K.CALL_EXPR or ok.kind != K.DECL_REF_EXPR or ok.spelling != "MCX_SEM_OK":
+                return None
+            sides.append(c)
+        if callee(sides[0]) not in HINTABLE or HINTABLE[callee(sides[0])]["shape"] != "ev":
+            return None
+        a = self.acquire_of(sides[1])
+        if a is None:
+            return None
+        return sides[0], a, cond
+
     def consider(self, kids, i, parents):
         s = kids[i]
+        for k in calls_in(s):
+            if callee(k) in HINTABLE:
+                self.where.setdefault(k.hash, (kids, i))
+        idiom = self.or_idiom(s)
+        if idiom is not None:
+            call, acq, cond = idiom
+            self.seen.add(call.hash)
+            try:
+                self.check_pair(call, acq, s, [], None, "expr", None)
+                args, (a, b), _ = self.call_texts(call)
+                info = HINTABLE[callee(call)]
+                new = info[acq["kind"]]
+                text = "%s(%s) != MCX_SEM_OK" % (new, ", ".join([args[0], acq["sem_text"]] + args[1:]))
+                self.edits.append((cond.extent.start.offset, cond.extent.end.offset, text))
+                self.report(call, acq, "hint", "%s; removes the acquire at line %d (in the same condition)"
+                            % (new, acq["call"].location.line))
+            except Refuse as ex:
+                self.report(call, {"sem_text": ex.sem} if ex.sem else None, "refused", str(ex))
+            return
         call, use, target = self.statement_call(s)
         if call is None:
             return
@@ -536,6 +609,7 @@ class Analyzer:
         self.seen.add(call.hash)
         region = []
         loop = None
+        self.pending = None
         try:
             try:
                 found = self.next_acquire(kids[i + 1:], region)
@@ -568,6 +642,8 @@ class Analyzer:
                 loop = (loop_stmt, counted)
                 region += rest + lregion
             acq = found[0][0]
+            if self.pending:
+                raise Refuse(self.pending, acq["sem_text"])
             self.check_pair(call, acq, s, region, loop, use, target)
             try:
                 self.rewrite(call, use, target, s, found, loop)
@@ -607,7 +683,7 @@ class Analyzer:
         for k in walk(sem):
             if k.kind == K.CALL_EXPR:
                 raise Refuse("the next semaphore depends on data: it is chosen by a call (%s)" % callee(k))
-        vars_ = list(decl_refs(sem))
+        vars_ = list(values_read(sem))
         scope = list(region) + [call]
         if loop is not None:
             scope.append(loop[0])
@@ -701,9 +777,11 @@ class Analyzer:
             args, _, _ = self.call_texts(call)
             shown = "%s(%s)" % (callee(call), ", ".join(args))
         except Refuse:
-            shown = callee(call) + "(...)"
+            a, b = spelling_offsets(call.extent)
+            t = self.src.text(a, b) if 0 <= a < b <= len(self.src.data) else ""
+            shown = t if t.startswith(callee(call)) and "\n" not in t else callee(call) + "(...)"
         self.findings.append({
-            "file": self.src.path, "line": call.location.line, "call": shown,
+            "file": self.src.shown, "line": call.location.line, "call": shown,
             "semaphore": acq["sem_text"] if acq else None, "verdict": verdict, "why": why})
 
     def rewritten(self):
@@ -768,6 +846,46 @@ def op_of(c):
         if t.extent.start.offset >= end:
             return t.spelling
     return None
+
+
+def values_read(c):
+    """Variables whose values an expression reads: in `&x.s` or `&arr[2]` only
+    the address of x / arr is taken, which no assignment changes; in
+    `&arr[k]`, `p->s` or `s` the values of k, p and s count."""
+    c = strip(c)
+    if c is None:
+        return
+    if c.kind == K.UNARY_OPERATOR and op_of(c) == "&":
+        yield from lvalue_reads(list(c.get_children())[0])
+        return
+    if c.kind == K.DECL_REF_EXPR:
+        if c.referenced is not None and c.referenced.kind in (K.VAR_DECL, K.PARM_DECL):
+            yield c.referenced
+        return
+    for ch in c.get_children():
+        yield from values_read(ch)
+
+
+def lvalue_reads(c):
+    c = strip(c)
+    if c is None or c.kind == K.DECL_REF_EXPR:
+        return
+    if c.kind == K.MEMBER_REF_EXPR:
+        base = list(c.get_children())
+        if base and base[0].type.get_canonical().kind == ci.TypeKind.POINTER:
+            yield from values_read(base[0])  # p->s reads p
+        elif base:
+            yield from lvalue_reads(base[0])
+        return
+    if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+        b, i = list(c.get_children())
+        if b.type.get_canonical().kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+            yield from lvalue_reads(b)
+        else:
+            yield from values_read(b)
+        yield from values_read(i)
+        return
+    yield from values_read(c)
 
 
 def root_var(c):
@@ -945,7 +1063,8 @@ def shlex_split(s):
     return shlex.split(s)
 
 
-def analyze(path, args, workdir):
+def analyze(shown, args, workdir):
+    path = os.path.abspath(shown)
     index = ci.Index.create()
     cargs = list(args)
     if workdir:
@@ -956,7 +1075,7 @@ def analyze(path, args, workdir):
     errors = [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if errors:
         return None, errors
-    an = Analyzer(Source(path, tu))
+    an = Analyzer(Source(path, tu, shown))
     an.run()
     return an, []
 
@@ -991,6 +1110,14 @@ def main(argv):
     ap.add_argument("--json", metavar="FILE", help="also write the findings as JSON")
     ap.add_argument("--mca", help=argparse.SUPPRESS)
     opt = ap.parse_args(argv)
+    # libclang may change the process's directory (-working-directory): fix every path first
+    if opt.output_dir:
+        opt.output_dir = os.path.abspath(opt.output_dir)
+    if opt.json:
+        opt.json = os.path.abspath(opt.json)
+    if opt.ccdb:
+        opt.ccdb = os.path.abspath(opt.ccdb)
+    base = os.getcwd()
     err = setup_libclang()
     if err:
         print("mca hint: " + err, file=sys.stderr)
@@ -999,6 +1126,7 @@ def main(argv):
     allf = []
     rep = sys.stderr if opt.diff else sys.stdout
     for path in opt.files:
+        os.chdir(base)
         if not os.path.exists(path):
             print("mca hint: %s: no such file" % path, file=sys.stderr)
             rc = 1
@@ -1022,7 +1150,7 @@ def main(argv):
             nl = new.decode("utf-8", "replace").splitlines(True)
             sys.stdout.writelines(difflib.unified_diff(old, nl, "a/" + path, "b/" + path))
         if opt.apply:
-            dest = path
+            dest = os.path.join(base, path)
             if opt.output_dir:
                 os.makedirs(opt.output_dir, exist_ok=True)
                 dest = os.path.join(opt.output_dir, os.path.basename(path))
