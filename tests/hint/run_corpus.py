@@ -73,6 +73,10 @@ try:
                            capture_output=True, text=True)
         if c.returncode != 0:
             failures.append("%s: the rewrite does not compile:\n%s" % (n, c.stderr))
+        # the rewrite is a fixed point: nothing left to hint in it
+        again = run([got, "--"] + flags, cases)
+        if again.returncode != 0 or ": hint: " in again.stdout:
+            failures.append("%s: the rewrite still has hints:\n%s" % (n, again.stdout))
         # --diff applied with patch gives the same file
         d = run(["--diff", src, "--"] + flags, cases)
         work = os.path.join(tmp, "patch")
@@ -85,7 +89,7 @@ try:
                 failures.append("%s: --diff does not patch the file into its rewrite (%s)" % (n, p.stderr))
         if report not in d.stderr:
             failures.append("%s: --diff does not print the report on stderr" % n)
-        print("%-12s report, rewrite, diff and compile ok" % n)
+        print("%-12s report, rewrite, fixed point, diff and compile ok" % n)
 
     # compile_commands.json instead of `--` flags (found beside the file, and through -p)
     db = os.path.join(tmp, "ccdb")

@@ -224,10 +224,14 @@ class Analyzer:
         params = []
         body_toks = toks
         # function-like if '(' follows the name without a space
-        if toks and toks[0] == "(" and mdef.extent.start.offset + len(mname) < len(self.src.data):
+        if toks and toks[0] == "(":
+            # function-like only if '(' follows the name at once
             name_end = mdef.location.offset + len(mname)
-            fl = self.src.data[name_end:name_end + 1] == b"(" if mdef.location.file and \
-                os.path.samefile(mdef.location.file.name, self.src.path) else True
+            try:
+                with open(mdef.location.file.name, "rb") as fh:
+                    fl = fh.read()[name_end:name_end + 1] == b"("
+            except (OSError, AttributeError):
+                fl = False
             if fl:
                 j = toks.index(")")
                 params = [t for t in toks[1:j] if t != ","]
@@ -391,6 +395,9 @@ class Analyzer:
             if s.kind in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT):
                 a = self.contains_acquire(s)
                 if a is not None:
+                    if s.kind == K.DO_STMT and const_int(list(s.get_children())[-1]) == 0:
+                        raise Refuse("the acquire (%s) is inside a do { } while (0) (line %d, a macro's body?); "
+                                     "rewrite it by hand" % (callee(a), s.location.line))
                     if s.kind == K.FOR_STMT and self.counted(s, ignore_acq=True) is not None:
                         raise Refuse("the acquire (%s) is inside a loop: it runs on every iteration, "
                                      "the hint covers only the first" % callee(a))
@@ -553,7 +560,7 @@ class Analyzer:
             found = self.next_acquire(kids[i + 1:], [])
             self.report(k, {"sem_text": found[0][0]["sem_text"]}, "refused", why)
         except Refuse as ex:
-            self.report(k, None, "refused", why)
+            self.report(k, {"sem_text": ex.sem} if ex.sem else None, "refused", str(ex))
         except NoAcquire as ex:
             self.report(k, None, "none", str(ex))
 
@@ -833,6 +840,8 @@ def decl_refs(c):
 def op_of(c):
     """The operator of a binary, compound-assignment or unary operator cursor."""
     toks = list(c.get_tokens())
+    if not toks:
+        return None
     if c.kind == K.UNARY_OPERATOR:
         for t in (toks[0], toks[-1]):
             if t.spelling in ("++", "--", "&", "*", "-", "!", "~", "+"):
