@@ -34,3 +34,19 @@ endforeach()
 add_test(NAME hint_fig3_switches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hint/fig3_check.sh
          $<TARGET_FILE:hint_fig3_original> $<TARGET_FILE:hint_fig3_hinted>)
 set_tests_properties(hint_fig3_switches PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# The rewritten fixed-count loop runs: every sample consumed, the semaphore
+# taken once after the loop and free at the end (original form alongside).
+foreach(_form original fixed)
+  if(_form STREQUAL original)
+    set(_src ${CMAKE_CURRENT_SOURCE_DIR}/hint/cases/loops.c)
+  else()
+    set(_src ${CMAKE_CURRENT_SOURCE_DIR}/hint/cases/loops.fixed.c)
+  endif()
+  add_executable(hint_loops_${_form} ${CMAKE_CURRENT_SOURCE_DIR}/hint/loops_driver.c ${_src})
+  target_compile_definitions(hint_loops_${_form} PRIVATE _GNU_SOURCE)
+  target_link_libraries(hint_loops_${_form} PRIVATE mca_static pthread)
+  add_test(NAME hint_loops_${_form} COMMAND hint_loops_${_form})
+  set_tests_properties(hint_loops_${_form} PROPERTIES LABELS unit TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "fixed-count loop: ok")
+endforeach()
