@@ -203,6 +203,7 @@ class Analyzer:
             if c.kind == K.FUNCTION_DECL and c.is_definition():
                 self.funcs[c.spelling] = c
         self.findings = []
+        self.failed = []
         self.edits = []  # (start, end, text)
 
     # ---- call texts, through macros
@@ -300,7 +301,10 @@ class Analyzer:
         e = strip_void(stmts[0])
         if e is None or e.kind != K.CALL_EXPR or callee(e) not in ACQUIRES:
             return None
-        return self.acquire_of(e), e
+        try:
+            return self.acquire_of(e), e
+        except Refuse:
+            return None
 
     def blocks(self, c, depth=0, seen=None):
         """Why the call c may block (a string), or None."""
@@ -498,10 +502,13 @@ class Analyzer:
                 continue
             self.seen = set()
             self.where = {}  # hintable call -> (statements of its block, index of its statement)
-            self.visit_blocks(f, [])
-            for k in calls_in(f):
-                if callee(k) in HINTABLE and k.hash not in self.seen:
-                    self.inside_expression(k)
+            try:
+                self.visit_blocks(f, [])
+                for k in calls_in(f):
+                    if callee(k) in HINTABLE and k.hash not in self.seen:
+                        self.inside_expression(k)
+            except Exception as ex:  # a construct this parser does not know: say where, go on
+                self.failed.append("%s: %s: %s: %s" % (self.src.shown, f.spelling, type(ex).__name__, ex))
         self.findings.sort(key=lambda x: x["line"])
 
     def visit_blocks(self, c, parents):
@@ -545,6 +552,12 @@ class Analyzer:
     def inside_expression(self, k):
         """A hintable call inside an expression: refused when an acquire comes
         next (in the same statement or after it), else nothing to hint."""
+        try:
+            self.inside_expression_(k)
+        except Refuse as ex:
+            self.report(k, None, "refused", str(ex))
+
+    def inside_expression_(self, k):
         kids, i = self.where.get(k.hash, (None, None))
         why = "the call is part of an expression or a block-less branch; rewrite it by hand"
         if kids is None:
@@ -583,7 +596,10 @@ class Analyzer:
             sides.append(c)
         if callee(sides[0]) not in HINTABLE or HINTABLE[callee(sides[0])]["shape"] != "ev":
             return None
-        a = self.acquire_of(sides[1])
+        try:
+            a = self.acquire_of(sides[1])
+        except Refuse:
+            return None
         if a is None:
             return None
         return sides[0], a, cond
@@ -1064,6 +1080,8 @@ def compile_args(path, flags, ccdb):
             return out, e.get("directory", d)
         if ccdb:
             break
+    print("mca hint: %s: no compile command found (give flags after `--` or -p); parsing without flags"
+          % path, file=sys.stderr)
     return [], None
 
 
@@ -1151,9 +1169,17 @@ def main(argv):
         for f in an.findings:
             print(line_of(f), file=rep)
         allf += an.findings
+        for msg in an.failed:
+            print("mca hint: internal error in %s (function skipped)" % msg, file=sys.stderr)
+            rc = 1
         if not an.edits:
             continue
-        new = an.rewritten()
+        try:
+            new = an.rewritten()
+        except Refuse as ex:
+            print("mca hint: %s: %s; not rewritten" % (path, ex), file=sys.stderr)
+            rc = 1
+            continue
         if opt.diff:
             old = an.src.data.decode("utf-8", "replace").splitlines(True)
             nl = new.decode("utf-8", "replace").splitlines(True)
