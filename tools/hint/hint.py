@@ -422,6 +422,10 @@ class Analyzer:
         raise NoAcquire("no acquire follows in the same block")
 
     def check_plain(self, s, region):
+        esc = escape(s)
+        if esc is not None:
+            self.pending = self.pending or ("a %s at line %d leaves before the acquire: that path would hold "
+                                            "the semaphore, which it never took" % esc)
         for k in calls_in(s):
             why = self.blocks(k)
             if why:
@@ -833,6 +837,24 @@ def strip_void(s):
         e = strip(list(e.get_children())[-1])
     if e is not None and e.kind == K.CALL_EXPR:
         return e
+    return None
+
+
+def escape(c, in_loop=False, in_switch=False):
+    """A jump in c that leaves c (return, goto, or a break / continue not
+    caught by a loop or switch inside c): (kind, line) or None."""
+    if c.kind in (K.RETURN_STMT, K.GOTO_STMT, K.INDIRECT_GOTO_STMT):
+        return c.kind.name.split("_")[0].lower(), c.location.line
+    if c.kind == K.BREAK_STMT and not (in_loop or in_switch):
+        return "break", c.location.line
+    if c.kind == K.CONTINUE_STMT and not in_loop:
+        return "continue", c.location.line
+    loop = in_loop or c.kind in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT)
+    sw = in_switch or c.kind == K.SWITCH_STMT
+    for ch in c.get_children():
+        e = escape(ch, loop, sw)
+        if e is not None:
+            return e
     return None
 
 
