@@ -1147,6 +1147,8 @@ def main(argv):
         flags = None
     ap = argparse.ArgumentParser(
         prog="mca hint",
+        usage="mca hint [--apply [--output-dir DIR]] [--diff] [--json FILE] [-p PATH] FILE.c... "
+              "[-- COMPILER-FLAGS]",
         description="Finds blocking calls followed by a semaphore acquire and rewrites them into "
                     "their _then_lock forms (the next-semaphore hint, docs/sem.md).",
         epilog="Compiler flags come after `--`, or from compile_commands.json (-p, or found "
@@ -1157,7 +1159,6 @@ def main(argv):
     ap.add_argument("--output-dir", "-o", metavar="DIR", help="with --apply: write rewritten files here")
     ap.add_argument("-p", dest="ccdb", metavar="PATH", help="compile_commands.json or its directory")
     ap.add_argument("--json", metavar="FILE", help="also write the findings as JSON")
-    ap.add_argument("--mca", help=argparse.SUPPRESS)
     opt = ap.parse_args(argv)
     # libclang may change the process's directory (-working-directory): fix every path first
     if opt.output_dir:
