@@ -100,7 +100,7 @@ class NoAcquire(Exception):
     """No acquire follows on this path: the message says what comes instead."""
 
 
-# ------------------------------------------------------------ source helpers
+# ------------------------------------------------------------ source text
 
 class Source:
     def __init__(self, path, tu, shown):
@@ -824,7 +824,7 @@ class Analyzer:
         return b"".join(out)
 
 
-# ------------------------------------------------------------ cursor helpers
+# ------------------------------------------------------------ cursors
 
 def is_expr(c):
     return c.kind.is_expression()

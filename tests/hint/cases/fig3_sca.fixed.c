@@ -36,7 +36,7 @@ void sca_sensor_period(int sample)
   mcx_pisem_unlock(&plant_lock);
 }
 
-/* The controller task: one command per reading. */
+/* The controller: one command per reading. */
 void sca_controller(int periods)
 {
   for (int n = 0; n < periods; n++) {
