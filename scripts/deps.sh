@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking libmca need on Debian, if
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
-# peer baselines (Boost.Lockfree, Concurrency Kit), matplotlib and SimPy.
+# peer baselines (Boost.Lockfree, Concurrency Kit), libclang for `mca hint`,
+# matplotlib and SimPy.
 # Safe to run again: it only installs what is absent.
 set -euo pipefail
 
@@ -14,6 +15,8 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 [ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
 [ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
+# libclang and its Python binding for `mca hint` (Debian's, under /usr/lib/python3)
+[ -f /usr/lib/python3/dist-packages/clang/cindex.py ] || need_apt+=(python3-clang libclang-dev)
 
 if ((${#need_apt[@]})); then
   SUDO=""

@@ -17,5 +17,6 @@ int mca_cmd_coherence(int argc, char **argv);
 int mca_cmd_sync(int argc, char **argv);
 int mca_cmd_sem(int argc, char **argv);
 int mca_cmd_model(int argc, char **argv);
+int mca_cmd_hint(int argc, char **argv);
 
 #endif
