@@ -254,6 +254,12 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       return r;
     r = mcx_port_shm_open_mode(name, sizeof(mcx__part_hdr_t), mode, &shm);
     if (r == MCX_ENOENT || r == MCX_EAGAIN) { /* removed or still being sized */
+      if (r == MCX_EAGAIN && attempt > 100) {
+        /* Still too small after 100 ms: its creator died between creating
+         * and sizing it. Nobody can have joined it: remove it, make ours. */
+        MCX_DEBUG(1, "removing partition %s: its creator never sized it", name);
+        mcx_port_shm_unlink(name);
+      }
       mcx_port_sleep_ns(1000000);
       continue;
     }

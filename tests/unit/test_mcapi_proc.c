@@ -361,6 +361,27 @@ TEST(stale_partition_of_a_crashed_run_is_recovered)
   CHECK(!part_exists(dom));
 }
 
+/* regress: a creator killed between shm_open(O_CREAT) and ftruncate left a
+ * 0-byte partition that made every later mcapi_initialize of the domain fail. */
+TEST(zero_byte_partition_of_a_dead_creator_is_replaced)
+{
+  mcapi_domain_t dom = 26;
+  char name[80];
+  part_name(name, sizeof name, dom);
+  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600); /* as the dead creator left it */
+  CHECK(fd >= 0);
+  if (fd >= 0)
+    close(fd);
+  CHECK_STATUS(init_node(dom, 1, MCX_LOCKING_DEFAULT), MCAPI_SUCCESS);
+  mcapi_status_t st;
+  mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_msg_send(e, e, "new", 4, 0, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_finalize(&st);
+  CHECK(!part_exists(dom));
+}
+
 /* Writes a partition-like object by hand and expects initialize to refuse it. */
 static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
 {
@@ -484,6 +505,7 @@ int main(int argc, char **argv)
   RUN(global_lock_of_a_dead_process_is_recovered);
   RUN(control_lock_of_a_dead_process_is_recovered);
   RUN(stale_partition_of_a_crashed_run_is_recovered);
+  RUN(zero_byte_partition_of_a_dead_creator_is_replaced);
   RUN(partition_with_wrong_magic_is_refused);
   RUN(partition_with_wrong_version_is_refused);
   RUN(truncated_partition_is_refused);
