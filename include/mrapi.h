@@ -230,6 +230,7 @@ typedef enum {
   MRAPI_RSRC_MEM_BASEADDR, /**< uint64_t: not supported (no physical addresses) */
   MRAPI_RSRC_MEM_NUMWORDS, /**< uint64_t: size in words */
   MRAPI_RSRC_MEM_WORDSIZE, /**< uint32_t: bytes per word (the pointer size) */
+  MRAPI_RSRC_MEM_PAGE_FAULTS, /**< dynamic (libmca): page faults of the starting thread */
 } mrapi_rsrc_mem_attrs;
 
 /** Attribute numbers of a cache resource. */
@@ -238,6 +239,8 @@ typedef enum {
   MRAPI_RSRC_CACHE_LINE_SIZE,     /**< uint32_t: bytes */
   MRAPI_RSRC_CACHE_ASSOCIATIVITY, /**< uint32_t: ways (0 = fully associative / unknown) */
   MRAPI_RSRC_CACHE_LEVEL,         /**< uint32_t: 1, 2, 3 ... */
+  MRAPI_RSRC_CACHE_MISSES,        /**< dynamic (libmca): misses of the starting thread (L1 data, last level) */
+  MRAPI_RSRC_CACHE_COHERENCE,     /**< dynamic (libmca): cross-core coherence events (HITM/forwards) */
 } mrapi_rsrc_cache_attrs;
 
 /** Attribute numbers of a processor (CPU) resource. */
@@ -245,6 +248,9 @@ typedef enum {
   MRAPI_RSRC_CPU_FREQUENCY, /**< uint32_t: MHz (maximum), not supported when unknown */
   MRAPI_RSRC_CPU_TYPE,      /**< char[64]: model name */
   MRAPI_RSRC_CPU_ID,        /**< uint32_t: the OS's processor number */
+  MRAPI_RSRC_CPU_CONTEXT_SWITCHES, /**< dynamic (libmca): context switches of the starting thread */
+  MRAPI_RSRC_CPU_MIGRATIONS,       /**< dynamic (libmca): moves of the starting thread between processors */
+  MRAPI_RSRC_CPU_CYCLES,           /**< dynamic (libmca): cycles of the starting thread */
 } mrapi_rsrc_cpu_attrs;
 
 /* ================================================================ general */

@@ -8,6 +8,7 @@
 #include "mca_utils.h"
 #include "sync/mrapi_domain.h"
 #include "sync/mrapi_req.h"
+#include "sync/mrapi_rsrc.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -165,8 +166,10 @@ API void mrapi_finalize(mrapi_status_t *status)
   if (!status)
     return;
   uint32_t d, n;
-  if (mcx__mr_whoami(&d, &n) == MCX_OK)
-    mcx__mr_req_drain(0); /* the DMA engine acts for this node: let it finish first */
+  if (mcx__mr_whoami(&d, &n) == MCX_OK) {
+    mcx__mr_req_drain(0);      /* the DMA engine acts for this node: let it finish first */
+    mcx__mr_rsrc_node_gone(); /* its resource callbacks end with it */
+  }
   *status = mcx__mr_finalize() == MCX_OK ? MRAPI_SUCCESS : MRAPI_ERR_NODE_NOTINIT;
 }
 
