@@ -478,7 +478,7 @@ API mrapi_boolean_t mrapi_sem_trylock(mrapi_sem_hndl_t sem, mrapi_status_t *stat
   if (!status)
     return MRAPI_FALSE;
   *status = map(mcx__mr_sem_lock(sem, 0), &K_SEM);
-  return *status == MRAPI_SUCCESS;
+  return *status == MRAPI_SUCCESS || *status == MRAPI_ERR_SEM_OWNER_DIED;
 }
 
 API void mrapi_sem_unlock(mrapi_sem_hndl_t sem, mrapi_status_t *status)
@@ -547,7 +547,7 @@ API mrapi_boolean_t mrapi_rwl_trylock(mrapi_rwl_hndl_t rwl, mrapi_rwl_mode_t mod
     return MRAPI_FALSE;
   }
   *status = map(mcx__mr_rwl_lock(rwl, mode == MRAPI_RWL_WRITER, 0), &K_RWL);
-  return *status == MRAPI_SUCCESS;
+  return *status == MRAPI_SUCCESS || *status == MRAPI_ERR_RWL_OWNER_DIED;
 }
 
 API void mrapi_rwl_unlock(mrapi_rwl_hndl_t rwl, mrapi_rwl_mode_t mode, mrapi_status_t *status)

@@ -132,16 +132,24 @@ void mcx__mr_set_debug(int level) { mcx_store_relaxed(&debug_level, level < 0 ? 
 int mcx__mr_debug(void) { return (int)mcx_load_relaxed(&debug_level); }
 
 /* The namespace part of every name (MCX_NAMESPACE, as MCAPI partitions use
- * it): unrelated runs with the same domain id do not meet. */
+ * it): unrelated runs with the same domain id do not meet. Names must fit
+ * MCX_PORT_SHM_NAME_MAX: a namespace longer than 24 characters is kept as its
+ * first 15 and a hash of the whole, so long names that share a prefix stay
+ * apart. */
 static const char *ns_of(char *clean, size_t n)
 {
   const char *ns = mcx_port_getenv("MCX_NAMESPACE");
   size_t k = 0;
-  for (; ns && *ns && k < n - 1; ns++) {
+  uint32_t h = 2166136261u; /* FNV-1a over the whole value */
+  for (; ns && *ns; ns++) {
     char c = *ns;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_')
+    h = (h ^ (uint8_t)c) * 16777619u;
+    if (k < n - 1 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_'))
       clean[k++] = c;
   }
+  if (k > 24)
+    k = 15 + (size_t)snprintf(clean + 15, n - 15, "-%08x", h);
   clean[k] = 0;
   return k ? clean : "default";
 }
