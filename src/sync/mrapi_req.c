@@ -26,6 +26,8 @@
 
 enum { R_FREE = 0, R_ISSUED = 1, R_QUEUED = 2, R_RUNNING = 3, R_DONE = 4, R_CANCELLED = 5 };
 #define NREQ MRAPI_MAX_REQUESTS
+/* Polling rounds (pause instructions, about 4 us) before a yield or a sleep. */
+#define SPIN_ROUNDS 2000
 #define ST(w) ((w) & 0xfu)
 #define GEN(w) ((w) >> 4)
 
@@ -80,6 +82,7 @@ static void engine_main(void *arg)
 {
   uint32_t mypid = (uint32_t)(uintptr_t)arg;
   uint32_t depth;
+  mcx_port_pin_self(-1); /* not the affinity of whichever thread started it */
   for (;;) {
     if (mcx_load_relaxed(&R.pid) != mypid)
       return; /* a fork()ed child restarted the engine; this is a stale copy (cannot happen: threads do not fork) */
@@ -89,7 +92,12 @@ static void engine_main(void *arg)
     uint32_t idx = have ? R.q[R.qhead++ % NREQ] : 0;
     mcx__rmutex_unlock(&R.qlock, mcx_port_tid(), 0);
     if (!have) {
-      mcx_port_futex_wait(&R.qseq, seen, MCX_NO_DEADLINE, 0);
+      /* Poll a little before sleeping: requests tend to come in bursts, and
+       * a futex wake-up across cores costs tens of microseconds. */
+      for (int i = 0; i < SPIN_ROUNDS && mcx_load_relaxed(&R.qseq) == seen; i++)
+        mcx_port_cpu_relax();
+      if (mcx_load_relaxed(&R.qseq) == seen)
+        mcx_port_futex_wait(&R.qseq, seen, MCX_NO_DEADLINE, 0);
       continue;
     }
     req_t *q = &R.r[idx];
@@ -201,7 +209,7 @@ static int report(req_t *q, uint32_t w, size_t *bytes, int *result)
 int mcx__mr_req_wait(uint32_t h, uint32_t timeout_ms, size_t *bytes, int *result)
 {
   uint64_t dl = timeout_ms == 0 ? 0 : mcx_port_deadline_ms(timeout_ms);
-  for (;;) {
+  for (int round = 0;; round++) {
     uint32_t w;
     req_t *q = lookup(h, &w);
     if (!q)
@@ -212,7 +220,13 @@ int mcx__mr_req_wait(uint32_t h, uint32_t timeout_ms, size_t *bytes, int *result
       return MCX_EAGAIN;
     if (dl != MCX_NO_DEADLINE && mcx_port_now_ns() >= dl)
       return MCX_ETIMEDOUT;
-    mcx_port_futex_wait(&q->state, w, dl, 0);
+    /* Spin briefly, yield once, then sleep (the engine wakes the state word). */
+    if (round < SPIN_ROUNDS)
+      mcx_port_cpu_relax();
+    else if (round == SPIN_ROUNDS)
+      mcx_port_yield();
+    else
+      mcx_port_futex_wait(&q->state, w, dl, 0);
   }
 }
 
