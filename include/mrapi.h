@@ -26,9 +26,15 @@
  * *_ERR_*_DELETED when the object was created with the MRAPI_ERROR_EXT
  * attribute, as the specification describes.
  *
- * Robust mutexes: when the holder of a mutex dies (its thread or process
+ * Robust locks: when the holder of a mutex dies (its thread or process
  * ends), the next node to lock it gets the lock and the status
- * MRAPI_ERR_MUTEX_OWNER_DIED (a libmca extension); see docs/mrapi.md.
+ * MRAPI_ERR_MUTEX_OWNER_DIED (a libmca extension); semaphore units and rwlock
+ * holds of a dead node are given back with MRAPI_ERR_SEM_OWNER_DIED /
+ * MRAPI_ERR_RWL_OWNER_DIED; see docs/mrapi.md.
+ *
+ * Profiles: the node creating a domain's partition reads MCX_COMPAT
+ * ("spec", default, or "mca-2.0.3"); it decides the delete rules of the
+ * domain. Partitions are named per MCX_NAMESPACE.
  */
 #ifndef MRAPI_H
 #define MRAPI_H
@@ -371,12 +377,14 @@ mrapi_mutex_hndl_t mrapi_mutex_create(MRAPI_IN mrapi_mutex_id_t mutex_id,
 mrapi_mutex_hndl_t mrapi_mutex_get(MRAPI_IN mrapi_mutex_id_t mutex_id, MRAPI_OUT mrapi_status_t *status);
 
 /**
- * @brief Deletes an unlocked mutex; nodes waiting on it return with
- * MRAPI_ERR_MUTEX_DELETED (ERROR_EXT) or MRAPI_ERR_MUTEX_INVALID.
+ * @brief Deletes a mutex; nodes waiting on it return with
+ * MRAPI_ERR_MUTEX_DELETED (ERROR_EXT) or MRAPI_ERR_MUTEX_INVALID. Profile
+ * spec: it must be unlocked; mca-2.0.3: the caller must hold it.
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
- * @retval MRAPI_ERR_MUTEX_INVALID not a live mutex handle (also a second delete)
- * @retval MRAPI_ERR_MUTEX_LOCKED it is locked (by anyone)
+ * @retval MRAPI_ERR_MUTEX_INVALID not a live mutex handle (a second delete without ERROR_EXT)
+ * @retval MRAPI_ERR_MUTEX_DELETED a second delete (ERROR_EXT)
+ * @retval MRAPI_ERR_MUTEX_LOCKED spec: it is locked (by anyone); mca-2.0.3: the caller does not hold it
  */
 void mrapi_mutex_delete(MRAPI_IN mrapi_mutex_hndl_t mutex, MRAPI_OUT mrapi_status_t *status);
 
@@ -466,7 +474,7 @@ void mrapi_sem_get_attribute(MRAPI_IN mrapi_sem_hndl_t sem, MRAPI_IN mrapi_uint_
  * @brief Creates a counting semaphore with @p shared_lock_limit units, all free.
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
- * @retval MRAPI_ERR_PARAMETER @p shared_lock_limit is 0 or above 0xfffffffe
+ * @retval MRAPI_ERR_SEM_LOCKLIMIT @p shared_lock_limit is 0 or above MRAPI_MAX_SHARED_LOCKS
  * @retval MRAPI_ERR_SEM_EXISTS a semaphore with that id exists
  * @retval MRAPI_ERR_SEM_LIMIT MRAPI_MAX_SEMS exist
  */
@@ -482,17 +490,22 @@ mrapi_sem_hndl_t mrapi_sem_create(MRAPI_IN mrapi_sem_id_t sem_id, MRAPI_IN mrapi
 mrapi_sem_hndl_t mrapi_sem_get(MRAPI_IN mrapi_sem_id_t sem_id, MRAPI_OUT mrapi_status_t *status);
 
 /**
- * @brief Deletes a semaphore none of whose units is taken.
+ * @brief Deletes a semaphore. Profile spec: none of its units may be taken;
+ * mca-2.0.3: the caller must hold a unit (other holders then see it deleted).
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
- * @retval MRAPI_ERR_SEM_INVALID not a live semaphore handle (also a second delete)
- * @retval MRAPI_ERR_SEM_LOCKED some unit is taken
+ * @retval MRAPI_ERR_SEM_INVALID not a live semaphore handle (a second delete without ERROR_EXT)
+ * @retval MRAPI_ERR_SEM_DELETED a second delete (ERROR_EXT)
+ * @retval MRAPI_ERR_SEM_LOCKED spec: some unit is taken; mca-2.0.3: the caller holds none
  */
 void mrapi_sem_delete(MRAPI_IN mrapi_sem_hndl_t sem, MRAPI_OUT mrapi_status_t *status);
 
 /**
- * @brief Takes one unit, waiting up to @p timeout ms.
+ * @brief Takes one unit, waiting up to @p timeout ms. Units held by a node
+ * that died are given back while waiting.
  * @retval MRAPI_SUCCESS
+ * @retval MRAPI_ERR_SEM_OWNER_DIED taken; a holder died and its units were
+ *         given back (reported to one locker per recovery)
  * @retval MRAPI_TIMEOUT no unit freed up in time
  * @retval MRAPI_ERR_NODE_NOTINIT
  * @retval MRAPI_ERR_SEM_INVALID not a live semaphore handle
@@ -505,6 +518,7 @@ void mrapi_sem_lock(MRAPI_IN mrapi_sem_hndl_t sem, MRAPI_IN mrapi_timeout_t time
  * @brief Takes one unit if one is free.
  * @return MRAPI_TRUE when taken
  * @retval MRAPI_SUCCESS taken
+ * @retval MRAPI_ERR_SEM_OWNER_DIED taken, after giving back a dead holder's units
  * @retval MRAPI_ERR_SEM_LOCKED no unit free
  * @retval MRAPI_ERR_NODE_NOTINIT
  * @retval MRAPI_ERR_SEM_INVALID not a live semaphore handle
@@ -577,18 +591,21 @@ mrapi_rwl_hndl_t mrapi_rwl_create(MRAPI_IN mrapi_rwl_id_t rwl_id, MRAPI_IN mrapi
 mrapi_rwl_hndl_t mrapi_rwl_get(MRAPI_IN mrapi_rwl_id_t rwl_id, MRAPI_OUT mrapi_status_t *status);
 
 /**
- * @brief Deletes an unlocked reader/writer lock.
+ * @brief Deletes a reader/writer lock. Profile spec: no reader or writer may
+ * hold it; mca-2.0.3: the caller must hold it (as reader or writer).
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
- * @retval MRAPI_ERR_RWL_INVALID not a live handle (also a second delete)
- * @retval MRAPI_ERR_RWL_LOCKED held by a reader or the writer
+ * @retval MRAPI_ERR_RWL_INVALID not a live handle (a second delete without ERROR_EXT)
+ * @retval MRAPI_ERR_RWL_DELETED a second delete (ERROR_EXT)
+ * @retval MRAPI_ERR_RWL_LOCKED spec: held; mca-2.0.3: not held by the caller
  */
 void mrapi_rwl_delete(MRAPI_IN mrapi_rwl_hndl_t rwl, MRAPI_OUT mrapi_status_t *status);
 
 /**
  * @brief Locks shared (MRAPI_RWL_READER) or exclusive (MRAPI_RWL_WRITER),
- * waiting up to @p timeout ms.
+ * waiting up to @p timeout ms. Holds of a node that died are released while waiting.
  * @retval MRAPI_SUCCESS
+ * @retval MRAPI_ERR_RWL_OWNER_DIED locked; a holder died and its hold was released
  * @retval MRAPI_TIMEOUT not available in time
  * @retval MRAPI_ERR_RWL_LOCKED the caller holds it as writer already
  * @retval MRAPI_ERR_PARAMETER @p mode is neither mode
@@ -603,6 +620,7 @@ void mrapi_rwl_lock(MRAPI_IN mrapi_rwl_hndl_t rwl, MRAPI_IN mrapi_rwl_mode_t mod
  * @brief Locks in @p mode if that needs no waiting.
  * @return MRAPI_TRUE when locked
  * @retval MRAPI_SUCCESS locked
+ * @retval MRAPI_ERR_RWL_OWNER_DIED locked, after releasing a dead holder's hold
  * @retval MRAPI_ERR_RWL_LOCKED not available now
  * @retval MRAPI_ERR_PARAMETER bad @p mode
  * @retval MRAPI_ERR_NODE_NOTINIT
