@@ -950,7 +950,7 @@ void mrapi_cancel(MRAPI_IN mrapi_request_t *request, MRAPI_OUT mrapi_status_t *m
  *
  * The machine's resources as a tree: SYSTEM root, processors (CPU), caches
  * (CACHE, nested from the outermost level in) and memory (MEM), read from
- * hwloc when libmca was built with it, else from /sys. Attributes are static
+ * hwloc when libmca was built with it (MCX_WITH_HWLOC), else from /sys. Attributes are static
  * (sizes, ids, levels) or dynamic: counters started and stopped per
  * resource (cache misses and coherence events from the hardware performance
  * counters where the machine has them, software events otherwise). An

@@ -14,6 +14,8 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 [ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
 [ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
+# hwloc: the machine topology for MRAPI metadata (optional: MCX_WITH_HWLOC; /sys otherwise).
+[ -f /usr/include/hwloc.h ] || need_apt+=(libhwloc-dev)
 
 if ((${#need_apt[@]})); then
   SUDO=""

@@ -29,12 +29,13 @@
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_hpc.h"
 #include "ports/mcx_port_mrapi.h"
+#include "ports/mcx_port_topo.h"
 #include "sync/mrapi_domain.h"
 #include "sync/mrapi_prim.h"
 
 #define RS_MAGIC 0x52534331u /* "RSC1" */
 #define NATTR 6
-#define MAXCPU 64
+#define MAXCPU MCX_TOPO_MAX
 #define TICK_NS 1000000000ull
 
 typedef struct rattr {
@@ -89,56 +90,6 @@ static void rs_lock(void)
   mcx__rmutex_lock(&rs.lock, mcx_port_tid(), MCX_NO_DEADLINE, 0, &d);
 }
 static void rs_unlock(void) { mcx__rmutex_unlock(&rs.lock, mcx_port_tid(), 0); }
-
-/* ------------------------------------------------------------ /sys */
-
-static int read_u64(const char *path, uint64_t *v)
-{
-  char b[64];
-  if (mcx_port_read_text(path, b, sizeof b) <= 0)
-    return -1;
-  char *end;
-  unsigned long long x = strtoull(b, &end, 10);
-  if (end == b)
-    return -1;
-  if (*end == 'K')
-    x *= 1024ull;
-  else if (*end == 'M')
-    x *= 1024ull * 1024ull;
-  *v = x;
-  return 0;
-}
-
-/* "0-3,8,10-11" -> bit mask (CPUs 0..63). */
-static uint64_t parse_list(const char *s)
-{
-  uint64_t m = 0;
-  while (*s) {
-    char *end;
-    unsigned long a = strtoul(s, &end, 10), b = a;
-    if (end == s)
-      break;
-    s = end;
-    if (*s == '-') {
-      b = strtoul(s + 1, &end, 10);
-      s = end;
-    }
-    for (unsigned long i = a; i <= b && i < MAXCPU; i++)
-      m |= 1ull << i;
-    while (*s == ',' || *s == '\n' || *s == ' ')
-      s++;
-  }
-  return m;
-}
-
-static uint64_t online_cpus(void)
-{
-  char b[256];
-  if (mcx_port_read_text("/sys/devices/system/cpu/online", b, sizeof b) > 0)
-    return parse_list(b);
-  int n = mcx_port_ncpus();
-  return n >= 64 ? ~0ull : ((1ull << n) - 1);
-}
 
 /* ------------------------------------------------------------ nodes */
 
@@ -234,23 +185,20 @@ static const char *coherence_event(void)
   return NULL;
 }
 
-static int build_cpus(rnode_t *root)
+static int build_cpus(rnode_t *root, const mcx_port_topo_t *topo)
 {
-  uint64_t m = online_cpus();
   mcx_hpc_cpu_t cpu;
   int have_brand = mcx_hpc_cpu_detect(&cpu) == 0 && cpu.brand[0];
   for (int c = 0; c < MAXCPU; c++) {
-    if (!(m & (1ull << c)))
+    if (!(topo->cpus & (1ull << c)))
       continue;
-    char name[32], path[128];
+    char name[32];
     snprintf(name, sizeof name, "cpu%d", c);
     rnode_t *n = new_node(CPU, name);
     if (!n)
       return MCX_ENOMEM;
-    uint64_t khz = 0;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", c);
-    int f = read_u64(path, &khz);
-    add_static(n, f == 0 ? 4 : 0, khz / 1000, NULL);
+    uint32_t mhz = mcx_port_cpu_max_mhz(c);
+    add_static(n, mhz ? 4 : 0, mhz, NULL);
     add_static(n, have_brand ? (uint32_t)strlen(cpu.brand) + 1 : 0, 0, have_brand ? cpu.brand : NULL);
     add_static(n, 4, (uint64_t)c, NULL);
     add_dynamic(n, "context-switches");
@@ -265,84 +213,48 @@ static int build_cpus(rnode_t *root)
   return MCX_OK;
 }
 
-typedef struct cinfo {
-  uint32_t level, line, ways;
-  uint64_t size, cpus;
-  char type[16];
-  rnode_t *node;
-  int parent;
-} cinfo_t;
-
-static int build_caches(rnode_t *root)
+static int build_caches(rnode_t *root, const mcx_port_topo_t *topo)
 {
-  cinfo_t c[64];
-  int nc = 0;
-  uint64_t m = online_cpus();
-  for (int cpu = 0; cpu < MAXCPU; cpu++) {
-    if (!(m & (1ull << cpu)))
-      continue;
-    for (int idx = 0; idx < 16 && nc < 64; idx++) {
-      char path[160], b[256];
-      cinfo_t x;
-      memset(&x, 0, sizeof x);
-      uint64_t v;
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, idx);
-      if (read_u64(path, &v) != 0)
-        break;
-      x.level = (uint32_t)v;
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, idx);
-      if (mcx_port_read_text(path, b, sizeof b) > 0)
-        sscanf(b, "%15s", x.type);
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, idx);
-      read_u64(path, &x.size);
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/coherency_line_size", cpu, idx);
-      if (read_u64(path, &v) == 0)
-        x.line = (uint32_t)v;
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/ways_of_associativity", cpu, idx);
-      if (read_u64(path, &v) == 0)
-        x.ways = (uint32_t)v;
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, idx);
-      x.cpus = mcx_port_read_text(path, b, sizeof b) > 0 ? parse_list(b) : (1ull << cpu);
-      int dup = 0;
-      for (int k = 0; k < nc && !dup; k++)
-        dup = c[k].level == x.level && c[k].cpus == x.cpus && !strcmp(c[k].type, x.type);
-      if (!dup)
-        c[nc++] = x;
-    }
-  }
+  int nc = topo->ncaches;
+  const mcx_port_cache_t *c = topo->caches;
+  rnode_t *node[MCX_TOPO_MAX];
+  int parent[MCX_TOPO_MAX];
   uint32_t top = 0;
   for (int k = 0; k < nc; k++)
     top = c[k].level > top ? c[k].level : top;
   const char *coh = coherence_event();
   for (int k = 0; k < nc; k++) {
     char name[40];
-    const char *t = !strcmp(c[k].type, "Data") ? "d" : !strcmp(c[k].type, "Instruction") ? "i" : "";
+    const char *t = c[k].type == 'd' ? "d" : c[k].type == 'i' ? "i" : "";
     int first = 0;
     while (first < MAXCPU && !(c[k].cpus & (1ull << first)))
       first++;
     snprintf(name, sizeof name, "L%u%s-cpu%d", c[k].level, t, first);
     rnode_t *n = new_node(CACHE, name);
-    if (!n)
+    if (!n) {
+      for (int j = 0; j < k; j++)
+        free(node[j]);
       return MCX_ENOMEM;
+    }
     add_static(n, c[k].size ? 8 : 0, c[k].size, NULL);
     add_static(n, c[k].line ? 4 : 0, c[k].line, NULL);
     add_static(n, 4, c[k].ways, NULL);
     add_static(n, 4, c[k].level, NULL);
     const char *miss = NULL;
-    if (c[k].level == 1 && !strcmp(c[k].type, "Data"))
+    if (c[k].level == 1 && c[k].type == 'd')
       miss = "L1-dcache-load-misses";
     else if (c[k].level == top && top > 1)
       miss = "cache-misses";
     add_dynamic(n, miss);
     add_dynamic(n, c[k].level == top ? coh : NULL);
     publish_attrs(n);
-    c[k].node = n;
-    /* The parent: the smallest higher-level (non-instruction) cache over a superset of CPUs. */
-    c[k].parent = -1;
+    node[k] = n;
+    /* The parent: the smallest higher-level data/unified cache over a superset of processors. */
+    parent[k] = -1;
     for (int j = 0; j < nc; j++) {
-      if (c[j].level > c[k].level && strcmp(c[j].type, "Instruction") && (c[j].cpus & c[k].cpus) == c[k].cpus &&
-          (c[k].parent < 0 || c[j].level < c[c[k].parent].level))
-        c[k].parent = j;
+      if (c[j].level > c[k].level && c[j].type != 'i' && (c[j].cpus & c[k].cpus) == c[k].cpus &&
+          (parent[k] < 0 || c[j].level < c[parent[k]].level))
+        parent[k] = j;
     }
   }
   /* Attach outermost first so every node carries its root pointer. */
@@ -350,51 +262,24 @@ static int build_caches(rnode_t *root)
     for (int k = 0; k < nc; k++) {
       if (c[k].level != lvl)
         continue;
-      rnode_t *parent = c[k].parent < 0 ? root : c[c[k].parent].node;
-      if (add_child(parent, c[k].node) != MCX_OK)
+      if (add_child(parent[k] < 0 ? root : node[parent[k]], node[k]) != MCX_OK)
         return MCX_ENOMEM;
     }
   }
   return MCX_OK;
 }
 
-static int build_memory(rnode_t *root)
+static int build_memory(rnode_t *root, const mcx_port_topo_t *topo)
 {
-  int found = 0;
-  for (int node = 0; node < 64; node++) {
-    char path[128], b[4096];
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
-    if (mcx_port_read_text(path, b, sizeof b) <= 0)
-      continue;
-    const char *p = strstr(b, "MemTotal:");
-    unsigned long long kb = p ? strtoull(p + 9, NULL, 10) : 0;
+  for (int i = 0; i < topo->nmem; i++) {
     char name[32];
-    snprintf(name, sizeof name, "mem%d", node);
+    snprintf(name, sizeof name, "mem%u", topo->mem[i].os_index);
     rnode_t *n = new_node(MEM, name);
     if (!n)
       return MCX_ENOMEM;
+    uint64_t bytes = topo->mem[i].bytes;
     add_static(n, 0, 0, NULL); /* base address: not known to a process */
-    add_static(n, kb ? 8 : 0, kb * 1024ull / sizeof(void *), NULL);
-    add_static(n, 4, sizeof(void *), NULL);
-    add_dynamic(n, "page-faults");
-    publish_attrs(n);
-    if (add_child(root, n) != MCX_OK) {
-      free(n);
-      return MCX_ENOMEM;
-    }
-    found++;
-  }
-  if (!found) {
-    /* No NUMA information: one memory of the size /proc reports. */
-    char b[256];
-    unsigned long long kb = 0;
-    if (mcx_port_read_text("/proc/meminfo", b, sizeof b) > 0 && !strncmp(b, "MemTotal:", 9))
-      kb = strtoull(b + 9, NULL, 10);
-    rnode_t *n = new_node(MEM, "mem0");
-    if (!n)
-      return MCX_ENOMEM;
-    add_static(n, 0, 0, NULL);
-    add_static(n, kb ? 8 : 0, kb * 1024ull / sizeof(void *), NULL);
+    add_static(n, bytes ? 8 : 0, bytes / sizeof(void *), NULL);
     add_static(n, 4, sizeof(void *), NULL);
     add_dynamic(n, "page-faults");
     publish_attrs(n);
@@ -421,7 +306,16 @@ int mcx__mr_rsrc_get(int filter, mrapi_resource_t **out)
     return MCX_ENOMEM;
   root->root = root;
   publish_attrs(root);
-  int r = filter == MRAPI_RSRC_CPU ? build_cpus(root) : filter == MRAPI_RSRC_CACHE ? build_caches(root) : build_memory(root);
+  mcx_port_topo_t *topo = malloc(sizeof *topo);
+  if (!topo) {
+    free(root);
+    return MCX_ENOMEM;
+  }
+  mcx_port_topo_read(topo);
+  int r = filter == MRAPI_RSRC_CPU     ? build_cpus(root, topo)
+          : filter == MRAPI_RSRC_CACHE ? build_caches(root, topo)
+                                       : build_memory(root, topo);
+  free(topo);
   if (r != MCX_OK) {
     rs_lock();
     free_tree(root);
@@ -580,8 +474,7 @@ static void tick(void *arg, uint64_t expirations)
   int nroll = 0;
   uint32_t notify[MRAPI_MAX_CALLBACKS];
   int nnotify = 0;
-  uint64_t f = 0;
-  read_u64("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", &f);
+  uint64_t f = mcx_port_cpu_cur_khz(0);
   rs_lock();
   int freq_changed = rs.last_freq && f && f != rs.last_freq;
   rs.last_freq = f;

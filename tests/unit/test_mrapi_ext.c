@@ -7,6 +7,7 @@
 
 #include "test_mrapi_util.h"
 #include "mca_utils.h"
+#include "ports/mcx_port_topo.h"
 
 static mrapi_domain_t dom;
 static unsigned next_dom = 1;
@@ -576,6 +577,25 @@ TEST(dynamic_attributes)
   fini_node();
 }
 
+/* hwloc (when built in) and /sys describe the same caches and memory. */
+TEST(topology_sources_agree)
+{
+  static mcx_port_topo_t a, b;
+  CHECK(mcx_port_topo_read(&a) == 0);
+  CHECK(mcx_port_topo_read_sys(&b) == 0);
+  printf("  (topology from %s)\n", a.source);
+  CHECK(a.cpus != 0 && (a.cpus & b.cpus) == a.cpus);
+  CHECK(a.nmem >= 1 && a.mem[0].bytes > 0);
+  CHECK_EQ_U(a.ncaches, b.ncaches);
+  for (int i = 0; i < a.ncaches; i++) {
+    int found = 0;
+    for (int j = 0; j < b.ncaches && !found; j++)
+      found = a.caches[i].level == b.caches[j].level && a.caches[i].type == b.caches[j].type &&
+              a.caches[i].size == b.caches[j].size && a.caches[i].cpus == b.caches[j].cpus;
+    CHECK(found);
+  }
+}
+
 static mcx_atomic_u32 cb_calls, cb_wrong_node;
 static mrapi_node_t cb_expected_node;
 
@@ -623,6 +643,7 @@ int main(void)
   RUN(delete_rules_mca203_profile);
   RUN(remote_memory_statuses_and_strides);
   RUN(dma_engine_requests);
+  RUN(topology_sources_agree);
   RUN(resource_tree_and_static_attributes);
   RUN(dynamic_attributes);
   RUN(callbacks_fire_in_the_registering_node);
