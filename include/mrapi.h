@@ -233,7 +233,7 @@ typedef mrapi_attributes_t attributes;
 
 /** Attribute numbers of a memory resource (mrapi_resource_get_attribute). */
 typedef enum {
-  MRAPI_RSRC_MEM_BASEADDR, /**< uint64_t: not supported (no physical addresses) */
+  MRAPI_RSRC_MEM_BASEADDR, /**< uint64_t: lowest physical address of the memory (its first memory block) */
   MRAPI_RSRC_MEM_NUMWORDS, /**< uint64_t: size in words */
   MRAPI_RSRC_MEM_WORDSIZE, /**< uint32_t: bytes per word (the pointer size) */
   MRAPI_RSRC_MEM_PAGE_FAULTS, /**< dynamic (libmca): page faults of the starting thread */

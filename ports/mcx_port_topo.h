@@ -22,6 +22,8 @@ typedef struct mcx_port_cache {
 
 typedef struct mcx_port_memnode {
   uint32_t os_index;
+  int has_base;   /* whether base is known */
+  uint64_t base;  /* lowest physical address of the node's memory */
   uint64_t bytes; /* 0: unknown */
 } mcx_port_memnode_t;
 
@@ -38,6 +40,9 @@ typedef struct mcx_port_topo {
 int mcx_port_topo_read(mcx_port_topo_t *t);
 /** @brief Reads it from /sys only. @retval 0 */
 int mcx_port_topo_read_sys(mcx_port_topo_t *t);
+/** @brief Lowest physical address of NUMA node @p node's memory (-1: the
+ *  whole machine), from its lowest memory block. @retval 0 @retval -1 unknown */
+int mcx_port_mem_base(int node, uint64_t *base);
 /** @brief Maximum frequency of processor @p cpu in MHz, 0 when unknown (cpufreq). */
 uint32_t mcx_port_cpu_max_mhz(int cpu);
 /** @brief Current frequency of processor @p cpu in kHz, 0 when unknown. */

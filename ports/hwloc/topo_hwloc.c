@@ -65,6 +65,9 @@ static void load(void)
     if (!o)
       continue;
     t->mem[t->nmem].os_index = o->os_index;
+    uint64_t *base = &t->mem[t->nmem].base;
+    t->mem[t->nmem].has_base =
+        mcx_port_mem_base((int)o->os_index, base) == 0 || (nn == 1 && mcx_port_mem_base(-1, base) == 0);
     t->mem[t->nmem++].bytes = o->attr ? o->attr->numanode.local_memory : 0;
   }
   hwloc_topology_destroy(topo);

@@ -1,4 +1,5 @@
 /* The machine's topology from /sys (and /proc/meminfo without NUMA nodes). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,36 @@ static uint64_t parse_list(const char *s)
       s++;
   }
   return m;
+}
+
+int mcx_port_mem_base(int node, uint64_t *base)
+{
+  char b[64], path[96];
+  if (mcx_port_read_text("/sys/devices/system/memory/block_size_bytes", b, sizeof b) <= 0)
+    return -1;
+  unsigned long long block = strtoull(b, NULL, 16);
+  if (node >= 0)
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d", node);
+  else
+    snprintf(path, sizeof path, "/sys/devices/system/memory");
+  DIR *d = opendir(path);
+  if (!d)
+    return -1;
+  unsigned long long lowest = ~0ull;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    char *end;
+    if (strncmp(e->d_name, "memory", 6) != 0)
+      continue;
+    unsigned long long k = strtoull(e->d_name + 6, &end, 10);
+    if (end != e->d_name + 6 && *end == 0 && k < lowest)
+      lowest = k;
+  }
+  closedir(d);
+  if (block == 0 || lowest == ~0ull)
+    return -1;
+  *base = lowest * block;
+  return 0;
 }
 
 uint32_t mcx_port_cpu_max_mhz(int cpu)
@@ -114,6 +145,7 @@ int mcx_port_topo_read_sys(mcx_port_topo_t *t)
     const char *p = strstr(b, "MemTotal:");
     unsigned long long kb = p ? strtoull(p + 9, NULL, 10) : 0;
     t->mem[t->nmem].os_index = (uint32_t)node;
+    t->mem[t->nmem].has_base = mcx_port_mem_base(node, &t->mem[t->nmem].base) == 0;
     t->mem[t->nmem++].bytes = kb * 1024ull;
   }
   if (t->nmem == 0) {
@@ -121,6 +153,7 @@ int mcx_port_topo_read_sys(mcx_port_topo_t *t)
     if (mcx_port_read_text("/proc/meminfo", b, 256) > 0 && !strncmp(b, "MemTotal:", 9))
       kb = strtoull(b + 9, NULL, 10);
     t->mem[0].os_index = 0;
+    t->mem[0].has_base = mcx_port_mem_base(-1, &t->mem[0].base) == 0;
     t->mem[0].bytes = kb * 1024ull;
     t->nmem = 1;
   }

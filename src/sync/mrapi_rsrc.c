@@ -278,7 +278,8 @@ static int build_memory(rnode_t *root, const mcx_port_topo_t *topo)
     if (!n)
       return MCX_ENOMEM;
     uint64_t bytes = topo->mem[i].bytes;
-    add_static(n, 0, 0, NULL); /* base address: not known to a process */
+    /* Base address: the lowest physical address of the node's memory blocks, when /sys tells. */
+    add_static(n, topo->mem[i].has_base ? 8 : 0, topo->mem[i].base, NULL);
     add_static(n, bytes ? 8 : 0, bytes / sizeof(void *), NULL);
     add_static(n, 4, sizeof(void *), NULL);
     add_dynamic(n, "page-faults");
