@@ -606,6 +606,13 @@ int mcx__mr_finalize(void)
       mcx_store_release(&s->gen, (g + 1) & ~1u); /* D-R2 */
     }
   }
+  /* Units and read holds the node still has stay taken (another node may be
+   * meant to release them), but they are no longer recorded as its: the
+   * slot's next node starts with clean counts. */
+  for (uint32_t k = 0; k < MRAPI_MAX_SEMS; k++)
+    mcx_store_relaxed(&p->sems[k].held[ni], 0u);
+  for (uint32_t k = 0; k < MRAPI_MAX_RWLS; k++)
+    mcx_store_relaxed(&p->rwls[k].held[ni], 0u);
   p->nodes[ni].used = 0;
   p->nnodes--;
   reap_dead_nodes(p);
