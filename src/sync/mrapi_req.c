@@ -40,6 +40,7 @@ typedef struct req {
 } req_t;
 
 static struct {
+  mcx_atomic_u32 owner; /* the process the table belongs to; bit 31 while a fork()ed child resets it */
   req_t r[NREQ];
   mcx_atomic_u32 hint;  /* where the next allocation starts looking; relaxed: a hint */
   mcx_atomic_u32 done;  /* bumped at every completion; wait_any sleeps on it */
@@ -51,6 +52,26 @@ static struct {
   uint32_t qhead, qtail;
   mcx_atomic_u32 qseq;  /* bumped at every enqueue; the engine sleeps on it */
 } R;
+
+/* A fork()ed child inherits the parent's requests but not its engine: the
+ * first call in the child empties the table (the copies belong to the parent). */
+static void proc_check(void)
+{
+  uint32_t mypid = mcx_port_pid();
+  /* Acquire: pairs with the release below (the reset table is visible). */
+  uint32_t seen = mcx_load_acquire(&R.owner);
+  if (seen == mypid)
+    return;
+  if ((seen & 0x80000000u) == 0 && mcx_cas_acq_rel(&R.owner, &seen, mypid | 0x80000000u)) {
+    for (uint32_t i = 0; i < NREQ; i++)
+      mcx_store_relaxed(&R.r[i].state, 0u); /* published by the release below */
+    mcx_store_relaxed(&R.pid, 0u);           /* no engine runs here yet */
+    mcx_store_release(&R.owner, mypid);      /* pairs with the acquire above */
+  } else {
+    while (mcx_load_acquire(&R.owner) != mypid) /* pairs with the release above */
+      mcx_port_yield();
+  }
+}
 
 static uint32_t handle_of(uint32_t idx, uint32_t w) { return (idx + 1) | ((GEN(w) & 0xffffu) << 16); }
 
@@ -161,6 +182,7 @@ static req_t *alloc_req(uint32_t *idx_out, uint32_t *w_out)
 
 int mcx__mr_req_issue(const mcx__mr_xfer_t *x, int engine, uint32_t *req_out)
 {
+  proc_check();
   int r = mcx__mr_rmem_check(x->rmem, x->rmem_off, x->bpa, x->nstrides, x->rstride, x->lstride);
   if (r != MCX_OK)
     return r;
@@ -208,6 +230,7 @@ static int report(req_t *q, uint32_t w, size_t *bytes, int *result)
 
 int mcx__mr_req_wait(uint32_t h, uint32_t timeout_ms, size_t *bytes, int *result)
 {
+  proc_check();
   uint64_t dl = timeout_ms == 0 ? 0 : mcx_port_deadline_ms(timeout_ms);
   for (int round = 0;; round++) {
     uint32_t w;
@@ -232,6 +255,7 @@ int mcx__mr_req_wait(uint32_t h, uint32_t timeout_ms, size_t *bytes, int *result
 
 int mcx__mr_req_wait_any(const uint32_t *reqs, size_t n, uint32_t timeout_ms, size_t *bytes, int *result)
 {
+  proc_check();
   uint64_t dl = timeout_ms == 0 ? 0 : mcx_port_deadline_ms(timeout_ms);
   for (;;) {
     uint32_t seen = mcx_load_seq_cst(&R.done);
@@ -260,6 +284,7 @@ int mcx__mr_req_wait_any(const uint32_t *reqs, size_t n, uint32_t timeout_ms, si
 
 int mcx__mr_req_cancel(uint32_t h)
 {
+  proc_check();
   uint32_t w;
   req_t *q = lookup(h, &w);
   if (!q)
@@ -275,6 +300,7 @@ int mcx__mr_req_cancel(uint32_t h)
 
 void mcx__mr_req_drain(uint32_t rmem)
 {
+  proc_check();
   for (;;) {
     int busy = 0;
     for (uint32_t i = 0; i < NREQ && !busy; i++) {

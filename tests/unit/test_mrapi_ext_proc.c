@@ -257,6 +257,89 @@ TEST(blocked_waiter_recovers_units_of_a_dead_holder)
   fini_node();
 }
 
+/* Delete rules with the holder in another process: a node that does not hold
+ * an object cannot delete it under either profile; the holder can (spec:
+ * after releasing it; mca-2.0.3: while holding it). */
+TEST(delete_rules_across_processes)
+{
+  mrapi_status_t st;
+  mrapi_key_t k;
+  init_node(1);
+  mrapi_mutex_hndl_t m = mrapi_mutex_create(80, NULL, &st);
+  mrapi_sem_hndl_t s = mrapi_sem_create(81, NULL, 2, &st);
+  mrapi_sem_hndl_t held = mrapi_sem_create(82, NULL, 1, &st);
+  mrapi_sem_hndl_t go = mrapi_sem_create(83, NULL, 1, &st);
+  mrapi_sem_lock(held, MRAPI_TIMEOUT_INFINITE, &st);
+  mrapi_sem_lock(go, MRAPI_TIMEOUT_INFINITE, &st);
+  pid_t kid = fork();
+  if (kid == 0) {
+    init_node(2);
+    mrapi_mutex_hndl_t cm = mrapi_mutex_get(80, &st);
+    mrapi_sem_hndl_t cs = mrapi_sem_get(81, &st);
+    mrapi_mutex_lock(cm, &k, MRAPI_TIMEOUT_INFINITE, &st);
+    mrapi_sem_lock(cs, MRAPI_TIMEOUT_INFINITE, &st);
+    mrapi_sem_unlock(mrapi_sem_get(82, &st), &st); /* "I hold them" */
+    mrapi_sem_lock(mrapi_sem_get(83, &st), MRAPI_TIMEOUT_INFINITE, &st); /* wait for the parent's tries */
+    if (mcx__mr_profile() == MCX__MR_PROFILE_SPEC) {
+      mrapi_mutex_unlock(cm, &k, &st);
+      mrapi_sem_unlock(cs, &st);
+    }
+    mrapi_mutex_delete(cm, &st);
+    CHECK_MRAPI(st, MRAPI_SUCCESS);
+    mrapi_sem_delete(cs, &st);
+    CHECK_MRAPI(st, MRAPI_SUCCESS);
+    fini_node();
+    child_exit();
+  }
+  mrapi_sem_lock(held, MRAPI_TIMEOUT_INFINITE, &st);
+  mrapi_mutex_delete(m, &st);
+  CHECK_MRAPI(st, MRAPI_ERR_MUTEX_LOCKED);
+  mrapi_sem_delete(s, &st);
+  CHECK_MRAPI(st, MRAPI_ERR_SEM_LOCKED);
+  mrapi_sem_unlock(go, &st);
+  CHECK_EQ_U(wait_child(kid), 0);
+  mrapi_mutex_lock(m, &k, 0, &st);
+  CHECK_MRAPI(st, MRAPI_ERR_MUTEX_INVALID); /* deleted by the child (no ERROR_EXT) */
+  mrapi_sem_unlock(held, &st);
+  del_sem(held);
+  mrapi_sem_unlock(go, &st);
+  del_sem(go);
+  fini_node();
+}
+
+/* A child forked while the parent's DMA requests are in flight starts with
+ * an empty request table (no engine of the parent's runs in it). */
+TEST(fork_with_dma_requests_in_flight)
+{
+  mrapi_status_t st;
+  init_node(1);
+  mrapi_rmem_hndl_t h = mrapi_rmem_create(90, owned, MRAPI_RMEM_DMA, NULL, sizeof owned, &st);
+  mrapi_rmem_attach(h, MRAPI_RMEM_DMA, &st);
+  static char src[8192];
+  mrapi_request_t rq[16];
+  for (int i = 0; i < 16; i++)
+    mrapi_rmem_write_i(h, 0, src, 0, sizeof src, 1, sizeof src, sizeof src, &rq[i], &st);
+  pid_t kid = fork();
+  if (kid == 0) {
+    size_t sz;
+    mrapi_test(&rq[0], &sz, &st); /* the parent's request is not the child's */
+    CHECK_MRAPI(st, MRAPI_ERR_REQUEST_INVALID);
+    init_node(2);
+    fini_node(); /* waits for the child's own requests only: none */
+    child_exit();
+  }
+  CHECK_EQ_U(wait_child(kid), 0);
+  size_t sz;
+  for (int i = 0; i < 16; i++) {
+    CHECK(mrapi_wait(&rq[i], &sz, MRAPI_TIMEOUT_INFINITE, &st));
+    CHECK_MRAPI(st, MRAPI_SUCCESS);
+  }
+  mrapi_rmem_detach(h, &st);
+  mrapi_rmem_delete(h, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  fini_node();
+}
+
 int main(void)
 {
   dom = test_domain(2);
@@ -267,6 +350,8 @@ int main(void)
   RUN(rwlock_writer_of_a_dead_process_is_released);
   RUN(rwlock_reader_of_a_dead_process_is_released);
   RUN(blocked_waiter_recovers_units_of_a_dead_holder);
+  RUN(delete_rules_across_processes);
+  RUN(fork_with_dma_requests_in_flight);
   CHECK_EQ_U(shm_leftovers(dom), 0);
   mt_fold();
   return mcx_test_report();
