@@ -25,6 +25,13 @@ int mcx_port_notify_install(void (*handler)(void));
 /** @brief Sends the notification signal to thread @p tid of this process. @retval 0 @retval MCX_ENOENT */
 int mcx_port_notify_thread(uint32_t tid);
 
+/**
+ * @brief Start time of thread @p tid (clock ticks since boot), 0 when no such
+ * thread runs (gone or a zombie). With the tid it names one thread for good:
+ * a recycled tid has another start time.
+ */
+uint64_t mcx_port_tid_start(uint32_t tid);
+
 /** @brief Reads up to @p n - 1 bytes of text file @p path into @p buf (NUL-terminated).
  *  @return bytes read, or -1 when it cannot be read */
 int mcx_port_read_text(const char *path, char *buf, size_t n);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -98,4 +99,31 @@ int mcx_port_read_text(const char *path, char *buf, size_t n)
     return -1;
   buf[got] = 0;
   return (int)got;
+}
+
+uint64_t mcx_port_tid_start(uint32_t tid)
+{
+  char path[48], buf[1024];
+  if (tid == 0)
+    return 0;
+  snprintf(path, sizeof path, "/proc/%u/stat", tid);
+  if (mcx_port_read_text(path, buf, sizeof buf) <= 0)
+    return 0;
+  /* "pid (comm) S f4 ... f22": comm may hold spaces and ')'; fields follow the last ')'. */
+  const char *p = strrchr(buf, ')');
+  if (!p || p[1] != ' ')
+    return 0;
+  char state = p[2];
+  if (state == 'Z' || state == 'X' || state == 'x')
+    return 0;
+  p += 2; /* at field 3 (state) */
+  for (int field = 3; field < 22 && p; field++) {
+    p = strchr(p, ' ');
+    if (p)
+      p++;
+  }
+  if (!p)
+    return 0;
+  uint64_t start = strtoull(p, NULL, 10);
+  return start ? start : 1; /* alive: never 0 */
 }

@@ -44,6 +44,7 @@ typedef struct mr_node {
   uint32_t node_id;
   uint32_t pid;
   uint32_t tid;
+  uint64_t start; /* the thread's start time: tid + start name it even after the tid is recycled */
 } mr_node_t;
 
 /* One object. The primitive's word is written by every user; the rest of the
@@ -186,13 +187,21 @@ static void proc_enter(void)
   if (seen != mypid) {
     /* First use, or first use after fork(): the copied lock may be held by a
      * thread that does not exist here. One thread resets; others wait. */
-    if ((seen & 0x80000000u) == 0 && mcx_cas_acq_rel(&proc.pid, &seen, mypid | 0x80000000u)) {
+    /* A reset marked by another process (fork() came in the middle of the
+     * parent's reset) is not ours to wait for: take it over. */
+    int ours_resetting = (seen & 0x80000000u) && (seen & 0x7fffffffu) == mypid;
+    if (!ours_resetting && mcx_cas_acq_rel(&proc.pid, &seen, mypid | 0x80000000u)) {
       memset(proc.dom, 0, sizeof proc.dom); /* a child leaks its parent's mappings: harmless */
       mcx__rmutex_init(&proc.lock, 0);
       mcx_store_release(&proc.pid, mypid); /* P-R0 */
     } else {
-      while (mcx_load_acquire(&proc.pid) != mypid) /* P-A0 */
+      while ((seen = mcx_load_acquire(&proc.pid)) != mypid) { /* P-A0 */
+        if (!((seen & 0x80000000u) && (seen & 0x7fffffffu) == mypid)) {
+          proc_enter();
+          return;
+        }
         mcx_port_yield();
+      }
     }
   }
   uint32_t depth;
@@ -202,6 +211,14 @@ static void proc_enter(void)
 static void proc_leave(void) { mcx__rmutex_unlock(&proc.lock, mcx_port_tid(), 0); }
 
 static int is_node(void) { return me.d != NULL && me.fork_gen == mcx_port_fork_generation(); }
+
+/* Whether the thread of node @p n still runs (not merely its tid, which the
+ * kernel recycles). */
+static int node_alive(const mr_node_t *n)
+{
+  uint64_t st = mcx_port_tid_start(n->tid);
+  return st != 0 && (n->start == 0 || st == n->start);
+}
 
 static void table_lock(mr_part_t *p)
 {
@@ -434,7 +451,7 @@ static int reap_dead_nodes(mr_part_t *p)
   int recovered = 0;
   for (int i = 0; i < MCA_MAX_NODES; i++) {
     mr_node_t *n = &p->nodes[i];
-    if (n->used && !mcx_port_tid_alive(n->tid)) {
+    if (n->used && !node_alive(n)) {
       n->used = 0;
       p->nnodes--;
       int r = release_holds(p, i, n->tid);
@@ -546,6 +563,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
       n->node_id = node;
       n->pid = mcx_port_pid();
       n->tid = tid;
+      n->start = mcx_port_tid_start(tid);
       p->nnodes++;
       d->nlocal++;
       me.pid = mcx_port_pid();
@@ -880,7 +898,7 @@ static int recover_holders_of(mr_slot_t *s, int rwl)
   for (int i = 0; i < MCA_MAX_NODES && !dead; i++) {
     mr_node_t *n = &p->nodes[i];
     if (n->used && ((mcx_load_relaxed(&s->held[i]) && (uint32_t)i != me.nidx) || (wtid && n->tid == wtid)))
-      dead = !mcx_port_tid_alive(n->tid);
+      dead = !node_alive(n);
   }
   int r = dead ? reap_dead_nodes(p) : 0;
   table_unlock(p);

@@ -62,14 +62,22 @@ static void proc_check(void)
   uint32_t seen = mcx_load_acquire(&R.owner);
   if (seen == mypid)
     return;
-  if ((seen & 0x80000000u) == 0 && mcx_cas_acq_rel(&R.owner, &seen, mypid | 0x80000000u)) {
+  /* A reset marked by another process (fork() came while the parent was
+   * resetting) is not ours to wait for: take it over. */
+  int ours_resetting = (seen & 0x80000000u) && (seen & 0x7fffffffu) == mypid;
+  if (!ours_resetting && mcx_cas_acq_rel(&R.owner, &seen, mypid | 0x80000000u)) {
     for (uint32_t i = 0; i < NREQ; i++)
       mcx_store_relaxed(&R.r[i].state, 0u); /* published by the release below */
     mcx_store_relaxed(&R.pid, 0u);           /* no engine runs here yet */
     mcx_store_release(&R.owner, mypid);      /* pairs with the acquire above */
   } else {
-    while (mcx_load_acquire(&R.owner) != mypid) /* pairs with the release above */
+    while ((seen = mcx_load_acquire(&R.owner)) != mypid) { /* pairs with the release above */
+      if (!((seen & 0x80000000u) && (seen & 0x7fffffffu) == mypid)) {
+        proc_check(); /* the word changed hands meanwhile: start over */
+        return;
+      }
       mcx_port_yield();
+    }
   }
 }
 
