@@ -63,7 +63,7 @@ typedef struct mr_slot {
   uint32_t domain_shared;
   uint32_t limit;   /* sem/rwl limit, shmem size */
   uint32_t shm_seq; /* shmem: the segment's name suffix */
-  uint64_t attached[NODE_WORDS]; /* shmem, rmem: node slots attached; under the table lock */
+  uint64_t attached[NODE_WORDS]; /* shmem: node slots attached; under the table lock */
   /* rmem: the creator's buffer; written at create under the table lock. */
   uint64_t addr;
   uint32_t atype;
@@ -71,7 +71,7 @@ typedef struct mr_slot {
   uint32_t owner_nidx;
   /* sem / rwl: a dead holder's units were given back; the next locker reports it. */
   mcx_atomic_u32 died;
-  /* sem: units, rwl: read holds, per node slot. Each entry is raised by its
+  /* sem: units, rwl: read holds, rmem: attached (0/1), per node slot. Each entry is raised by its
    * node after it acquired and lowered before a release; a recovery (under
    * the table lock) takes a dead node's entries. Relaxed: the counts are
    * bookkeeping beside the lock word, which orders the protected data. */
@@ -466,7 +466,7 @@ static int reap_dead_nodes(mr_part_t *p)
         p->shmems[k].attached[i / 64] &= ~(1ull << (i % 64));
       for (uint32_t k = 0; k < MRAPI_MAX_RMEMS; k++) {
         mr_slot_t *s = &p->rmems[k];
-        s->attached[i / 64] &= ~(1ull << (i % 64));
+        mcx_store_relaxed(&s->held[i], 0u); /* rmem: no longer attached */
         if (s->used && s->owner_nidx == (uint32_t)i) {
           /* Its buffer went with its thread: the object goes too. */
           s->used = 0;
@@ -616,7 +616,7 @@ int mcx__mr_finalize(void)
   }
   for (uint32_t k = 0; k < MRAPI_MAX_RMEMS; k++) {
     mr_slot_t *s = &p->rmems[k];
-    s->attached[ni / 64] &= ~(1ull << (ni % 64));
+    mcx_store_relaxed(&s->held[ni], 0u); /* rmem: no longer attached */
     if (s->used && s->owner_nidx == ni) {
       /* The creator leaves: its buffer is no longer offered. */
       s->used = 0;
@@ -1129,10 +1129,10 @@ int mcx__mr_rmem_attach(uint32_t hndl, uint32_t atype)
     r = closed(s);
   else if (s->atype != atype)
     r = MCX_EMR_ATYPE;
-  else if (s->attached[ni / 64] & (1ull << (ni % 64)))
+  else if (mcx_load_relaxed(&s->held[ni]))
     r = MCX_EMR_ATTACHED;
   else
-    s->attached[ni / 64] |= 1ull << (ni % 64);
+    mcx_store_relaxed(&s->held[ni], 1u); /* rmem: held[i] = node i attached; read by node i without the lock */
   table_unlock(p);
   return r;
 }
@@ -1146,10 +1146,10 @@ int mcx__mr_rmem_detach(uint32_t hndl)
   mr_part_t *p = me.d->p;
   uint32_t ni = me.nidx;
   table_lock(p);
-  if (!(s->attached[ni / 64] & (1ull << (ni % 64))))
+  if (!mcx_load_relaxed(&s->held[ni]))
     r = MCX_EMR_NOTATTACHED;
   else
-    s->attached[ni / 64] &= ~(1ull << (ni % 64));
+    mcx_store_relaxed(&s->held[ni], 0u);
   table_unlock(p);
   return r;
 }
@@ -1173,9 +1173,9 @@ int mcx__mr_rmem_check(uint32_t hndl, uint32_t rmem_off, uint32_t bpa, uint32_t 
   int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
   if (r != MCX_OK)
     return r;
-  uint32_t ni = me.nidx;
-  /* Read without the table lock: attach/detach of this node are this thread's own calls. */
-  if (!(s->attached[ni / 64] & (1ull << (ni % 64))))
+  /* Relaxed, without the table lock: only this node attaches and detaches
+   * itself (others clear it only when it is gone or the object deleted). */
+  if (!mcx_load_relaxed(&s->held[me.nidx]))
     return MCX_EMR_NOTATTACHED;
   return rmem_args(s, rmem_off, bpa, nstrides, rstride, lstride);
 }
