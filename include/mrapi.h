@@ -835,13 +835,15 @@ void mrapi_rmem_attach(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_IN mrapi_rmem_atyp
 void mrapi_rmem_detach(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_OUT mrapi_status_t *status);
 
 /**
- * @brief Deletes remote memory (its buffer stays the creator's). Only the
- * creating node may delete it; nodes still attached are detached.
+ * @brief Deletes remote memory (its buffer stays the creator's). Profile spec:
+ * only the creating node, and no other node may be attached; mca-2.0.3 (the
+ * reference): any node, nodes still attached are detached.
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
  * @retval MRAPI_ERR_RMEM_INVALID not a live handle (also a second delete;
  *         MRAPI_ERR_RMEM_INVALID is the only "deleted" status remote memory has)
- * @retval MRAPI_ERR_RMEM_NOTOWNER the caller is not the creating node
+ * @retval MRAPI_ERR_RMEM_NOTOWNER spec: the caller is not the creating node
+ * @retval MRAPI_ERR_RMEM_ATTACH spec: another node is still attached
  */
 void mrapi_rmem_delete(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_OUT mrapi_status_t *status);
 

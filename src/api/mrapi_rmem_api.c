@@ -30,6 +30,8 @@ static mrapi_status_t map(int r)
     return MRAPI_ERR_RMEM_ATYPE;
   case MCX_EMR_NOTOWNER:
     return MRAPI_ERR_RMEM_NOTOWNER;
+  case MCX_EBUSY:
+    return MRAPI_ERR_RMEM_ATTACH;
   case MCX_EMR_STRIDE:
     return MRAPI_ERR_RMEM_STRIDE;
   case MCX_EMR_OVERRUN:

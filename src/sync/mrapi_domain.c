@@ -812,10 +812,17 @@ int mcx__mr_delete(mcx__mr_kind_t kind, uint32_t hndl)
     }
     break;
   case MCX__MR_RMEM:
-    if (s->owner_nidx != me.nidx || s->owner_pid != me.pid)
+    /* spec: only its creator, and no other node attached; mca-2.0.3 (the
+     * reference): any node, attached nodes are detached. */
+    if (!held_rule && (s->owner_nidx != me.nidx || s->owner_pid != me.pid)) {
       r = MCX_EMR_NOTOWNER;
-    else
-      mcx__rmutex_lock(&s->u.mutex, me.tid, MCX_NO_DEADLINE, 1, &(uint32_t){0}); /* no transfer under way */
+    } else {
+      for (uint32_t i = 0; i < MCA_MAX_NODES && !held_rule; i++)
+        if (i != me.nidx && mcx_load_relaxed(&s->held[i]))
+          r = MCX_EBUSY;
+      if (r == MCX_OK)
+        mcx__rmutex_lock(&s->u.mutex, me.tid, MCX_NO_DEADLINE, 1, &(uint32_t){0}); /* no transfer under way */
+    }
     break;
   case MCX__MR_SHMEM:
     for (int w = 0; w < NODE_WORDS; w++)
@@ -1173,6 +1180,9 @@ int mcx__mr_rmem_check(uint32_t hndl, uint32_t rmem_off, uint32_t bpa, uint32_t 
   int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
   if (r != MCX_OK)
     return r;
+  /* Strides first, as the reference checks them. */
+  if (rstride < bpa || lstride < bpa)
+    return MCX_EMR_STRIDE;
   /* Relaxed, without the table lock: only this node attaches and detaches
    * itself (others clear it only when it is gone or the object deleted). */
   if (!mcx_load_relaxed(&s->held[me.nidx]))

@@ -278,10 +278,35 @@ static void rmem_other_node(void *p)
   CHECK_MRAPI(st, MRAPI_SUCCESS);
   mrapi_rmem_write(h, 100, "other node", 0, 11, 1, 11, 11, &st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
-  mrapi_rmem_delete(h, &st);
-  CHECK_MRAPI(st, MRAPI_ERR_RMEM_NOTOWNER);
+  if (mcx__mr_profile() == MCX__MR_PROFILE_SPEC) {
+    mrapi_rmem_delete(h, &st); /* spec: only its creator deletes it */
+    CHECK_MRAPI(st, MRAPI_ERR_RMEM_NOTOWNER);
+  }
   mrapi_rmem_detach(h, &st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
+}
+
+/* Node 3 attaches and stays attached until told; under mca-2.0.3 a delete
+ * by another node detaches it (its detach then finds no object). */
+typedef struct {
+  mrapi_rmem_hndl_t h;
+  mcx_atomic_u32 ready, done;
+} attached_arg_t;
+
+static void *stay_attached(void *p)
+{
+  attached_arg_t *a = p;
+  mrapi_status_t st;
+  init_node(3);
+  mrapi_rmem_attach(a->h, MRAPI_RMEM_DUMMY, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  mcx_store_release(&a->ready, 1u); /* pairs with the test's acquire */
+  while (!mcx_load_acquire(&a->done)) /* pairs with the test's release */
+    mcx_port_yield();
+  mrapi_rmem_detach(a->h, &st);
+  CHECK_MRAPI(st, mcx__mr_profile() == MCX__MR_PROFILE_SPEC ? MRAPI_SUCCESS : MRAPI_ERR_RMEM_INVALID);
+  fini_node();
+  return NULL;
 }
 
 TEST(remote_memory_statuses_and_strides)
@@ -339,6 +364,23 @@ TEST(remote_memory_statuses_and_strides)
   rmem_arg_t a = {h, MRAPI_RMEM_DUMMY};
   on_other_node(2, rmem_other_node, &a);
   CHECK(strcmp(rbuf + 100, "other node") == 0);
+  /* Delete while another node is attached: spec refuses (RMEM_ATTACH),
+   * mca-2.0.3 lets any node delete (the other node does it here). */
+  mrapi_rmem_hndl_t h2 = mrapi_rmem_create(0x79, rbuf, MRAPI_RMEM_DUMMY, NULL, 64, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  attached_arg_t b = {h2, 0, 0};
+  pthread_t t;
+  pthread_create(&t, NULL, stay_attached, &b);
+  while (!mcx_load_acquire(&b.ready)) /* pairs with the release in stay_attached */
+    mcx_port_yield();
+  mrapi_rmem_delete(h2, &st);
+  CHECK_MRAPI(st, mcx__mr_profile() == MCX__MR_PROFILE_SPEC ? MRAPI_ERR_RMEM_ATTACH : MRAPI_SUCCESS);
+  mcx_store_release(&b.done, 1u); /* pairs with the acquire in stay_attached */
+  pthread_join(t, NULL);
+  if (mcx__mr_profile() == MCX__MR_PROFILE_SPEC) {
+    mrapi_rmem_delete(h2, &st);
+    CHECK_MRAPI(st, MRAPI_SUCCESS);
+  }
   mrapi_rmem_detach(h, &st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
   mrapi_rmem_detach(h, &st);
