@@ -116,7 +116,7 @@ int mcx__mr_rmem_transfer(uint32_t hndl, int write, uint32_t rmem_off, void *loc
 int mcx__mr_rmem_check(uint32_t hndl, uint32_t rmem_off, uint32_t bpa, uint32_t nstrides, uint32_t rstride,
                        uint32_t lstride);
 
-/** A node identity, copied so a helper thread (the DMA engine) acts for a node. */
+/** A node identity, copied so a background thread (the DMA engine) acts for a node. */
 typedef struct mcx__mr_ident {
   uint64_t opaque[6];
 } mcx__mr_ident_t;
