@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking libmca need on Debian, if
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
-# peer baselines (Boost.Lockfree, Concurrency Kit), matplotlib and SimPy.
+# peer baselines (Boost.Lockfree, Concurrency Kit, ZeroMQ, nng, iceoryx),
+# matplotlib and SimPy.
 # Safe to run again: it only installs what is absent.
 set -euo pipefail
 
@@ -14,6 +15,13 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 [ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
 [ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
+# Messaging peers of `mca bench` (each optional; a peer that is absent is skipped).
+[ -f /usr/include/zmq.h ] || need_apt+=(libzmq3-dev)
+[ -f /usr/include/nng/nng.h ] || need_apt+=(libnng-dev)
+if [ ! -f /usr/include/iceoryx_binding_c/publisher.h ] && [ -z "$(ls -d /usr/include/iceoryx/*/iceoryx_binding_c 2>/dev/null)" ] &&
+  apt-cache show libiceoryx-binding-c-dev >/dev/null 2>&1; then
+  need_apt+=(iceoryx libiceoryx-binding-c-dev)
+fi
 
 if ((${#need_apt[@]})); then
   SUDO=""
