@@ -47,3 +47,6 @@ set_tests_properties(stress_bad_missing_comma stress_bad_undeclared_node stress_
 add_test(NAME bench_hpc_per_item COMMAND ${MCA_EXPECT} 0 "receiver: task-clock=[0-9.e+-]+ ns/item"
   ${MCA_BIN} bench --smoke --no-sweep --no-peers --hpc --only "msg\\.lockfree\\.spread\\.in\\.shm\\.24B")
 set_tests_properties(bench_hpc_per_item PROPERTIES LABELS "unit;bench" TIMEOUT 120)
+
+# the latency histogram of mca bench (tools/mca/bench_hist.c) is tested on its own
+target_sources(unit_test_bench_hist PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c)
