@@ -216,8 +216,8 @@ static int lm_recv(bench_ctx_t *c, void *h, void *buf)
     void *p = NULL;
     mcapi_pktchan_recv(m->pr, &p, &got, &st);
     if (st == MCAPI_SUCCESS) {
-      /* zero-copy receive: the consumer reads the stamp (first line), then releases */
-      memcpy(buf, p, got < 64 ? got : 64);
+      /* copy-out receive: the whole packet into the caller's buffer, then release */
+      memcpy(buf, p, got < m->size ? got : m->size);
       mcapi_status_t s2;
       mcapi_pktchan_release(p, &s2);
     }
@@ -233,6 +233,32 @@ static int lm_recv(bench_ctx_t *c, void *h, void *buf)
     return BENCH_ERR;
   }
   return 0;
+}
+
+/* Zero-copy packet receive: the caller reads the packet where it lies. */
+static int lm_recv_view(bench_ctx_t *c, void *h, const void **out)
+{
+  struct mside *m = h;
+  mcapi_status_t st;
+  size_t got = 0;
+  void *p = NULL;
+  if (m->type != 'p') {
+    bench_fail(c, BENCH_ERR, "in-place receive exists for packets only");
+    return BENCH_ERR;
+  }
+  mcapi_pktchan_recv(m->pr, &p, &got, &st);
+  if (st != MCAPI_SUCCESS || got != m->size) {
+    bench_fail(c, BENCH_ERR, "receive: %s (size %zu of %zu)", sname(st), got, m->size);
+    return BENCH_ERR;
+  }
+  *out = p;
+  return 0;
+}
+
+static void lm_release(bench_ctx_t *c, void *h, const void *p)
+{
+  mcapi_status_t st;
+  mcapi_pktchan_release((void *)p, &st);
 }
 
 static void lm_close(bench_ctx_t *c, int side, void *h)
@@ -271,6 +297,8 @@ const bench_ops_t bench_libmca_ops = {
     .recv = lm_recv,
     .close = lm_close,
     .destroy = lm_destroy,
+    .recv_view = lm_recv_view,
+    .release = lm_release,
 };
 
 /* ---- probes: what this build provides */
