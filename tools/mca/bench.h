@@ -142,6 +142,10 @@ void bench_ctx_free(bench_ctx_t *c);
  * subjects (batches of round trips between two clock reads): the median over
  * batches of ns per round trip (0: one CPU). */
 double bench_measure_L(unsigned rounds);
+/** Before re-running slow samples: waits (at most @p max_ms) until L is back
+ * within the slow threshold of @p L_median, so a re-run is not spent inside
+ * the same slow phase of the host. */
+void bench_wait_fast_mode(double L_median, unsigned max_ms);
 
 /* ---- statistics (bench_util.c) */
 int bench_cmp_u64(const void *a, const void *b);

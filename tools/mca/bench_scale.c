@@ -327,6 +327,47 @@ static int scale_sample(scale_row_t *row, mcx_locking_t lk, double seconds, int 
   return rc;
 }
 
+/* Marks slow samples; returns the number of clean ones. */
+static int classify_row(scale_row_t *row, double Lmed)
+{
+  int clean = 0;
+  row->nslow = 0;
+  for (int s = 0; s < row->nsamples; s++) {
+    if (Lmed > 0 && row->L[s] > BENCH_SLOW_FACTOR * Lmed)
+      row->slow[s] = 1;
+    row->nslow += row->slow[s];
+    clean += !row->slow[s];
+  }
+  return clean;
+}
+
+static void summarize_row(scale_row_t *row, double Lmed, int min_clean)
+{
+  double a[BENCH_MAX_REPEAT], c1[BENCH_MAX_REPEAT], c2[BENCH_MAX_REPEAT], c3[BENCH_MAX_REPEAT];
+  int k = 0;
+  classify_row(row, Lmed);
+  for (int s = 0; s < row->nsamples; s++) {
+    if (row->slow[s])
+      continue;
+    a[k] = row->items_s[s];
+    c1[k] = row->csw[s];
+    c2[k] = row->futex[s];
+    c3[k] = row->semop[s];
+    k++;
+  }
+  row->unstable = !row->failed && k < min_clean;
+  row->items.n = 0;
+  if (row->failed || row->unstable || !k)
+    return;
+  row->items.med = bench_median(a, k);
+  row->items.lo = a[0];
+  row->items.hi = a[k - 1];
+  row->items.n = k;
+  row->csw_per_item = bench_median(c1, k);
+  row->futex_per_item = bench_median(c2, k);
+  row->semop_per_item = bench_median(c3, k);
+}
+
 static void add_row(struct bench_scale *sc, const char *kind, const char *lock, int n)
 {
   if (sc->nrows >= SCALE_MAX_ROWS)
@@ -396,40 +437,22 @@ void bench_scale_run(bench_results_t *r, int level, int repeat, int progress)
       else
         row->nsamples++;
     }
-  /* hygiene: like the matrix, against the run's median L (matrix probes included) */
+  /* hygiene: like the matrix, against the run's median L (matrix probes
+   * included); rows short of clean samples get at most `reps` more */
   double Lmed = r->L_median;
   int min_clean = (reps + 1) / 2;
   for (int i = 0; i < sc->nrows; i++) {
     scale_row_t *row = &sc->rows[i];
-    double a[BENCH_MAX_REPEAT], c1[BENCH_MAX_REPEAT], c2[BENCH_MAX_REPEAT], c3[BENCH_MAX_REPEAT];
-    int k = 0;
-    row->nslow = 0;
-    for (int s = 0; s < row->nsamples; s++) {
-      if (Lmed > 0 && row->L[s] > BENCH_SLOW_FACTOR * Lmed)
-        row->slow[s] = 1;
-      if (row->slow[s]) {
-        row->nslow++;
-        continue;
-      }
-      a[k] = row->items_s[s];
-      c1[k] = row->csw[s];
-      c2[k] = row->futex[s];
-      c3[k] = row->semop[s];
-      k++;
+    for (int extra = 0; !row->failed && extra < reps && row->nsamples < BENCH_MAX_REPEAT &&
+                        classify_row(row, Lmed) < min_clean;
+         extra++) {
+      bench_wait_fast_mode(Lmed, level == 0 ? 300 : 2000);
+      if (scale_sample(row, lock_of(row->locking), sc->seconds, row->nsamples))
+        row->failed = 1;
+      else
+        row->nsamples++;
     }
-    row->unstable = !row->failed && k < min_clean;
-    if (row->failed || row->unstable)
-      k = 0;
-    row->items.n = 0;
-    if (k) {
-      row->items.med = bench_median(a, k);
-      row->items.lo = a[0];
-      row->items.hi = a[k - 1];
-      row->items.n = k;
-      row->csw_per_item = bench_median(c1, k);
-      row->futex_per_item = bench_median(c2, k);
-      row->semop_per_item = bench_median(c3, k);
-    }
+    summarize_row(row, Lmed, min_clean);
   }
 }
 

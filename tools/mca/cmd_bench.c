@@ -609,6 +609,8 @@ int mca_cmd_bench(int argc, char **argv)
     if (c->status != BENCH_OK)
       continue;
     int clean = bench_classify(c, Lmed);
+    if (clean < r->min_clean)
+      bench_wait_fast_mode(Lmed, o.smoke ? 300 : 2000);
     for (int extra = 0; clean < r->min_clean && extra < o.repeat && c->status == BENCH_OK &&
                         c->nsamples < BENCH_MAX_REPEAT;
          extra++) {
