@@ -1,4 +1,5 @@
 /* mca bench: time, pinning, shared memory, statistics, the payload stamp. */
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,10 +92,16 @@ int bench_set_cpus(const char *list)
   return 0;
 }
 
+static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
+static void cpus_init(void)
+{
+  if (!bench_ncpu) /* --cpus, parsed before any thread starts, wins */
+    bench_default_cpus();
+}
+
 int bench_ncpus(void)
 {
-  if (!bench_ncpu)
-    bench_default_cpus();
+  pthread_once(&cpus_once, cpus_init);
   return bench_ncpu;
 }
 
