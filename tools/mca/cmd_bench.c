@@ -655,6 +655,7 @@ int mca_cmd_bench(int argc, char **argv)
       printf("\nwrote %s\n", o.json);
     }
   }
+  fflush(stdout);
   for (int i = 0; i < r->ncells; i++)
     if (r->cells[i].status == BENCH_ERR) {
       fprintf(stderr, "mca bench: cell %s failed: %s\n", r->cells[i].id, r->cells[i].note);
