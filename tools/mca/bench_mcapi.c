@@ -84,8 +84,23 @@ static int get_ep(bench_ctx_t *c, mcapi_node_t node, mcapi_port_t port, mcapi_en
   return BENCH_ERR;
 }
 
+/* pmq endpoints and connections are message queues, drawn from one per-user
+ * budget (RLIMIT_MSGQUEUE) that every program of the same user shares: when
+ * others have used it up, the cell cannot run here, which is not a failure of
+ * libmca. 1: the cell was made n/a. */
+static int pmq_budget(bench_ctx_t *c, const char *what, mcapi_status_t st)
+{
+  if (c->cfg.transport != 1 || st != MCAPI_ERR_MEM_LIMIT)
+    return 0;
+  bench_fail(c, BENCH_NA, "pmq: %s: MCAPI_ERR_MEM_LIMIT (the user's message-queue budget, "
+             "RLIMIT_MSGQUEUE, is used up by other queues on this machine)", what);
+  return 1;
+}
+
 static int chan_na(bench_ctx_t *c, const char *what, mcapi_status_t st)
 {
+  if (pmq_budget(c, what, st))
+    return BENCH_NA;
   if (st == MCAPI_ERR_GENERAL) {
     bench_fail(c, BENCH_NA, "%s: MCAPI_ERR_GENERAL (channels not available in this build)", what);
     return BENCH_NA;
@@ -104,16 +119,10 @@ static int wait_req(bench_ctx_t *c, mcapi_request_t *r, const char *what)
   return 0;
 }
 
-/* pmq endpoints are message queues, drawn from one per-user budget
- * (RLIMIT_MSGQUEUE) that other programs of the same user share: when it is
- * used up the cell cannot run here, which is not a failure of libmca. */
 static int ep_failed(bench_ctx_t *c, mcapi_status_t st)
 {
-  if (c->cfg.transport == 1 && st == MCAPI_ERR_MEM_LIMIT) {
-    bench_fail(c, BENCH_NA, "pmq: mcapi_endpoint_create: MCAPI_ERR_MEM_LIMIT (the user's message-queue "
-               "budget, RLIMIT_MSGQUEUE, is used up by other queues on this machine)");
+  if (pmq_budget(c, "mcapi_endpoint_create", st))
     return BENCH_NA;
-  }
   bench_fail(c, BENCH_ERR, "mcapi_endpoint_create: %s", sname(st));
   return BENCH_ERR;
 }
@@ -209,6 +218,8 @@ static int lm_send(bench_ctx_t *c, void *h, const void *buf)
   }
   }
   if (st != MCAPI_SUCCESS) {
+    if (pmq_budget(c, "send", st))
+      return BENCH_NA;
     bench_fail(c, BENCH_ERR, "send: %s", sname(st));
     return BENCH_ERR;
   }
@@ -241,6 +252,8 @@ static int lm_recv(bench_ctx_t *c, void *h, void *buf)
   }
   }
   if (st != MCAPI_SUCCESS || got != m->size) {
+    if (pmq_budget(c, "receive", st))
+      return BENCH_NA;
     bench_fail(c, BENCH_ERR, "receive: %s (size %zu of %zu)", sname(st), got, m->size);
     return BENCH_ERR;
   }
@@ -260,6 +273,8 @@ static int lm_recv_view(bench_ctx_t *c, void *h, const void **out)
   }
   mcapi_pktchan_recv(m->pr, &p, &got, &st);
   if (st != MCAPI_SUCCESS || got != m->size) {
+    if (pmq_budget(c, "receive", st))
+      return BENCH_NA;
     bench_fail(c, BENCH_ERR, "receive: %s (size %zu of %zu)", sname(st), got, m->size);
     return BENCH_ERR;
   }

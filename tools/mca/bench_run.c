@@ -209,6 +209,8 @@ static void run_side(bench_ctx_t *c, int side)
   int r = c->ops->open(c, side, &h);
   if (r) {
     bench_fail(c, r, "side %d could not open", side);
+    if (h) /* what it did open (a node, endpoints, queues) is released */
+      c->ops->close(c, side, h);
     free(buf);
     return;
   }
