@@ -3,7 +3,9 @@
 #   setup: mounts the mqueue file system on /dev/mqueue when it is not mounted
 #          and we are root (queues of dead processes can only be found there);
 #          otherwise says why the listing checks will be skipped.
-#   check: fails when a queue of this user made by libmca (mcx-<uid>-*) is left.
+#   check [TAG]: fails when a queue of this user made by libmca (mcx-<uid>-*)
+#          is left; with TAG only queues of namespaces TAG_* (the test runs of
+#          one build tree: other trees of the same user may be running).
 set -u
 dir=/dev/mqueue
 mounted() { grep -qs " $dir mqueue " /proc/mounts; }
@@ -22,7 +24,7 @@ check)
     echo "pmq: $dir is not mounted: cannot check for leftover queues (skipped)"
     exit 0
   fi
-  left=$(ls "$dir" | grep "^mcx-$(id -u)-" || true)
+  left=$(ls "$dir" | grep "^mcx-$(id -u)-${2:+${2}_}" || true)
   if [ -n "$left" ]; then
     echo "pmq: queues left in $dir:"
     echo "$left"
