@@ -11,6 +11,7 @@ endif()
 # Every case and every expected rewrite compiles against the project's headers.
 file(GLOB _hint_cases CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/hint/cases/*.c)
 add_library(hint_corpus OBJECT ${_hint_cases})
+target_compile_definitions(hint_corpus PRIVATE _DEFAULT_SOURCE) # usleep and friends, as programs built with -std=gnu11 see them
 target_link_libraries(hint_corpus PRIVATE mca_static)
 
 if(TARGET mca)
