@@ -23,8 +23,9 @@ typedef struct mcx__req {
   mcx_atomic_u32 owner_key; /* relaxed: read by finalize's sweep while others allocate */
   int result;
   size_t size;
-  /* Completed by its _i call: reclaimable when the pool runs dry. Relaxed:
-   * written before R-Q2 and read after an acquire of COMPLETED. */
+  /* Completed by its _i call: its sequence number (0: not), reclaimable
+   * when the pool runs dry. Relaxed: written before R-Q2 and read after an
+   * acquire of COMPLETED. */
   mcx_atomic_u32 born_done;
   uint32_t next;   /* receive queue link (index + 1, 0 = last); owner thread only */
   uint32_t queued; /* in a receive queue; owner thread only */
@@ -64,17 +65,30 @@ static void free_slot(uint32_t idx, uint32_t gen);
 /*
  * An _i call that completed at once reports SUCCESS and leaves a completed
  * request, which test or wait report (and free). Programs often skip that
- * when the call said SUCCESS; when the pool runs dry those requests are
- * reclaimed (their handles go stale), so skipping it leaks nothing.
+ * when the call said SUCCESS; when the pool runs dry, such requests of the
+ * calling node are reclaimed (their handles go stale), except its newest
+ * RECLAIM_SPARE, so skipping it leaks nothing.
  */
+static mcx_atomic_u32 born_seq = 1; /* numbers requests completed by their _i call */
+#define RECLAIM_SPARE 64u /* the newest ones of a node are never reclaimed */
+
+static uint32_t next_born(void)
+{
+  uint32_t v = mcx_fetch_add_relaxed(&born_seq, 1) + 1; /* a counter: no ordering */
+  return v ? v : 1;
+}
+
 static uint32_t reclaim_born_done(void)
 {
-  uint32_t n = 0;
+  uint32_t n = 0, now = mcx_load_relaxed(&born_seq);
   for (uint32_t i = 0; i < MCA_MAX_REQUESTS; i++) {
     mcx__req_t *r = &reqs[i];
     uint32_t st = mcx_load_acquire(&r->state); /* pairs with R-Q2 */
-    if ((st & 0xff) != RS_COMPLETED || !mcx_load_relaxed(&r->born_done))
-      continue;
+    if ((st & 0xff) != RS_COMPLETED || mcx_load_relaxed(&r->owner_key) != mcx__self.key)
+      continue; /* only the calling node's own requests */
+    uint32_t b = mcx_load_relaxed(&r->born_done);
+    if (!b || now - b < RECLAIM_SPARE)
+      continue; /* tested later by its program, or too recent to give up */
     /* Claim it as a report would (test_one's CAS): only one side wins. */
     if (mcx_cas_acq_rel(&r->state, &st, (st & ~0xffu) | RS_BUSY)) {
       free_slot(i, st >> 8);
@@ -259,7 +273,7 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
   r->a = *a;
   r->result = result;
   r->size = size;
-  mcx_store_relaxed(&r->born_done, completed ? 1u : 0u);
+  mcx_store_relaxed(&r->born_done, completed ? next_born() : 0u);
   r->next = 0;
   r->queued = 0;
   mcx_store_release(&r->state, gen << 8 | (completed ? RS_COMPLETED : RS_VALID));
@@ -300,7 +314,7 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
   /* The first attempt, as a test would make it (the request is BUSY). */
   mcx_store_relaxed(&r->state, gen << 8 | RS_BUSY);
   int done = progress(r);
-  mcx_store_relaxed(&r->born_done, (uint32_t)done);
+  mcx_store_relaxed(&r->born_done, done ? next_born() : 0u);
   /* R-Q2 — release: the outcome fields before the new state (pairs with the
    * acquire in lookup()). */
   mcx_store_release(&r->state, gen << 8 | (done ? RS_COMPLETED : RS_VALID));

@@ -102,7 +102,7 @@ static void *pkt_sender(void *arg)
         mcapi_pktchan_send(sh, buf, len, &st);
       } else {
         mcapi_pktchan_send_i(sh, buf, len, &r, &st);
-        if (st == MCAPI_PENDING)
+        if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) /* SUCCESS: completed at once, the request reports it */
           st = wait_req(&r);
       }
       if (st != MCAPI_SUCCESS) {

@@ -94,7 +94,7 @@ static void *sender(void *arg)
         mcapi_request_t r;
         size_t sz;
         mcapi_msg_send_i(me, to, &m, len, prio, &r, &st);
-        if (st == MCAPI_PENDING)
+        if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) /* SUCCESS: completed at once, the request reports it */
           mcapi_wait(&r, &sz, MCAPI_TIMEOUT_INFINITE, &st);
       } else {
         mcapi_msg_send(me, to, &m, len, prio, &st);

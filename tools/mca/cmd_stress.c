@@ -544,7 +544,7 @@ static int run_node(int ni)
         mcapi_pktchan_connect_i(outs[i].me, outs[i].dest, &req, &st);
       else
         mcapi_sclchan_connect_i(outs[i].me, outs[i].dest, &req, &st);
-      if (st == MCAPI_PENDING)
+      if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) /* SUCCESS: completed at once, the request reports it */
         mcapi_wait(&req, &sz, 10000, &st);
       if (st != MCAPI_SUCCESS) {
         report("node %u: connect route %d: %s", nd->id, outs[i].r, sn(st));
@@ -768,13 +768,12 @@ done:
     const route_t *rt = &T->routes[outs[i].r];
     mcapi_request_t req;
     size_t sz;
+    st = MCAPI_ERR_CHAN_INVALID; /* no channel on this route: nothing to close */
     if (rt->type == R_PKT && outs[i].ph)
       mcapi_pktchan_send_close_i(outs[i].ph, &req, &st);
     else if (rt->type == R_SCL && outs[i].sh)
       mcapi_sclchan_send_close_i(outs[i].sh, &req, &st);
-    else
-      st = MCAPI_SUCCESS;
-    if (st == MCAPI_PENDING)
+    if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) /* SUCCESS: completed at once, the request reports it */
       mcapi_wait(&req, &sz, 5000, &st);
     free(outs[i].buf);
   }
@@ -782,13 +781,12 @@ done:
     const route_t *rt = &T->routes[ins[i].r];
     mcapi_request_t req;
     size_t sz;
+    st = MCAPI_ERR_CHAN_INVALID; /* no channel on this route: nothing to close */
     if (rt->type == R_PKT && ins[i].ph)
       mcapi_pktchan_recv_close_i(ins[i].ph, &req, &st);
     else if (rt->type == R_SCL && ins[i].sh)
       mcapi_sclchan_recv_close_i(ins[i].sh, &req, &st);
-    else
-      st = MCAPI_SUCCESS;
-    if (st == MCAPI_PENDING)
+    if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) /* SUCCESS: completed at once, the request reports it */
       mcapi_wait(&req, &sz, 5000, &st);
   }
   mcapi_finalize(&st);
