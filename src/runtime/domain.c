@@ -30,6 +30,46 @@ static uint32_t env_choice(const char *name, const char *const *names, const uin
   return dflt;
 }
 
+/* Every MCX_* setting with a value this build does not know is refused, with
+ * one line naming the variable and the accepted values: a run asked for
+ * another mode must not silently measure the default one. */
+static int env_settings_ok(void)
+{
+  static const struct {
+    const char *name, *accepted;
+  } vars[] = {{"MCX_LOCKING", "lockfree global kernel"},
+              {"MCX_COMPAT", "spec mca-2.0.3"},
+              {"MCX_TRANSPORT", "shm pmq"}};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = mcx_port_getenv(vars[i].name);
+    if (!v || !*v)
+      continue;
+    size_t n = strlen(v);
+    const char *a = vars[i].accepted;
+    int found = 0;
+    while (*a && !found) {
+      size_t w = strcspn(a, " ");
+      found = w == n && !strncmp(a, v, n);
+      a += w + (a[w] == ' ');
+    }
+    if (!found) {
+      mcx_port_log("%s=%s is not a value this build knows (accepted: %s)", vars[i].name, v,
+                   vars[i].accepted);
+      ok = 0;
+    }
+  }
+  const char *ns = mcx_port_getenv("MCX_NAMESPACE");
+  if (ns && *ns) {
+    size_t n = strspn(ns, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
+    if (ns[n] || n > 35) {
+      mcx_port_log("MCX_NAMESPACE=%s is refused: at most 35 characters of a-z A-Z 0-9 - _", ns);
+      ok = 0;
+    }
+  }
+  return ok;
+}
+
 static uint32_t resolve_locking(uint32_t requested)
 {
   static const char *const names[] = {"lockfree", "global", "kernel"};
@@ -433,6 +473,8 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   const char *dbg = mcx_port_getenv("MCX_DEBUG");
   if (dbg && *dbg && !mcx_load_relaxed(&mcx__debug_level))
     mcx_store_relaxed(&mcx__debug_level, (uint32_t)(*dbg - '0') & 7u); /* a knob */
+  if (!env_settings_ok())
+    return MCX_EINVAL;
   mcx__init_opts_t none = {0};
   if (!opts)
     opts = &none;

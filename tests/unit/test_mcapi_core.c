@@ -3,6 +3,7 @@
  * requests, each with valid and invalid arguments. The message and request
  * cases run in both locking modes (one domain each).
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "mcapi.h"
@@ -168,6 +169,45 @@ static void *join_lf_domain_as_global(void *arg)
 }
 
 /* MCX_LOCKING picks the mode of a domain its creator did not set; kernel is one. */
+/* regress: MCX_LOCKING=bogus ran lock-free (a note at debug level 1 only),
+ * an MCX_NAMESPACE of disallowed characters became "default" and long ones
+ * were cut at 35 characters, so two namespaces could share a partition. */
+TEST(unknown_settings_in_the_environment_are_refused)
+{
+  static const struct {
+    const char *var, *value;
+  } bad[] = {{"MCX_LOCKING", "bogus"},
+             {"MCX_COMPAT", "mca-2.0.4"},
+             {"MCX_TRANSPORT", "tcp"},
+             {"MCX_NAMESPACE", "!!!"},
+             {"MCX_NAMESPACE", "abcdefghijklmnopqrstuvwxyz0123456789"}}; /* 36 */
+  const char *ns = getenv("MCX_NAMESPACE");
+  char saved[64] = "";
+  if (ns)
+    snprintf(saved, sizeof saved, "%s", ns);
+  for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv(bad[i].var, bad[i].value, 1);
+    mcapi_status_t st;
+    mcapi_info_t info;
+    mcapi_initialize(6, 1, NULL, NULL, &info, &st);
+    if (!strcmp(bad[i].var, "MCX_NAMESPACE") && saved[0])
+      setenv("MCX_NAMESPACE", saved, 1);
+    else
+      unsetenv(bad[i].var);
+    CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+    if (st == MCAPI_SUCCESS)
+      mcapi_finalize(&st);
+  }
+  setenv("MCX_COMPAT", "mca-2.0.3", 1); /* known values still work */
+  mcapi_status_t st;
+  mcapi_info_t info;
+  mcapi_initialize(6, 1, NULL, NULL, &info, &st);
+  unsetenv("MCX_COMPAT");
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcx_compat(), MCX_COMPAT_MCA203);
+  mcapi_finalize(&st);
+}
+
 TEST(locking_mode_from_the_environment)
 {
   static const struct {
@@ -1003,6 +1043,7 @@ int main(void)
   RUN(initialize_twice_and_ids);
   RUN(node_id_in_use_by_another_thread_fails);
   RUN(locking_mode_from_the_environment);
+  RUN(unknown_settings_in_the_environment_are_refused);
   RUN(domain_with_other_locking_mode_is_refused);
   RUN(domain_with_other_transport_is_refused);
   RUN(node_attributes);
