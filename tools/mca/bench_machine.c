@@ -65,7 +65,7 @@ void bench_machine_read(bench_machine_t *m)
     char b[80] = "";
     if (fgets(b, sizeof b, g) && strlen(b) >= 40) {
       trim(b);
-      snprintf(m->commit, sizeof m->commit, "%s", b);
+      snprintf(m->commit, sizeof m->commit, "%.*s", (int)sizeof m->commit - 1, b);
       m->commit_source = "git";
     }
     pclose(g);

@@ -673,5 +673,7 @@ int mca_cmd_bench(int argc, char **argv)
   free(r->derived);
   free(r->Ls);
   free(r);
+  if (o.only)
+    regfree(&o.only_re);
   return rc;
 }
