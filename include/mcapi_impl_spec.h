@@ -62,7 +62,11 @@ typedef struct mcapi_param {
   mca_uint32_t max_endpoints;  /**< 0: MCAPI_MAX_ENDPOINTS; used by the domain's creator */
   mca_uint32_t queue_elements; /**< 0: MCAPI_MAX_QUEUE_ELEMENTS; power of two */
   mca_uint32_t max_msg_size;   /**< 0: MCAPI_MAX_MSG_SIZE */
-  mca_uint32_t shm_mode;       /**< 0: 0600; permission bits of the domain's shared partition (0600..0666) */
+  mca_uint32_t shm_mode;       /**< 0: 0600; permission bits of the domain's shared partition (0600..0666;
+                                    group or other write only with shm_allow_foreign_write) */
+  mca_uint32_t shm_allow_foreign_write; /**< 1: accept a shm_mode that lets other users write the
+                                             partition (they can then corrupt or truncate it and
+                                             stop every process of the domain: docs/processes.md) */
 } mcapi_param_t;
 
 /** Information returned by mcapi_initialize(). */

@@ -45,7 +45,12 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     if ((unsigned)p->locking > MCX_LOCKING_KERNEL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
         (unsigned)p->transport > MCX_TRANSPORT_PMQ ||
         (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1)))) ||
-        (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600))) {
+        (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600)) ||
+        ((p->shm_mode & 0022) && p->shm_allow_foreign_write != 1)) {
+      if ((p->shm_mode & 0022) && p->shm_allow_foreign_write != 1)
+        mcx_port_log("mcapi_initialize: shm_mode %03o lets other users write the partition; "
+                     "set shm_allow_foreign_write to accept that",
+                     (unsigned)p->shm_mode);
       SET(MCAPI_ERR_PARAMETER);
       return;
     }

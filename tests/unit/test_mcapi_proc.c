@@ -492,6 +492,21 @@ TEST(partition_mode_is_0600_by_default_and_settable)
   p.shm_mode = 0066;
   mcapi_initialize(25, 1, NULL, &p, &info, &st);
   CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  /* regress: 0666 was accepted silently; any local user could then truncate
+   * the partition and kill the domain's processes with SIGBUS. Group or
+   * other write needs the explicit opt-in. */
+  p.shm_mode = 0666;
+  mcapi_initialize(25, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  p.shm_mode = 0620;
+  mcapi_initialize(25, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  p.shm_mode = 0666;
+  p.shm_allow_foreign_write = 1;
+  mcapi_initialize(25, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0666);
+  mcapi_finalize(&st);
 }
 
 TEST(nothing_left_in_dev_shm)
