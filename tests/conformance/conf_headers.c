@@ -20,46 +20,7 @@
 static mcapi_param_t
     parms; /* never set by the program (reference programs pass one they never set) */
 
-static const char *status_name(mcapi_status_t status, char *buf, size_t size)
-{
-  const char *name = mcapi_display_status(status, buf, size);
-  return name ? name : "(not a status code)";
-}
-
-/* Any wrong status ends the program with a FAIL line. */
-static void check_status(mcapi_status_t got, mcapi_status_t want, const char *what, int line)
-{
-  if (got != want) {
-    char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
-    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
-           status_name(want, w, sizeof w));
-    fflush(stdout);
-    exit(1);
-  }
-}
-#define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
-
-/* Any wrong data ends the program with a FAIL line. */
-#define EXPECT(cond, ...)                                                                          \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL line %d: ", __LINE__);                                                          \
-      printf(__VA_ARGS__);                                                                         \
-      printf("\n");                                                                                \
-      fflush(stdout);                                                                              \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
-static void watchdog(int sig)
-{
-  static const char msg[] = "FAIL watchdog: the program did not finish within 30 s\n";
-  (void)sig;
-  if (write(1, msg, sizeof msg - 1) < 0)
-    _exit(3);
-  _exit(2);
-}
-#define START_WATCHDOG() (signal(SIGALRM, watchdog), alarm(30))
+#include "conf_check.h"
 
 #define NODE 1
 
