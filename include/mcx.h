@@ -9,6 +9,7 @@
 #include "mcapi.h"
 #include "mcx_hpc.h" /* hardware performance counters, prefix mcx_hpc_ */
 #include "mcx_sem.h" /* PI semaphores, events, next-semaphore hint, prefix mcx_pisem_ / mcx_event_ */
+#include "mcx_version.h" /* MCX_VERSION_*, mcx_version() */
 
 #ifdef __cplusplus
 extern "C" {
