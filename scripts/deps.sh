@@ -15,6 +15,28 @@ command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 [ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
 [ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
 
+# Optional parts, on request:
+#   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)
+#   deps.sh ship         spin (model checking), doxygen, help2man (API docs, man pages)
+case "${1:-}" in
+  cross)
+    case "${2:-}" in
+      aarch64) t=aarch64-linux-gnu; a=arm64 ;;
+      armhf) t=arm-linux-gnueabihf; a=armhf ;;
+      riscv64) t=riscv64-linux-gnu; a=riscv64 ;;
+      *) echo "deps: cross needs ARCH (aarch64, armhf, riscv64)" >&2; exit 2 ;;
+    esac
+    command -v "$t-gcc" >/dev/null || need_apt+=("gcc-$t")
+    [ -f "/usr/$t/include/stdio.h" ] || need_apt+=("libc6-dev-$a-cross")
+    command -v "qemu-${2/armhf/arm}" >/dev/null || need_apt+=(qemu-user)
+    ;;
+  ship)
+    command -v spin >/dev/null || need_apt+=(spin)
+    command -v doxygen >/dev/null || need_apt+=(doxygen)
+    command -v help2man >/dev/null || need_apt+=(help2man)
+    ;;
+esac
+
 if ((${#need_apt[@]})); then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then

@@ -19,6 +19,9 @@ foreach(entry ${MCX_PMQ_TESTS})
   string(REPLACE ":" ";" parts ${entry})
   list(GET parts 0 t)
   list(GET parts 1 label)
+  if(t MATCHES "_cxx$" AND NOT CMAKE_CXX_COMPILER)
+    continue() # no C++ compiler: the C++ build of the program does not exist
+  endif()
   add_test(NAME ${t}_pmq COMMAND ${t})
   set_tests_properties(${t}_pmq PROPERTIES LABELS ${label} TIMEOUT 300
     ENVIRONMENT "MCX_TRANSPORT=pmq;MCX_NAMESPACE=${MCX_BUILD_TAG}_${t}_pmq;${MCX_TEST_ENV}"
