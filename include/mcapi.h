@@ -172,6 +172,9 @@ typedef enum mcapi_channel_type {
  * @p init_parameters (NULL: defaults and the MCX_* environment variables).
  * Several threads of a process may each be a node; the identity is
  * thread-local.
+ * @param domain_id the domain to join
+ * @param node_id the calling thread's node id in it
+ * @param mcapi_status receives the outcome (below)
  * @param node_attributes from mcapi_node_init_attributes(), or NULL.
  * @param init_parameters locking mode, compatibility profile, sizes; or NULL.
  * @param mcapi_info receives version and limits; must not be NULL.
@@ -845,6 +848,8 @@ void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle, mcapi_req
 /**
  * @brief Checks a request without blocking; on completion reports its outcome
  * and frees the handle.
+ * @param request the request
+ * @param mcapi_status receives the outcome (below)
  * @return MCAPI_TRUE when the request completed (or was cancelled).
  * @param size receives the bytes moved (receives) or sent; may be NULL.
  * @retval MCAPI_SUCCESS completed successfully (returns MCAPI_TRUE).

@@ -206,6 +206,9 @@ char *mrapi_display_status(mrapi_status_t status, char *status_message, size_t s
  *
  * The first node of a domain creates its partition; a partition left by a
  * crashed run is recognized and recovered.
+ * @param domain_id the domain to join
+ * @param node_id the calling thread's node id in it
+ * @param status receives the outcome (below)
  * @param init_parameters ignored (pass 0)
  * @param mrapi_info receives the version string
  * @retval MRAPI_SUCCESS the caller is a node
@@ -284,6 +287,8 @@ void mrapi_mutex_get_attribute(MRAPI_IN mrapi_mutex_hndl_t mutex, MRAPI_IN mrapi
 
 /**
  * @brief Creates mutex @p mutex_id in the caller's domain (unlocked).
+ * @param mutex_id the mutex's id in the domain
+ * @param status receives the outcome (below)
  * @param attributes NULL for the defaults
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
@@ -314,6 +319,9 @@ void mrapi_mutex_delete(MRAPI_IN mrapi_mutex_hndl_t mutex, MRAPI_OUT mrapi_statu
 
 /**
  * @brief Locks @p mutex, waiting up to @p timeout ms.
+ * @param mutex the mutex
+ * @param timeout how long to wait (MRAPI_TIMEOUT_INFINITE: no limit)
+ * @param status receives the outcome (below)
  * @param lock_key receives the key to unlock this level with (0 for the first
  *        lock of a recursive mutex, 1 for the second, ...)
  * @retval MRAPI_SUCCESS locked
@@ -595,6 +603,9 @@ void mrapi_shmem_get_attribute(MRAPI_IN mrapi_shmem_hndl_t shmem, MRAPI_IN mrapi
 /**
  * @brief Creates a zero-filled shared-memory segment of @p size bytes (a POSIX
  * shared-memory object, mode 0600) that every node of the domain may attach.
+ * @param shmem_id the segment's id in the domain
+ * @param size its size in bytes
+ * @param status receives the outcome (below)
  * @param nodes, nodes_size the nodes meant to share it: recorded nowhere, any
  *        node of the domain may attach (NULL/0 accepted)
  * @param attributes, attr_size NULL/0 for the defaults

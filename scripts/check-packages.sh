@@ -25,7 +25,9 @@ dpkg -L mca-tools | grep -q '^/usr/share/mca/topologies/ring.json$'
 [ -x /usr/libexec/mca/report.py ]
 mca stress --help | grep -q '/usr/share/mca/topologies'
 MCX_NAMESPACE="pkg$$" mca stress --count 500 /usr/share/mca/topologies/ring.json
-if dpkg -L mca-tools | grep -q '/man1/mca.1'; then man -w mca >/dev/null; fi
+if command -v help2man >/dev/null; then # the build made man pages: they are packaged
+  dpkg -L mca-tools | grep -q '/usr/share/man/man1/mca.1' && dpkg -L mca-tools | grep -q '/usr/share/man/man1/mca-stress.1'
+fi
 cat > "$work/main.c" <<'C'
 #include <mcapi.h>
 #include <mcx.h>

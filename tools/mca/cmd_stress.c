@@ -813,7 +813,7 @@ static void usage(FILE *o)
              "  --timeout S  give up after S seconds without completion (default 60)\n"
              "  --inject K   deliberately break route 0 at id N/2 (K: loss, dup, corrupt) to\n"
              "               check that the verification catches it (must exit 1)\n"
-             "Example topologies: %s/*.json; format: docs/benchmarks.md.\n",
+             "Example topologies (*.json): %s; format: docs/benchmarks.md.\n",
           mca_tool_topology_dir());
 }
 

@@ -56,5 +56,5 @@ const char *mca_tool_topology_dir(void)
   snprintf(path, sizeof path, "%s/%s/topologies", dir, MCA_BIN_TO_DATA);
   if (dir[0] && readable(path))
     return realpath(path, real) ? real : path;
-  return "tools/mca/topologies (in the source tree; installed: <prefix>/share/mca/topologies)";
+  return "<prefix>/share/mca/topologies when installed (tools/mca/topologies in the sources)";
 }
