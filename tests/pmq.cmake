@@ -3,7 +3,7 @@
 # uses it), between a setup that makes /dev/mqueue listable and a check that
 # no queue is left behind. docs/pmq.md lists where the two transports differ.
 add_test(NAME pmq_mqueue_setup COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pmq_mqueue.sh setup)
-add_test(NAME pmq_no_queues_left COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pmq_mqueue.sh check)
+add_test(NAME pmq_no_queues_left COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pmq_mqueue.sh check ${MCX_BUILD_TAG})
 set_tests_properties(pmq_mqueue_setup PROPERTIES LABELS unit FIXTURES_SETUP pmq)
 set_tests_properties(pmq_no_queues_left PROPERTIES LABELS unit FIXTURES_CLEANUP pmq)
 

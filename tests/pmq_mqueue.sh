@@ -3,7 +3,7 @@
 #   setup: mounts the mqueue file system on /dev/mqueue when it is not mounted
 #          and we are root (queues of dead processes can only be found there);
 #          otherwise says why the listing checks will be skipped.
-#   check: fails when a queue of this user made by libmca (mcx-<uid>-*) is left.
+#   check [TAG]: fails when a queue of this user made by libmca (mcx-<uid>-TAG*) is left.
 set -u
 dir=/dev/mqueue
 mounted() { grep -qs " $dir mqueue " /proc/mounts; }
@@ -22,7 +22,9 @@ check)
     echo "pmq: $dir is not mounted: cannot check for leftover queues (skipped)"
     exit 0
   fi
-  left=$(ls "$dir" | grep "^mcx-$(id -u)-" || true)
+  # $2: this build tree's tag (namespaces start with it), so the queues of
+  # other build trees' runs on the same machine are not counted.
+  left=$(ls "$dir" | grep "^mcx-$(id -u)-${2:-}" || true)
   if [ -n "$left" ]; then
     echo "pmq: queues left in $dir:"
     echo "$left"
