@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * migrate_reference: a program written against the MCAPI specification the
  * way programs for the MCA reference implementation are written: standard

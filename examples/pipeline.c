@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pipeline: three processes in one MCAPI domain, each a node: a source makes
  * records, a filter transforms them, a sink checks them. Messages go from

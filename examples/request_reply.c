@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * request_reply: a client and a server node exchange requests and replies as
  * MCAPI messages. Each node is a thread; the server squares the numbers it

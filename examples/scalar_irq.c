@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * scalar_irq: a producer that behaves like an interrupt handler feeds a
  * consumer thread through a scalar channel. The "interrupt" fires on a timer,

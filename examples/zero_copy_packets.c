@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * zero_copy_packets: a packet channel between two nodes (threads). The
  * receiver gets a pointer into the channel's own buffer, works on the packet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcapi.h
  * @brief MCAPI 2.015: communication between nodes of one multicore system.

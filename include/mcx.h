@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx.h
  * @brief libmca extensions (prefix mcx_): run-time configuration, waiting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_hpc.h
  * @brief Hardware performance counters and a coherence monitor (libmca extension).

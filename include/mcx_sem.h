@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_sem.h
  * @brief Semaphores with priority inheritance and the next-semaphore hint

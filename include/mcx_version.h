@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_version.h
  * @brief The libmca version: the one place it is written. CMake reads the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi.h
  * @brief MRAPI 1.0 (Multicore Association Resource API) as libmca implements

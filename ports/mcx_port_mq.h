@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_mq.h
  * @brief POSIX message queues: what the pmq transport (src/transport/pmq.c)

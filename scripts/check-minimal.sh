@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The build an embedded team starts from: the library alone (no tools, tests,
 # examples, performance counters or message queues), with a C compiler only,
 # installed the Debian multiarch way (libdir lib/<triple>). Checks that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the packages of scripts/package.sh with apt (as root, on this
 # machine), checks what an adopting team would do first, and removes them:
 #  - mca --version, the man page, mca stress on an installed topology,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every source file (C, C++, headers, CMake, shell, Python, Promela) names its
 # licence in an SPDX line near the top (line 1, or line 2 after a #! line).
 # Usage: scripts/check-spdx.sh [DIR]   (default: the repository)

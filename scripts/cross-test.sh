@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Cross-builds libmca for ARCH with Debian's cross compiler and runs the unit,
 # conformance and (bounded) stress suites under qemu-user.
 # Usage: scripts/cross-test.sh ARCH [unit|all]

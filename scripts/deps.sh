@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what building, testing and benchmarking libmca need on Debian, if
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
 # peer baselines (Boost.Lockfree, Concurrency Kit), matplotlib and SimPy.

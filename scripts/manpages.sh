@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes the man pages of the mca command from its help texts with help2man:
 # mca.1 and one mca-<subcommand>.1 per subcommand listed by `mca help`.
 # Usage: scripts/manpages.sh MCA_BINARY OUTDIR VERSION

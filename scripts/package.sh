@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds the Debian packages libmca<N>, libmca-dev and mca-tools (cpack) into
 # build/package/, installed layout /usr with the multiarch library directory.
 # Usage: scripts/package.sh

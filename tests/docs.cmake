@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Man pages: one per subcommand, each from its help text.
 if(TARGET manpages)
   add_test(NAME mca_manpages COMMAND sh -c

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every source file carries its SPDX licence line; the check must also catch a file without one.
 add_test(NAME check_spdx COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-spdx.sh)
 add_test(NAME check_spdx_catches_missing COMMAND sh -c

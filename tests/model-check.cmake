@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Weak-memory model checking of the protocols that carry data and wake-ups
 # (tests/model-check/, docs/memory-model.md): each model must verify, and each
 # deliberately weakened variant must fail. Needs Debian's spin.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The message tests once more on the POSIX message-queue transport
 # (MCX_TRANSPORT=pmq: every domain whose first node leaves `transport` at 0
 # uses it), between a setup that makes /dev/mqueue listable and a check that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The header's version is the project's: the library, `mca --version`, the pkg-config file.
 target_compile_definitions(unit_test_version PRIVATE MCA_EXPECT_VERSION="${PROJECT_VERSION}")
 if(TARGET mca)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Cross-compiling with Debian's cross toolchains (gcc-<triple>, libc6-dev-<arch>-cross).
 # Included by the per-target files beside it, which set MCA_CROSS_TRIPLE,
 # CMAKE_SYSTEM_PROCESSOR and MCA_CROSS_QEMU. Test programs run under qemu-user

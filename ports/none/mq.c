@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* No POSIX message queues (MCA_WITH_PMQ=OFF): every queue operation reports
  * MCX_ENOSYS, so a domain asking for the pmq transport is refused and the shm
  * transport is unaffected. Built instead of ports/posix/mq.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* No hardware performance counters (MCA_WITH_HPC=OFF): perf_event_open is
  * reported as absent (MCX_ENOSYS), so every mcx_hpc_* counter reads "not
  * supported" as on a machine without a PMU. Built instead of

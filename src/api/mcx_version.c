@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mcx_version(): the version this library was built as (include/mcx_version.h). */
 #include "mcx_version.h"
 

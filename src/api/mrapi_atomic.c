@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI atomic extensions (reference-implementation names): lock-free
  * read-modify-write on 1/2/4/8-byte integers in any memory, including memory
  * shared between processes. Every RMW is seq_cst (a full barrier, as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_atomic.h
  * @brief The only door to atomics in libmca: every name carries its order.

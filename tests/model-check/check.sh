@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs one Promela model with spin and checks the verdict.
 # Usage: check.sh MODEL.pml pass|fail [-DNAME ...]
 #   pass: an exhaustive search finds no error (assertion, invalid end state)

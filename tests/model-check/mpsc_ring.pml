@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The message ring (src/transport/mpsc_ring.h): two producers, one consumer,
  * per-slot sequence words. A producer claims position pos by a CAS on tail

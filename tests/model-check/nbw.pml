@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The state buffer (src/transport/nbw.h, Kopetz's non-blocking write): one
  * writer, one reader, two buffers of two words. Write w stores ccf = 2w-1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A store-buffer memory model for the protocols' Promela models.
  *

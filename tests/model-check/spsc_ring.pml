@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The channel ring (src/transport/spsc_ring.h): one producer, one consumer,
  * a slot-state word pos << 2 | state per slot, the item (meta and value,

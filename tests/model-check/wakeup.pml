@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The announce-then-recheck wake-up (src/sync/wait.h): a waiter that finds
  * nothing reads the wait point's seq (A-W1), announces itself (seq_cst

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Real counters through perf_event_open: software events must work on any
  * Linux; hardware events are checked only where the probe says OK, and skip
  * with a message otherwise (e.g. a VM without a PMU). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MCAPI across processes: nodes in forked children and in a separate
  * executable exchange messages with the parent through the domain's shared

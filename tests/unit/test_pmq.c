@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The pmq transport's own behaviour: how it is selected, the kernel limits it
  * works within and how it reports them, one queue per endpoint sized by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The version is one number everywhere: the header's macros, the library's
  * mcx_version(), and the project version CMake read from the header. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca model: the performance model (docs/model.md). The work is done by
  * tools/model/model.py, found through $MCA_MODEL_PY, or in libexec/mca next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca report: turns `mca bench --json` results into one self-contained HTML
  * page (plots embedded as PNG). The work is done by tools/report/report.py,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca stress TOPOLOGY.json: the declarative topology of seed 000. Nodes (one
  * thread each, or one process each), routes between them (message, packet or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca: the libmca tool. `mca help` lists the subcommands. */
 #include <stdio.h>
 #include <string.h>

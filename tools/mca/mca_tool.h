@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The `mca` command's subcommands. Each lives in cmd_<name>.c. */
 #ifndef MCA_TOOL_H
 #define MCA_TOOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Where the mca command finds its helpers. Installed, they sit at fixed places
  * relative to the binary (bin/ -> libexec/mca, share/mca), so an installed

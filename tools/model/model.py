@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """mca model: the performance model of the message exchange (docs/model.md).
 
 usage: model.py BENCH.json [--opcounts FILE] [--json OUT] [--calibrate] [--sim]
