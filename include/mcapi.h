@@ -130,6 +130,9 @@ typedef enum mcapi_status_codes {
 #define MCAPI_NODE_ATTR_END 1
 /** Node types (value of MCAPI_NODE_ATTR_TYPE). */
 #define MCAPI_NODE_ATTR_TYPE_REGULAR 0
+#define MCAPI_NODE_ATTR_TYPE_END 1
+/** Type of the MCAPI_NODE_ATTR_TYPE attribute. */
+typedef mcapi_uint_t mcapi_node_attr_type_t;
 
 /** Endpoint attribute numbers. */
 #define MCAPI_ENDP_ATTR_TYPE 0             /**< read-only, mcapi_uint_t: MCAPI_NO_CHAN, MCAPI_PKT_CHAN, MCAPI_SCL_CHAN */
@@ -154,6 +157,50 @@ typedef enum mcapi_channel_type {
   MCAPI_PKT_CHAN,
   MCAPI_SCL_CHAN,
 } mcapi_channel_type;
+/** The reference implementation's name of the channel types. */
+typedef mcapi_channel_type channel_type;
+
+/* ---- further names of the reference headers (docs/compat.md, "Header names") */
+/** Types of the endpoint attributes, as the reference's mcapi.h names them. */
+typedef mcapi_uint_t mcapi_endp_attr_type_t;
+typedef mcapi_uint_t mcapi_endp_attr_get_count_t;
+typedef struct mcapi_endp_attr_get_source {
+  mcapi_domain_t domain_id;
+  mcapi_node_t node_id;
+} mcapi_endp_attr_get_source_t;
+typedef mcapi_int_t mcapi_endp_attr_max_payload_size_t;
+typedef mcapi_uint_t mcapi_endp_attr_buffer_type_t;
+typedef mcapi_uint_t mcapi_endp_attr_memory_type_t;
+typedef mcapi_int_t mcapi_endp_attr_num_priorities_t;
+typedef mcapi_uint_t mcapi_endp_attr_priority_t;
+typedef mcapi_int_t mcapi_endp_attr_num_send_buffers_t;
+typedef mcapi_uint_t mcapi_endp_attr_num_recv_buffers_t;
+typedef mcapi_uint_t mcapi_endp_attr_status_t;
+typedef mcapi_timeout_t mcapi_endp_attr_timeout_t;
+/** Endpoint status attribute under its older name. */
+#define MCAPI_ENDP_ATTR_ENDP_STATUS MCAPI_ENDP_ATTR_STATUS
+/** Buffer type values (MCAPI_ENDP_ATTR_BUFFER_TYPE). */
+#define MCAPI_ENDP_ATTR_FIFO_BUFFER 0
+/** Memory locality values (MCAPI_ENDP_ATTR_MEMORY_TYPE). */
+#define MCAPI_ENDP_ATTR_LOCAL_MEMORY 0
+#define MCAPI_ENDP_ATTR_SHARED_MEMORY 1
+#define MCAPI_ENDP_ATTR_REMOTE_MEMORY 2
+/** Endpoint attribute numbers reserved for the MCA and for other organizations. */
+#define MCAPI_MAX_NUM_ENDP_ATTRS_MCA 64
+#define MCAPI_MAX_NUM_ENDP_ATTRS_OTHER 32
+#define mcapi_start_endp_attribute(x) (MCAPI_MAX_NUM_ENDP_ATTRS_MCA + (x) * MCAPI_MAX_NUM_ENDP_ATTRS_OTHER)
+#define mcapi_end_endp_attribute(x) (MCAPI_MAX_NUM_ENDP_ATTRS_MCA + ((x) + 1) * MCAPI_MAX_NUM_ENDP_ATTRS_OTHER)
+/** Parameter direction markers of the reference headers. */
+#ifndef MCAPI_IN
+#define MCAPI_IN const
+#endif
+#ifndef MCAPI_OUT
+#define MCAPI_OUT
+#endif
+/** Declares a buffer aligned as packet buffers are. */
+#ifndef MCAPI_DECL_ALIGNED
+#define MCAPI_DECL_ALIGNED MCA_DECL_ALIGNED
+#endif
 
 /** Flags of MCAPI_ENDP_ATTR_STATUS. */
 #define MCAPI_ENDP_STATUS_CREATED 0x1u

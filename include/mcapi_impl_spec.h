@@ -44,11 +44,19 @@ typedef enum mcx_transport {
   MCX_TRANSPORT_PMQ = 2,     /**< one POSIX message queue per receiving endpoint (docs/pmq.md) */
 } mcx_transport_t;
 
+/** Value of mcapi_param_t.mcx_magic set by mcx_param_init(). */
+#define MCX_PARAM_MAGIC 0x4d435850u /* "MCXP" */
+
 /**
  * @brief Init parameters for mcapi_initialize(). NULL means all defaults.
- * Zero-initialize it (or call mcx_param_init()) and set what you need.
+ *
+ * Call mcx_param_init() first, then set what you need: the fields count only
+ * when mcx_param_init() marked the structure (`mcx_magic`). A structure that
+ * was never initialized (the reference implementation's parameter is an
+ * ignored integer, so programs pass one from the stack) is ignored as if NULL.
  */
 typedef struct mcapi_param {
+  mca_uint32_t mcx_magic; /**< MCX_PARAM_MAGIC when mcx_param_init() prepared it */
   mcx_locking_t locking;
   mcx_compat_t compat;
   mcx_transport_t transport;
@@ -79,6 +87,29 @@ typedef struct mcapi_endpoint_attributes {
   mca_uint32_t reserved;
 } mcapi_endpoint_attributes_t;
 
+/* ---- names of the mca-2.0.3 reference implementation's mcapi_impl_spec.h,
+ * so programs written for it compile unmodified (docs/compat.md lists them). */
+
+/** Implementation information (the reference's placeholder type). */
+typedef int impl_info_t;
+/** Attribute slots per attribute structure in the reference. */
+#ifndef MAX_NUM_ATTRIBUTES
+#define MAX_NUM_ATTRIBUTES 4
+#endif
+/** One attribute of the reference's attribute structures. */
+typedef struct attribute_entry {
+  mca_boolean_t valid;
+  mca_uint16_t attribute_num;
+  mca_uint32_t bytes;
+  void *attribute_d;
+} attribute_entry_t;
+/** The reference's attribute structure. */
+typedef struct attributes {
+  attribute_entry_t entries[MAX_NUM_ATTRIBUTES];
+} attributes_t;
+/** Endpoint attributes under the reference's name. */
+typedef mcapi_endpoint_attributes_t mcapi_endpt_attributes_t;
+
 /** Implementation version reported in mcapi_info_t (major<<16 | minor<<8 | patch). */
 #define MCAPI_IMPL_VERSION \
   ((LIBMCA_VERSION_MAJOR << 16) | (LIBMCA_VERSION_MINOR << 8) | LIBMCA_VERSION_PATCH)
@@ -87,6 +118,23 @@ typedef struct mcapi_endpoint_attributes {
 #define MCAPI_MAX_PORT 0xfffffffeu
 #define MCAPI_MAX_NODE (MCA_MAX_NODES * 1024u)
 #define MCAPI_MAX_DOMAIN 0xfffffffeu
+
+/** Names the MCAPI headers ask every implementation to define. */
+#define MCAPI_MAX_MESSAGE_SIZE MCAPI_MAX_MSG_SIZE
+#define MCAPI_MAX_PACKET_SIZE MCAPI_MAX_PKT_SIZE
+#define MCAPI_MIN_PORT 0u
+#define MCAPI_NUM_RESERVED_PORTS 0u
+/** The highest priority (the smallest number), under the reference's spelling. */
+#define MCAPI_MAX_PRORITY 0
+#define MCAPI_MIN_PRORITY MCAPI_MAX_PRIORITY
+
+/** Attributes per attribute structure, and channels, as the reference's configuration names them. */
+#ifndef MCAPI_MAX_ATTRIBUTES
+#define MCAPI_MAX_ATTRIBUTES MAX_NUM_ATTRIBUTES
+#endif
+#ifndef MCAPI_MAX_CHANNELS
+#define MCAPI_MAX_CHANNELS MCX_DOMAIN_ENDPOINTS
+#endif
 
 /** Scalar channel slots per channel. */
 #define MCAPI_MAX_SCL_ELEMENTS MCAPI_MAX_QUEUE_ELEMENTS

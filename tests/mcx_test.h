@@ -45,6 +45,13 @@ static const char *mcx_test_current = "";
   } while (0)
 
 /** Checks an MCAPI status against the expected one, printing both names. */
+/* A non-blocking call started: SUCCESS when it completed at once, PENDING if not. */
+#define CHECK_STARTED(st)                                                                   \
+  do {                                                                                      \
+    mcapi_status_t t_ = (st);                                                               \
+    CHECK_STATUS(t_, t_ == MCAPI_SUCCESS ? MCAPI_SUCCESS : MCAPI_PENDING);                  \
+  } while (0)
+
 #define CHECK_STATUS(st, expected)                                                          \
   do {                                                                                      \
     mcapi_status_t s_ = (st), e_ = (expected);                                              \

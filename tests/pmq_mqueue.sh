@@ -1,10 +1,11 @@
 #!/bin/sh
-# SPDX-License-Identifier: BSD-3-Clause
 # /dev/mqueue for the pmq tests.
 #   setup: mounts the mqueue file system on /dev/mqueue when it is not mounted
 #          and we are root (queues of dead processes can only be found there);
 #          otherwise says why the listing checks will be skipped.
-#   check [TAG]: fails when a queue of this user made by libmca (mcx-<uid>-TAG*) is left.
+#   check [TAG]: fails when a queue of this user made by libmca (mcx-<uid>-*)
+#          is left; with TAG only those of the test namespaces TAG_* (one
+#          build tree: other trees' runs on the same machine are not ours).
 set -u
 dir=/dev/mqueue
 mounted() { grep -qs " $dir mqueue " /proc/mounts; }
@@ -23,9 +24,7 @@ check)
     echo "pmq: $dir is not mounted: cannot check for leftover queues (skipped)"
     exit 0
   fi
-  # $2: this build tree's tag (namespaces start with it), so the queues of
-  # other build trees' runs on the same machine are not counted.
-  left=$(ls "$dir" | grep "^mcx-$(id -u)-${2:-}" || true)
+  left=$(ls "$dir" | grep "^mcx-$(id -u)-${2:+$2_}" || true)
   if [ -n "$left" ]; then
     echo "pmq: queues left in $dir:"
     echo "$left"

@@ -38,4 +38,31 @@ typedef enum mcx__ctx {
 
 mcapi_status_t mcx__status(int r, mcx__ctx_t ctx);
 
+/* ---- non-blocking calls (mcapi_request.c) */
+/** A request result that is already an MCAPI status (an _i call's own error). */
+#define MCX_REQ_STATUS(s) (0x10000 + (int)(s))
+
+/**
+ * Starts request @p a and makes its first attempt; sets the call's status:
+ * SUCCESS when it completed at once, PENDING when not (SUCCESS in the
+ * mca-2.0.3 profile), REQUEST_LIMIT when no request is free (nothing done),
+ * and an error of the attempt as mcx__nb_fail() reports it.
+ */
+void mcx__nb_start(const mcx__req_args_t *a, mcx__ctx_t ctx, int send_call,
+                   mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/**
+ * An _i call failed before its operation started. Spec: the call returns
+ * @p st and no request exists. mca-2.0.3: a completed request carries @p st
+ * too, and the message and packet send calls return SUCCESS (@p send_call).
+ */
+void mcx__nb_fail(mcapi_status_t st, int send_call, mcapi_request_t *request,
+                  mcapi_status_t *mcapi_status);
+
+/** A blocking receive comes after the receive requests posted before it. */
+static inline void mcx__recv_after_queued(uint32_t kind, uint32_t handle)
+{
+  if (__builtin_expect(mcx__recv_queued != 0, 0))
+    mcx__recv_queue_wait(kind, handle);
+}
+
 #endif

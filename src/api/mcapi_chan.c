@@ -5,17 +5,21 @@
 
 #define ST(r) mcx__status((r), CTX_CHAN)
 
-/* Starts a request that may already be complete; PENDING either way. */
+/* Starts a request whose operation already happened (or failed) or is pending. */
 static void start(const mcx__req_args_t *a, int r, size_t size, mcapi_request_t *request,
                   mcapi_status_t *mcapi_status)
 {
-  int done = r != MCX_EAGAIN;
-  if (mcx__req_start(a, done, r, size, &request->mcx_handle)) {
-    /* What already happened cannot be undone: report it, else the limit. */
-    SET(done ? ST(r) : MCAPI_ERR_REQUEST_LIMIT);
+  if (r != MCX_OK && r != MCX_EAGAIN) {
+    mcx__nb_fail(ST(r), 0, request, mcapi_status);
     return;
   }
-  SET(MCAPI_PENDING);
+  int done = r == MCX_OK;
+  if (mcx__req_start(a, done, r, size, &request->mcx_handle)) {
+    /* What already happened cannot be undone: report it, else the limit. */
+    SET(done ? MCAPI_SUCCESS : MCAPI_ERR_REQUEST_LIMIT);
+    return;
+  }
+  SET(done || mcx__ref() ? MCAPI_SUCCESS : MCAPI_PENDING);
 }
 
 static void connect_i(mcapi_endpoint_t s, mcapi_endpoint_t r, uint32_t type,
@@ -30,7 +34,7 @@ static void connect_i(mcapi_endpoint_t s, mcapi_endpoint_t r, uint32_t type,
   }
   int e = mcx__chan_connect(s, r, type);
   if (e) {
-    SET(ST(e));
+    mcx__nb_fail(ST(e), 0, request, mcapi_status);
     return;
   }
   mcx__req_args_t a = {.kind = REQ_CHAN_CONNECT, .ep = s, .ep2 = r, .chan = type};
@@ -49,7 +53,7 @@ static void open_i(uint32_t *handle, mcapi_endpoint_t ep, uint32_t type, uint32_
   }
   int e = mcx__chan_open_start(ep, type, dir);
   if (e) {
-    SET(ST(e));
+    mcx__nb_fail(ST(e), 0, request, mcapi_status);
     return;
   }
   e = mcx__chan_open_progress(ep, type, dir, handle);
@@ -68,13 +72,14 @@ static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  int e = mcx__chan_close_start(handle, type, dir);
+  uint32_t canon = 0;
+  int e = mcx__chan_close_start(handle, type, dir, &canon);
   if (e) {
-    SET(ST(e));
+    mcx__nb_fail(ST(e), 0, request, mcapi_status);
     return;
   }
-  e = mcx__chan_close_progress(handle);
-  mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = handle, .chan = type | dir << 8};
+  e = mcx__chan_close_progress(canon);
+  mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = canon, .chan = type | dir << 8};
   start(&a, e, 0, request, mcapi_status);
 }
 
@@ -108,17 +113,16 @@ MCX_API void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const v
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  if (!request || (!buffer && size)) {
+  if (!request) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  int e = mcx__pkt_try_send(send_handle, buffer, size);
-  if (e != MCX_OK && e != MCX_EAGAIN) {
-    SET(ST(e));
+  if (!buffer && size) {
+    mcx__nb_fail(MCAPI_ERR_PARAMETER, 1, request, mcapi_status);
     return;
   }
   mcx__req_args_t a = {.kind = REQ_PKT_SEND, .ep = send_handle, .cbuf = buffer, .size = size};
-  start(&a, e, size, request, mcapi_status);
+  mcx__nb_start(&a, CTX_CHAN, 1, request, mcapi_status);
 }
 
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
@@ -140,18 +144,17 @@ MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  if (!buffer || !request) {
+  if (!request) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  size_t got = 0;
-  int e = mcx__pkt_try_recv(receive_handle, buffer, &got);
-  if (e != MCX_OK && e != MCX_EAGAIN) {
-    SET(ST(e));
+  if (!buffer) {
+    mcx__nb_fail(MCAPI_ERR_PARAMETER, 0, request, mcapi_status);
     return;
   }
+  /* Joins the channel's receive queue: matched after earlier requests. */
   mcx__req_args_t a = {.kind = REQ_PKT_RECV, .ep = receive_handle, .buf = buffer};
-  start(&a, e, got, request, mcapi_status);
+  mcx__nb_start(&a, CTX_CHAN, 0, request, mcapi_status);
 }
 
 MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
@@ -164,6 +167,7 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
+  mcx__recv_after_queued(REQ_PKT_RECV, receive_handle);
   size_t got = 0;
   int e = mcx__pkt_recv(receive_handle, buffer, &got);
   if (e == MCX_OK)

@@ -41,26 +41,18 @@ MCX_API void mcapi_endpoint_get_i(mcapi_domain_t domain_id, mcapi_node_t node_id
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  if (!endpoint || !request) {
+  if (!request) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  mcapi_status_t s = check_get(domain_id, node_id, port_id);
+  mcapi_status_t s = endpoint ? check_get(domain_id, node_id, port_id) : MCAPI_ERR_PARAMETER;
   if (s != MCAPI_SUCCESS) {
-    SET(s);
+    mcx__nb_fail(s, 0, request, mcapi_status);
     return;
   }
   mcx__req_args_t a = {.kind = REQ_EP_GET, .node_id = node_id, .port = port_id,
                        .out_handle = endpoint};
-  uint32_t h;
-  int done = mcx__ep_get(node_id, port_id, 0, &h) == MCX_OK;
-  if (done)
-    *endpoint = h;
-  if (mcx__req_start(&a, done, MCX_OK, 0, &request->mcx_handle)) {
-    SET(MCAPI_ERR_REQUEST_LIMIT);
-    return;
-  }
-  SET(MCAPI_PENDING);
+  mcx__nb_start(&a, CTX_ENDPOINT, 0, request, mcapi_status);
 }
 
 MCX_API mcapi_endpoint_t mcapi_endpoint_get(mcapi_domain_t domain_id, mcapi_node_t node_id,

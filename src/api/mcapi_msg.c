@@ -16,29 +16,22 @@ MCX_API void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t r
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  if (!request || (!buffer && buffer_size)) {
+  if (!request) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
+  if (!buffer && buffer_size) {
+    mcx__nb_fail(MCAPI_ERR_PARAMETER, 1, request, mcapi_status);
+    return;
+  }
   if (priority > MCAPI_MAX_PRIORITY) {
-    SET(MCAPI_ERR_PRIORITY);
+    mcx__nb_fail(MCAPI_ERR_PRIORITY, 1, request, mcapi_status);
     return;
   }
-  /* One attempt; it checks the handles and the size on its way. */
-  int r = mcx__msg_try_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
-  if (r != MCX_OK && r != MCX_EAGAIN) {
-    SET(send_status(r)); /* MEM_LIMIT (fail-on-mem-limit), ENDP_DELETED */
-    return;
-  }
+  /* The request first, then the attempt: nothing is sent without one. */
   mcx__req_args_t a = {.kind = REQ_MSG_SEND, .ep = send_endpoint, .ep2 = receive_endpoint,
                        .prio = priority, .cbuf = buffer, .size = buffer_size};
-  if (mcx__req_start(&a, r == MCX_OK, MCX_OK, buffer_size, &request->mcx_handle)) {
-    /* Nothing can be reported later: undoing a queued message is impossible,
-     * so a send that already went out still counts as sent. */
-    SET(r == MCX_OK ? MCAPI_SUCCESS : MCAPI_ERR_REQUEST_LIMIT);
-    return;
-  }
-  SET(MCAPI_PENDING);
+  mcx__nb_start(&a, CTX_SEND, 1, request, mcapi_status);
 }
 
 MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
@@ -65,24 +58,18 @@ MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, s
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  if (!request || !buffer) {
+  if (!request) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  size_t got = 0; /* one attempt; it checks the handle on its way */
-  int r = mcx__msg_try_recv(receive_endpoint, buffer, buffer_size, &got);
-  int done = r != MCX_EAGAIN;
+  if (!buffer) {
+    mcx__nb_fail(MCAPI_ERR_PARAMETER, 0, request, mcapi_status);
+    return;
+  }
+  /* Joins the endpoint's receive queue: matched after earlier requests. */
   mcx__req_args_t a = {.kind = REQ_MSG_RECV, .ep = receive_endpoint, .buf = buffer,
                        .size = buffer_size};
-  if (done && r != MCX_OK && r != MCX_ETRUNC) {
-    SET(mcx__status(r, CTX_RECV));
-    return;
-  }
-  if (mcx__req_start(&a, done, r, got, &request->mcx_handle)) {
-    SET(MCAPI_ERR_REQUEST_LIMIT);
-    return;
-  }
-  SET(MCAPI_PENDING);
+  mcx__nb_start(&a, CTX_RECV, 0, request, mcapi_status);
 }
 
 MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -95,6 +82,7 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
+  mcx__recv_after_queued(REQ_MSG_RECV, receive_endpoint);
   size_t got = 0;
   int r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, &got);
   if (r == MCX_OK || r == MCX_ETRUNC)

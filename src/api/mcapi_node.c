@@ -35,6 +35,12 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     return;
   }
   mcx__init_opts_t o = {0};
+  if (init_parameters && init_parameters->mcx_magic != MCX_PARAM_MAGIC) {
+    /* The reference's parameter is an ignored integer: programs pass one
+     * they never initialized. Only mcx_param_init() makes the fields count. */
+    MCX_DEBUG(1, "mcapi_initialize: init parameters not prepared by mcx_param_init(); ignored");
+    init_parameters = NULL;
+  }
   if (init_parameters) {
     const mcapi_param_t *p = init_parameters;
     if ((unsigned)p->locking > MCX_LOCKING_GLOBAL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
@@ -125,8 +131,9 @@ MCX_API void mcapi_node_set_attribute(mcapi_node_attributes_t *mcapi_node_attrib
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
+  int ref = mcx__compat_of_caller() == MCX_COMPAT_MCA203_;
   if (attribute_num != MCAPI_NODE_ATTR_TYPE) {
-    SET(MCAPI_ERR_ATTR_NUM);
+    SET(ref ? MCAPI_ERR_ATTR_NOTSUPPORTED : MCAPI_ERR_ATTR_NUM);
     return;
   }
   if (attribute_size != sizeof(mcapi_uint_t)) {
@@ -135,7 +142,8 @@ MCX_API void mcapi_node_set_attribute(mcapi_node_attributes_t *mcapi_node_attrib
   }
   mcapi_uint_t v;
   memcpy(&v, attribute, sizeof v);
-  if (v != MCAPI_NODE_ATTR_TYPE_REGULAR) {
+  /* The reference stores any type; the spec knows only the regular one. */
+  if (v != MCAPI_NODE_ATTR_TYPE_REGULAR && !ref) {
     SET(MCAPI_ERR_ATTR_VALUE);
     return;
   }
@@ -180,8 +188,10 @@ MCX_API void mcapi_node_get_attribute(mcapi_domain_t domain_id, mcapi_node_t nod
 
 MCX_API void mcx_param_init(mcapi_param_t *p)
 {
-  if (p)
+  if (p) {
     memset(p, 0, sizeof *p);
+    p->mcx_magic = MCX_PARAM_MAGIC;
+  }
 }
 
 MCX_API void mcx_set_wait_policy(unsigned spins, unsigned yields)

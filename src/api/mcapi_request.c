@@ -3,7 +3,51 @@
 #include "api/api.h"
 
 /* Maps a completed request's own result. */
-static mcapi_status_t outcome(int result) { return mcx__status(result, CTX_SEND); }
+static mcapi_status_t outcome(int result)
+{
+  if (result >= MCX_REQ_STATUS(0))
+    return (mcapi_status_t)(result - MCX_REQ_STATUS(0));
+  return mcx__status(result, CTX_SEND);
+}
+
+void mcx__nb_fail(mcapi_status_t st, int send_call, mcapi_request_t *request,
+                  mcapi_status_t *mcapi_status)
+{
+  if (mcx__ref()) {
+    mcx__req_args_t done = {.kind = REQ_DONE};
+    if (mcx__req_start(&done, 1, MCX_REQ_STATUS(st), 0, &request->mcx_handle) == MCX_OK &&
+        send_call) {
+      SET(MCAPI_SUCCESS);
+      return;
+    }
+  }
+  SET(st);
+}
+
+void mcx__nb_start(const mcx__req_args_t *a, mcx__ctx_t ctx, int send_call,
+                   mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  uint32_t h = 0;
+  int result = 0;
+  size_t size = 0;
+  int t = mcx__req_begin(a, &h, &result, &size);
+  if (t < 0) {
+    SET(MCAPI_ERR_REQUEST_LIMIT);
+    return;
+  }
+  request->mcx_handle = h;
+  if (t == 0) {
+    SET(mcx__ref() ? MCAPI_SUCCESS : MCAPI_PENDING);
+    return;
+  }
+  /* Completed at once. A truncated receive did complete: the request tells. */
+  if (result == MCX_OK || result == MCX_ETRUNC) {
+    SET(MCAPI_SUCCESS);
+    return;
+  }
+  mcx__req_discard(h);
+  mcx__nb_fail(mcx__status(result, ctx), send_call, request, mcapi_status);
+}
 
 MCX_API mcapi_boolean_t mcapi_test(mcapi_request_t *request, size_t *size,
                                    mcapi_status_t *mcapi_status)
@@ -11,23 +55,28 @@ MCX_API mcapi_boolean_t mcapi_test(mcapi_request_t *request, size_t *size,
   if (!mcapi_status)
     return MCAPI_FALSE;
   REQUIRE_NODE(MCAPI_FALSE);
-  if (!request) {
+  /* mca-2.0.3 reports its own errors as "done" (true), size first. */
+  mcapi_boolean_t err_done = mcx__ref() ? MCAPI_TRUE : MCAPI_FALSE;
+  if (!size) {
     SET(MCAPI_ERR_PARAMETER);
-    return MCAPI_FALSE;
+    return err_done;
+  }
+  if (!request) {
+    SET(err_done ? MCAPI_ERR_REQUEST_INVALID : MCAPI_ERR_PARAMETER);
+    return err_done;
   }
   int result = 0;
   size_t n = 0;
   int t = mcx__req_test(request->mcx_handle, &result, &n);
   if (t < 0) {
     SET(MCAPI_ERR_REQUEST_INVALID);
-    return MCAPI_FALSE;
+    return err_done;
   }
   if (t == 0) {
-    SET(MCAPI_PENDING);
+    SET(err_done ? MCAPI_SUCCESS : MCAPI_PENDING);
     return MCAPI_FALSE;
   }
-  if (size)
-    *size = n;
+  *size = n;
   SET(outcome(result));
   return MCAPI_TRUE;
 }
@@ -38,6 +87,10 @@ MCX_API mcapi_boolean_t mcapi_wait(mcapi_request_t *request, size_t *size,
   if (!mcapi_status)
     return MCAPI_FALSE;
   REQUIRE_NODE(MCAPI_FALSE);
+  if (!size) {
+    SET(MCAPI_ERR_PARAMETER);
+    return mcx__ref() ? MCAPI_TRUE : MCAPI_FALSE; /* mca-2.0.3: "done" */
+  }
   if (!request) {
     SET(MCAPI_ERR_PARAMETER);
     return MCAPI_FALSE;
@@ -53,8 +106,7 @@ MCX_API mcapi_boolean_t mcapi_wait(mcapi_request_t *request, size_t *size,
     SET(MCAPI_ERR_REQUEST_INVALID);
     return MCAPI_FALSE;
   }
-  if (size)
-    *size = n;
+  *size = n;
   SET(outcome(result));
   return MCAPI_TRUE;
 }
@@ -65,6 +117,10 @@ MCX_API mcapi_uint_t mcapi_wait_any(size_t number, mcapi_request_t **requests, s
   if (!mcapi_status)
     return MCAPI_RETURN_VALUE_INVALID;
   REQUIRE_NODE(MCAPI_RETURN_VALUE_INVALID);
+  if (!size) {
+    SET(MCAPI_ERR_PARAMETER);
+    return mcx__ref() ? MCAPI_TRUE : MCAPI_RETURN_VALUE_INVALID; /* as mca-2.0.3 does */
+  }
   if (!requests || number == 0 || number > MCA_MAX_REQUESTS) {
     SET(MCAPI_ERR_PARAMETER);
     return MCAPI_RETURN_VALUE_INVALID;
@@ -88,8 +144,7 @@ MCX_API mcapi_uint_t mcapi_wait_any(size_t number, mcapi_request_t **requests, s
     SET(MCAPI_ERR_REQUEST_INVALID);
     return MCAPI_RETURN_VALUE_INVALID;
   }
-  if (size)
-    *size = n;
+  *size = n;
   SET(outcome(result));
   return (mcapi_uint_t)idx;
 }

@@ -27,10 +27,14 @@
  *
  * Data path: the slot-state SPSC ring (spsc_ring.h); examples/ring_layouts.c
  * measured it against the two-counter NBB layout (nbb_ring.h). Scalars travel
- * in the slot (meta = width). A packet is copied by the sender into a pool
- * buffer whose index travels in the slot (meta = size); the receiver gets a
- * pointer into the pool (zero-copy) and mcapi_pktchan_release() returns the
- * buffer to the sender on the return ring (the receiver is its producer).
+ * in the slot (meta = width). A packet is copied by the sender into a buffer
+ * of the domain's pool (buf_pool.h) whose index travels in the slot (meta =
+ * size); the receiver gets a pointer into the pool (zero-copy) and
+ * mcapi_pktchan_release() returns the buffer to the sender on the channel's
+ * return ring (the receiver is its producer), or to the pool when the
+ * receiver's side is no longer open. Buffers are not bound to a channel: a
+ * receiver may hold as many as the pool has, and a close does not wait for
+ * them (they come back to the pool when released).
  */
 #include <string.h>
 
@@ -40,6 +44,7 @@
 #include "sync/pisem.h"
 #include "runtime/msg_sem.h"
 #include "sync/wait_pi.h"
+#include "transport/buf_pool.h"
 #include "transport/pmq.h"
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY. */
@@ -54,9 +59,27 @@ enum { S_IDLE = 0, S_OPENP = 1, S_OPEN = 2, S_CLOSEP = 3, S_GONE = 4, S_CLOSED =
 #define QUIET(v) ((v) == S_IDLE || (v) == S_CLOSED || (v) == S_GONE)
 
 enum { B_FREE = 0, B_HELD = 1 };
+/* A held pool buffer's state word: holder node slot << 48 | generation << 32
+ * | (record + 1) << 1 | 1 (written by the holder only; 0 = not held). */
+#define PB_WORD(slot, gen, rec) ((uint64_t)(slot) << 48 | (uint64_t)(gen) << 32 | ((uint64_t)(rec) + 1) << 1 | 1)
+#define PB_SLOT(w) ((uint32_t)((w) >> 48))
+#define PB_GEN(w) ((uint32_t)((w) >> 32) & 0x7fffu)
+#define PB_REC(w) (((uint32_t)(w) >> 1) - 1)
+/* pmq: packets are copied out of the queue into a process-local pool of this many per channel. */
+#define PMQ_CHAN_BUFS 64
 
-/* Handles: direction << 31 | generation << 16 | (record + 1). */
-#define H_DIR(h) ((h) >> 31)
+/* Handles (runtime.h): kind << 30 | direction << 29 | generation << 12 |
+ * (record + 1); in the mca-2.0.3 profile the local endpoint's handle. */
+#define H_DIR(h) (((h) >> 29) & 1u)
+#define H_GEN(h) (((h) >> 12) & 0x7fffu)
+
+static uint32_t kind_of(uint32_t type) { return type == MCAPI_PKT_CHAN ? MCX_HK_PKT : MCX_HK_SCL; }
+
+/* The canonical (spec-form) handle of a side of a connection. */
+static uint32_t canon_handle(uint32_t type, uint32_t dir, uint32_t gen, uint32_t rec)
+{
+  return kind_of(type) << 30 | dir << 29 | (gen & 0x7fffu) << 12 | (rec + 1);
+}
 
 typedef struct mcx__chan_area {
   /* Opens, closes and connects announce themselves here (control plane). */
@@ -72,11 +95,9 @@ typedef struct mcx__chan {
   mcx_atomic_u32 ep[2];    /* endpoint handles: [MCX_CHAN_SEND], [MCX_CHAN_RECV] */
   mcx_atomic_u32 owner[2]; /* node slot of each side's endpoint */
   mcx_atomic_u32 mask;     /* data ring capacity - 1 */
-  mcx_atomic_u32 nbuf;     /* packet buffers in use (<= MCAPI_MAX_BUFFERS) */
-  /* Line 1 — the sender's private counter of never-used buffers. */
-  MCX_ALIGNED_LINE uint32_t fresh;
-  /* Line 2 — written by the receiver (buffers it holds); read by the sender
-   * when it runs out of buffers. */
+  mcx_atomic_u32 nbuf;     /* pmq: buffers of the receiver's local pool */
+  /* Line 2 — pmq: written by the receiver (local buffers it holds); read by
+   * the sender before it queues a packet. */
   MCX_ALIGNED_LINE mcx_atomic_u32 held;
   /* Line 3 — the receiver sleeps here; the sender notifies. */
   MCX_ALIGNED_LINE mcx__waitpoint_t recv_wp;
@@ -86,9 +107,9 @@ typedef struct mcx__chan {
   mcx__spsc_ring_t data;
   /* Return ring: receiver produces (release), sender consumes. */
   mcx__spsc_ring_t ret;
-  /* Buffer states, written by the receiver only (HELD at receive, FREE at
-   * release); read by release_test. */
-  MCX_ALIGNED_LINE mcx_atomic_u32 buf[MCAPI_MAX_BUFFERS];
+  /* pmq: local buffer states, written by the receiver only (HELD at
+   * receive, FREE at release); read by release_test. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 buf[PMQ_CHAN_BUFS];
 } mcx__chan_t;
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -104,16 +125,62 @@ size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_l
 {
   size_t pool_align = MCAPI_BUF_ALIGN > 4096 ? MCAPI_BUF_ALIGN : 4096;
   l->n = max_eps; /* every live record has a connected endpoint */
-  l->rcap = pow2_at_least(MCAPI_MAX_BUFFERS);
-  l->cap = qcap > l->rcap ? qcap : l->rcap;
+  l->cap = qcap;
+  /* Released buffers a channel keeps for its sender; more go to the pool. */
+  l->rcap = pow2_at_least(2 * qcap);
+  l->nbufs = MCAPI_MAX_BUFFERS;
   l->stride = (uint32_t)align_up(MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_PKT_SIZE : 1, MCAPI_BUF_ALIGN);
   l->off_chans = align_up(off, 4096);
   off = l->off_chans + sizeof(mcx__chan_area_t) + (size_t)l->n * sizeof(mcx__chan_t);
   l->off_slots = align_up(off, 4096);
   off = l->off_slots + (size_t)l->n * (l->cap + l->rcap) * sizeof(mcx__spsc_slot_t);
+  /* The pool: header line, buffer states (u64), links (u32), then buffers. */
+  l->off_pool_meta = align_up(off, 4096);
+  off = l->off_pool_meta + sizeof(mcx__pool_hdr_t) + (size_t)l->nbufs * (8 + 4);
   l->off_pools = align_up(off, pool_align);
-  off = l->off_pools + (size_t)l->n * MCAPI_MAX_BUFFERS * l->stride;
+  off = l->off_pools + (size_t)l->nbufs * l->stride;
   return align_up(off, 4096);
+}
+
+/* The pool's pieces inside a partition laid out by mcx__chan_layout. */
+static void pool_pieces(uint8_t *base, uint64_t off_meta, uint32_t nbufs, mcx__pool_view_t *v,
+                        mcx_atomic_u64 **state)
+{
+  v->hdr = (mcx__pool_hdr_t *)(base + off_meta);
+  *state = (mcx_atomic_u64 *)(base + off_meta + sizeof(mcx__pool_hdr_t));
+  v->next = (mcx_atomic_u32 *)(base + off_meta + sizeof(mcx__pool_hdr_t) + (size_t)nbufs * 8);
+  v->n = nbufs;
+}
+
+void mcx__chan_attach(mcx__domain_t *d)
+{
+  const mcx__part_hdr_t *h = d->hdr; /* checked by check_header before this */
+  pool_pieces(d->base, h->off_pkt_meta, h->n_pkt_bufs, &d->pkt_pool, &d->pkt_state);
+  d->pkt_bufs = d->base + h->off_chan_pools;
+  d->pkt_stride = h->pkt_stride;
+}
+
+void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l)
+{
+  mcx__pool_view_t v;
+  mcx_atomic_u64 *state;
+  pool_pieces(base, l->off_pool_meta, l->nbufs, &v, &state);
+  mcx__pool_init(&v);
+}
+
+void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
+{
+  uint32_t n = 0;
+  for (uint32_t b = 0; b < d->pkt_pool.n; b++) {
+    uint64_t w = mcx_load_relaxed(&d->pkt_state[b]); /* its holder is dead */
+    if ((w & 1) && PB_SLOT(w) == slot) {
+      mcx_store_relaxed(&d->pkt_state[b], 0);
+      mcx__pool_put(&d->pkt_pool, b);
+      n++;
+    }
+  }
+  if (n)
+    MCX_DEBUG(1, "returned %u packet buffers held by dead node slot %u", n, slot);
 }
 
 void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l)
@@ -121,6 +188,8 @@ void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l)
   h->off_chans = l->off_chans;
   h->off_chan_slots = l->off_slots;
   h->off_chan_pools = l->off_pools;
+  h->off_pkt_meta = l->off_pool_meta;
+  h->n_pkt_bufs = l->nbufs;
   h->n_chans = l->n;
   h->chan_cap = l->cap;
   h->chan_rcap = l->rcap;
@@ -161,11 +230,9 @@ static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
                         h->chan_rcap - 1};
   return v;
 }
-static uint8_t *pool_buf(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t b)
+static uint8_t *pool_buf(const mcx__domain_t *d, uint32_t b)
 {
-  const mcx__part_hdr_t *h = d->hdr;
-  return d->base + h->off_chan_pools +
-         ((size_t)chan_idx(d, ch) * MCAPI_MAX_BUFFERS + b) * h->pkt_stride;
+  return d->pkt_bufs + (size_t)b * d->pkt_stride;
 }
 
 static uint32_t ep_word(uint32_t type, uint32_t flags, uint32_t rec_plus1)
@@ -280,8 +347,10 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   }
   uint32_t gen = ST_GEN(st) ? ST_GEN(st) : 1;
   uint32_t depth = mcx_load_relaxed(&e[MCX_CHAN_RECV]->depth); /* NUM_RECV_BUFFERS */
-  uint32_t nbuf = depth < MCAPI_MAX_BUFFERS ? depth : MCAPI_MAX_BUFFERS;
-  uint32_t cap = type == MCAPI_PKT_CHAN ? pow2_at_least(nbuf) : depth;
+  if (depth < 2 || depth > h->chan_cap || (depth & (depth - 1)))
+    depth = h->chan_cap; /* a corrupt attribute: the layout's depth */
+  uint32_t nbuf = depth < PMQ_CHAN_BUFS ? depth : PMQ_CHAN_BUFS;
+  uint32_t cap = depth;
   mcx_store_relaxed(&ch->type, type); /* the configuration is published by R-C1 */
   mcx_store_relaxed(&ch->mask, cap - 1);
   mcx_store_relaxed(&ch->nbuf, nbuf);
@@ -289,9 +358,8 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
     mcx_store_relaxed(&ch->ep[dir], dir == MCX_CHAN_SEND ? send_ep : recv_ep);
     mcx_store_relaxed(&ch->owner[dir], mcx_load_relaxed(&e[dir]->owner_slot));
   }
-  ch->fresh = 0;
   mcx_store_relaxed(&ch->held, 0);
-  for (uint32_t b = 0; b < MCAPI_MAX_BUFFERS; b++)
+  for (uint32_t b = 0; b < PMQ_CHAN_BUFS; b++)
     mcx_store_relaxed(&ch->buf[b], B_FREE);
   mcx__spsc_view_t dv = data_view(d, ch), rv = ret_view(d, ch);
   mcx__spsc_init(&dv);
@@ -316,9 +384,30 @@ out:
 
 /* ---- tear-down (admin lock held; both sides IDLE or GONE) */
 
+/* Tear-down: packets still queued and buffers the receiver released to the
+ * channel go back to the domain's pool (both sides are quiet: no data call
+ * runs on the rings). Indices come from shared memory: checked. */
+static void return_buffers(mcx__domain_t *d, mcx__chan_t *ch)
+{
+  mcx__spsc_view_t v[2] = {data_view(d, ch), ret_view(d, ch)};
+  for (int k = 0; k < 2; k++) {
+    uint32_t meta;
+    uint64_t b;
+    for (uint32_t n = 0; n <= v[k].mask; n++) {
+      mcx__q_outcome_t o = mcx__spsc_get(&v[k], 0, &meta, &b);
+      if (o != MCX_Q_OK)
+        break;
+      if (b < d->pkt_pool.n)
+        mcx__pool_put(&d->pkt_pool, (uint32_t)b);
+    }
+  }
+}
+
 static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
 {
   uint32_t idx = chan_idx(d, ch);
+  if (d->transport != MCX_TRANSPORT_PMQ_ && mcx_load_relaxed(&ch->type) == MCAPI_PKT_CHAN)
+    return_buffers(d, ch);
   for (uint32_t dir = 0; dir < 2; dir++) {
     mcx__endpoint_t *e;
     uint32_t eh = mcx_load_relaxed(&ch->ep[dir]);
@@ -375,7 +464,7 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
   mcx__admin_lock(d);
   mcx__chan_t *ch = NULL;
   uint32_t w = mcx_load_relaxed(&e->chan); /* under admin */
-  if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(eh)) {
+  if (!mcx__ep_still(d, eh, e)) {
     r = MCX_ESTALE;
   } else if (!w) {
     /* Not connected yet: the open waits for the connection. */
@@ -433,44 +522,81 @@ int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *
     if (!(st & ST_LIVE) || own != S_OPENP)
       return MCX_ENOTOPEN; /* closed or finalized meanwhile */
     /* Opens are synchronizing: wait until the other side has opened too (it
-     * may have opened, sent and closed already: its packets are queued). */
-    if (peer != S_OPENP && peer != S_OPEN && !(st & ST_WAS_OPEN(!dir)))
-      return peer == S_GONE ? MCX_ECLOSED : MCX_EAGAIN;
+     * may have opened, sent and closed already: its packets are queued). The
+     * reference completes an open once the endpoint is connected: programs
+     * open both sides one after the other from one thread. */
+    if (peer == S_GONE)
+      return MCX_ECLOSED;
+    if (peer != S_OPENP && peer != S_OPEN && !(st & ST_WAS_OPEN(!dir)) &&
+        d->compat != MCX_COMPAT_MCA203_)
+      return MCX_EAGAIN;
     /* Acq_rel: the OPEN side's later data calls follow the peer's open. */
     if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPEN) | ST_WAS_OPEN(dir)))
       break;
   }
-  *handle = dir << 31 | mcx__handle(chan_idx(d, ch), ST_GEN(st));
-  (void)type;
+  /* mca-2.0.3: the channel handle is the endpoint's own. */
+  *handle = d->compat == MCX_COMPAT_MCA203_ ? eh : canon_handle(type, dir, ST_GEN(st), chan_idx(d, ch));
   announce(d, ch);
   return MCX_OK;
 }
 
 /* ---- handle checks */
 
-/* Resolves a handle: the record, its state (A-C1), or why not. */
-static int resolve(const mcx__domain_t *d, uint32_t handle, uint32_t type, uint32_t dir,
-                   mcx__chan_t **out, uint32_t *st)
+/* Resolves a handle: the record, its state (A-C1), or why not. @p dir is
+ * the side the call is for; MCX_CHAN_ANY (a close in the mca-2.0.3 profile)
+ * takes the side the endpoint is on, returned in *side. */
+#define MCX_CHAN_ANY 2u
+static int resolve_side(const mcx__domain_t *d, uint32_t handle, uint32_t type, uint32_t dir,
+                        mcx__chan_t **out, uint32_t *st, uint32_t *side)
 {
-  uint32_t h = handle & 0x7fffffffu;
-  uint32_t idx = mcx__handle_idx(h), gen = mcx__handle_gen(h);
-  if (h == 0 || idx >= d->hdr->n_chans || gen == 0)
-    return MCX_EBADCH;
-  mcx__chan_t *ch = chan_at(d, idx);
+  mcx__chan_t *ch;
+  uint32_t hdir, gen;
+  if (d->compat == MCX_COMPAT_MCA203_) {
+    mcx__endpoint_t *e;
+    if (mcx__ep_resolve(d, handle, &e) || !mcx__ep_is_mine(e))
+      return MCX_EBADCH;
+    /* A-C2 — acquire: pairs with R-C2 (connect): the record is initialized. */
+    uint32_t w = mcx_load_acquire(&e->chan);
+    if (!W_REC(w) || W_REC(w) > d->hdr->n_chans)
+      return MCX_ENOTOPEN; /* not connected (or closed and torn down) */
+    if (W_TYPE(w) != type)
+      return MCX_ECHTYPE;
+    ch = chan_at(d, W_REC(w) - 1);
+    hdir = (W_FLAGS(w) & MCX_CHW_RECV) ? MCX_CHAN_RECV : MCX_CHAN_SEND;
+    uint32_t s0 = mcx_load_acquire(&ch->state); /* A-C1 */
+    gen = ST_GEN(s0);
+  } else {
+    uint32_t idx = mcx__h_idx(handle);
+    if (mcx__h_kind(handle) != kind_of(type) || idx >= d->hdr->n_chans)
+      return MCX_EBADCH; /* not a handle of this channel type */
+    hdir = H_DIR(handle);
+    gen = H_GEN(handle);
+    if (gen == 0 || (handle >> 12 & 0x1ffffu) > 0x7fffu)
+      return MCX_EBADCH;
+    ch = chan_at(d, idx);
+  }
   /* A-C1 — acquire: the configuration and rings of this generation are
    * visible; pairs with R-C1 (connect) and R-C3 (tear-down). */
   uint32_t s = mcx_load_acquire(&ch->state);
   if (!(s & ST_LIVE) || ST_GEN(s) != gen)
-    return MCX_EBADCH;
-  if (mcx_load_relaxed(&ch->owner[H_DIR(handle)]) != mcx__self.node_slot)
+    return d->compat == MCX_COMPAT_MCA203_ ? MCX_ENOTOPEN : MCX_EBADCH;
+  if (mcx_load_relaxed(&ch->owner[hdir]) != mcx__self.node_slot)
     return MCX_EBADCH; /* another node's handle */
-  if (H_DIR(handle) != dir)
+  if (dir != MCX_CHAN_ANY && hdir != dir)
     return MCX_ECHDIR;
   if (mcx_load_relaxed(&ch->type) != type)
     return MCX_ECHTYPE;
   *out = ch;
   *st = s;
+  if (side)
+    *side = hdir;
   return MCX_OK;
+}
+
+static int resolve(const mcx__domain_t *d, uint32_t handle, uint32_t type, uint32_t dir,
+                   mcx__chan_t **out, uint32_t *st)
+{
+  return resolve_side(d, handle, type, dir, out, st, NULL);
 }
 
 /* A data call's checks: this side open. */
@@ -499,14 +625,17 @@ int mcx__chan_check(uint32_t handle, uint32_t type, uint32_t dir)
 
 /* ---- close */
 
-int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir)
+int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir, uint32_t *canon)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
-  int r = resolve(d, handle, type, dir, &ch, &st);
+  /* mca-2.0.3 closes whichever side the handle's endpoint is on. */
+  int r = resolve_side(d, handle, type, d->compat == MCX_COMPAT_MCA203_ ? MCX_CHAN_ANY : dir, &ch,
+                       &st, &dir);
   if (r)
     return r;
+  uint32_t gen = ST_GEN(st);
   for (;;) {
     uint32_t own = ST_SIDE(st, dir);
     if (own == S_CLOSEP)
@@ -516,9 +645,10 @@ int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir)
     /* Acq_rel: the peer sees the close after our last data call. */
     if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_CLOSEP)))
       break;
-    if (!(st & ST_LIVE) || ST_GEN(st) != mcx__handle_gen(handle & 0x7fffffffu))
+    if (!(st & ST_LIVE) || ST_GEN(st) != gen)
       return MCX_EBADCH;
   }
+  *canon = canon_handle(type, dir, gen, chan_idx(d, ch));
   announce(d, ch);
   return MCX_OK;
 }
@@ -526,13 +656,17 @@ int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir)
 int mcx__chan_close_progress(uint32_t handle)
 {
   mcx__domain_t *d = mcx__self.dom;
-  uint32_t dir = H_DIR(handle);
-  mcx__chan_t *ch = chan_at(d, mcx__handle_idx(handle & 0x7fffffffu));
-  uint32_t gen = mcx__handle_gen(handle & 0x7fffffffu);
-  if (mcx__handle_idx(handle & 0x7fffffffu) >= d->hdr->n_chans)
+  uint32_t dir = H_DIR(handle); /* a canonical handle from close_start */
+  uint32_t gen = H_GEN(handle);
+  if (mcx__h_idx(handle) >= d->hdr->n_chans)
     return MCX_EBADCH;
-  /* The receiver's side closes once every buffer it holds is released. */
-  if (dir == MCX_CHAN_RECV && mcx_load_acquire(&ch->held) != 0) /* A-B2: pairs with R-B2 */
+  mcx__chan_t *ch = chan_at(d, mcx__h_idx(handle));
+  /* A receiver's close does not wait for the buffers it holds: they go back
+   * to the pool when released (spec: pending packets are discarded). pmq:
+   * the buffers are the receiver's local copies, bound to this connection:
+   * its close waits for them (docs/pmq.md). */
+  if (dir == MCX_CHAN_RECV && d->transport == MCX_TRANSPORT_PMQ_ &&
+      mcx_load_acquire(&ch->held) != 0) /* A-B2: pairs with R-B2 */
     return MCX_EAGAIN;
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   for (;;) {
@@ -579,7 +713,9 @@ static void ep_attrs(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t dir
 static int peer_alive(const mcx__chan_t *ch, uint32_t dir)
 {
   uint32_t p = ST_SIDE(mcx_load_acquire(&ch->state), !dir); /* A-C1 */
-  return p == S_OPEN || p == S_OPENP;
+  /* mca-2.0.3 opens each side on its own: a peer connected but not yet
+   * open will open (its packets and scalars wait for it, as there). */
+  return p == S_OPEN || p == S_OPENP || (p == S_IDLE && mcx__ref());
 }
 
 /* Blocks on @p wp until @p try_once stops returning MCX_EAGAIN. */
@@ -783,8 +919,14 @@ static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
     mcx__wp_notify(&ch->space_wp, d->shared);
     return MCX_OK;
   }
-  if (o == MCX_Q_MISMATCH)
-    return MCX_EWIDTH; /* left in place: a receive of the right width gets it */
+  if (o == MCX_Q_MISMATCH) {
+    if (mcx__ref()) { /* the reference consumes it (and reports the size error) */
+      uint64_t discard;
+      get_once(d, ch, 0, &meta, &discard);
+      mcx__wp_notify(&ch->space_wp, d->shared);
+    }
+    return MCX_EWIDTH; /* spec: left in place, a receive of the right width gets it */
+  }
   return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
 }
 
@@ -811,14 +953,10 @@ struct pkt_arg {
   size_t size;
 };
 
-/* Takes a buffer for sending: a never-used one, else one the receiver released. */
+/* Takes a buffer for sending: one the receiver released to this channel,
+ * else one from the domain's pool. */
 static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
 {
-  uint32_t nbuf = mcx_load_relaxed(&ch->nbuf);
-  if (ch->fresh < nbuf) { /* sender-private */
-    *b = ch->fresh++;
-    return MCX_OK;
-  }
   mcx__spsc_view_t rv = ret_view(d, ch);
   uint32_t meta;
   uint64_t v;
@@ -827,6 +965,8 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
      * its release, R1 of the return ring) happen before we overwrite it. */
     mcx__q_outcome_t o = mcx__spsc_get(&rv, 0, &meta, &v);
     if (o == MCX_Q_OK) {
+      if (v >= d->pkt_pool.n)
+        continue; /* corrupt index from shared memory: skip it */
       *b = (uint32_t)v;
       return MCX_OK;
     }
@@ -834,12 +974,9 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
       break;
     mcx_port_cpu_relax();
   }
-  /* Out of buffers. When the receiver holds every one, only its releases
-   * can help: the pool is exhausted (MEM_LIMIT). Otherwise packets are queued
-   * for it: the ring is full in the NBB sense, and the sender waits. held
-   * only under-counts (raised after a receive, lowered before the buffer is
-   * returned), so this never reports MEM_LIMIT wrongly. */
-  return mcx_load_acquire(&ch->held) >= nbuf ? MCX_ENOMEM : MCX_EAGAIN; /* A-B2 */
+  /* Out of buffers when the pool is empty too: every buffer is held by a
+   * receiver or queued (MEM_LIMIT, as the reference reports it). */
+  return mcx__pool_get(&d->pkt_pool, b);
 }
 
 static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
@@ -868,7 +1005,7 @@ static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
       mcx__spsc_unreserve(&v);
     } else {
       if (a->size)
-        memcpy(pool_buf(d, ch, b), a->src, a->size);
+        memcpy(pool_buf(d, b), a->src, a->size);
       mcx__spsc_commit(&v, (uint32_t)a->size, b); /* R1: the copy travels with it */
     }
   }
@@ -923,11 +1060,16 @@ static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   int closed;
   if (get_or_closed(d, ch, 0, &meta, &b, &closed) != MCX_Q_OK)
     return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
-  /* Receiver-owned words: relaxed is enough for our own later release; the
-   * sender reads held only as a hint (take_buffer). */
-  mcx_store_relaxed(&ch->buf[b], B_HELD);
-  mcx_store_relaxed(&ch->held, mcx_load_relaxed(&ch->held) + 1);
-  a->out = pool_buf(d, ch, (uint32_t)b);
+  if (b >= d->pkt_pool.n || meta > d->pkt_stride) {
+    /* Shared memory is input: an index or size no sender could have written. */
+    MCX_DEBUG(1, "packet channel %u: corrupt slot (buffer %llu, size %u) dropped",
+              chan_idx(d, ch), (unsigned long long)b, meta);
+    return MCX_EIO;
+  }
+  /* Holder-owned word: relaxed is enough for our own later release. */
+  mcx_store_relaxed(&d->pkt_state[b],
+                    PB_WORD(mcx__self.node_slot, ST_GEN(mcx_load_relaxed(&ch->state)), chan_idx(d, ch)));
+  a->out = pool_buf(d, (uint32_t)b);
   a->size = meta;
   return MCX_OK;
 }
@@ -966,29 +1108,13 @@ int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
   return r;
 }
 
-/* Validates a pointer handed out by a packet receive, touching nothing. */
-static int buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, uint32_t *b)
+/* pmq: a pointer into this process's local pool, its record and index. */
+static int pmq_buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, uint32_t *b)
 {
-  const mcx__part_hdr_t *h = d->hdr;
-  const uint8_t *u = p;
-  size_t pool = (size_t)MCAPI_MAX_BUFFERS * h->pkt_stride;
-  mcx__chan_t *ch;
-  uint32_t idx;
-  if (d->transport == MCX_TRANSPORT_PMQ_) { /* a buffer of this process's pool */
-    uint32_t rec;
-    if (mcx__pmq_pkt_locate(d, p, &rec, &idx) != MCX_OK)
-      return MCX_EBADBUF;
-    ch = chan_at(d, rec);
-  } else {
-    if (!p || u < d->base + h->off_chan_pools ||
-        u >= d->base + h->off_chan_pools + h->n_chans * pool)
-      return MCX_EBADBUF;
-    size_t off = (size_t)(u - (d->base + h->off_chan_pools));
-    if (off % h->pkt_stride)
-      return MCX_EBADBUF; /* not the start of a buffer */
-    ch = chan_at(d, (uint32_t)(off / pool));
-    idx = (uint32_t)(off % pool / h->pkt_stride);
-  }
+  uint32_t rec, idx;
+  if (mcx__pmq_pkt_locate(d, p, &rec, &idx) != MCX_OK)
+    return MCX_EBADBUF;
+  mcx__chan_t *ch = chan_at(d, rec);
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   if (!(st & ST_LIVE) || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN ||
       idx >= mcx_load_relaxed(&ch->nbuf) ||
@@ -999,45 +1125,97 @@ static int buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, u
   return MCX_OK;
 }
 
-int mcx__pkt_release(void *buf)
+/* shm: a pointer handed out by a packet receive of this node: its pool
+ * index and state word. Touches nothing. */
+static int pool_buffer_of(const mcx__domain_t *d, const void *p, uint32_t *b, uint64_t *w)
 {
-  mcx__domain_t *d = mcx__self.dom;
+  const uint8_t *u = p;
+  if (!p || u < d->pkt_bufs || u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride)
+    return MCX_EBADBUF;
+  size_t off = (size_t)(u - d->pkt_bufs);
+  if (off % d->pkt_stride)
+    return MCX_EBADBUF; /* not the start of a buffer */
+  *b = (uint32_t)(off / d->pkt_stride);
+  *w = mcx_load_relaxed(&d->pkt_state[*b]); /* holder-owned word */
+  if (!(*w & 1) || PB_SLOT(*w) != mcx__self.node_slot)
+    return MCX_EBADBUF; /* not held, or held by another node */
+  return MCX_OK;
+}
+
+static int pmq_release(mcx__domain_t *d, void *buf)
+{
   mcx__chan_t *ch;
   uint32_t b;
-  int r = buffer_of(d, buf, &ch, &b);
+  int r = pmq_buffer_of(d, buf, &ch, &b);
   if (r)
     return r;
   uint32_t expect = B_HELD;
-  /* Only a held buffer can be released, once: a second release (or a pointer
-   * that was never handed out) fails here and changes nothing. */
+  /* Only a held buffer can be released, once. */
   if (!mcx_cas_relaxed(&ch->buf[b], &expect, B_FREE)) /* receiver-owned word */
     return MCX_EBADBUF;
+  if (mcx__ref())
+    memset(buf, 0, mcx__pmq_pkt_size(d)); /* the reference hands back zeroed buffers */
   /* R-B2 — release: held drops after the user's last use of the buffer; pairs
-   * with A-B2 (take_buffer, close progress). */
+   * with A-B2 (pmq_pkt_send_once). */
   mcx_store_release(&ch->held, mcx_load_relaxed(&ch->held) - 1);
-  if (d->transport != MCX_TRANSPORT_PMQ_) { /* pmq: the buffer is ours, nothing to return */
+  mcx__wp_notify(&ch->space_wp, d->shared);
+  return MCX_OK;
+}
+
+int mcx__pkt_release(void *buf)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_release(d, buf);
+  uint32_t b;
+  uint64_t w;
+  int r = pool_buffer_of(d, buf, &b, &w);
+  if (r)
+    return r;
+  mcx_store_relaxed(&d->pkt_state[b], 0); /* holder-owned; a second release fails above */
+  if (mcx__ref())
+    memset(buf, 0, d->pkt_stride); /* the reference hands back zeroed buffers */
+  /* Back to its channel while our side of that connection is open (we are
+   * the only producer of its return ring), else to the domain's pool. */
+  uint32_t rec = PB_REC(w);
+  mcx__chan_t *ch = rec < d->hdr->n_chans ? chan_at(d, rec) : NULL;
+  uint32_t st = ch ? mcx_load_acquire(&ch->state) : 0; /* A-C1 */
+  if (ch && (st & ST_LIVE) && ST_GEN(st) == PB_GEN(w) && ST_SIDE(st, MCX_CHAN_RECV) == S_OPEN &&
+      mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) == mcx__self.node_slot) {
     mcx__spsc_view_t rv = ret_view(d, ch);
     mcx__glock(d);
-    /* R1 of the return ring: our reads of the buffer before the sender reuses
-     * it. Never full: it has a slot for every buffer. */
-    mcx__spsc_put(&rv, 0, b);
+    /* R1 of the return ring: our reads of the buffer before the sender reuses it. */
+    mcx__q_outcome_t o = mcx__spsc_put(&rv, 0, b);
     mcx__gunlock(d);
+    if (o == MCX_Q_OK) {
+      mcx__wp_notify(&ch->space_wp, d->shared);
+      return MCX_OK;
+    }
   }
-  mcx__wp_notify(&ch->space_wp, d->shared);
-  if (ST_SIDE(mcx_load_relaxed(&ch->state), MCX_CHAN_RECV) == S_CLOSEP)
-    mcx__wp_notify(&area_of(d)->ctl, d->shared); /* a close may be waiting for this */
+  mcx__pool_put(&d->pkt_pool, b); /* R-P2: our reads of the buffer before its reuse */
+  if (ch)
+    mcx__wp_notify(&ch->space_wp, d->shared);
   return MCX_OK;
 }
 
 int mcx__pkt_release_test(void *buf)
 {
   mcx__domain_t *d = mcx__self.dom;
-  mcx__chan_t *ch;
   uint32_t b;
-  int r = buffer_of(d, buf, &ch, &b);
-  if (r)
-    return r;
-  return mcx_load_relaxed(&ch->buf[b]) != B_HELD; /* receiver-owned word */
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    mcx__chan_t *ch;
+    int r = pmq_buffer_of(d, buf, &ch, &b);
+    if (r)
+      return r;
+    return mcx_load_relaxed(&ch->buf[b]) != B_HELD; /* receiver-owned word */
+  }
+  const uint8_t *u = buf;
+  if (!buf || u < d->pkt_bufs || u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride ||
+      (size_t)(u - d->pkt_bufs) % d->pkt_stride)
+    return MCX_EBADBUF;
+  b = (uint32_t)((size_t)(u - d->pkt_bufs) / d->pkt_stride);
+  uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
+  return !((w & 1) && PB_SLOT(w) == mcx__self.node_slot); /* released: no longer ours */
 }
 
 int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)

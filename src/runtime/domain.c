@@ -45,6 +45,11 @@ static uint32_t resolve_compat(uint32_t requested)
   return requested ? requested : env_choice("MCX_COMPAT", names, values, 2, MCX_COMPAT_SPEC_);
 }
 
+uint32_t mcx__compat_of_caller(void)
+{
+  return mcx__is_node() ? mcx__self.dom->compat : resolve_compat(0);
+}
+
 static uint32_t resolve_transport(uint32_t requested)
 {
   static const char *const names[] = {"shm", "pmq"};
@@ -77,14 +82,14 @@ typedef struct layout {
 
 static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
 {
-  l->max_eps = o->max_endpoints ? o->max_endpoints : MCAPI_MAX_ENDPOINTS;
+  l->max_eps = o->max_endpoints ? o->max_endpoints : MCX_DOMAIN_ENDPOINTS;
   l->qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
   l->max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
   /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
   if (o->transport == MCX_TRANSPORT_PMQ_)
     l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
   l->nprio = MCX_NPRIO;
-  if (l->max_eps == 0 || l->max_eps > 0xfffe || l->qcap < 2 || (l->qcap & (l->qcap - 1)) ||
+  if (l->max_eps == 0 || l->max_eps > MCX_H_MAX_INDEX || l->qcap < 2 || (l->qcap & (l->qcap - 1)) ||
       l->qcap > 65536 || l->max_msg > (1u << 24))
     return MCX_EINVAL;
   size_t off = align_up(sizeof(mcx__part_hdr_t), 4096);
@@ -140,6 +145,7 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->off_states = l->off_states;
   h->off_state_bufs = l->off_state_bufs;
   mcx__chan_layout_store(h, &l->chan);
+  mcx__chan_init_pool((uint8_t *)h, &l->chan);
   mcx__rmutex_init(&h->admin, 0);
   /* R-P1 — release: every field above before the magic; pairs with A-P1 in
    * check_header (another process opening the partition). */
@@ -166,7 +172,7 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
   else if (h->total_size != size)
     why = "size does not match the header (truncated or corrupted)";
   else if (h->max_nodes != MCA_MAX_NODES || h->nprio != MCX_NPRIO || h->max_endpoints == 0 ||
-           h->max_endpoints > 0xfffe || h->qcap < 2 || (h->qcap & (h->qcap - 1)) ||
+           h->max_endpoints > MCX_H_MAX_INDEX || h->qcap < 2 || (h->qcap & (h->qcap - 1)) ||
            h->max_msg > (1u << 24) || h->locking < MCX_LOCK_LOCKFREE ||
            h->locking > MCX_LOCK_GLOBAL || h->compat < MCX_COMPAT_SPEC_ ||
            h->compat > MCX_COMPAT_MCA203_ || h->transport < MCX_TRANSPORT_SHM_ ||
@@ -181,7 +187,8 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
         l.off_state_bufs != h->off_state_bufs || l.chan.off_chans != h->off_chans ||
         l.chan.off_slots != h->off_chan_slots || l.chan.off_pools != h->off_chan_pools ||
         l.chan.n != h->n_chans || l.chan.cap != h->chan_cap || l.chan.rcap != h->chan_rcap ||
-        l.chan.stride != h->pkt_stride)
+        l.chan.stride != h->pkt_stride || l.chan.off_pool_meta != h->off_pkt_meta ||
+        l.chan.nbufs != h->n_pkt_bufs)
       why = "offsets do not match the layout (corrupted)";
   }
   if (why) {
@@ -238,9 +245,10 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
         mcx_port_shm_unlink(name);
         return MCX_ENOMEM;
       }
-      init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
       d->base = base;
       d->size = l.total;
+      d->hdr = (mcx__part_hdr_t *)base;
+      init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
       break;
     }
     if (r != MCX_EEXIST)
@@ -304,6 +312,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   d->compat = d->hdr->compat;
   snprintf(d->name, sizeof d->name, "%s", name);
   d->transport = d->hdr->transport;
+  mcx__chan_attach(d);
   if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
     mcx_port_shm_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
@@ -457,6 +466,8 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx_store_relaxed(&n->tid, mcx__my_tid());
     mcx_store_relaxed(&n->type, node_type);
     mcx_store_relaxed(&n->inflight, 0);
+    for (uint32_t k = 0; k < MCAPI_MAX_ENDPOINTS; k++)
+      mcx_store_relaxed(&n->ep_slot[k], 0); /* published with the node's endpoints (R-E3) */
     /* Release: the fields above before the node reads as active (readers
      * take the admin lock or re-check state with acquire). */
     mcx_store_release(&n->state, NODE_ACTIVE);
@@ -494,6 +505,8 @@ int mcx__node_finalize(void)
   mcx__req_release_node(mcx__self.key);
   mcx__admin_lock(d);
   mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
+  if (d->transport != MCX_TRANSPORT_PMQ_)
+    mcx__chan_reclaim_buffers_locked(d, mcx__self.node_slot); /* packets never released */
   mcx__admin_unlock(d);
   mcx__part_hdr_t *h = d->hdr;
   mcx__mutex_lock(&proc_lock, 0);
@@ -602,6 +615,8 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
         mcx__ep_delete_locked(d, i);
       }
     }
+    if (d->transport != MCX_TRANSPORT_PMQ_)
+      mcx__chan_reclaim_buffers_locked(d, dead[k]);
     MCX_DEBUG(1, "domain %u: reclaimed node %u of dead process %u", d->domain_id,
               mcx_load_relaxed(&nodes[dead[k]].node_id), mcx_load_relaxed(&nodes[dead[k]].pid));
     mcx_store_release(&nodes[dead[k]].state, NODE_FREE);
@@ -677,7 +692,7 @@ void mcx__display_state(void)
       queued += mcx__mpsc_count(&v);
     }
     printf("  endpoint %#x: node %u port %u, %u queued (depth %u per priority), %u get(s)\n",
-           mcx__handle(i, st >> 8), mcx_load_relaxed(&eps[i].node_id),
+           mcx__ep_handle(d, i, st >> 8), mcx_load_relaxed(&eps[i].node_id),
            mcx_load_relaxed(&eps[i].port), queued, depth, mcx_load_relaxed(&eps[i].get_count));
   }
   printf("  requests in use in this process: %u of %u\n", mcx__req_in_use(), MCA_MAX_REQUESTS);

@@ -55,6 +55,14 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
   }
   if (!r && slot < 0)
     r = MCX_ENOMEM;
+  /* At most MCAPI_MAX_ENDPOINTS per node (the reference's limit): the
+   * lowest free index among the node's endpoints. */
+  mcx__node_t *me = &mcx__nodes(d)[mcx__self.node_slot];
+  uint32_t k = 0;
+  while (!r && k < MCAPI_MAX_ENDPOINTS && mcx_load_relaxed(&me->ep_slot[k]) != 0)
+    k++;
+  if (!r && k == MCAPI_MAX_ENDPOINTS)
+    r = MCX_ENOMEM;
   if (!r && port == MCAPI_PORT_ANY) {
     /* The lowest port this node does not use. */
     for (any_port = 0; any_port < MCAPI_MAX_PORT; any_port++) {
@@ -71,7 +79,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
   if (!r) {
     mcx__endpoint_t *e = &eps[slot];
     uint32_t st = mcx_load_relaxed(&e->state);
-    uint32_t gen = ((st >> 8) + 1) & 0x7fffu;
+    uint32_t gen = ((st >> 8) + 1) & MCX_EP_GEN_MASK;
     if (gen == 0)
       gen = 1;
     uint32_t epoch = (mcx_load_relaxed(&e->ring_epoch) + 1) & MCX_RING_GEN_MASK;
@@ -92,16 +100,38 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     mcx_store_relaxed(&e->get_count, 0);
     mcx_store_relaxed(&e->chan, 0);
     mcx_store_relaxed(&e->used_prios, 0);
+    mcx_store_relaxed(&e->ref_index, k);
     /* R-E1 — release: fields and reset rings before the endpoint reads as
      * active; pairs with A-E1 (mcx__ep_resolve) and A-E2 (lookup). */
     mcx_store_release(&e->state, gen << 8 | EP_ACTIVE);
-    *handle = mcx__handle((uint32_t)slot, gen);
+    /* R-E3 — release: the endpoint before the node's index names it; pairs
+     * with A-E3 (mcx__ep_resolve_ref). */
+    mcx_store_release(&me->ep_slot[k], (uint32_t)slot + 1);
+    *handle = mcx__ep_handle(d, (uint32_t)slot, gen);
   }
 out:
   mcx__admin_unlock(d);
   if (!r)
     mcx__wp_broadcast(&h->ep_created, d->shared);
   return r;
+}
+
+int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
+{
+  uint32_t node = (h >> 8) & 0xffu, k = h & 0xffu;
+  if ((h >> 16) != 0 || node >= d->hdr->max_nodes || k >= MCAPI_MAX_ENDPOINTS)
+    return MCX_EINVAL;
+  /* A-E3 — acquire: pairs with R-E3 (create): the endpoint is initialized. */
+  uint32_t s1 = mcx_load_acquire(&mcx__nodes(d)[node].ep_slot[k]);
+  if (s1 == 0 || s1 > d->hdr->max_endpoints)
+    return s1 == 0 ? MCX_ESTALE : MCX_EINVAL; /* checked: shared memory is input */
+  mcx__endpoint_t *e = &mcx__eps(d)[s1 - 1];
+  uint32_t st = mcx_load_acquire(&e->state); /* A-E1 */
+  if (((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG) ||
+      mcx_load_relaxed(&e->owner_slot) != node || mcx_load_relaxed(&e->ref_index) != k)
+    return MCX_ESTALE;
+  *ep = e;
+  return MCX_OK;
 }
 
 int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle)
@@ -119,7 +149,7 @@ int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle)
     if (mcx_load_relaxed(&eps[i].state) != st)
       continue;
     if (n == node_id && p == port) {
-      *handle = mcx__handle(i, st >> 8);
+      *handle = mcx__ep_handle(d, i, st >> 8);
       return MCX_OK;
     }
   }
@@ -164,8 +194,13 @@ void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)
   if (d->transport == MCX_TRANSPORT_PMQ_)
     dropped += mcx__pmq_ep_delete(d, e, idx); /* unlinks the queue */
   if (dropped)
-    MCX_DEBUG(1, "endpoint %#x deleted with %u message(s) queued", mcx__handle(idx, st >> 8),
+    MCX_DEBUG(1, "endpoint %#x deleted with %u message(s) queued", mcx__ep_handle(d, idx, st >> 8),
               dropped);
+  /* Its index among its node's endpoints is free again. */
+  uint32_t owner = mcx_load_relaxed(&e->owner_slot), k = mcx_load_relaxed(&e->ref_index);
+  if (owner < d->hdr->max_nodes && k < MCAPI_MAX_ENDPOINTS &&
+      mcx_load_relaxed(&mcx__nodes(d)[owner].ep_slot[k]) == idx + 1)
+    mcx_store_release(&mcx__nodes(d)[owner].ep_slot[k], 0);
   /* R-E3 — release: the ring is quiet before the slot reads as free (A-E1). */
   mcx_store_release(&e->state, (st & ~0xffu) | EP_FREE);
   mcx__wp_broadcast(&e->recv_wp, d->shared);
@@ -183,12 +218,12 @@ int mcx__ep_delete(uint32_t handle)
     return MCX_EPERM;
   mcx__admin_lock(d);
   mcx__glock(d);
-  if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
+  if (!mcx__ep_still(d, handle, e))
     r = MCX_ESTALE;
   else if (mcx_load_relaxed(&e->chan)) /* under admin: connect and open change it there */
     r = MCX_ECHAN;
   else
-    mcx__ep_delete_locked(d, mcx__handle_idx(handle));
+    mcx__ep_delete_locked(d, mcx__ep_idx(d, e));
   mcx__gunlock(d);
   mcx__admin_unlock(d);
   return r;
@@ -275,6 +310,14 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
   case MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS: {
     ATTR_SIZE(mcapi_uint_t);
     mcapi_uint_t v = mcx_load_relaxed(&e->depth);
+    if (mcx__ref()) {
+      /* The reference reports free receive buffers: its queue has
+       * MCAPI_MAX_QUEUE_ELEMENTS + 1 of them, less what is queued. */
+      uint32_t queued = 0;
+      if (mcx_load_relaxed(&e->chan) == 0 && mcx__msg_available(handle, &queued) != MCX_OK)
+        queued = 0;
+      v = MCAPI_MAX_QUEUE_ELEMENTS + 1 > queued ? MCAPI_MAX_QUEUE_ELEMENTS + 1 - queued : 0;
+    }
     memcpy(out, &v, sizeof v);
     return MCX_OK;
   }
@@ -405,10 +448,10 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
       return MCX_ECHAN;
     mcx__admin_lock(d);
     mcx__glock(d);
-    if (mcx_load_relaxed(&e->state) >> 8 != mcx__handle_gen(handle))
+    if (!mcx__ep_still(d, handle, e))
       r = MCX_ESTALE;
     else
-      r = resize_locked(d, e, mcx__handle_idx(handle), v);
+      r = resize_locked(d, e, mcx__ep_idx(d, e), v);
     mcx__gunlock(d);
     mcx__admin_unlock(d);
     return r;

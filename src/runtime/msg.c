@@ -36,7 +36,7 @@ static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uin
    * this epoch; a stale pair is caught by the epoch check in the ring. */
   uint32_t epoch = mcx_load_acquire(&dst->ring_epoch);
   uint32_t depth = mcx_load_relaxed(&dst->depth);
-  uint32_t idx = mcx__handle_idx(to);
+  uint32_t idx = mcx__ep_idx(d, dst);
   mcx__ring_view_t v = mcx__ring_of(d, idx, prio, depth);
   uint32_t bit = 1u << prio;
   /* Relaxed: the mask only tells the receiver which rings to scan; the wake-up
@@ -161,7 +161,7 @@ int mcx__msg_check_recv(uint32_t h)
 static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h,
                                      void *buf, size_t cap, size_t *size, int classify)
 {
-  uint32_t idx = mcx__handle_idx(h);
+  uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
   uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see send_once */
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
@@ -191,7 +191,7 @@ static int ring_stuck(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h)
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
-    mcx__ring_view_t v = mcx__ring_of(d, mcx__handle_idx(h), p, depth);
+    mcx__ring_view_t v = mcx__ring_of(d, mcx__ep_idx(d, ep), p, depth);
     if (mcx__mpsc_stuck(&v))
       return 1;
   }
@@ -283,7 +283,7 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_available(d, ep, h, count);
-  uint32_t idx = mcx__handle_idx(h), depth = mcx_load_relaxed(&ep->depth), n = 0;
+  uint32_t idx = mcx__ep_idx(d, ep), depth = mcx_load_relaxed(&ep->depth), n = 0;
   mcx__glock(d);
   for (uint32_t p = 0; p < d->hdr->nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);

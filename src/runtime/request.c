@@ -24,6 +24,11 @@ typedef struct mcx__req {
   mcx_atomic_u32 owner_key; /* relaxed: read by finalize's sweep while others allocate */
   int result;
   size_t size;
+  /* Completed by its _i call: reclaimable when the pool runs dry. Relaxed:
+   * written before R-Q2 and read after an acquire of COMPLETED. */
+  mcx_atomic_u32 born_done;
+  uint32_t next;   /* receive queue link (index + 1, 0 = last); owner thread only */
+  uint32_t queued; /* in a receive queue; owner thread only */
   mcx__req_args_t a;
 } mcx__req_t;
 
@@ -55,6 +60,31 @@ static int alloc_slot(uint32_t *idx)
   return MCX_ENOMEM;
 }
 
+static void free_slot(uint32_t idx, uint32_t gen);
+
+/*
+ * An _i call that completed at once reports SUCCESS and leaves a completed
+ * request, which test or wait report (and free). Programs often skip that
+ * when the call said SUCCESS; when the pool runs dry those requests are
+ * reclaimed (their handles go stale), so skipping it leaks nothing.
+ */
+static uint32_t reclaim_born_done(void)
+{
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < MCA_MAX_REQUESTS; i++) {
+    mcx__req_t *r = &reqs[i];
+    uint32_t st = mcx_load_acquire(&r->state); /* pairs with R-Q2 */
+    if ((st & 0xff) != RS_COMPLETED || !mcx_load_relaxed(&r->born_done))
+      continue;
+    /* Claim it as a report would (test_one's CAS): only one side wins. */
+    if (mcx_cas_acq_rel(&r->state, &st, (st & ~0xffu) | RS_BUSY)) {
+      free_slot(i, st >> 8);
+      n++;
+    }
+  }
+  return n;
+}
+
 static void free_slot(uint32_t idx, uint32_t gen)
 {
   mcx__req_t *r = &reqs[idx];
@@ -62,6 +92,150 @@ static void free_slot(uint32_t idx, uint32_t gen)
   mcx_store_relaxed(&r->state, (next ? next : 1) << 8 | RS_FREE); /* ordered by R-Q1 */
   /* R-Q1 — release: pairs with A-Q1 in alloc_slot. */
   mcx_fetch_and_release(&bitmap[idx / 64], ~(UINT64_C(1) << (idx % 64)));
+}
+
+/* ---- receive queues: pending receive requests of one endpoint (messages)
+ * or channel (packets), in the order they were posted. They are matched to
+ * arriving items in that order, and before a later receive takes anything.
+ * A node is a thread and only the owner of an endpoint receives on it, so
+ * each queue belongs to one thread: thread-local, no atomics. */
+#define MCX_RECV_QUEUES 64
+
+typedef struct recv_q {
+  uint32_t kind, handle; /* REQ_MSG_RECV / REQ_PKT_RECV and the endpoint / channel */
+  uint32_t head, tail;   /* request index + 1; 0 = empty */
+} recv_q_t;
+
+static MCX_TLS recv_q_t recv_qs[MCX_RECV_QUEUES];
+MCX_TLS uint32_t mcx__recv_queued; /* requests in this thread's queues */
+
+static recv_q_t *recv_q_find(uint32_t kind, uint32_t handle, int make)
+{
+  recv_q_t *free_q = NULL;
+  for (uint32_t i = 0; i < MCX_RECV_QUEUES; i++) {
+    recv_q_t *q = &recv_qs[i];
+    if (q->head && q->kind == kind && q->handle == handle)
+      return q;
+    if (!q->head && !free_q)
+      free_q = q;
+  }
+  if (!make || !free_q)
+    return NULL;
+  free_q->kind = kind;
+  free_q->handle = handle;
+  return free_q;
+}
+
+static int is_recv(uint32_t kind) { return kind == REQ_MSG_RECV || kind == REQ_PKT_RECV; }
+
+static void recv_q_pop(recv_q_t *q)
+{
+  mcx__req_t *r = &reqs[q->head - 1];
+  q->head = r->next;
+  if (!q->head)
+    q->tail = 0;
+  r->next = 0;
+  r->queued = 0;
+  mcx__recv_queued--;
+}
+
+/* Takes request @p idx out of its queue (cancel, finalize). */
+static void recv_q_remove(uint32_t idx)
+{
+  mcx__req_t *r = &reqs[idx];
+  recv_q_t *q = recv_q_find(r->a.kind, r->a.ep, 0);
+  if (!q)
+    return;
+  uint32_t prev = 0;
+  for (uint32_t cur = q->head; cur; prev = cur, cur = reqs[cur - 1].next) {
+    if (cur - 1 != idx)
+      continue;
+    if (prev)
+      reqs[prev - 1].next = r->next;
+    else
+      q->head = r->next;
+    if (q->tail == cur)
+      q->tail = prev;
+    r->next = 0;
+    r->queued = 0;
+    mcx__recv_queued--;
+    return;
+  }
+}
+
+static int attempt_recv(mcx__req_t *r, size_t *size)
+{
+  if (r->a.kind == REQ_MSG_RECV)
+    return mcx__msg_try_recv(r->a.ep, r->a.buf, r->a.size, size);
+  return mcx__pkt_try_recv(r->a.ep, (void **)r->a.buf, size);
+}
+
+/*
+ * Serves queue @p q from its head until an attempt finds nothing. Requests
+ * other than @p self move VALID -> BUSY -> COMPLETED | VALID here; @p self is
+ * already BUSY (its caller completes it). @return 1 when @p self completed.
+ */
+static int recv_q_drain(recv_q_t *q, mcx__req_t *self)
+{
+  while (q->head) {
+    mcx__req_t *r = &reqs[q->head - 1];
+    if (r != self) {
+      uint32_t st = mcx_load_relaxed(&r->state); /* owner thread: its own writes */
+      if ((st & 0xff) != RS_VALID) {
+        recv_q_pop(q); /* cancelled: leaves the queue */
+        continue;
+      }
+      mcx_store_relaxed(&r->state, (st & ~0xffu) | RS_BUSY);
+    }
+    size_t size = 0;
+    int res = attempt_recv(r, &size);
+    if (res == MCX_EAGAIN) {
+      if (r != self)
+        mcx_store_release(&r->state, (mcx_load_relaxed(&r->state) & ~0xffu) | RS_VALID);
+      return 0;
+    }
+    r->result = res;
+    r->size = size;
+    recv_q_pop(q);
+    if (r == self)
+      return 1;
+    /* R-Q3 — release: the outcome before COMPLETED; pairs with the acquire
+     * in lookup() of a later test. */
+    mcx_store_release(&r->state, (mcx_load_relaxed(&r->state) & ~0xffu) | RS_COMPLETED);
+  }
+  return 0;
+}
+
+int mcx__recv_queue_drain(uint32_t kind, uint32_t handle)
+{
+  recv_q_t *q = recv_q_find(kind, handle, 0);
+  if (!q)
+    return 1;
+  recv_q_drain(q, NULL);
+  return q->head == 0;
+}
+
+static int drain_try(void *ctx)
+{
+  const mcx__req_args_t *a = ctx;
+  return mcx__recv_queue_drain(a->kind, a->ep) ? MCX_OK : MCX_EAGAIN;
+}
+
+int mcx__recv_queue_wait(uint32_t kind, uint32_t handle)
+{
+  if (mcx__recv_queue_drain(kind, handle))
+    return MCX_OK;
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__req_args_t a = {.kind = kind, .ep = handle};
+  mcx__waitpoint_t *wp = NULL;
+  mcx__endpoint_t *ep;
+  if (kind == REQ_MSG_RECV)
+    wp = mcx__ep_resolve(d, handle, &ep) ? NULL : &ep->recv_wp;
+  else
+    wp = mcx__chan_waitpoint(&a);
+  if (!wp)
+    return MCX_OK; /* the receive itself reports the bad handle */
+  return mcx__wait_until(d, wp, UINT32_MAX, drain_try, &a); /* ~0: no deadline */
 }
 
 uint32_t mcx__req_in_use(void)
@@ -76,7 +250,7 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
                    uint32_t *handle)
 {
   uint32_t idx;
-  if (alloc_slot(&idx))
+  if (alloc_slot(&idx) && (!reclaim_born_done() || alloc_slot(&idx)))
     return MCX_ENOMEM;
   mcx__req_t *r = &reqs[idx];
   uint32_t gen = mcx_load_relaxed(&r->state) >> 8; /* ours since A-Q1 */
@@ -86,9 +260,62 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
   r->a = *a;
   r->result = result;
   r->size = size;
+  mcx_store_relaxed(&r->born_done, completed ? 1u : 0u);
+  r->next = 0;
+  r->queued = 0;
   mcx_store_release(&r->state, gen << 8 | (completed ? RS_COMPLETED : RS_VALID));
   *handle = mcx__handle(idx, gen);
   return MCX_OK;
+}
+
+static int progress(mcx__req_t *r);
+
+int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size_t *size)
+{
+  uint32_t idx;
+  if (alloc_slot(&idx) && (!reclaim_born_done() || alloc_slot(&idx)))
+    return MCX_ENOMEM;
+  mcx__req_t *r = &reqs[idx];
+  uint32_t gen = mcx_load_relaxed(&r->state) >> 8; /* ours since A-Q1 */
+  if (gen == 0)
+    gen = 1;
+  mcx_store_relaxed(&r->owner_key, mcx__self.key);
+  r->a = *a;
+  r->result = 0;
+  r->size = 0;
+  mcx_store_relaxed(&r->born_done, 0);
+  r->next = 0;
+  r->queued = 0;
+  if (is_recv(a->kind)) {
+    recv_q_t *q = recv_q_find(a->kind, a->ep, 1);
+    if (q) { /* posted last: matched after every earlier request */
+      if (q->tail)
+        reqs[q->tail - 1].next = idx + 1;
+      else
+        q->head = idx + 1;
+      q->tail = idx + 1;
+      r->queued = 1;
+      mcx__recv_queued++;
+    }
+  }
+  /* The first attempt, as a test would make it (the request is BUSY). */
+  mcx_store_relaxed(&r->state, gen << 8 | RS_BUSY);
+  int done = progress(r);
+  mcx_store_relaxed(&r->born_done, (uint32_t)done);
+  /* R-Q2 — release: the outcome fields before the new state (pairs with the
+   * acquire in lookup()). */
+  mcx_store_release(&r->state, gen << 8 | (done ? RS_COMPLETED : RS_VALID));
+  *handle = mcx__handle(idx, gen);
+  *result = r->result;
+  *size = r->size;
+  return done;
+}
+
+void mcx__req_discard(uint32_t handle)
+{
+  uint32_t idx = mcx__handle_idx(handle);
+  if (idx < MCA_MAX_REQUESTS)
+    free_slot(idx, mcx__handle_gen(handle));
 }
 
 static int lookup(uint32_t handle, mcx__req_t **out, uint32_t *st)
@@ -116,8 +343,15 @@ static int progress(mcx__req_t *r)
     size = r->a.size;
     break;
   case REQ_MSG_RECV:
-    res = mcx__msg_try_recv(r->a.ep, r->a.buf, r->a.size, &size);
-    break;
+  case REQ_PKT_RECV: {
+    recv_q_t *q = r->queued ? recv_q_find(r->a.kind, r->a.ep, 0) : NULL;
+    if (!q) {
+      /* Not queued (the queue table was full when it started): on its own. */
+      res = attempt_recv(r, &size);
+      break;
+    }
+    return recv_q_drain(q, r);
+  }
   case REQ_EP_GET: {
     uint32_t h;
     res = mcx__ep_get(r->a.node_id, r->a.port, 0, &h);
@@ -141,9 +375,6 @@ static int progress(mcx__req_t *r)
   case REQ_PKT_SEND:
     res = mcx__pkt_try_send(r->a.ep, r->a.cbuf, r->a.size);
     size = r->a.size;
-    break;
-  case REQ_PKT_RECV:
-    res = mcx__pkt_try_recv(r->a.ep, (void **)r->a.buf, &size);
     break;
   default:
     res = MCX_OK;
@@ -280,8 +511,11 @@ int mcx__req_cancel(uint32_t handle)
     switch (st & 0xff) {
     case RS_VALID:
       /* Acq_rel: a later test sees the cancellation and the fields with it. */
-      if (mcx_cas_acq_rel(&r->state, &st, gen << 8 | RS_CANCELLED))
+      if (mcx_cas_acq_rel(&r->state, &st, gen << 8 | RS_CANCELLED)) {
+        if (is_recv(r->a.kind))
+          recv_q_remove(mcx__handle_idx(handle));
         return MCX_OK;
+      }
       break; /* st reloaded */
     case RS_BUSY:
       mcx_port_cpu_relax();
@@ -299,6 +533,8 @@ int mcx__req_cancel(uint32_t handle)
 
 void mcx__req_forget_all(void)
 {
+  memset(recv_qs, 0, sizeof recv_qs);
+  mcx__recv_queued = 0;
   /* A fork child runs this on its only thread before it makes any request. */
   for (uint32_t w = 0; w < NWORDS; w++)
     mcx_store_relaxed(&bitmap[w], 0);
@@ -312,5 +548,9 @@ void mcx__req_release_node(uint32_t key)
     uint32_t st = mcx_load_acquire(&reqs[i].state);
     if ((st & 0xff) != RS_FREE && mcx_load_relaxed(&reqs[i].owner_key) == key)
       free_slot(i, st >> 8);
+  }
+  if (key == mcx__self.key) { /* the finalizing thread's queues */
+    memset(recv_qs, 0, sizeof recv_qs);
+    mcx__recv_queued = 0;
   }
 }

@@ -22,11 +22,12 @@
 #include "sync/wait.h"
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
+#include "transport/buf_pool.h"
 #include "transport/mpsc_ring.h"
 #include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 1u
+#define MCX_PART_VERSION 2u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2 };
@@ -59,8 +60,8 @@ typedef struct mcx__part_hdr {
   uint64_t off_nodes, off_eps, off_rings, off_slots, off_big;
   uint64_t off_states, off_state_bufs; /* state channels (mcx_state_*) */
   /* Channels (chan.c): records, ring slots, packet pools; see mcx__chan_layout(). */
-  uint64_t off_chans, off_chan_slots, off_chan_pools;
-  uint32_t n_chans, chan_cap, chan_rcap, pkt_stride;
+  uint64_t off_chans, off_chan_slots, off_chan_pools, off_pkt_meta;
+  uint32_t n_chans, chan_cap, chan_rcap, pkt_stride, n_pkt_bufs, pad_;
   /* Control plane: node/endpoint table updates. Robust: a holder's death is
    * detected by the next locker, which repairs half-done updates. */
   MCX_ALIGNED_LINE mcx__rmutex_t admin;
@@ -85,6 +86,11 @@ typedef struct mcx__node {
    * to reserve ((ring + 1) << 48 | pos), 0 when none. Read only by recovery,
    * which tells a dead sender's orphaned reservation from a live one's. */
   mcx_atomic_u64 inflight;
+  /* The node's endpoints by creation index (endpoint slot + 1, 0 = none):
+   * at most MCAPI_MAX_ENDPOINTS per node, as in the reference, whose
+   * handles name (node, index). Written under admin (R-E3), read by every
+   * handle decode of the mca-2.0.3 profile (A-E3). */
+  mcx_atomic_u32 ep_slot[MCAPI_MAX_ENDPOINTS];
 } mcx__node_t;
 
 typedef struct mcx__endpoint {
@@ -100,7 +106,8 @@ typedef struct mcx__endpoint {
   mcx_atomic_u32 fail_on_mem_limit;
   mcx_atomic_u32 priority;
   mcx_atomic_u32 get_count;
-  mcx_atomic_u32 chan; /* channel connection (next issue); 0 = message endpoint */
+  mcx_atomic_u32 chan; /* channel connection (chan.c); 0 = message endpoint */
+  mcx_atomic_u32 ref_index; /* its index among its node's endpoints (ep_slot) */
   /* Line 1 — written by senders the first time they use a priority. */
   MCX_ALIGNED_LINE mcx_atomic_u32 used_prios;
   mcx_atomic_u32 pmq_senders; /* pmq: senders between their state check and mq_send (pmq.c) */
@@ -143,6 +150,11 @@ typedef struct mcx__domain {
   char name[64]; /* the shm object's name */
   uint32_t transport;     /* MCX_TRANSPORT_*_: the one branch of the message calls */
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
+  /* The packet buffer pool, located once at attach (chan.c). */
+  mcx__pool_view_t pkt_pool;
+  mcx_atomic_u64 *pkt_state; /* per buffer: its holder (chan.c, PB_WORD) */
+  uint8_t *pkt_bufs;
+  uint32_t pkt_stride;
 } mcx__domain_t;
 
 /** The calling thread's node (thread-local). */
@@ -162,6 +174,11 @@ static inline int mcx__is_node(void)
   return mcx__self.dom && mcx__self.fork_gen == mcx_port_fork_generation();
 }
 extern mcx_atomic_u32 mcx__debug_level;
+
+/** Whether the calling node's domain runs the mca-2.0.3 profile. @pre a node. */
+static inline int mcx__ref(void) { return mcx__self.dom->compat == MCX_COMPAT_MCA203_; }
+/** The profile of the caller's domain, or the environment's when not a node. */
+uint32_t mcx__compat_of_caller(void);
 
 static inline mcx__node_t *mcx__nodes(const mcx__domain_t *d)
 {
@@ -195,12 +212,52 @@ static inline uint32_t mcx__handle(uint32_t idx, uint32_t gen)
 static inline uint32_t mcx__handle_idx(uint32_t h) { return (h & 0xffffu) - 1; }
 static inline uint32_t mcx__handle_gen(uint32_t h) { return (h >> 16) & 0x7fffu; }
 
-/* ---- endpoint handles (inline: on every message call) */
+/* ---- endpoint and channel handles
+ *
+ * spec profile: kind << 30 | (dir << 29) | generation << 12 | (index + 1),
+ * kind 1 endpoint, 2 packet channel, 3 scalar channel: a handle of one kind
+ * given where another is expected is refused, a stale one (deleted, the slot
+ * reused: generation moved on) too. 17 bits of endpoint generation, 15 of
+ * channel generation, 12 bits of index (at most 4094 endpoints per domain).
+ *
+ * mca-2.0.3 profile: the reference's encoding, domain index << 16 | node
+ * index << 8 | endpoint index (the node's table slot, the endpoint's index
+ * among its node's endpoints); channel handles are the local endpoint's.
+ * No generation: as in the reference, a handle names whatever endpoint now
+ * has that index. */
+enum { MCX_HK_EP = 1u, MCX_HK_PKT = 2u, MCX_HK_SCL = 3u };
+#define MCX_H_IDX_MASK 0xfffu
+#define MCX_H_MAX_INDEX 4094u
+#define MCX_EP_GEN_MASK 0x1ffffu
+
+static inline uint32_t mcx__h_kind(uint32_t h) { return h >> 30; }
+static inline uint32_t mcx__h_idx(uint32_t h) { return (h & MCX_H_IDX_MASK) - 1; }
+
+/** The handle of endpoint @p idx (generation @p gen) as its domain's profile encodes it. */
+static inline uint32_t mcx__ep_handle(const mcx__domain_t *d, uint32_t idx, uint32_t gen)
+{
+  if (d->compat == MCX_COMPAT_MCA203_) {
+    const mcx__endpoint_t *e = &mcx__eps(d)[idx];
+    return mcx_load_relaxed(&e->owner_slot) << 8 | mcx_load_relaxed(&e->ref_index);
+  }
+  return MCX_HK_EP << 30 | (gen & MCX_EP_GEN_MASK) << 12 | (idx + 1);
+}
+
+/** Index of an endpoint in the domain's table. */
+static inline uint32_t mcx__ep_idx(const mcx__domain_t *d, const mcx__endpoint_t *e)
+{
+  return (uint32_t)(e - mcx__eps(d));
+}
+
+int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep);
+
 /** Resolves a handle to an active endpoint; 0, MCX_ESTALE (deleted) or MCX_EINVAL (forged). */
 static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
 {
-  uint32_t idx = mcx__handle_idx(h), gen = mcx__handle_gen(h);
-  if (h == 0 || idx >= d->hdr->max_endpoints || gen == 0)
+  if (__builtin_expect(d->compat == MCX_COMPAT_MCA203_, 0))
+    return mcx__ep_resolve_ref(d, h, ep);
+  uint32_t idx = mcx__h_idx(h), gen = (h >> 12) & MCX_EP_GEN_MASK;
+  if (mcx__h_kind(h) != MCX_HK_EP || idx >= d->hdr->max_endpoints || gen == 0)
     return MCX_EINVAL;
   mcx__endpoint_t *e = &mcx__eps(d)[idx];
   /* A-E1 — acquire: the endpoint's fields (and reset rings) are visible once
@@ -208,7 +265,7 @@ static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpo
   uint32_t st = mcx_load_acquire(&e->state);
   if ((st >> 8) != gen) {
     /* An older generation of this slot was deleted; a newer one is made up. */
-    int16_t ahead = (int16_t)(((st >> 8) - gen) << 1);
+    int32_t ahead = (int32_t)((((st >> 8) - gen) & MCX_EP_GEN_MASK) << 15);
     return ahead > 0 ? MCX_ESTALE : MCX_EINVAL;
   }
   if ((st & 0xff) == EP_ACTIVE || (st & 0xff) == EP_RECONFIG) {
@@ -216,6 +273,20 @@ static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpo
     return MCX_OK;
   }
   return MCX_ESTALE;
+}
+
+/** Whether endpoint state word @p st is the incarnation handle @p h names
+ * (always true in the mca-2.0.3 profile: its handles carry no generation). */
+static inline int mcx__ep_gen_ok(const mcx__domain_t *d, uint32_t h, uint32_t st)
+{
+  return d->compat == MCX_COMPAT_MCA203_ || (st >> 8) == ((h >> 12) & MCX_EP_GEN_MASK);
+}
+
+/** Whether handle @p h still names endpoint @p e (admin lock held: deletes and re-creates are excluded). */
+static inline int mcx__ep_still(const mcx__domain_t *d, uint32_t h, const mcx__endpoint_t *e)
+{
+  mcx__endpoint_t *now;
+  return mcx__ep_resolve(d, h, &now) == MCX_OK && now == e;
 }
 
 static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
@@ -331,6 +402,25 @@ typedef struct mcx__req_args {
  */
 int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t size,
                    uint32_t *handle);
+/**
+ * Starts a request and makes its first attempt (a receive joins the back of
+ * its endpoint's or channel's receive queue first).
+ * @return 1 completed (*result, *size set; not yet reported), 0 pending, or
+ * MCX_ENOMEM when the pool is exhausted (nothing was done).
+ */
+int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size_t *size);
+/** Frees a completed request that will never be reported (its start failed). */
+void mcx__req_discard(uint32_t handle);
+/** Pending receive requests queued by the calling thread. */
+extern MCX_TLS uint32_t mcx__recv_queued;
+/**
+ * Serves the receive queue of (@p kind, @p handle) in order.
+ * @return 1 when it is empty (a new receive may take the next item), else 0.
+ */
+int mcx__recv_queue_drain(uint32_t kind, uint32_t handle);
+/** Waits until the receive queue of (@p kind, @p handle) is empty (a blocking
+ * receive comes after every receive request posted before it). */
+int mcx__recv_queue_wait(uint32_t kind, uint32_t handle);
 /** Progress + report. @return 1 completed (result, size set), 0 pending, <0 bad handle. */
 int mcx__req_test(uint32_t handle, int *result, size_t *size);
 int mcx__req_wait(uint32_t handle, uint32_t timeout_ms, int *result, size_t *size);
@@ -354,14 +444,20 @@ enum { MCX_CHAN_SEND = 0, MCX_CHAN_RECV = 1 };
 enum { MCX_CHW_SEND = 0x1, MCX_CHW_RECV = 0x2, MCX_CHW_OPEN_PENDING = 0x4 };
 
 typedef struct mcx__chan_layout {
-  size_t off_chans, off_slots, off_pools;
-  uint32_t n, cap, rcap, stride;
+  size_t off_chans, off_slots, off_pool_meta, off_pools;
+  uint32_t n, cap, rcap, stride, nbufs;
 } mcx__chan_layout_t;
 
 /** Reserves the channel region from @p off on; returns the new end. */
 size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_layout_t *l);
 /** Writes the layout into a new partition's header. */
 void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l);
+/** Locates the packet pool of a checked partition. */
+void mcx__chan_attach(mcx__domain_t *d);
+/** Fills a new partition's packet pool (creator, before the header is published). */
+void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l);
+/** Returns the pool buffers held by node slot @p slot (dead; admin lock held). */
+void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
 /** MCAPI_ENDP_STATUS_* flags of an endpoint's chan word. */
 uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t chan_word);
 /** Finalize: the endpoint leaves its channel (admin lock held). */
@@ -371,8 +467,9 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type);
 int mcx__chan_open_start(uint32_t ep, uint32_t type, uint32_t dir);
 /** 0 open (handle set), MCX_EAGAIN pending, or why it failed. */
 int mcx__chan_open_progress(uint32_t ep, uint32_t type, uint32_t dir, uint32_t *handle);
-int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir);
-int mcx__chan_close_progress(uint32_t handle);
+/** Starts a close; *canon receives the side's canonical handle for close_progress. */
+int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir, uint32_t *canon);
+int mcx__chan_close_progress(uint32_t canon);
 /** Checks a handle for a data call (type, direction, owner, open). */
 int mcx__chan_check(uint32_t handle, uint32_t type, uint32_t dir);
 

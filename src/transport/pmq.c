@@ -508,7 +508,7 @@ static int send_attempt(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to, con
   /* P2 — seq_cst RMW, then a seq_cst load of state; pairs with P1 (resize). */
   mcx_fetch_add_seq_cst(&dst->pmq_senders, 1);
   uint32_t st = mcx_load_seq_cst(&dst->state);
-  if ((st >> 8) != mcx__handle_gen(to) || ((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG)) {
+  if (!mcx__ep_gen_ok(d, to, st) || ((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG)) {
     r = MCX_ECLOSED; /* deleted while we were sending */
   } else if ((st & 0xff) == EP_RECONFIG) {
     r = MCX_EBUSY;
@@ -516,7 +516,7 @@ static int send_attempt(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to, con
     /* The state load (seq_cst, so acquire) pairs with R-E1: the epoch of
      * this active incarnation is visible. */
     uint32_t epoch = mcx_load_relaxed(&dst->ring_epoch);
-    uint32_t idx = mcx__handle_idx(to);
+    uint32_t idx = mcx__ep_idx(d, dst);
     pmq_q_t *q;
     r = q_get(d, dst, idx, epoch, dl != 0, &q);
     if (r == MCX_OK) {
@@ -576,7 +576,7 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
 static int recv_attempt(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, size_t cap,
                         size_t *size, uint64_t dl)
 {
-  uint32_t idx = mcx__handle_idx(h);
+  uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t epoch = mcx_load_relaxed(&ep->ring_epoch); /* only we (the owner) re-size */
   pmq_q_t *q;
   int r = q_get(d, ep, idx, epoch, dl != 0, &q);
@@ -639,7 +639,7 @@ int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, 
 
 int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32_t *count)
 {
-  uint32_t idx = mcx__handle_idx(h);
+  uint32_t idx = mcx__ep_idx(d, ep);
   pmq_q_t *q;
   int r = q_get(d, ep, idx, mcx_load_relaxed(&ep->ring_epoch), 0, &q);
   if (r)
@@ -777,8 +777,11 @@ int mcx__pmq_scl_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width,
     memcpy(&rx->pb_value, m + 1, 8);
     rx->pb_valid = 1;
   }
-  if (rx->pb_width != width)
-    return MCX_EWIDTH; /* kept: a receive of the right width gets it */
+  if (rx->pb_width != width) {
+    if (d->compat == 2 /* MCX_COMPAT_MCA203_ */)
+      rx->pb_valid = 0; /* the reference consumes it */
+    return MCX_EWIDTH; /* spec: kept, a receive of the right width gets it */
+  }
   rx->pb_valid = 0;
   *value = rx->pb_value;
   return MCX_OK;
@@ -791,6 +794,8 @@ int mcx__pmq_scl_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width,
   memcpy(m + 1, &value, 8);
   return mcx__pmq_chan_put(d, c, m, sizeof m);
 }
+
+size_t mcx__pmq_pkt_size(const mcx__domain_t *d) { return d->pmq->pkt_size; }
 
 int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
                      void **out, size_t *len)

@@ -110,6 +110,8 @@ int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, 
                      void **out, size_t *len);
 /** Which channel record and buffer a pointer handed out by mcx__pmq_pkt_get is. */
 int mcx__pmq_pkt_locate(const mcx__domain_t *d, const void *p, uint32_t *idx, uint32_t *b);
+/** Largest packet a channel queue carries (bytes of a local pool buffer in use). */
+size_t mcx__pmq_pkt_size(const mcx__domain_t *d);
 /** Items queued (plus a scalar in the push-back). */
 int mcx__pmq_chan_count(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t *count);
 

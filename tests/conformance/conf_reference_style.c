@@ -73,9 +73,11 @@ int main(void)
   mca_request_t ra, rb;
   mcapi_request_t *requests[2] = {&ra, &rb};
   mcapi_msg_recv_i(me, buf_a, sizeof buf_a, &ra, &status);
-  EXPECT(status, MCAPI_PENDING, "recv_i a");
+  if (status != MCAPI_SUCCESS) /* SUCCESS when a message was already there */
+    EXPECT(status, MCAPI_PENDING, "recv_i a");
   mcapi_msg_recv_i(me, buf_b, sizeof buf_b, &rb, &status);
-  EXPECT(status, MCAPI_PENDING, "recv_i b");
+  if (status != MCAPI_SUCCESS) /* SUCCESS when a message was already there */
+    EXPECT(status, MCAPI_PENDING, "recv_i b");
   /* Two receives in flight; the requests may complete in either order, but
    * every message must arrive exactly once. */
   int got = 0, posted = 2;
@@ -98,7 +100,8 @@ int main(void)
     got++;
     if (posted < NUM_MSGS + 1) { /* keep two in flight; the last one gets cancelled */
       mcapi_msg_recv_i(me, i == 0 ? buf_a : buf_b, 64, requests[i], &status);
-      EXPECT(status, MCAPI_PENDING, "recv_i again");
+      if (status != MCAPI_SUCCESS) /* SUCCESS when a message was already there */
+        EXPECT(status, MCAPI_PENDING, "recv_i again");
       posted++;
     }
   }

@@ -229,7 +229,7 @@ static int in_child(int (*fn)(void))
 
 static int child_small_rlimit(void)
 {
-  struct rlimit rl = {4096, 4096};
+  struct rlimit rl = {1024, 1024}; /* below the smallest queue of 1024-byte messages */
   if (setrlimit(RLIMIT_MSGQUEUE, &rl) != 0)
     return 10;
   init_pmq(34, 1, 0);
@@ -238,7 +238,7 @@ static int child_small_rlimit(void)
   mcx_pmq_limits_t l;
   mcx_pmq_limits(&l);
   int ok = st == MCAPI_ERR_MEM_LIMIT && strstr(l.last_error, "RLIMIT_MSGQUEUE") != NULL;
-  printf("   endpoint_create under RLIMIT_MSGQUEUE 4096: status %u, \"%s\"\n", st, l.last_error);
+  printf("   endpoint_create under RLIMIT_MSGQUEUE 1024: status %u, \"%s\"\n", st, l.last_error);
   fini();
   return ok && mcx_test_failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,82 @@
+/**
+ * @file buf_pool.h
+ * @brief The domain's packet buffer pool: a lock-free stack of buffer indices
+ * in the partition (Treiber stack, ABA-tagged head), shared by every channel
+ * of the domain, as the reference implementation has one pool per domain.
+ *
+ * A channel keeps the buffers its receiver releases on its own return ring
+ * (single producer, single consumer: no locked instruction) and reuses them
+ * first; the pool is touched when that ring is empty (a burst, the start of a
+ * connection) and when buffers outlive their connection (released after a
+ * close, left queued at tear-down, held by a node that died).
+ *
+ * The pool lives in shared memory that another process may have corrupted:
+ * every index read from it is checked against the geometry copied into
+ * process memory (the view), so a bad link ends the pop (ENOMEM) instead of
+ * addressing memory outside the pool.
+ */
+#ifndef MCX_TRANSPORT_BUF_POOL_H
+#define MCX_TRANSPORT_BUF_POOL_H
+
+#include <stdint.h>
+
+#include "common/mcx_atomic.h"
+#include "common/mcx_err.h"
+
+/** Pool header: the head word (tag << 32 | index + 1; 0 = empty). */
+typedef struct mcx__pool_hdr {
+  MCX_ALIGNED_LINE mcx_atomic_u64 head; /* CAS by every sender and releaser */
+} mcx__pool_hdr_t;
+
+/** Where the pool's pieces are, in process memory (checked at attach). */
+typedef struct mcx__pool_view {
+  mcx__pool_hdr_t *hdr;
+  mcx_atomic_u32 *next; /* next[b]: index + 1 of the buffer below b on the stack */
+  uint32_t n;           /* buffers */
+} mcx__pool_view_t;
+
+/** Pushes buffer @p b (caller owns it; its last use happens before). */
+static inline void mcx__pool_put(const mcx__pool_view_t *v, uint32_t b)
+{
+  uint64_t old = mcx_load_relaxed(&v->hdr->head);
+  for (;;) {
+    mcx_store_relaxed(&v->next[b], (uint32_t)old); /* published by the CAS below */
+    uint64_t nw = ((old >> 32) + 1) << 32 | (b + 1);
+    /* R-P2 — release: the link and our last writes to the buffer happen
+     * before another thread pops it; pairs with A-P2 in mcx__pool_get. */
+    if (mcx_cas_release(&v->hdr->head, &old, nw))
+      return;
+  }
+}
+
+/** Pops a buffer into @p b. @return MCX_OK or MCX_ENOMEM (empty or corrupt). */
+static inline int mcx__pool_get(const mcx__pool_view_t *v, uint32_t *b)
+{
+  /* A-P2 — acquire: pairs with R-P2 (the pusher's link and buffer writes). */
+  uint64_t old = mcx_load_acquire(&v->hdr->head);
+  for (;;) {
+    uint32_t top = (uint32_t)old;
+    if (top == 0 || top > v->n)
+      return MCX_ENOMEM; /* empty, or a corrupt head: no buffer */
+    /* The link may be stale if another popper won meanwhile: the tag in the
+     * head makes our CAS fail then. Checked, as it comes from shared memory. */
+    uint32_t nx = mcx_load_relaxed(&v->next[top - 1]);
+    if (nx > v->n)
+      nx = 0;
+    uint64_t nw = ((old >> 32) + 1) << 32 | nx;
+    if (mcx_cas_acquire(&v->hdr->head, &old, nw)) {
+      *b = top - 1;
+      return MCX_OK;
+    }
+  }
+}
+
+/** Fills a fresh pool: buffer 0 on top. Creator only, before publication. */
+static inline void mcx__pool_init(const mcx__pool_view_t *v)
+{
+  for (uint32_t b = 0; b < v->n; b++)
+    mcx_store_relaxed(&v->next[b], b + 1 < v->n ? b + 2 : 0);
+  mcx_store_relaxed(&v->hdr->head, v->n ? 1 : 0); /* published with the partition (R-P1) */
+}
+
+#endif

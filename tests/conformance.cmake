@@ -1,0 +1,54 @@
+# Conformance programs (tests/conformance/conf_*.c): MCAPI applications written
+# as for the reference implementation (mca-2.0.3), built against the public
+# headers only and linked with libmca.a. Each runs in the spec profile; a name
+# ending in _203 runs in the mca-2.0.3 profile instead; those listed below run
+# in both (<name>_203, or conf_<topic>_spec for a _203 program). Every
+# registration runs once more with MCX_LOCKING=global (<name>_global).
+set(MCX_CONF_DIR ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
+set(MCX_CONF_INCLUDES ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo
+  conf_close_held)
+set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203)
+
+function(mcx_conf_register test cmd env)
+  add_test(NAME ${test} COMMAND ${cmd})
+  set_tests_properties(${test} PROPERTIES LABELS conformance TIMEOUT 60 ENVIRONMENT "${env}")
+  add_test(NAME ${test}_global COMMAND ${cmd})
+  set_tests_properties(${test}_global PROPERTIES LABELS conformance TIMEOUT 60
+    ENVIRONMENT "${env};MCX_LOCKING=global")
+endfunction()
+
+# conf_headers checks header names: it is compiled when the test runs, so a
+# missing name fails that test and not the build.
+separate_arguments(MCX_CONF_CFLAGS UNIX_COMMAND "${CMAKE_C_FLAGS}")
+set(MCX_CONF_COMPILE sh ${MCX_CONF_DIR}/compile_run.sh ${CMAKE_C_COMPILER}
+  $<TARGET_FILE:mca_static> -std=gnu11 -Wall -Wextra
+  -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include ${MCX_CONF_CFLAGS})
+
+file(GLOB MCX_CONF_SOURCES CONFIGURE_DEPENDS ${MCX_CONF_DIR}/conf_*.c)
+foreach(src ${MCX_CONF_SOURCES})
+  get_filename_component(n ${src} NAME_WE)
+  if(n STREQUAL "conf_headers")
+    set(cmd ${MCX_CONF_COMPILE} ${src})
+  else()
+    add_executable(${n} ${src})
+    target_include_directories(${n} PRIVATE ${MCX_CONF_INCLUDES})
+    target_compile_options(${n} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+    target_link_libraries(${n} PRIVATE mca_static)
+    # gnu11: programs are built with the compiler's defaults, not strict ISO C.
+    set_target_properties(${n} PROPERTIES C_EXTENSIONS ON)
+    set(cmd ${n})
+  endif()
+  if(n MATCHES "_203$")
+    mcx_conf_register(${n} "${cmd}" "MCX_COMPAT=mca-2.0.3")
+    if(n IN_LIST MCX_CONF_SPEC_TOO)
+      string(REGEX REPLACE "_203$" "_spec" spec_name ${n})
+      mcx_conf_register(${spec_name} "${cmd}" "MCX_COMPAT=spec")
+    endif()
+  else()
+    mcx_conf_register(${n} "${cmd}" "MCX_COMPAT=spec")
+    if(n IN_LIST MCX_CONF_BOTH)
+      mcx_conf_register(${n}_203 "${cmd}" "MCX_COMPAT=mca-2.0.3")
+    endif()
+  endif()
+endforeach()

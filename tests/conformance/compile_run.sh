@@ -1,0 +1,12 @@
+#!/bin/sh
+# Compiles a conformance program when its test runs, links it with libmca.a,
+# and runs it: a header name that is missing fails the test, not the build.
+# Usage: compile_run.sh <cc> <libmca.a> [compiler flags...] <source.c>
+set -e
+cc=$1
+lib=$2
+shift 2
+dir=$(mktemp -d "${TMPDIR:-/tmp}/mca_conf.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$cc" "$@" -o "$dir/prog" "$lib" -pthread -lrt
+"$dir/prog"

@@ -1,0 +1,139 @@
+/*
+ * mca-2.0.3 profile: a channel handle is numerically the local endpoint's
+ * handle; the endpoint handle works in channel sends and receives; the
+ * handle stays valid after a close, so a second close reports
+ * MCAPI_ERR_CHAN_NOTOPEN.
+ */
+#include <mcapi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DOMAIN 1
+
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
+
+static const char *status_name(mcapi_status_t status, char *buf, size_t size)
+{
+  const char *name = mcapi_display_status(status, buf, size);
+  return name ? name : "(not a status code)";
+}
+
+/* Any wrong status ends the program with a FAIL line. */
+static void check_status(mcapi_status_t got, mcapi_status_t want, const char *what, int line)
+{
+  if (got != want) {
+    char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
+    printf("FAIL %s (line %d): status %s, expected %s\n", what, line, status_name(got, g, sizeof g),
+           status_name(want, w, sizeof w));
+    fflush(stdout);
+    exit(1);
+  }
+}
+#define CHECK(status, want, what) check_status((status), (want), (what), __LINE__)
+
+/* Any wrong data ends the program with a FAIL line. */
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL line %d: ", __LINE__);                                                          \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+static void watchdog(int sig)
+{
+  static const char msg[] = "FAIL watchdog: the program did not finish within 30 s\n";
+  (void)sig;
+  if (write(1, msg, sizeof msg - 1) < 0)
+    _exit(3);
+  _exit(2);
+}
+#define START_WATCHDOG() (signal(SIGALRM, watchdog), alarm(30))
+
+#define NODE 1
+
+/* One node opens both sides: send side first, so the open works whether or not opens synchronize.
+ */
+static void open_packet_channel(mcapi_endpoint_t s, mcapi_endpoint_t r,
+                                mcapi_pktchan_send_hndl_t *sh, mcapi_pktchan_recv_hndl_t *rh)
+{
+  mcapi_status_t status;
+  mcapi_request_t rc, rs, rr;
+  size_t size;
+  mcapi_pktchan_connect_i(s, r, &rc, &status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_connect_i status %u",
+         (unsigned)status);
+  mcapi_wait(&rc, &size, 5000, &status);
+  CHECK(status, MCAPI_SUCCESS, "connect");
+  mcapi_pktchan_send_open_i(sh, s, &rs, &status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u",
+         (unsigned)status);
+  mcapi_pktchan_recv_open_i(rh, r, &rr, &status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u",
+         (unsigned)status);
+  mcapi_wait(&rs, &size, 5000, &status);
+  CHECK(status, MCAPI_SUCCESS, "send side open");
+  mcapi_wait(&rr, &size, 5000, &status);
+  CHECK(status, MCAPI_SUCCESS, "receive side open");
+}
+
+int main(void)
+{
+  mcapi_status_t status;
+  mcapi_info_t info;
+  mcapi_request_t request;
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_recv_hndl_t rh;
+  void *buf;
+  size_t size;
+
+  START_WATCHDOG();
+  mcapi_initialize(DOMAIN, NODE, NULL, &parms, &info, &status);
+  CHECK(status, MCAPI_SUCCESS, "initialize");
+  mcapi_endpoint_t s = mcapi_endpoint_create(1, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  mcapi_endpoint_t r = mcapi_endpoint_create(2, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  open_packet_channel(s, r, &sh, &rh);
+  EXPECT(rh == r, "receive handle %#x, expected the receive endpoint's handle %#x", (unsigned)rh,
+         (unsigned)r);
+  EXPECT(sh == s, "send handle %#x, expected the send endpoint's handle %#x", (unsigned)sh,
+         (unsigned)s);
+
+  mcapi_pktchan_send(s, "via endpoint", 13, &status);
+  CHECK(status, MCAPI_SUCCESS, "pktchan_send with the send endpoint's handle");
+  mcapi_pktchan_recv(r, &buf, &size, &status);
+  CHECK(status, MCAPI_SUCCESS, "pktchan_recv with the receive endpoint's handle");
+  EXPECT(size == 13 && strcmp((char *)buf, "via endpoint") == 0, "received '%s'", (char *)buf);
+  mcapi_pktchan_release(buf, &status);
+  CHECK(status, MCAPI_SUCCESS, "pktchan_release");
+
+  mcapi_pktchan_recv_close_i(rh, &request, &status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_close_i status %u",
+         (unsigned)status);
+  mcapi_wait(&request, &size, 1000, &status);
+  CHECK(status, MCAPI_SUCCESS, "receive side close");
+  mcapi_pktchan_recv_close_i(rh, &request, &status);
+  CHECK(status, MCAPI_ERR_CHAN_NOTOPEN, "second pktchan_recv_close_i");
+
+  mcapi_pktchan_send_close_i(sh, &request, &status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
+         (unsigned)status);
+  mcapi_wait(&request, &size, 1000, &status);
+  CHECK(status, MCAPI_SUCCESS, "send side close");
+  mcapi_pktchan_send_close_i(sh, &request, &status);
+  CHECK(status, MCAPI_ERR_CHAN_NOTOPEN, "second pktchan_send_close_i");
+
+  mcapi_finalize(&status);
+  CHECK(status, MCAPI_SUCCESS, "finalize");
+  printf("chan_handle_203: PASSED\n");
+  return 0;
+}
