@@ -113,7 +113,7 @@ static int ideal_recv(bench_ctx_t *c, void *h, void *buf)
   return 0;
 }
 const bench_ops_t bench_peer_ideal = {"ideal_ring", ideal_prepare, ideal_open, ideal_send,
-                                      ideal_recv, ideal_close, ideal_destroy, 0, 0, 0};
+                                      ideal_recv, ideal_close, ideal_destroy, 0, 0, 0, NULL, NULL, NULL};
 
 /* ------------------------------------------------ mutex + condvar queue */
 struct mq_dir {
@@ -196,7 +196,7 @@ static int mutex_recv(bench_ctx_t *c, void *h, void *buf)
   return 0;
 }
 const bench_ops_t bench_peer_mutex = {"mutex_condvar", mutex_prepare, generic_open, mutex_send,
-                                      mutex_recv, generic_close, mutex_destroy, 0, 0, 0};
+                                      mutex_recv, generic_close, mutex_destroy, 0, 0, 0, NULL, NULL, NULL};
 
 /* ------------------------------------------------ pipe and Unix socket pair */
 struct fds {
@@ -281,9 +281,9 @@ static int fd_recv(bench_ctx_t *c, void *h, void *buf)
   return read_all(((struct fds *)s->q)->in[s->side], buf, c->size);
 }
 const bench_ops_t bench_peer_pipe = {"pipe", pipe_prepare, generic_open, fd_send, fd_recv,
-                                     generic_close, fds_destroy, 0, 0, 0};
+                                     generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL};
 const bench_ops_t bench_peer_socket = {"unix_socketpair", socket_prepare, generic_open, fd_send,
-                                       fd_recv, generic_close, fds_destroy, 0, 0, 0};
+                                       fd_recv, generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL};
 
 /* ------------------------------------------------ POSIX message queues */
 struct pmq {
@@ -345,7 +345,7 @@ static int mqueue_recv(bench_ctx_t *c, void *h, void *buf)
   }
 }
 const bench_ops_t bench_peer_mqueue = {"posix_mqueue", mqueue_prepare, generic_open, mqueue_send,
-                                       mqueue_recv, generic_close, mqueue_destroy, 0, 0, 0};
+                                       mqueue_recv, generic_close, mqueue_destroy, 0, 0, 0, NULL, NULL, NULL};
 
 /* ------------------------------------------------ one-core ping-pong references */
 /* One mailbox per direction: a counter and up to 64 bytes of payload. */
@@ -401,6 +401,6 @@ static int mbox_get(bench_ctx_t *c, struct side_h *s, void *buf, int futex)
 static int yield_recv(bench_ctx_t *c, void *h, void *buf) { return mbox_get(c, h, buf, 0); }
 static int futex_recv(bench_ctx_t *c, void *h, void *buf) { return mbox_get(c, h, buf, 1); }
 const bench_ops_t bench_peer_yield = {"sched_yield_pingpong", mbox_prepare, generic_open,
-                                      yield_send, yield_recv, generic_close, mbox_destroy, 64, 1, 0};
+                                      yield_send, yield_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL};
 const bench_ops_t bench_peer_futex = {"futex_pingpong", mbox_prepare, generic_open, futex_send,
-                                      futex_recv, generic_close, mbox_destroy, 64, 1, 0};
+                                      futex_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL};

@@ -127,4 +127,4 @@ int b_recv(bench_ctx_t *c, void *h, void *buf)
 }  // namespace
 
 extern "C" const bench_ops_t bench_peer_boost = {"boost_spsc_queue", b_prepare, b_open, b_send,
-                                                 b_recv, b_close, b_destroy, 0, 0, 0};
+                                                 b_recv, b_close, b_destroy, 0, 0, 0, NULL, NULL, NULL};

@@ -114,12 +114,12 @@ static int ck_recv(bench_ctx_t *c, void *h, void *buf)
   return 0;
 }
 const bench_ops_t bench_peer_ck = {"ck_ring_spsc", ck_prepare, ck_open, ck_send, ck_recv,
-                                   ck_close, ck_destroy, 64, 0, 0};
+                                   ck_close, ck_destroy, 64, 0, 0, NULL, NULL, NULL};
 #else
 static int ck_absent(bench_ctx_t *c)
 {
   bench_fail(c, BENCH_NA, "ck_ring.h not found at build time (install libck-dev)");
   return BENCH_NA;
 }
-const bench_ops_t bench_peer_ck = {"ck_ring_spsc", ck_absent, 0, 0, 0, 0, 0, 64, 0, 0};
+const bench_ops_t bench_peer_ck = {"ck_ring_spsc", ck_absent, 0, 0, 0, 0, 0, 64, 0, 0, NULL, NULL, NULL};
 #endif

@@ -27,8 +27,25 @@ void mcx_param_init(mcapi_param_t *p);
  */
 void mcx_set_wait_policy(unsigned spins, unsigned yields);
 
-/** The calling node's domain locking mode (MCX_LOCKING_LOCKFREE or _GLOBAL), 0 if not a node. */
+/**
+ * The third locking mode (init parameter `locking`, or MCX_LOCKING=kernel): the
+ * lock-based reference design's lock, one process-shared System V semaphore
+ * taken (semop) around every queue operation, beside MCX_LOCKING_GLOBAL's
+ * user-space reader/writer lock. Same rings, same API, same tests.
+ */
+#define MCX_LOCKING_KERNEL ((mcx_locking_t)3)
+
+/** The calling node's domain locking mode (MCX_LOCKING_LOCKFREE, _GLOBAL or _KERNEL), 0 if not a node. */
 mcx_locking_t mcx_locking(void);
+
+/**
+ * @brief System calls the calling thread made inside libmca so far: futex
+ * waits and wakes (@p futex_calls) and, in the kernel locking mode, semop
+ * calls on the domain's semaphore (@p semop_calls). Monotonic per thread;
+ * read before and after a piece of work for its calls per item. Either
+ * pointer may be NULL. Any thread, node or not.
+ */
+void mcx_thread_syscalls(mca_uint64_t *futex_calls, mca_uint64_t *semop_calls);
 
 /** The calling node's compatibility profile (MCX_COMPAT_SPEC or _MCA203), 0 if not a node. */
 mcx_compat_t mcx_compat(void);

@@ -12,6 +12,31 @@
 #define MRAPI_IMPL_SPEC_H
 
 #include "mca.h"
+#include "mca_config.h"
+
+/* Programs written for the reference implementation rely on mrapi.h pulling
+ * in what its implementation header includes (pthreads, SysV IPC, errno ...)
+ * and on mca_utils.h. The library itself is built without them: its sources
+ * include OS headers only through ports/. */
+#ifndef MCX_BUILDING_LIBMCA
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "mca_utils.h"
+#endif
 
 /** Mutexes, semaphores, reader/writer locks and shared-memory segments per domain. */
 #ifndef MRAPI_MAX_MUTEXES
@@ -26,6 +51,25 @@
 #ifndef MRAPI_MAX_SHMEMS
 #define MRAPI_MAX_SHMEMS 32
 #endif
+/** Remote-memory objects per domain. */
+#ifndef MRAPI_MAX_RMEMS
+#define MRAPI_MAX_RMEMS 32
+#endif
+/** Units of one semaphore (its lock limit) at most; more is MRAPI_ERR_SEM_LOCKLIMIT. */
+#define MRAPI_MAX_SHARED_LOCKS 32
+/** Outstanding MRAPI requests of one process (remote-memory _i calls). */
+#define MRAPI_MAX_REQUESTS MCA_MAX_REQUESTS
+/** Domains one process may join. */
+#define MRAPI_MAX_DOMAINS MCA_MAX_DOMAINS
+/** Resource callbacks registered at once, per domain and process. */
+#define MRAPI_MAX_CALLBACKS 10
+/** The default remote-memory access type. */
+#define MRAPI_RMEM_DEFAULT MRAPI_RMEM_DUMMY
+/** The reference implementation's debug print (mca_utils.h). */
+#define mrapi_dprintf mca_dprintf
+/** The reference implementation's thread-local storage keyword. */
+#define TLS _Thread_local
+
 /** Largest shared-memory segment (bytes). */
 #ifndef MRAPI_MAX_SHMEM_SIZE
 #define MRAPI_MAX_SHMEM_SIZE (1u << 30)
@@ -66,6 +110,70 @@ typedef struct {
   mca_boolean_t error_ext;
   mca_boolean_t domain_shared;
 } mrapi_shmem_attributes_t;
+
+typedef struct {
+  mca_boolean_t error_ext;
+  mca_boolean_t domain_shared;
+} mrapi_rmem_attributes_t;
+
+/** The reference implementation's common attribute type (kept for its name;
+ * libmca's calls take the per-kind types above). */
+typedef struct {
+  mca_boolean_t ext_error_checking;
+  mca_boolean_t shared_across_domains;
+  mca_boolean_t recursive;
+  void *mem_addr;
+  mca_uint32_t mem_size;
+} mrapi_impl_attributes_t;
+
+/** Kinds of lock (reference implementation's names). */
+typedef enum { RWL, SEM, MUTEX } lock_type;
+
+/* ---------------------------------------------------------- metadata */
+
+/** Kind of a node of the resource tree. */
+typedef enum {
+  CPU,          /**< a processing unit (logical processor) */
+  CACHE,        /**< a data or unified cache */
+  MEM,          /**< main memory (one per NUMA node) */
+  CORE_COMPLEX, /**< a core or package grouping processors */
+  CROSSBAR,     /**< an interconnect (none on a PC: filter gives an empty tree) */
+  SYSTEM,       /**< the root */
+} mrapi_resource_type;
+
+/** Whether an attribute is fixed or counts something while started. */
+typedef enum {
+  MRAPI_ATTR_STATIC,
+  MRAPI_ATTR_DYNAMIC,
+} mrapi_attribute_static;
+
+/** Events a resource callback may be registered for. */
+typedef enum {
+  MRAPI_EVENT_POWER_MANAGEMENT,
+  MRAPI_EVENT_CROSSBAR_BUFFER_UNDER_20PERCENT,
+  MRAPI_EVENT_CROSSBAR_BUFFER_OVER_80PERCENT,
+} mrapi_event_t;
+
+/**
+ * One node of a resource tree returned by mrapi_resources_get(): the fields
+ * are those of the reference implementation, readable by programs; the
+ * tree is the caller's until mrapi_resource_tree_free().
+ * attribute_types[i] points at a mrapi_uint32_t holding the value's size in
+ * bytes (0: "not supported" on this machine); attribute_values[i] at the
+ * value (static attributes); attribute_static[i] at its kind;
+ * attribute_started[i] at whether a dynamic attribute is counting.
+ */
+typedef struct mrapi_resource_type {
+  char *name;
+  mrapi_resource_type resource_type;
+  mca_uint32_t number_of_children;
+  struct mrapi_resource_type **children;
+  mca_uint32_t number_of_attributes;
+  void **attribute_types;
+  void **attribute_values;
+  mrapi_attribute_static **attribute_static;
+  mca_boolean_t **attribute_started;
+} mrapi_resource_t;
 
 /**
  * Reference-implementation compatibility for the atomic extensions: the

@@ -34,6 +34,8 @@ void mcx_port_sleep_ns(uint64_t ns);
 int mcx_port_futex_wait(mcx_atomic_u32 *addr, uint32_t expected, uint64_t deadline_ns, int shared);
 /** Wakes up to @p n waiters on @p addr; returns how many were woken. */
 int mcx_port_futex_wake(mcx_atomic_u32 *addr, int n, int shared);
+/** Futex system calls the calling thread made through the two calls above. */
+uint64_t mcx_port_futex_calls(void);
 
 /* ---- scheduling */
 void mcx_port_yield(void);

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what building, testing and benchmarking libmca need on Debian, if
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
-# peer baselines (Boost.Lockfree, Concurrency Kit), matplotlib and SimPy.
+# peer baselines (Boost.Lockfree, Concurrency Kit), libclang for `mca hint`,
+# peer baselines (Boost.Lockfree, Concurrency Kit, ZeroMQ, nng, iceoryx),
+# matplotlib and SimPy.
 # Safe to run again: it only installs what is absent.
 set -euo pipefail
 
@@ -15,6 +17,17 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 [ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
 [ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
+# libclang and its Python binding for `mca hint` (Debian's, under /usr/lib/python3)
+[ -f /usr/lib/python3/dist-packages/clang/cindex.py ] || need_apt+=(python3-clang libclang-dev)
+# hwloc: the machine topology for MRAPI metadata (optional: MCX_WITH_HWLOC; /sys otherwise).
+[ -f /usr/include/hwloc.h ] || need_apt+=(libhwloc-dev)
+# Messaging peers of `mca bench` (each optional; a peer that is absent is skipped).
+[ -f /usr/include/zmq.h ] || need_apt+=(libzmq3-dev)
+[ -f /usr/include/nng/nng.h ] || need_apt+=(libnng-dev)
+if [ ! -f /usr/include/iceoryx_binding_c/publisher.h ] && [ -z "$(ls -d /usr/include/iceoryx/*/iceoryx_binding_c 2>/dev/null)" ] &&
+  apt-cache show libiceoryx-binding-c-dev >/dev/null 2>&1; then
+  need_apt+=(iceoryx libiceoryx-binding-c-dev)
+fi
 
 # Optional parts, on request:
 #   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)

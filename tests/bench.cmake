@@ -6,10 +6,12 @@ set(MCA_TOPOS ${PROJECT_SOURCE_DIR}/tools/mca/topologies)
 
 # bench: a tiny run exits 0 and writes valid JSON of the documented schema
 add_test(NAME bench_smoke_json COMMAND sh -c
-  "'${MCA_BIN}' bench --smoke --no-progress --json '${CMAKE_CURRENT_BINARY_DIR}/bench_smoke.json' >/dev/null && python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); assert d['schema']=='mca-bench/1' and d['cells'] and d['targets'] and d['machine']['cpus']>=1\" '${CMAKE_CURRENT_BINARY_DIR}/bench_smoke.json'")
+  "'${MCA_BIN}' bench --smoke --no-progress --json '${CMAKE_CURRENT_BINARY_DIR}/bench_smoke.json' >/dev/null && python3 '${CMAKE_CURRENT_SOURCE_DIR}/bench_check_json.py' '${CMAKE_CURRENT_BINARY_DIR}/bench_smoke.json'")
 set_tests_properties(bench_smoke_json PROPERTIES LABELS "unit;bench" TIMEOUT 120 RUN_SERIAL TRUE)
 add_test(NAME bench_rejects_bad_option COMMAND ${MCA_EXPECT} 2 "--repeat must be" ${MCA_BIN} bench --repeat 0)
 set_tests_properties(bench_rejects_bad_option PROPERTIES LABELS "unit;bench")
+add_test(NAME bench_rejects_bad_cpus COMMAND ${MCA_EXPECT} 2 "--cpus: expected online CPU numbers" ${MCA_BIN} bench --cpus 0,99999)
+set_tests_properties(bench_rejects_bad_cpus PROPERTIES LABELS "unit;bench")
 
 # report: the smoke JSON turns into one self-contained HTML page with embedded plots
 add_test(NAME report_from_smoke_json COMMAND sh -c
@@ -48,3 +50,9 @@ set_tests_properties(stress_bad_missing_comma stress_bad_undeclared_node stress_
 add_test(NAME bench_hpc_per_item COMMAND ${MCA_EXPECT} 0 "receiver: task-clock=[0-9.e+-]+ ns/item"
   ${MCA_BIN} bench --smoke --no-sweep --no-peers --hpc --only "msg\\.lockfree\\.spread\\.in\\.shm\\.24B")
 set_tests_properties(bench_hpc_per_item PROPERTIES LABELS "unit;bench" TIMEOUT 120)
+
+# the latency histogram of mca bench (tools/mca/bench_hist.c) is tested on its own
+target_sources(unit_test_bench_hist PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c)
+# and the sample hygiene (slow samples excluded, unstable cells without a figure)
+target_sources(unit_test_bench_hygiene PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_hygiene.c
+  ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c ${PROJECT_SOURCE_DIR}/tools/mca/bench_util.c)

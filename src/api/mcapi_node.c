@@ -43,7 +43,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
   }
   if (init_parameters) {
     const mcapi_param_t *p = init_parameters;
-    if ((unsigned)p->locking > MCX_LOCKING_GLOBAL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
+    if ((unsigned)p->locking > MCX_LOCKING_KERNEL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
         (unsigned)p->transport > MCX_TRANSPORT_PMQ ||
         (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1)))) ||
         (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600))) {
@@ -167,7 +167,7 @@ MCX_API void mcapi_node_get_attribute(mcapi_domain_t domain_id, mcapi_node_t nod
     return;
   }
   if (attribute_num != MCAPI_NODE_ATTR_TYPE) {
-    SET(MCAPI_ERR_ATTR_NUM);
+    SET(mcx__ref() ? MCAPI_ERR_ATTR_NOTSUPPORTED : MCAPI_ERR_ATTR_NUM);
     return;
   }
   if (attribute_size != sizeof(mcapi_uint_t)) {
@@ -204,7 +204,15 @@ MCX_API mcx_locking_t mcx_locking(void)
 {
   if (!mcx__is_node())
     return MCX_LOCKING_DEFAULT;
-  return mcx__self.dom->locking == MCX_LOCK_GLOBAL ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
+  return (mcx_locking_t)mcx__self.dom->locking; /* MCX_LOCK_* == MCX_LOCKING_* */
+}
+
+MCX_API void mcx_thread_syscalls(mca_uint64_t *futex_calls, mca_uint64_t *semop_calls)
+{
+  if (futex_calls)
+    *futex_calls = mcx_port_futex_calls();
+  if (semop_calls)
+    *semop_calls = mcx_port_ksem_calls();
 }
 
 MCX_API mcx_compat_t mcx_compat(void)

@@ -1,31 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI 1.0 entry points: argument checks and the one mapping from internal
  * results (0 / MCX_E*) to mrapi_status_t. Contracts are in include/mrapi.h. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "mrapi.h"
+#include "mca_utils.h"
 #include "sync/mrapi_domain.h"
+#include "sync/mrapi_req.h"
+#include "sync/mrapi_rsrc.h"
 
 #define API __attribute__((visibility("default")))
 
 /* Per-kind status names for the same internal results. */
 typedef struct kind_status {
-  mrapi_status_t invalid, deleted, exists, id_invalid, limit, locked, notlocked;
+  mrapi_status_t invalid, deleted, exists, id_invalid, limit, locked, notlocked, died;
 } kind_status_t;
 
 static const kind_status_t K_MUTEX = {MRAPI_ERR_MUTEX_INVALID, MRAPI_ERR_MUTEX_DELETED, MRAPI_ERR_MUTEX_EXISTS,
                                       MRAPI_ERR_MUTEX_ID_INVALID, MRAPI_ERR_MUTEX_LIMIT, MRAPI_ERR_MUTEX_LOCKED,
-                                      MRAPI_ERR_MUTEX_NOTLOCKED};
+                                      MRAPI_ERR_MUTEX_NOTLOCKED, MRAPI_ERR_MUTEX_OWNER_DIED};
 static const kind_status_t K_SEM = {MRAPI_ERR_SEM_INVALID, MRAPI_ERR_SEM_DELETED, MRAPI_ERR_SEM_EXISTS,
                                     MRAPI_ERR_SEM_ID_INVALID, MRAPI_ERR_SEM_LIMIT, MRAPI_ERR_SEM_LOCKED,
-                                    MRAPI_ERR_SEM_NOTLOCKED};
+                                    MRAPI_ERR_SEM_NOTLOCKED, MRAPI_ERR_SEM_OWNER_DIED};
 static const kind_status_t K_RWL = {MRAPI_ERR_RWL_INVALID, MRAPI_ERR_RWL_DELETED, MRAPI_ERR_RWL_EXISTS,
                                     MRAPI_ERR_RWL_ID_INVALID, MRAPI_ERR_RWL_LIMIT, MRAPI_ERR_RWL_LOCKED,
-                                    MRAPI_ERR_RWL_NOTLOCKED};
+                                    MRAPI_ERR_RWL_NOTLOCKED, MRAPI_ERR_RWL_OWNER_DIED};
 static const kind_status_t K_SHM = {MRAPI_ERR_SHM_INVALID, MRAPI_ERR_SHM_INVALID, MRAPI_ERR_SHM_EXISTS,
                                     MRAPI_ERR_SHM_ID_INVALID, MRAPI_ERR_MEM_LIMIT, MRAPI_ERR_SHM_ATTCH,
-                                    MRAPI_ERR_SHM_NOTATTACHED};
+                                    MRAPI_ERR_SHM_NOTATTACHED, MRAPI_ERR_SHM_INVALID};
 
 /* The one place internal results become statuses. */
 static mrapi_status_t map(int r, const kind_status_t *k)
@@ -52,7 +56,9 @@ static mrapi_status_t map(int r, const kind_status_t *k)
   case MCX_ETIMEDOUT:
     return MRAPI_TIMEOUT;
   case MCX_EOWNERDEAD:
-    return MRAPI_ERR_MUTEX_OWNER_DIED;
+    return k->died;
+  case MCX_EMR_LOCKLIMIT:
+    return MRAPI_ERR_SEM_LOCKLIMIT;
   case MCX_EMR_KEY:
     return MRAPI_ERR_MUTEX_KEY;
   case MCX_EMR_LOCKORDER:
@@ -98,8 +104,9 @@ static const char *const status_names[] = {
     "MRAPI_ERR_SHM_ID_INVALID", "MRAPI_ERR_SHM_INVALID", "MRAPI_ERR_SHM_NODES_INCOMPAT",
     "MRAPI_ERR_SHM_NODE_NOTSHARED", "MRAPI_ERR_SHM_NOTATTACHED", "MRAPI_ERR_ATOM_INVALID_ARG",
     "MRAPI_ERR_ATOM_OP_FAILED", "MRAPI_ERR_ATOM_OP_NOFORWARD", "MRAPI_ERR_MUTEX_OWNER_DIED",
+    "MRAPI_ERR_SEM_OWNER_DIED", "MRAPI_ERR_RWL_OWNER_DIED",
 };
-_Static_assert(sizeof status_names / sizeof status_names[0] == MRAPI_ERR_MUTEX_OWNER_DIED + 1,
+_Static_assert(sizeof status_names / sizeof status_names[0] == MRAPI_ERR_RWL_OWNER_DIED + 1,
                "a name for every status");
 
 API char *mrapi_display_status(mrapi_status_t status, char *status_message, size_t size)
@@ -139,10 +146,31 @@ API void mrapi_initialize(mrapi_domain_t domain_id, mrapi_node_t node_id, mrapi_
   }
 }
 
+API void mrapi_set_debug_level(int d) { mcx__mr_set_debug(d); }
+
+API void mca_set_debug_level(int d) { mcx__mr_set_debug(d); }
+
+API void mca_dprintf(int level, const char *format, ...)
+{
+  if (!format || level > mcx__mr_debug())
+    return;
+  char line[512];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(line, sizeof line, format, ap);
+  va_end(ap);
+  fprintf(stderr, "%s%s", line, (*line && line[strlen(line) - 1] == '\n') ? "" : "\n");
+}
+
 API void mrapi_finalize(mrapi_status_t *status)
 {
   if (!status)
     return;
+  uint32_t d, n;
+  if (mcx__mr_whoami(&d, &n) == MCX_OK) {
+    mcx__mr_req_drain(0);      /* the DMA engine acts for this node: let it finish first */
+    mcx__mr_rsrc_node_gone(); /* its resource callbacks end with it */
+  }
   *status = mcx__mr_finalize() == MCX_OK ? MRAPI_SUCCESS : MRAPI_ERR_NODE_NOTINIT;
 }
 
@@ -410,8 +438,8 @@ API mrapi_sem_hndl_t mrapi_sem_create(mrapi_sem_id_t sem_id, const mrapi_sem_att
   uint32_t h = 0;
   if (!status)
     return 0;
-  if (shared_lock_limit == 0 || shared_lock_limit == 0xffffffffu) {
-    *status = MRAPI_ERR_PARAMETER;
+  if (shared_lock_limit == 0 || shared_lock_limit > MRAPI_MAX_SHARED_LOCKS) {
+    *status = MRAPI_ERR_SEM_LOCKLIMIT;
     return 0;
   }
   mcx__mr_attrs_t a = {0};
@@ -451,7 +479,7 @@ API mrapi_boolean_t mrapi_sem_trylock(mrapi_sem_hndl_t sem, mrapi_status_t *stat
   if (!status)
     return MRAPI_FALSE;
   *status = map(mcx__mr_sem_lock(sem, 0), &K_SEM);
-  return *status == MRAPI_SUCCESS;
+  return *status == MRAPI_SUCCESS || *status == MRAPI_ERR_SEM_OWNER_DIED;
 }
 
 API void mrapi_sem_unlock(mrapi_sem_hndl_t sem, mrapi_status_t *status)
@@ -520,7 +548,7 @@ API mrapi_boolean_t mrapi_rwl_trylock(mrapi_rwl_hndl_t rwl, mrapi_rwl_mode_t mod
     return MRAPI_FALSE;
   }
   *status = map(mcx__mr_rwl_lock(rwl, mode == MRAPI_RWL_WRITER, 0), &K_RWL);
-  return *status == MRAPI_SUCCESS;
+  return *status == MRAPI_SUCCESS || *status == MRAPI_ERR_RWL_OWNER_DIED;
 }
 
 API void mrapi_rwl_unlock(mrapi_rwl_hndl_t rwl, mrapi_rwl_mode_t mode, mrapi_status_t *status)

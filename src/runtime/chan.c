@@ -372,9 +372,11 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
    * LIVE with this generation; pairs with A-C1 (every handle check) and A-C2
    * (open progress through the endpoint word). */
   mcx_store_release(&ch->state, st);
-  for (uint32_t dir = 0; dir < 2; dir++)
+  for (uint32_t dir = 0; dir < 2; dir++) {
+    mcx_store_relaxed(&e[dir]->ref_closed, 0);
     /* R-C2 — release: the record before the endpoint names it; pairs with A-C2. */
     mcx_store_release(&e[dir]->chan, ep_word(type, dir_flag(dir), idx + 1));
+  }
 out:
   mcx__admin_unlock(d);
   if (!r)
@@ -412,9 +414,12 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
     mcx__endpoint_t *e;
     uint32_t eh = mcx_load_relaxed(&ch->ep[dir]);
     uint32_t w;
-    if (mcx__ep_resolve(d, eh, &e) == MCX_OK && W_REC(w = mcx_load_relaxed(&e->chan)) == idx + 1)
+    if (mcx__ep_resolve(d, eh, &e) == MCX_OK && W_REC(w = mcx_load_relaxed(&e->chan)) == idx + 1) {
+      /* mca-2.0.3: a closed channel's handle keeps saying "not open". */
+      mcx_store_relaxed(&e->ref_closed, w & 0xffffu & ~(MCX_CHW_OPEN_PENDING << 8));
       /* R-C2: a message endpoint again, or one whose open waits for the next connection. */
       mcx_store_release(&e->chan, (W_FLAGS(w) & MCX_CHW_OPEN_PENDING) ? w & 0xffffu : 0);
+    }
   }
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     mcx__pmq_chan_t c = pmq_chan(d, ch, st);
@@ -557,8 +562,12 @@ static int resolve_side(const mcx__domain_t *d, uint32_t handle, uint32_t type, 
       return MCX_EBADCH;
     /* A-C2 — acquire: pairs with R-C2 (connect): the record is initialized. */
     uint32_t w = mcx_load_acquire(&e->chan);
-    if (!W_REC(w) || W_REC(w) > d->hdr->n_chans)
-      return MCX_ENOTOPEN; /* not connected (or closed and torn down) */
+    if (!W_REC(w) || W_REC(w) > d->hdr->n_chans) {
+      /* Never connected: not a channel. Connected once, both sides closed
+       * since: the reference keeps the handle, which says "not open". */
+      uint32_t c = mcx_load_relaxed(&e->ref_closed);
+      return c && W_TYPE(c) == type ? MCX_ENOTOPEN : MCX_EBADCH;
+    }
     if (W_TYPE(w) != type)
       return MCX_ECHTYPE;
     ch = chan_at(d, W_REC(w) - 1);
@@ -579,7 +588,7 @@ static int resolve_side(const mcx__domain_t *d, uint32_t handle, uint32_t type, 
    * visible; pairs with R-C1 (connect) and R-C3 (tear-down). */
   uint32_t s = mcx_load_acquire(&ch->state);
   if (!(s & ST_LIVE) || ST_GEN(s) != gen)
-    return d->compat == MCX_COMPAT_MCA203_ ? MCX_ENOTOPEN : MCX_EBADCH;
+    return MCX_EBADCH;
   if (mcx_load_relaxed(&ch->owner[hdir]) != mcx__self.node_slot)
     return MCX_EBADCH; /* another node's handle */
   if (dir != MCX_CHAN_ANY && hdir != dir)
@@ -1180,7 +1189,10 @@ int mcx__pkt_release(void *buf)
   uint32_t rec = PB_REC(w);
   mcx__chan_t *ch = rec < d->hdr->n_chans ? chan_at(d, rec) : NULL;
   uint32_t st = ch ? mcx_load_acquire(&ch->state) : 0; /* A-C1 */
-  if (ch && (st & ST_LIVE) && ST_GEN(st) == PB_GEN(w) && ST_SIDE(st, MCX_CHAN_RECV) == S_OPEN &&
+  /* mca-2.0.3 counts buffers exactly as one pool (programs use up all
+   * MCAPI_MAX_BUFFERS across their channels): straight back to the pool. */
+  if (ch && !mcx__ref() && (st & ST_LIVE) && ST_GEN(st) == PB_GEN(w) &&
+      ST_SIDE(st, MCX_CHAN_RECV) == S_OPEN &&
       mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) == mcx__self.node_slot) {
     mcx__spsc_view_t rv = ret_view(d, ch);
     mcx__glock(d);

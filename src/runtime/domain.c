@@ -33,9 +33,9 @@ static uint32_t env_choice(const char *name, const char *const *names, const uin
 
 static uint32_t resolve_locking(uint32_t requested)
 {
-  static const char *const names[] = {"lockfree", "global"};
-  static const uint32_t values[] = {MCX_LOCK_LOCKFREE, MCX_LOCK_GLOBAL};
-  return requested ? requested : env_choice("MCX_LOCKING", names, values, 2, MCX_LOCK_LOCKFREE);
+  static const char *const names[] = {"lockfree", "global", "kernel"};
+  static const uint32_t values[] = {MCX_LOCK_LOCKFREE, MCX_LOCK_GLOBAL, MCX_LOCK_KERNEL};
+  return requested ? requested : env_choice("MCX_LOCKING", names, values, 3, MCX_LOCK_LOCKFREE);
 }
 
 static uint32_t resolve_compat(uint32_t requested)
@@ -174,9 +174,10 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
   else if (h->max_nodes != MCA_MAX_NODES || h->nprio != MCX_NPRIO || h->max_endpoints == 0 ||
            h->max_endpoints > MCX_H_MAX_INDEX || h->qcap < 2 || (h->qcap & (h->qcap - 1)) ||
            h->max_msg > (1u << 24) || h->locking < MCX_LOCK_LOCKFREE ||
-           h->locking > MCX_LOCK_GLOBAL || h->compat < MCX_COMPAT_SPEC_ ||
+           h->locking > MCX_LOCK_KERNEL || h->compat < MCX_COMPAT_SPEC_ ||
            h->compat > MCX_COMPAT_MCA203_ || h->transport < MCX_TRANSPORT_SHM_ ||
-           h->transport > MCX_TRANSPORT_PMQ_)
+           h->transport > MCX_TRANSPORT_PMQ_ ||
+           (h->locking == MCX_LOCK_KERNEL && h->kernel_sem < 0))
     why = "header fields out of range (corrupted)";
   else {
     layout_t l;
@@ -245,6 +246,14 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
         mcx_port_shm_unlink(name);
         return MCX_ENOMEM;
       }
+      /* kernel locking: the semaphore exists before the header is published */
+      int32_t ksem = -1;
+      if (resolve_locking(o->locking) == MCX_LOCK_KERNEL && (r = mcx_port_ksem_create(&ksem))) {
+        mcx_port_shm_unmap(base, l.total);
+        mcx_port_shm_unlink(name);
+        return r;
+      }
+      ((mcx__part_hdr_t *)base)->kernel_sem = ksem;
       d->base = base;
       d->size = l.total;
       d->hdr = (mcx__part_hdr_t *)base;
@@ -255,6 +264,12 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       return r;
     r = mcx_port_shm_open_mode(name, sizeof(mcx__part_hdr_t), mode, &shm);
     if (r == MCX_ENOENT || r == MCX_EAGAIN) { /* removed or still being sized */
+      if (r == MCX_EAGAIN && attempt > 100) {
+        /* Still too small after 100 ms: its creator died between creating
+         * and sizing it. Nobody can have joined it: remove it, make ours. */
+        MCX_DEBUG(1, "removing partition %s: its creator never sized it", name);
+        mcx_port_shm_unlink(name);
+      }
       mcx_port_sleep_ns(1000000);
       continue;
     }
@@ -293,6 +308,8 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       if (!mcx_load_relaxed(&h->retired) && all_nodes_dead(base, h)) {
         mcx_store_relaxed(&h->retired, 1);
         mcx_port_shm_unlink(name);
+        if (h->locking == MCX_LOCK_KERNEL)
+          mcx_port_ksem_destroy(h->kernel_sem);
         MCX_DEBUG(1, "removed stale partition %s left by a crashed run", name);
       }
       mcx__rmutex_unlock(&h->admin, mcx__my_tid(), 1);
@@ -364,8 +381,11 @@ static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__dom
 
 static void detach_domain(mcx__domain_t *d, int last_in_domain)
 {
-  if (last_in_domain)
+  if (last_in_domain) {
     mcx_port_shm_unlink(d->name);
+    if (d->locking == MCX_LOCK_KERNEL)
+      mcx_port_ksem_destroy(d->hdr->kernel_sem);
+  }
   if (--d->refs == 0) {
     mcx__pmq_domain_close(d, last_in_domain);
     mcx_port_unmap(d->base, d->size);
@@ -417,7 +437,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__init_opts_t none = {0};
   if (!opts)
     opts = &none;
-  if (opts->locking > MCX_LOCK_GLOBAL || opts->compat > MCX_COMPAT_MCA203_ ||
+  if (opts->locking > MCX_LOCK_KERNEL || opts->compat > MCX_COMPAT_MCA203_ ||
       opts->transport > MCX_TRANSPORT_PMQ_)
     return MCX_EINVAL;
   mcx__mutex_lock(&proc_lock, 0);
@@ -492,7 +512,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__self.node_id = node_id;
   mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
   MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
-            d->locking == MCX_LOCK_GLOBAL ? "global" : "lock-free", d->name);
+            mcx__locking_name(d->locking), d->name);
   return MCX_OK;
 }
 
@@ -672,7 +692,7 @@ void mcx__display_state(void)
   const mcx__part_hdr_t *h = d->hdr;
   printf("domain %u: %s locking, %s, %u node(s), partition %zu bytes (%u endpoints x %u "
          "priorities x %u slots, messages up to %u bytes)\n",
-         h->domain_id, d->locking == MCX_LOCK_GLOBAL ? "global" : "lock-free",
+         h->domain_id, mcx__locking_name(d->locking),
          d->compat == MCX_COMPAT_MCA203_ ? "mca-2.0.3 compatibility" : "spec behaviour",
          mcx_load_relaxed(&h->n_nodes), d->size, h->max_endpoints, h->nprio, h->qcap, h->max_msg);
   mcx__node_t *nodes = mcx__nodes(d);

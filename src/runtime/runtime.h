@@ -21,6 +21,7 @@
 #include "sync/mrapi_prim.h"
 #include "sync/wait.h"
 #include "ports/mcx_port.h"
+#include "ports/mcx_port_ksem.h"
 #include "ports/mcx_port_shm.h"
 #include "transport/buf_pool.h"
 #include "transport/mpsc_ring.h"
@@ -30,7 +31,7 @@
 #define MCX_PART_VERSION 2u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
-enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2 };
+enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2, MCX_LOCK_KERNEL = 3 };
 enum { MCX_COMPAT_SPEC_ = 1, MCX_COMPAT_MCA203_ = 2 };
 enum { MCX_TRANSPORT_SHM_ = 1, MCX_TRANSPORT_PMQ_ = 2 };
 
@@ -67,8 +68,11 @@ typedef struct mcx__part_hdr {
   MCX_ALIGNED_LINE mcx__rmutex_t admin;
   mcx_atomic_u32 n_nodes;
   mcx_atomic_u32 retired; /* set (under admin) before the name is unlinked */
-  /* The global locking mode's lock (the reference design). */
+  /* The global locking mode's lock (a user-space reader/writer lock). */
   MCX_ALIGNED_LINE mcx__rwlock_t global;
+  /* The kernel locking mode's lock (the reference design's): a SysV semaphore
+   * id, set by the creator before `magic`, then read-only; -1 in other modes. */
+  int32_t kernel_sem;
   /* Endpoint creations, for mcapi_endpoint_get waiters. */
   MCX_ALIGNED_LINE mcx__waitpoint_t ep_created;
 } mcx__part_hdr_t;
@@ -108,6 +112,7 @@ typedef struct mcx__endpoint {
   mcx_atomic_u32 get_count;
   mcx_atomic_u32 chan; /* channel connection (chan.c); 0 = message endpoint */
   mcx_atomic_u32 ref_index; /* its index among its node's endpoints (ep_slot) */
+  mcx_atomic_u32 ref_closed; /* mca-2.0.3: type | side of its last channel, once closed */
   /* Line 1 — written by senders the first time they use a priority. */
   MCX_ALIGNED_LINE mcx_atomic_u32 used_prios;
   mcx_atomic_u32 pmq_senders; /* pmq: senders between their state check and mq_send (pmq.c) */
@@ -486,18 +491,32 @@ int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count);
 /** Where a pending channel request is announced (request.c). */
 mcx__waitpoint_t *mcx__chan_waitpoint(const mcx__req_args_t *a);
 
-/* ---- global locking mode: the partition's reader/writer lock, taken
- * exclusively around every queue operation (a writer has an owner, so a
- * holder's death is recovered; readers have none, so none are used). */
+/* ---- lock-based modes: one lock taken exclusively around every queue
+ * operation. global: the partition's reader/writer lock (a writer has an
+ * owner, so a holder's death is recovered; readers have none, so none are
+ * used). kernel: one SysV semaphore, a system call for each P and V (the
+ * kernel releases a dead holder's). */
+static inline const char *mcx__locking_name(uint32_t locking)
+{
+  return locking == MCX_LOCK_GLOBAL ? "global" : locking == MCX_LOCK_KERNEL ? "kernel" : "lock-free";
+}
 static inline void mcx__glock(const mcx__domain_t *d)
 {
+  if (d->locking == MCX_LOCK_LOCKFREE)
+    return;
   if (d->locking == MCX_LOCK_GLOBAL)
     mcx__rwlock_wrlock(&d->hdr->global, d->shared, mcx__my_tid());
+  else
+    mcx_port_ksem_lock(d->hdr->kernel_sem);
 }
 static inline void mcx__gunlock(const mcx__domain_t *d)
 {
+  if (d->locking == MCX_LOCK_LOCKFREE)
+    return;
   if (d->locking == MCX_LOCK_GLOBAL)
     mcx__rwlock_wrunlock(&d->hdr->global, d->shared);
+  else
+    mcx_port_ksem_unlock(d->hdr->kernel_sem);
 }
 
 #define MCX_DEBUG(level, ...)                                 \

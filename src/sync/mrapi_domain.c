@@ -25,6 +25,7 @@
 
 #include "mrapi_impl_spec.h"
 #include "ports/mcx_port.h"
+#include "ports/mcx_port_mrapi.h"
 #include "ports/mcx_port_shm.h"
 #include "sync/mrapi_prim.h"
 
@@ -36,12 +37,15 @@
 #define NODE_WORDS ((MCA_MAX_NODES + 63) / 64)
 /* How long an opener waits for a creator to finish before calling it dead. */
 #define CREATOR_GRACE_NS 2000000000ull
+/* How long a semaphore / rwlock waiter sleeps before looking for dead holders. */
+#define HOLDER_PROBE_NS 20000000ull
 
 typedef struct mr_node {
   uint32_t used;
   uint32_t node_id;
   uint32_t pid;
   uint32_t tid;
+  uint64_t start; /* the thread's start time: tid + start name it even after the tid is recycled */
 } mr_node_t;
 
 /* One object. The primitive's word is written by every user; the rest of the
@@ -61,6 +65,18 @@ typedef struct mr_slot {
   uint32_t limit;   /* sem/rwl limit, shmem size */
   uint32_t shm_seq; /* shmem: the segment's name suffix */
   uint64_t attached[NODE_WORDS]; /* shmem: node slots attached; under the table lock */
+  /* rmem: the creator's buffer; written at create under the table lock. */
+  uint64_t addr;
+  uint32_t atype;
+  uint32_t owner_pid;
+  uint32_t owner_nidx;
+  /* sem / rwl: a dead holder's units were given back; the next locker reports it. */
+  mcx_atomic_u32 died;
+  /* sem: units, rwl: read holds, rmem: attached (0/1), per node slot. Each entry is raised by its
+   * node after it acquired and lowered before a release; a recovery (under
+   * the table lock) takes a dead node's entries. Relaxed: the counts are
+   * bookkeeping beside the lock word, which orders the protected data. */
+  mcx_atomic_u32 held[MCA_MAX_NODES];
 } mr_slot_t;
 
 typedef struct mr_part {
@@ -74,11 +90,14 @@ typedef struct mr_part {
   uint32_t next_any_id;
   uint32_t shm_seq;
   uint32_t recoveries; /* stale partitions recovered (diagnostics) */
+  uint32_t profile;    /* MCX__MR_PROFILE_*: set by the creator, read-only after */
+  uint32_t held_recoveries; /* dead holders whose units were given back (diagnostics) */
   mr_node_t nodes[MCA_MAX_NODES];
   mr_slot_t mutexes[MRAPI_MAX_MUTEXES];
   mr_slot_t sems[MRAPI_MAX_SEMS];
   mr_slot_t rwls[MRAPI_MAX_RWLS];
   mr_slot_t shmems[MRAPI_MAX_SHMEMS];
+  mr_slot_t rmems[MRAPI_MAX_RMEMS];
 } mr_part_t;
 
 /* Per process: the domains it has joined and the segments it has mapped. */
@@ -109,14 +128,56 @@ static _Thread_local struct {
 
 /* ------------------------------------------------------------ helpers */
 
+static mcx_atomic_u32 debug_level;
+
+void mcx__mr_set_debug(int level) { mcx_store_relaxed(&debug_level, level < 0 ? 0u : (uint32_t)level); }
+int mcx__mr_debug(void) { return (int)mcx_load_relaxed(&debug_level); }
+
+/* The namespace part of every name (MCX_NAMESPACE, as MCAPI partitions use
+ * it): unrelated runs with the same domain id do not meet. Names must fit
+ * MCX_PORT_SHM_NAME_MAX: a namespace longer than 24 characters is kept as its
+ * first 15 and a hash of the whole, so long names that share a prefix stay
+ * apart. */
+static const char *ns_of(char *clean, size_t n)
+{
+  const char *ns = mcx_port_getenv("MCX_NAMESPACE");
+  size_t k = 0;
+  uint32_t h = 2166136261u; /* FNV-1a over the whole value */
+  for (; ns && *ns; ns++) {
+    char c = *ns;
+    h = (h ^ (uint8_t)c) * 16777619u;
+    if (k < n - 1 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_'))
+      clean[k++] = c;
+  }
+  if (k > 24)
+    k = 15 + (size_t)snprintf(clean + 15, n - 15, "-%08x", h);
+  clean[k] = 0;
+  return k ? clean : "default";
+}
+
 void mcx__mr_partition_name(uint32_t domain, char *buf, size_t n)
 {
-  snprintf(buf, n, "/mcx-mrapi-%u-%u", mcx_port_uid(), domain);
+  char ns[36];
+  snprintf(buf, n, "/mcx-mrapi-%u-%s-%u", mcx_port_uid(), ns_of(ns, sizeof ns), domain);
 }
 
 static void segment_name(uint32_t domain, uint32_t seq, char *buf, size_t n)
 {
-  snprintf(buf, n, "/mcx-mrapi-%u-%u-s%u", mcx_port_uid(), domain, seq);
+  char ns[36];
+  snprintf(buf, n, "/mcx-mrapi-%u-%s-%u-s%u", mcx_port_uid(), ns_of(ns, sizeof ns), domain, seq);
+}
+
+/* MRAPI's profile, read from MCX_COMPAT with the names the MCAPI runtime
+ * accepts ("spec", "mca-2.0.3"); an unknown value keeps the default. */
+static uint32_t profile_from_env(void)
+{
+  const char *v = mcx_port_getenv("MCX_COMPAT");
+  if (v && strcmp(v, "mca-2.0.3") == 0)
+    return MCX__MR_PROFILE_MCA203;
+  if (v && *v && strcmp(v, "spec") != 0)
+    mcx_port_log("mrapi: MCX_COMPAT=%s is not a profile (spec, mca-2.0.3): using spec", v);
+  return MCX__MR_PROFILE_SPEC;
 }
 
 static void proc_enter(void)
@@ -127,13 +188,21 @@ static void proc_enter(void)
   if (seen != mypid) {
     /* First use, or first use after fork(): the copied lock may be held by a
      * thread that does not exist here. One thread resets; others wait. */
-    if ((seen & 0x80000000u) == 0 && mcx_cas_acq_rel(&proc.pid, &seen, mypid | 0x80000000u)) {
+    /* A reset marked by another process (fork() came in the middle of the
+     * parent's reset) is not ours to wait for: take it over. */
+    int ours_resetting = (seen & 0x80000000u) && (seen & 0x7fffffffu) == mypid;
+    if (!ours_resetting && mcx_cas_acq_rel(&proc.pid, &seen, mypid | 0x80000000u)) {
       memset(proc.dom, 0, sizeof proc.dom); /* a child leaks its parent's mappings: harmless */
       mcx__rmutex_init(&proc.lock, 0);
       mcx_store_release(&proc.pid, mypid); /* P-R0 */
     } else {
-      while (mcx_load_acquire(&proc.pid) != mypid) /* P-A0 */
+      while ((seen = mcx_load_acquire(&proc.pid)) != mypid) { /* P-A0 */
+        if (!((seen & 0x80000000u) && (seen & 0x7fffffffu) == mypid)) {
+          proc_enter();
+          return;
+        }
         mcx_port_yield();
+      }
     }
   }
   uint32_t depth;
@@ -143,6 +212,14 @@ static void proc_enter(void)
 static void proc_leave(void) { mcx__rmutex_unlock(&proc.lock, mcx_port_tid(), 0); }
 
 static int is_node(void) { return me.d != NULL && me.fork_gen == mcx_port_fork_generation(); }
+
+/* Whether the thread of node @p n still runs (not merely its tid, which the
+ * kernel recycles). */
+static int node_alive(const mr_node_t *n)
+{
+  uint64_t st = mcx_port_tid_start(n->tid);
+  return st != 0 && (n->start == 0 || st == n->start);
+}
 
 static void table_lock(mr_part_t *p)
 {
@@ -172,6 +249,9 @@ static mr_slot_t *table_of(mr_part_t *p, mcx__mr_kind_t kind, uint32_t *n)
   case MCX__MR_SHMEM:
     *n = MRAPI_MAX_SHMEMS;
     return p->shmems;
+  case MCX__MR_RMEM:
+    *n = MRAPI_MAX_RMEMS;
+    return p->rmems;
   }
   *n = 0;
   return NULL;
@@ -223,9 +303,9 @@ static void unlink_segment(mr_part_t *p, mr_slot_t *s)
 /* Empties every table (no live node is left). Under the table lock. */
 static void reset_tables(mr_part_t *p)
 {
-  mr_slot_t *tabs[4] = {p->mutexes, p->sems, p->rwls, p->shmems};
-  uint32_t ns[4] = {MRAPI_MAX_MUTEXES, MRAPI_MAX_SEMS, MRAPI_MAX_RWLS, MRAPI_MAX_SHMEMS};
-  for (int k = 0; k < 4; k++) {
+  mr_slot_t *tabs[5] = {p->mutexes, p->sems, p->rwls, p->shmems, p->rmems};
+  uint32_t ns[5] = {MRAPI_MAX_MUTEXES, MRAPI_MAX_SEMS, MRAPI_MAX_RWLS, MRAPI_MAX_SHMEMS, MRAPI_MAX_RMEMS};
+  for (int k = 0; k < 5; k++) {
     for (uint32_t i = 0; i < ns[k]; i++) {
       mr_slot_t *s = &tabs[k][i];
       if (!s->used)
@@ -248,6 +328,7 @@ static void part_layout(mr_part_t *p, uint32_t domain)
   p->creator_pid = mcx_port_pid();
   p->domain = domain;
   p->next_any_id = 0x40000000u;
+  p->profile = profile_from_env();
   mcx__rmutex_init(&p->tlock, 0);
   p->magic = PART_MAGIC;
   mcx_store_release(&p->ready, PART_READY); /* D-R0: pairs with D-A0 in part_open */
@@ -332,20 +413,85 @@ static int part_open(uint32_t domain, mr_part_t **out)
 
 /* ------------------------------------------------------------ nodes */
 
-/* Drops nodes whose thread is gone (crashed, or exited without finalize).
- * Under the table lock. Mutexes they held are recovered by their next locker. */
-static void reap_dead_nodes(mr_part_t *p)
+/* Gives back the semaphore units and rwlock holds of node slot @p i (dead,
+ * thread id @p tid). Under the table lock. Returns how many objects it touched. */
+static int release_holds(mr_part_t *p, int i, uint32_t tid)
 {
+  int touched = 0;
+  for (uint32_t k = 0; k < MRAPI_MAX_SEMS; k++) {
+    mr_slot_t *s = &p->sems[k];
+    uint32_t n = mcx_exchange_acq_rel(&s->held[i], 0u); /* pairs with the holders' relaxed updates: bookkeeping */
+    if (!s->used || n == 0)
+      continue;
+    for (uint32_t u = 0; u < n; u++)
+      mcx__sem_unlock(&s->u.sem, 1);
+    mcx_store_release(&s->died, 1u); /* H-R1: pairs with H-A1 in the next locker */
+    touched++;
+  }
+  for (uint32_t k = 0; k < MRAPI_MAX_RWLS; k++) {
+    mr_slot_t *s = &p->rwls[k];
+    uint32_t n = mcx_exchange_acq_rel(&s->held[i], 0u);
+    int was_writer = s->used && mcx_load_relaxed(&s->u.rwl.writer) == tid && tid != 0;
+    if (!s->used || (n == 0 && !was_writer))
+      continue;
+    for (uint32_t u = 0; u < n; u++)
+      mcx__rwl_unlock(&s->u.rwl, 0, tid, 1);
+    if (was_writer)
+      mcx__rwl_unlock(&s->u.rwl, 1, tid, 1);
+    mcx_store_release(&s->died, 1u); /* H-R1 */
+    touched++;
+  }
+  return touched;
+}
+
+/* Drops nodes whose thread is gone (crashed, or exited without finalize),
+ * giving back the units and holds they had. Under the table lock. Mutexes
+ * they held are recovered by their next locker. Returns objects recovered. */
+static int reap_dead_nodes(mr_part_t *p)
+{
+  int recovered = 0;
   for (int i = 0; i < MCA_MAX_NODES; i++) {
     mr_node_t *n = &p->nodes[i];
-    if (n->used && !mcx_port_tid_alive(n->tid)) {
+    if (n->used && !node_alive(n)) {
       n->used = 0;
       p->nnodes--;
+      int r = release_holds(p, i, n->tid);
+      if (r) {
+        p->held_recoveries++;
+        if (mcx__mr_debug() > 0)
+          mcx_port_log("mrapi: node %u (tid %u) died holding %d semaphore(s)/rwlock(s); given back", n->node_id,
+                       n->tid, r);
+      }
+      recovered += r;
       for (uint32_t k = 0; k < MRAPI_MAX_SHMEMS; k++)
         p->shmems[k].attached[i / 64] &= ~(1ull << (i % 64));
+      for (uint32_t k = 0; k < MRAPI_MAX_RMEMS; k++) {
+        mr_slot_t *s = &p->rmems[k];
+        mcx_store_relaxed(&s->held[i], 0u); /* rmem: no longer attached */
+        if (s->used && s->owner_nidx == (uint32_t)i) {
+          /* Its buffer went with its thread: the object goes too. */
+          s->used = 0;
+          uint32_t g = mcx_load_relaxed(&s->gen);
+          mcx_store_release(&s->gen, (g + 1) & ~1u); /* D-R2 */
+        }
+      }
     }
   }
+  return recovered;
 }
+
+int mcx__mr_recover_dead(void)
+{
+  if (!is_node())
+    return 0;
+  mr_part_t *p = me.d->p;
+  table_lock(p);
+  int r = reap_dead_nodes(p);
+  table_unlock(p);
+  return r;
+}
+
+uint32_t mcx__mr_profile(void) { return is_node() ? me.d->p->profile : 0; }
 
 int mcx__mr_initialize(uint32_t domain, uint32_t node)
 {
@@ -389,7 +535,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
     if (p->nnodes == 0) {
       /* No live node: whatever the tables hold belongs to a crashed run. */
       int leftovers = 0;
-      for (int kind = MCX__MR_MUTEX; kind <= MCX__MR_SHMEM; kind++) {
+      for (int kind = MCX__MR_MUTEX; kind <= MCX__MR_RMEM; kind++) {
         uint32_t n;
         mr_slot_t *t = table_of(p, (mcx__mr_kind_t)kind, &n);
         for (uint32_t k = 0; k < n; k++)
@@ -418,6 +564,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
       n->node_id = node;
       n->pid = mcx_port_pid();
       n->tid = tid;
+      n->start = mcx_port_tid_start(tid);
       p->nnodes++;
       d->nlocal++;
       me.pid = mcx_port_pid();
@@ -468,6 +615,23 @@ int mcx__mr_finalize(void)
       }
     }
   }
+  for (uint32_t k = 0; k < MRAPI_MAX_RMEMS; k++) {
+    mr_slot_t *s = &p->rmems[k];
+    mcx_store_relaxed(&s->held[ni], 0u); /* rmem: no longer attached */
+    if (s->used && s->owner_nidx == ni) {
+      /* The creator leaves: its buffer is no longer offered. */
+      s->used = 0;
+      uint32_t g = mcx_load_relaxed(&s->gen);
+      mcx_store_release(&s->gen, (g + 1) & ~1u); /* D-R2 */
+    }
+  }
+  /* Units and read holds the node still has stay taken (another node may be
+   * meant to release them), but they are no longer recorded as its: the
+   * slot's next node starts with clean counts. */
+  for (uint32_t k = 0; k < MRAPI_MAX_SEMS; k++)
+    mcx_store_relaxed(&p->sems[k].held[ni], 0u);
+  for (uint32_t k = 0; k < MRAPI_MAX_RWLS; k++)
+    mcx_store_relaxed(&p->rwls[k].held[ni], 0u);
   p->nodes[ni].used = 0;
   p->nnodes--;
   reap_dead_nodes(p);
@@ -545,6 +709,13 @@ int mcx__mr_create(mcx__mr_kind_t kind, uint32_t id, const mcx__mr_attrs_t *a, u
     s->domain_shared = a->domain_shared;
     s->limit = a->limit;
     memset(s->attached, 0, sizeof s->attached);
+    for (int i = 0; i < MCA_MAX_NODES; i++)
+      mcx_store_relaxed(&s->held[i], 0u); /* published by the generation (D-R1) */
+    mcx_store_relaxed(&s->died, 0u);
+    s->addr = a->addr;
+    s->atype = a->atype;
+    s->owner_pid = me.pid;
+    s->owner_nidx = me.nidx;
     switch (kind) {
     case MCX__MR_MUTEX:
       mcx__rmutex_init(&s->u.mutex, (int)a->recursive);
@@ -568,6 +739,9 @@ int mcx__mr_create(mcx__mr_kind_t kind, uint32_t id, const mcx__mr_attrs_t *a, u
         r = MCX_EIO;
       break;
     }
+    case MCX__MR_RMEM:
+      mcx__rmutex_init(&s->u.mutex, 0); /* the transfer lock */
+      break;
     }
     if (r == MCX_OK) {
       s->used = 1;
@@ -606,22 +780,50 @@ int mcx__mr_delete(mcx__mr_kind_t kind, uint32_t hndl)
   mr_slot_t *s;
   int r = resolve(kind, hndl, &s, NULL);
   if (r != MCX_OK)
-    return r == MCX_ESTALE ? MCX_EINVAL : r; /* a second delete: not a valid handle */
+    return r; /* a second delete: *_DELETED with error_ext, else not a valid handle */
   mr_part_t *p = me.d->p;
+  int held_rule = p->profile == MCX__MR_PROFILE_MCA203;
   table_lock(p);
   if (!s->used || (mcx_load_relaxed(&s->gen) & 0xffffu) != (hndl & 0xffffu)) {
     table_unlock(p);
-    return MCX_EINVAL; /* deleted meanwhile */
+    return closed(s); /* deleted meanwhile */
   }
   switch (kind) {
   case MCX__MR_MUTEX:
-    r = mcx__rmutex_mark_deleted(&s->u.mutex, 1);
+    /* mca-2.0.3: only its holder deletes it; spec: only when free. */
+    r = held_rule ? (mcx__rmutex_delete_held(&s->u.mutex, me.tid, 1) == MCX_OK ? MCX_OK : MCX_EBUSY)
+                  : mcx__rmutex_mark_deleted(&s->u.mutex, 1);
     break;
   case MCX__MR_SEM:
-    r = mcx__sem_mark_deleted(&s->u.sem, 1);
+    if (!held_rule) {
+      r = mcx__sem_mark_deleted(&s->u.sem, 1);
+    } else if (mcx_load_relaxed(&s->held[me.nidx]) == 0) {
+      r = MCX_EBUSY;
+    } else {
+      mcx__sem_delete_force(&s->u.sem, 1);
+    }
     break;
   case MCX__MR_RWL:
-    r = mcx__rwl_mark_deleted(&s->u.rwl, 1);
+    if (!held_rule) {
+      r = mcx__rwl_mark_deleted(&s->u.rwl, 1);
+    } else if (mcx_load_relaxed(&s->held[me.nidx]) == 0 && mcx_load_relaxed(&s->u.rwl.writer) != me.tid) {
+      r = MCX_EBUSY;
+    } else {
+      mcx__rwl_delete_force(&s->u.rwl, 1);
+    }
+    break;
+  case MCX__MR_RMEM:
+    /* spec: only its creator, and no other node attached; mca-2.0.3 (the
+     * reference): any node, attached nodes are detached. */
+    if (!held_rule && (s->owner_nidx != me.nidx || s->owner_pid != me.pid)) {
+      r = MCX_EMR_NOTOWNER;
+    } else {
+      for (uint32_t i = 0; i < MCA_MAX_NODES && !held_rule; i++)
+        if (i != me.nidx && mcx_load_relaxed(&s->held[i]))
+          r = MCX_EBUSY;
+      if (r == MCX_OK)
+        mcx__rmutex_lock(&s->u.mutex, me.tid, MCX_NO_DEADLINE, 1, &(uint32_t){0}); /* no transfer under way */
+    }
     break;
   case MCX__MR_SHMEM:
     for (int w = 0; w < NODE_WORDS; w++)
@@ -635,6 +837,8 @@ int mcx__mr_delete(mcx__mr_kind_t kind, uint32_t hndl)
     s->used = 0;
     uint32_t g = mcx_load_relaxed(&s->gen);
     mcx_store_release(&s->gen, (g + 1) & ~1u); /* D-R2 */
+    if (kind == MCX__MR_RMEM)
+      mcx__rmutex_unlock(&s->u.mutex, me.tid, 1);
   }
   table_unlock(p);
   return r;
@@ -685,13 +889,87 @@ int mcx__mr_mutex_unlock(uint32_t hndl, int32_t key)
   return r == MCX_ECLOSED ? closed(s) : r;
 }
 
+/* Gives back what dead holders of @p s had, if any holder other than the
+ * caller has died. The hold counts are a cheap first filter; liveness is
+ * checked under the table lock. Returns objects recovered. */
+static int recover_holders_of(mr_slot_t *s, int rwl)
+{
+  int any = rwl && mcx_load_relaxed(&s->u.rwl.writer) != 0;
+  for (int i = 0; i < MCA_MAX_NODES && !any; i++)
+    any = (uint32_t)i != me.nidx && mcx_load_relaxed(&s->held[i]) != 0;
+  if (!any)
+    return 0;
+  mr_part_t *p = me.d->p;
+  int dead = 0;
+  table_lock(p);
+  uint32_t wtid = rwl ? mcx_load_relaxed(&s->u.rwl.writer) : 0;
+  for (int i = 0; i < MCA_MAX_NODES && !dead; i++) {
+    mr_node_t *n = &p->nodes[i];
+    if (n->used && ((mcx_load_relaxed(&s->held[i]) && (uint32_t)i != me.nidx) || (wtid && n->tid == wtid)))
+      dead = !node_alive(n);
+  }
+  int r = dead ? reap_dead_nodes(p) : 0;
+  table_unlock(p);
+  return r;
+}
+
+/* Takes a unit (sem) or a hold (rwl), looking for dead holders whenever it
+ * has waited a probe slice, or at once when it may not wait. */
+static int lock_with_recovery(mr_slot_t *s, int rwl, int writer, uint32_t timeout_ms)
+{
+  uint64_t user_dl = deadline_of(timeout_ms);
+  for (;;) {
+    uint64_t dl = user_dl;
+    if (dl != 0) {
+      uint64_t probe = mcx_port_now_ns() + HOLDER_PROBE_NS;
+      if (dl == MCX_NO_DEADLINE || dl > probe)
+        dl = probe;
+    }
+    int r = rwl ? mcx__rwl_lock(&s->u.rwl, writer, me.tid, dl, 1) : mcx__sem_lock(&s->u.sem, dl, 1);
+    if (r == MCX_EAGAIN || (r == MCX_ETIMEDOUT && (user_dl == MCX_NO_DEADLINE || mcx_port_now_ns() < user_dl))) {
+      if (recover_holders_of(s, rwl) > 0)
+        continue;
+      if (r == MCX_EAGAIN)
+        return r;
+      continue;
+    }
+    if (r != MCX_OK)
+      return r;
+    if (!writer)
+      mcx_fetch_add_relaxed(&s->held[me.nidx], 1u); /* bookkeeping, see mr_slot_t.held */
+    /* H-A1 acquire: pairs with H-R1 (the recovery's release of the dead holder's units). */
+    if (mcx_load_relaxed(&s->died) && mcx_exchange_acquire(&s->died, 0u))
+      return MCX_EOWNERDEAD;
+    return MCX_OK;
+  }
+}
+
+/* Lowers a hold count before its release: the caller's own if it has one,
+ * else another node's (semaphores may be unlocked by any node). */
+static int drop_hold(mr_slot_t *s)
+{
+  uint32_t v = mcx_load_relaxed(&s->held[me.nidx]);
+  while (v) {
+    if (mcx_cas_relaxed(&s->held[me.nidx], &v, v - 1))
+      return (int)me.nidx;
+  }
+  for (int i = 0; i < MCA_MAX_NODES; i++) {
+    v = mcx_load_relaxed(&s->held[i]);
+    while (v) {
+      if (mcx_cas_relaxed(&s->held[i], &v, v - 1))
+        return i;
+    }
+  }
+  return -1;
+}
+
 int mcx__mr_sem_lock(uint32_t hndl, uint32_t timeout_ms)
 {
   mr_slot_t *s;
   int r = resolve(MCX__MR_SEM, hndl, &s, NULL);
   if (r != MCX_OK)
     return r;
-  r = mcx__sem_lock(&s->u.sem, deadline_of(timeout_ms), 1);
+  r = lock_with_recovery(s, 0, 0, timeout_ms);
   return r == MCX_ECLOSED ? closed(s) : r;
 }
 
@@ -701,7 +979,10 @@ int mcx__mr_sem_unlock(uint32_t hndl)
   int r = resolve(MCX__MR_SEM, hndl, &s, NULL);
   if (r != MCX_OK)
     return r;
+  int from = drop_hold(s);
   r = mcx__sem_unlock(&s->u.sem, 1);
+  if (r != MCX_OK && from >= 0)
+    mcx_fetch_add_relaxed(&s->held[from], 1u); /* nothing was released: restore */
   return r == MCX_ECLOSED ? closed(s) : r;
 }
 
@@ -711,7 +992,7 @@ int mcx__mr_rwl_lock(uint32_t hndl, int writer, uint32_t timeout_ms)
   int r = resolve(MCX__MR_RWL, hndl, &s, NULL);
   if (r != MCX_OK)
     return r;
-  r = mcx__rwl_lock(&s->u.rwl, writer, me.tid, deadline_of(timeout_ms), 1);
+  r = lock_with_recovery(s, 1, writer, timeout_ms);
   return r == MCX_ECLOSED ? closed(s) : r;
 }
 
@@ -721,7 +1002,10 @@ int mcx__mr_rwl_unlock(uint32_t hndl, int writer)
   int r = resolve(MCX__MR_RWL, hndl, &s, NULL);
   if (r != MCX_OK)
     return r;
+  int from = writer ? -1 : drop_hold(s);
   r = mcx__rwl_unlock(&s->u.rwl, writer, me.tid, 1);
+  if (r != MCX_OK && from >= 0)
+    mcx_fetch_add_relaxed(&s->held[from], 1u); /* nothing was released: restore */
   return r == MCX_ECLOSED ? closed(s) : r;
 }
 
@@ -803,5 +1087,149 @@ int mcx__mr_shmem_detach(uint32_t hndl)
   }
   table_unlock(p);
   proc_leave();
+  return r;
+}
+
+/* ------------------------------------------------------------ remote memory */
+
+_Static_assert(sizeof(me) <= sizeof(mcx__mr_ident_t), "identity fits");
+
+int mcx__mr_ident_get(mcx__mr_ident_t *id)
+{
+  if (!is_node())
+    return MCX_ENOENT;
+  memset(id, 0, sizeof *id);
+  memcpy(id, &me, sizeof me);
+  return MCX_OK;
+}
+
+void mcx__mr_ident_set(const mcx__mr_ident_t *id)
+{
+  if (!id) {
+    memset(&me, 0, sizeof me);
+    return;
+  }
+  memcpy(&me, id, sizeof me);
+  me.tid = mcx_port_tid(); /* locks taken here are owned by this thread */
+}
+
+int mcx__mr_rmem_info(uint32_t hndl, uint32_t *atype, uint32_t *size)
+{
+  mr_slot_t *s;
+  int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
+  if (r != MCX_OK)
+    return r;
+  *atype = s->atype;
+  *size = s->limit;
+  return MCX_OK;
+}
+
+int mcx__mr_rmem_attach(uint32_t hndl, uint32_t atype)
+{
+  mr_slot_t *s;
+  int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
+  if (r != MCX_OK)
+    return r;
+  mr_part_t *p = me.d->p;
+  uint32_t ni = me.nidx;
+  table_lock(p);
+  if (!s->used || (mcx_load_relaxed(&s->gen) & 0xffffu) != (hndl & 0xffffu))
+    r = closed(s);
+  else if (s->atype != atype)
+    r = MCX_EMR_ATYPE;
+  else if (mcx_load_relaxed(&s->held[ni]))
+    r = MCX_EMR_ATTACHED;
+  else
+    mcx_store_relaxed(&s->held[ni], 1u); /* rmem: held[i] = node i attached; read by node i without the lock */
+  table_unlock(p);
+  return r;
+}
+
+int mcx__mr_rmem_detach(uint32_t hndl)
+{
+  mr_slot_t *s;
+  int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
+  if (r != MCX_OK)
+    return r;
+  mr_part_t *p = me.d->p;
+  uint32_t ni = me.nidx;
+  table_lock(p);
+  if (!mcx_load_relaxed(&s->held[ni]))
+    r = MCX_EMR_NOTATTACHED;
+  else
+    mcx_store_relaxed(&s->held[ni], 0u);
+  table_unlock(p);
+  return r;
+}
+
+static int rmem_args(const mr_slot_t *s, uint32_t rmem_off, uint32_t bpa, uint32_t n, uint32_t rstride,
+                     uint32_t lstride)
+{
+  /* The reference checks the strides of every transfer, single blocks too. */
+  if (rstride < bpa || lstride < bpa)
+    return MCX_EMR_STRIDE;
+  uint64_t end = (uint64_t)rmem_off + (uint64_t)(n - 1) * rstride + bpa;
+  if (end > s->limit)
+    return MCX_EMR_OVERRUN;
+  return MCX_OK;
+}
+
+int mcx__mr_rmem_check(uint32_t hndl, uint32_t rmem_off, uint32_t bpa, uint32_t nstrides, uint32_t rstride,
+                       uint32_t lstride)
+{
+  mr_slot_t *s;
+  int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
+  if (r != MCX_OK)
+    return r;
+  /* Strides first, as the reference checks them. */
+  if (rstride < bpa || lstride < bpa)
+    return MCX_EMR_STRIDE;
+  /* Relaxed, without the table lock: only this node attaches and detaches
+   * itself (others clear it only when it is gone or the object deleted). */
+  if (!mcx_load_relaxed(&s->held[me.nidx]))
+    return MCX_EMR_NOTATTACHED;
+  return rmem_args(s, rmem_off, bpa, nstrides, rstride, lstride);
+}
+
+int mcx__mr_rmem_transfer(uint32_t hndl, int write, uint32_t rmem_off, void *local, uint32_t local_off,
+                          uint32_t bpa, uint32_t nstrides, uint32_t rstride, uint32_t lstride, size_t *bytes)
+{
+  mr_slot_t *s;
+  int r = resolve(MCX__MR_RMEM, hndl, &s, NULL);
+  if (r != MCX_OK)
+    return r;
+  r = rmem_args(s, rmem_off, bpa, nstrides, rstride, lstride);
+  if (r != MCX_OK)
+    return r;
+  /* Transfers on one object are serialized by its transfer lock (robust: a
+   * node that dies in a transfer does not block the others). */
+  uint32_t depth;
+  r = mcx__rmutex_lock(&s->u.mutex, me.tid, MCX_NO_DEADLINE, 1, &depth);
+  if (r == MCX_ECLOSED)
+    return closed(s);
+  if (r != MCX_OK && r != MCX_EOWNERDEAD)
+    return r;
+  /* The generation again: deleted while we waited for the lock? */
+  if ((mcx_load_acquire(&s->gen) & 0xffffu) != (hndl & 0xffffu)) { /* D-A1 */
+    mcx__rmutex_unlock(&s->u.mutex, me.tid, 1);
+    return closed(s);
+  }
+  r = MCX_OK;
+  char *remote = (char *)(uintptr_t)s->addr;
+  char *loc = (char *)local + local_off;
+  int same = s->owner_pid == me.pid;
+  for (uint32_t k = 0; k < nstrides && r >= 0; k++) {
+    char *rp = remote + rmem_off + (size_t)k * rstride;
+    char *lp = loc + (size_t)k * lstride;
+    if (same)
+      memcpy(write ? rp : lp, write ? lp : rp, bpa);
+    else if (mcx_port_vm_copy(s->owner_pid, lp, rp, bpa, write) != MCX_OK)
+      r = MCX_EMR_CONFLICT;
+  }
+  mcx__rmutex_unlock(&s->u.mutex, me.tid, 1);
+  if (r >= 0) {
+    *bytes = (size_t)bpa * nstrides;
+    r = MCX_OK;
+  }
   return r;
 }

@@ -21,20 +21,32 @@
 #define MCX_EMR_LOCKORDER (-65)   /**< recursive unlock out of order */
 #define MCX_EMR_ATTACHED (-66)    /**< the node is attached already */
 #define MCX_EMR_NOTATTACHED (-67) /**< the node is not attached */
+#define MCX_EMR_ATYPE (-68)       /**< remote memory of another access type */
+#define MCX_EMR_NOTOWNER (-69)    /**< remote memory: the caller is not its creator */
+#define MCX_EMR_STRIDE (-70)      /**< a stride smaller than the block */
+#define MCX_EMR_OVERRUN (-71)     /**< past the end of the remote buffer */
+#define MCX_EMR_CONFLICT (-72)    /**< the creator's process refused or is gone */
+#define MCX_EMR_LOCKLIMIT (-73)   /**< semaphore limit 0 or above MRAPI_MAX_SHARED_LOCKS */
 
 typedef enum mcx__mr_kind {
   MCX__MR_MUTEX = 1,
   MCX__MR_SEM = 2,
   MCX__MR_RWL = 3,
   MCX__MR_SHMEM = 4,
+  MCX__MR_RMEM = 5,
 } mcx__mr_kind_t;
+
+/** Behaviour profile of MRAPI (read from MCX_COMPAT by the partition's creator). */
+enum { MCX__MR_PROFILE_SPEC = 1, MCX__MR_PROFILE_MCA203 = 2 };
 
 /** Creation attributes, and what an object reports back. */
 typedef struct mcx__mr_attrs {
   uint32_t recursive;     /* mutex */
   uint32_t error_ext;     /* stale handles give *_DELETED rather than *_INVALID */
   uint32_t domain_shared; /* recorded; objects are visible within their domain */
-  uint32_t limit;         /* sem: lock limit; rwl: reader limit; shmem: size */
+  uint32_t limit;         /* sem: lock limit; rwl: reader limit; shmem, rmem: size */
+  uint32_t atype;         /* rmem: access type */
+  uint64_t addr;          /* rmem: the creator's buffer, in its process */
 } mcx__mr_attrs_t;
 
 /** @retval 0 @retval MCX_EEXIST this thread is a node already @retval MCX_EBUSY node id
@@ -52,9 +64,18 @@ int mcx__mr_whoami(uint32_t *domain, uint32_t *node);
 int mcx__mr_create(mcx__mr_kind_t kind, uint32_t id, const mcx__mr_attrs_t *a, uint32_t *hndl);
 /** @retval 0 @retval MCX_ENOENT not a node @retval MCX_EINVAL unknown id */
 int mcx__mr_get(mcx__mr_kind_t kind, uint32_t id, uint32_t *hndl);
-/** @retval 0 @retval MCX_ENOENT not a node @retval MCX_EINVAL bad or stale handle
- *  @retval MCX_EBUSY locked / attached */
+/** Delete rules by profile: spec - only a free object (no unit, reader or
+ *  holder); mca-2.0.3 - the caller must hold the mutex / a unit / the lock.
+ * @retval 0 @retval MCX_ENOENT not a node @retval MCX_EINVAL bad handle
+ * @retval MCX_ESTALE deleted before (error_ext set) @retval MCX_EBUSY locked /
+ * attached (spec), or not held by the caller (mca-2.0.3)
+ * @retval MCX_EMR_NOTOWNER rmem: the caller is not its creator */
 int mcx__mr_delete(mcx__mr_kind_t kind, uint32_t hndl);
+/** The calling node's profile (MCX__MR_PROFILE_*), 0 if not a node. */
+uint32_t mcx__mr_profile(void);
+/** Diagnostic level (mrapi_set_debug_level). */
+void mcx__mr_set_debug(int level);
+int mcx__mr_debug(void);
 /** @retval 0 @retval MCX_EINVAL bad handle @retval MCX_ESTALE deleted (error_ext set) */
 int mcx__mr_attrs_of(mcx__mr_kind_t kind, uint32_t hndl, mcx__mr_attrs_t *out);
 
@@ -78,6 +99,37 @@ int mcx__mr_rwl_unlock(uint32_t hndl, int writer);
 int mcx__mr_shmem_attach(uint32_t hndl, void **addr);
 /** @retval 0 @retval MCX_EMR_NOTATTACHED */
 int mcx__mr_shmem_detach(uint32_t hndl);
+
+/* Remote memory. */
+/** @retval 0 @retval MCX_EMR_ATTACHED @retval MCX_EMR_ATYPE */
+int mcx__mr_rmem_attach(uint32_t hndl, uint32_t atype);
+/** @retval 0 @retval MCX_EMR_NOTATTACHED */
+int mcx__mr_rmem_detach(uint32_t hndl);
+/** Access type and size of remote memory. @retval 0 @retval MCX_EINVAL @retval MCX_ESTALE */
+int mcx__mr_rmem_info(uint32_t hndl, uint32_t *atype, uint32_t *size);
+/** One strided transfer (write: local -> remote), done by the caller under
+ * the object's transfer lock. @p bytes receives the bytes moved.
+ * @retval 0 @retval MCX_EMR_NOTATTACHED @retval MCX_EMR_STRIDE @retval MCX_EMR_OVERRUN
+ * @retval MCX_EMR_CONFLICT @retval MCX_EINVAL @retval MCX_ESTALE */
+int mcx__mr_rmem_transfer(uint32_t hndl, int write, uint32_t rmem_off, void *local, uint32_t local_off,
+                          uint32_t bpa, uint32_t nstrides, uint32_t rstride, uint32_t lstride, size_t *bytes);
+/** Checks a transfer's arguments without doing it (same results as above but CONFLICT). */
+int mcx__mr_rmem_check(uint32_t hndl, uint32_t rmem_off, uint32_t bpa, uint32_t nstrides, uint32_t rstride,
+                       uint32_t lstride);
+
+/** A node identity, copied so a background thread (the DMA engine) acts for a node. */
+typedef struct mcx__mr_ident {
+  uint64_t opaque[6];
+} mcx__mr_ident_t;
+/** Copies the calling node's identity. @retval 0 @retval MCX_ENOENT not a node */
+int mcx__mr_ident_get(mcx__mr_ident_t *id);
+/** The calling thread acts as @p id (NULL: as nothing) until the next call. */
+void mcx__mr_ident_set(const mcx__mr_ident_t *id);
+
+/* Holders: units of semaphores and read/write holds of rwlocks per node, so a
+ * dead node's holds are given back. */
+/** Gives back what nodes that no longer run held; @return holds recovered. */
+int mcx__mr_recover_dead(void);
 
 /** Name of the domain's partition ("/mcx-mrapi-<uid>-<domain>"), for tests and tools. */
 void mcx__mr_partition_name(uint32_t domain, char *buf, size_t n);

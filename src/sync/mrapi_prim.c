@@ -164,6 +164,18 @@ int mcx__rmutex_mark_deleted(mcx__rmutex_t *m, int shared)
   return MCX_OK;
 }
 
+int mcx__rmutex_delete_held(mcx__rmutex_t *m, uint32_t tid, int shared)
+{
+  uint32_t w = mcx_load_relaxed(&m->word);
+  if ((w & MCX__RMUTEX_TID_MASK) != tid)
+    return MCX_EPERM;
+  /* Relaxed: only the holder (the caller) can change the owner bits now;
+   * waiters compare the value, deletion publishes nothing. */
+  mcx_exchange_seq_cst(&m->word, MCX__RMUTEX_DELETED);
+  mcx_port_futex_wake(&m->word, 0x7fffffff, shared);
+  return MCX_OK;
+}
+
 /* -------------------------------------------------------------- semaphore */
 
 void mcx__sem_init(mcx__sem_t *s, uint32_t limit)
@@ -243,6 +255,14 @@ int mcx__sem_mark_deleted(mcx__sem_t *s, int shared)
     return MCX_EBUSY;
   mcx_port_futex_wake(&s->count, 0x7fffffff, shared);
   return MCX_OK;
+}
+
+void mcx__sem_delete_force(mcx__sem_t *s, int shared)
+{
+  /* seq_cst like the unlock CAS (S-R1): a sleeper's nwait announcement and
+   * this store are ordered, so the wake below reaches it. */
+  mcx_exchange_seq_cst(&s->count, MCX__SEM_DELETED);
+  mcx_port_futex_wake(&s->count, 0x7fffffff, shared);
 }
 
 /* ------------------------------------------------------------ rwlock */
@@ -359,4 +379,11 @@ int mcx__rwl_mark_deleted(mcx__rwl_t *l, int shared)
   } while (!mcx_cas_relaxed(&l->state, &s, s | MCX__RWL_DELETED));
   mcx_port_futex_wake(&l->state, 0x7fffffff, shared);
   return MCX_OK;
+}
+
+void mcx__rwl_delete_force(mcx__rwl_t *l, int shared)
+{
+  /* seq_cst as the unlock CAS (W-R1/W-R2), for the same sleeper protocol. */
+  mcx_fetch_or_seq_cst(&l->state, MCX__RWL_DELETED);
+  mcx_port_futex_wake(&l->state, 0x7fffffff, shared);
 }

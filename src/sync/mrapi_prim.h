@@ -58,6 +58,9 @@ int mcx__rmutex_lock(mcx__rmutex_t *m, uint32_t tid, uint64_t deadline_ns, int s
 int mcx__rmutex_unlock(mcx__rmutex_t *m, uint32_t tid, int shared);
 /** @brief Marks an unlocked mutex deleted and wakes its waiters. @retval 0 @retval MCX_EBUSY locked */
 int mcx__rmutex_mark_deleted(mcx__rmutex_t *m, int shared);
+/** @brief Deletes a mutex held by @p tid (the mca-2.0.3 rule); waiters see it
+ *  deleted. @retval 0 @retval MCX_EPERM @p tid does not hold it */
+int mcx__rmutex_delete_held(mcx__rmutex_t *m, uint32_t tid, int shared);
 /** @brief Owner tid, 0 when free (a snapshot). */
 uint32_t mcx__rmutex_owner(mcx__rmutex_t *m);
 
@@ -77,6 +80,9 @@ int mcx__sem_lock(mcx__sem_t *s, uint64_t deadline_ns, int shared);
 int mcx__sem_unlock(mcx__sem_t *s, int shared);
 /** @retval 0 @retval MCX_EBUSY some unit is taken */
 int mcx__sem_mark_deleted(mcx__sem_t *s, int shared);
+/** @brief Deletes whatever units are taken (the mca-2.0.3 rule); waiters and
+ *  later unlocks see it deleted. */
+void mcx__sem_delete_force(mcx__sem_t *s, int shared);
 
 /* ---- reader/writer lock: state = readers | waiting writers << 20 | WRITER | DELETED */
 #define MCX__RWL_READERS_MASK 0x000fffffu
@@ -98,5 +104,7 @@ int mcx__rwl_lock(mcx__rwl_t *l, int writer, uint32_t tid, uint64_t deadline_ns,
 int mcx__rwl_unlock(mcx__rwl_t *l, int writer, uint32_t tid, int shared);
 /** @retval 0 @retval MCX_EBUSY locked */
 int mcx__rwl_mark_deleted(mcx__rwl_t *l, int shared);
+/** @brief Deletes it held or not (the mca-2.0.3 rule). */
+void mcx__rwl_delete_force(mcx__rwl_t *l, int shared);
 
 #endif /* MCX_MRAPI_PRIM_H */

@@ -203,7 +203,7 @@ static void pkt_phase(struct ctx *c)
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
   mcapi_finalize(&st);
   printf("   %s: %llu packets checked (8 buffers, up to %d held, out-of-order release)\n",
-         c->lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free", (unsigned long long)expect, HOLD);
+         c->lk == MCX_LOCKING_GLOBAL ? "global" : c->lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free", (unsigned long long)expect, HOLD);
 }
 
 /* ---------------------------------------------------------------- scalars */
@@ -289,7 +289,7 @@ static void scl_phase(struct ctx *c)
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
   mcapi_finalize(&st);
   printf("   %s: %llu scalars checked (4 slots, widths 8/4/2/1)\n",
-         c->lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free", (unsigned long long)expect);
+         c->lk == MCX_LOCKING_GLOBAL ? "global" : c->lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free", (unsigned long long)expect);
 }
 
 /* ------------------------------------------------------ open/close cycles */
@@ -413,7 +413,7 @@ static void cycle_phase(struct ctx *c)
   CHECK_EQ_U(mcx_requests_in_use(), 0);
   mcapi_finalize(&st);
   printf("   %s: %d connect/open/send/close cycles checked\n",
-         c->lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free", cycles);
+         c->lk == MCX_LOCKING_GLOBAL ? "global" : c->lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free", cycles);
 }
 
 static struct ctx ctx;
@@ -433,6 +433,8 @@ TEST(scalars_lockfree) { phase(23, MCX_LOCKING_LOCKFREE, scl_phase); }
 TEST(scalars_global) { phase(24, MCX_LOCKING_GLOBAL, scl_phase); }
 TEST(open_close_cycles_lockfree) { phase(25, MCX_LOCKING_LOCKFREE, cycle_phase); }
 TEST(open_close_cycles_global) { phase(26, MCX_LOCKING_GLOBAL, cycle_phase); }
+TEST(packets_kernel) { phase(27, MCX_LOCKING_KERNEL, pkt_phase); }
+TEST(scalars_kernel) { phase(28, MCX_LOCKING_KERNEL, scl_phase); }
 
 int main(void)
 {
@@ -440,6 +442,8 @@ int main(void)
   RUN(packets_global);
   RUN(scalars_lockfree);
   RUN(scalars_global);
+  RUN(packets_kernel);
+  RUN(scalars_kernel);
   RUN(open_close_cycles_lockfree);
   RUN(open_close_cycles_global);
   return mcx_test_report();

@@ -166,12 +166,13 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
            getenv("MCX_NAMESPACE"), dom);
   CHECK(access(path, F_OK) != 0);
   printf("   %s: %llu messages checked, %u senders killed mid-stream, final stream of %u whole\n",
-         lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free", (unsigned long long)got, kills,
+         lk == MCX_LOCKING_GLOBAL ? "global" : lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free", (unsigned long long)got, kills,
          last_got);
 }
 
 TEST(killed_senders_lockfree) { run(31, MCX_LOCKING_LOCKFREE, mcx_test_stress_seconds(3) / 2); }
 TEST(killed_senders_global) { run(32, MCX_LOCKING_GLOBAL, mcx_test_stress_seconds(3) / 2); }
+TEST(killed_senders_kernel) { run(33, MCX_LOCKING_KERNEL, mcx_test_stress_seconds(3) / 2); }
 
 int main(void)
 {
@@ -179,5 +180,6 @@ int main(void)
     setenv("MCX_NAMESPACE", "stress_mcapi_crash", 1);
   RUN(killed_senders_lockfree);
   RUN(killed_senders_global);
+  RUN(killed_senders_kernel);
   return mcx_test_report();
 }

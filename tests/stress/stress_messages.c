@@ -209,7 +209,7 @@ static void run(struct ctx *c)
     pthread_join(t[i], NULL);
   mcapi_finalize(&st);
   printf("   %s, %s: %llu messages from %d senders checked\n",
-         c->lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free",
+         c->lk == MCX_LOCKING_GLOBAL ? "global" : c->lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free",
          c->nonblocking ? "blocking + non-blocking calls" : "blocking calls",
          (unsigned long long)received, SENDERS);
 }
@@ -230,6 +230,7 @@ TEST(many_senders_one_receiver_lockfree) { phase(1, MCX_LOCKING_LOCKFREE, 0); }
 TEST(many_senders_one_receiver_global) { phase(2, MCX_LOCKING_GLOBAL, 0); }
 TEST(nonblocking_mix_lockfree) { phase(3, MCX_LOCKING_LOCKFREE, 1); }
 TEST(nonblocking_mix_global) { phase(4, MCX_LOCKING_GLOBAL, 1); }
+TEST(many_senders_one_receiver_kernel) { phase(6, MCX_LOCKING_KERNEL, 0); }
 
 /* Priority: with everything queued before the receiver looks, it must see
  * all priority-0 messages before any priority-1 message, and so on. The
@@ -279,6 +280,7 @@ int main(void)
 {
   RUN(many_senders_one_receiver_lockfree);
   RUN(many_senders_one_receiver_global);
+  RUN(many_senders_one_receiver_kernel);
   RUN(nonblocking_mix_lockfree);
   RUN(nonblocking_mix_global);
   RUN(priorities_observed_under_load);

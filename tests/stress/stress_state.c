@@ -179,7 +179,7 @@ static void threads(mcapi_domain_t dom, mcx_locking_t lk)
   CHECK(atomic_load(&s.reads) > 0);
   CHECK(atomic_load(&s.writes) > 0);
   printf("   %s: %llu writes, %llu reads checked by %d readers, %llu lapped reads reported\n",
-         lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free",
+         lk == MCX_LOCKING_GLOBAL ? "global" : lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free",
          (unsigned long long)atomic_load(&s.writes), (unsigned long long)atomic_load(&s.reads),
          READERS, (unsigned long long)atomic_load(&s.laps));
 }

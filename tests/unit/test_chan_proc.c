@@ -170,7 +170,7 @@ static void exchange(mcapi_domain_t dom)
   CHECK(part_gone(dom));
 }
 
-TEST(packets_and_scalars_across_processes) { exchange(lk == MCX_LOCKING_GLOBAL ? 42 : 41); }
+TEST(packets_and_scalars_across_processes) { exchange(lk == MCX_LOCKING_KERNEL ? 47 : lk == MCX_LOCKING_GLOBAL ? 42 : 41); }
 
 /* Kills @p pid once it reported on @p fd, then checks the survivor can go on. */
 static void survivor_goes_on(mcapi_domain_t dom, mcapi_endpoint_t out, mcapi_endpoint_t in,
@@ -200,7 +200,7 @@ static void survivor_goes_on(mcapi_domain_t dom, mcapi_endpoint_t out, mcapi_end
 
 TEST(receiver_killed_while_holding_packets)
 {
-  mcapi_domain_t dom = lk == MCX_LOCKING_GLOBAL ? 44 : 43;
+  mcapi_domain_t dom = lk == MCX_LOCKING_KERNEL ? 48 : lk == MCX_LOCKING_GLOBAL ? 44 : 43;
   CHECK_STATUS(init_node(dom, 1), MCAPI_SUCCESS);
   mcapi_status_t st;
   mcapi_request_t r;
@@ -252,7 +252,7 @@ TEST(receiver_killed_while_holding_packets)
 
 TEST(node_killed_in_the_middle_of_an_open)
 {
-  mcapi_domain_t dom = lk == MCX_LOCKING_GLOBAL ? 46 : 45;
+  mcapi_domain_t dom = lk == MCX_LOCKING_KERNEL ? 49 : lk == MCX_LOCKING_GLOBAL ? 46 : 45;
   CHECK_STATUS(init_node(dom, 1), MCAPI_SUCCESS);
   mcapi_status_t st;
   mcapi_request_t r;
@@ -304,9 +304,9 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_chan_proc", 1);
-  for (int mode = 0; mode < 2; mode++) {
-    lk = mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
-    printf("-- %s locking\n", mode ? "global" : "lock-free");
+  for (int mode = 0; mode < 3; mode++) {
+    lk = mode == 2 ? MCX_LOCKING_KERNEL : mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
+    printf("-- %s locking\n", mode == 2 ? "kernel" : mode ? "global" : "lock-free");
     RUN(packets_and_scalars_across_processes);
     RUN(receiver_killed_while_holding_packets);
     RUN(node_killed_in_the_middle_of_an_open);

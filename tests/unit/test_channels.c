@@ -11,6 +11,7 @@
 
 #define DOM_LF 11
 #define DOM_GL 12
+#define DOM_KL 16
 
 static mcapi_domain_t cur_domain = DOM_LF;
 static mcx_locking_t cur_locking = MCX_LOCKING_LOCKFREE;
@@ -738,7 +739,9 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
 {
   cur_domain = dom;
   cur_locking = lk;
-  printf("-- %s locking\n", lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free");
+  printf("-- %s locking\n", lk == MCX_LOCKING_GLOBAL   ? "global"
+                            : lk == MCX_LOCKING_KERNEL ? "kernel"
+                                                       : "lock-free");
   RUN(packet_channel_lifecycle_and_zero_copy);
   RUN(channel_errors);
   RUN(packet_pool_exhaustion_and_waiting);
@@ -756,5 +759,6 @@ int main(void)
   CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
   run_mode_suite(DOM_LF, MCX_LOCKING_LOCKFREE);
   run_mode_suite(DOM_GL, MCX_LOCKING_GLOBAL);
+  run_mode_suite(DOM_KL, MCX_LOCKING_KERNEL);
   return mcx_test_report();
 }

@@ -12,6 +12,7 @@
 
 #define DOM_LF 1
 #define DOM_GL 2
+#define DOM_KL 4
 
 static mcapi_domain_t cur_domain = DOM_LF;
 static mcx_locking_t cur_locking = MCX_LOCKING_LOCKFREE;
@@ -96,6 +97,10 @@ TEST(initialize_checks_arguments)
   p.queue_elements = 3; /* not a power of two */
   mcapi_initialize(DOM_LF, 1, NULL, &p, &info, &st);
   CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
+  mcx_param_init(&p);
+  p.locking = (mcx_locking_t)(MCX_LOCKING_KERNEL + 1); /* no such mode */
+  mcapi_initialize(DOM_LF, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_ERR_PARAMETER);
   /* A NULL status pointer: nothing happens, nothing crashes. */
   mcapi_initialize(DOM_LF, 1, NULL, NULL, &info, NULL);
   CHECK(mcapi_node_id_get(&st) == MCAPI_NODE_INVALID);
@@ -161,6 +166,33 @@ static void *join_lf_domain_as_global(void *arg)
   if (st == MCAPI_SUCCESS)
     mcapi_finalize(&st);
   return NULL;
+}
+
+/* MCX_LOCKING picks the mode of a domain its creator did not set; kernel is one. */
+TEST(locking_mode_from_the_environment)
+{
+  static const struct {
+    const char *env;
+    mcx_locking_t want;
+  } cases[] = {{"kernel", MCX_LOCKING_KERNEL}, {"global", MCX_LOCKING_GLOBAL}, {"lockfree", MCX_LOCKING_LOCKFREE}};
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    setenv("MCX_LOCKING", cases[i].env, 1);
+    mcapi_status_t st;
+    mcapi_info_t info;
+    mcapi_initialize(5, 1, NULL, NULL, &info, &st);
+    unsetenv("MCX_LOCKING");
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(mcx_locking(), cases[i].want);
+    mcapi_endpoint_t e = mcapi_endpoint_create(1, &st);
+    mcapi_msg_send(e, e, "k", 2, 0, &st); /* takes the mode's lock */
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    char b[2];
+    size_t n = 0;
+    mcapi_msg_recv(e, b, sizeof b, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(n, 2);
+    mcapi_finalize(&st);
+  }
 }
 
 TEST(domain_with_other_locking_mode_is_refused)
@@ -944,7 +976,9 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
 {
   cur_domain = dom;
   cur_locking = lk;
-  printf("-- %s locking\n", lk == MCX_LOCKING_GLOBAL ? "global" : "lock-free");
+  printf("-- %s locking\n", lk == MCX_LOCKING_GLOBAL   ? "global"
+                            : lk == MCX_LOCKING_KERNEL ? "kernel"
+                                                       : "lock-free");
   RUN(endpoint_create_get_delete);
   RUN(endpoint_table_full);
   RUN(endpoint_get_waits_for_creation);
@@ -969,11 +1003,13 @@ int main(void)
   RUN(initialize_checks_arguments);
   RUN(initialize_twice_and_ids);
   RUN(node_id_in_use_by_another_thread_fails);
+  RUN(locking_mode_from_the_environment);
   RUN(domain_with_other_locking_mode_is_refused);
   RUN(domain_with_other_transport_is_refused);
   RUN(node_attributes);
   RUN(display_status_names_every_code);
   run_mode_suite(DOM_LF, MCX_LOCKING_LOCKFREE);
   run_mode_suite(DOM_GL, MCX_LOCKING_GLOBAL);
+  run_mode_suite(DOM_KL, MCX_LOCKING_KERNEL);
   return mcx_test_report();
 }

@@ -10,7 +10,9 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/sem.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,6 +138,7 @@ static void fork_pingpong(mcapi_domain_t dom, mcx_locking_t lk)
 
 TEST(forked_child_exchanges_messages_lockfree) { fork_pingpong(11, MCX_LOCKING_LOCKFREE); }
 TEST(forked_child_exchanges_messages_global) { fork_pingpong(12, MCX_LOCKING_GLOBAL); }
+TEST(forked_child_exchanges_messages_kernel) { fork_pingpong(26, MCX_LOCKING_KERNEL); }
 
 TEST(separate_executable_exchanges_messages)
 {
@@ -340,6 +343,23 @@ static void die_holding(mcapi_domain_t dom, mcx_locking_t lk, int admin)
 }
 
 TEST(global_lock_of_a_dead_process_is_recovered) { die_holding(17, MCX_LOCKING_GLOBAL, 0); }
+TEST(kernel_lock_of_a_dead_process_is_released) { die_holding(27, MCX_LOCKING_KERNEL, 0); }
+
+/* The kernel mode's semaphore lives as long as the partition, not longer. */
+TEST(kernel_semaphore_is_removed_with_the_partition)
+{
+  CHECK_STATUS(init_node(28, 1, MCX_LOCKING_KERNEL), MCAPI_SUCCESS);
+  CHECK_EQ_U(mcx_locking(), MCX_LOCKING_KERNEL);
+  int id = mcx__self.dom->hdr->kernel_sem;
+  CHECK(id >= 0);
+  CHECK(semctl(id, 0, GETVAL) == 1); /* free between operations */
+  mcapi_status_t st;
+  mcapi_finalize(&st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(!part_exists(28));
+  errno = 0;
+  CHECK(semctl(id, 0, GETVAL) < 0 && (errno == EINVAL || errno == EIDRM));
+}
 TEST(control_lock_of_a_dead_process_is_recovered) { die_holding(18, MCX_LOCKING_LOCKFREE, 1); }
 
 /* A run that died without finalizing leaves a partition; the next initialize recovers. */
@@ -362,6 +382,27 @@ TEST(stale_partition_of_a_crashed_run_is_recovered)
   mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(mcapi_msg_available(e, &st), 0); /* the old message is gone with its run */
+  mcapi_finalize(&st);
+  CHECK(!part_exists(dom));
+}
+
+/* regress: a creator killed between shm_open(O_CREAT) and ftruncate left a
+ * 0-byte partition that made every later mcapi_initialize of the domain fail. */
+TEST(zero_byte_partition_of_a_dead_creator_is_replaced)
+{
+  mcapi_domain_t dom = 26;
+  char name[80];
+  part_name(name, sizeof name, dom);
+  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600); /* as the dead creator left it */
+  CHECK(fd >= 0);
+  if (fd >= 0)
+    close(fd);
+  CHECK_STATUS(init_node(dom, 1, MCX_LOCKING_DEFAULT), MCAPI_SUCCESS);
+  mcapi_status_t st;
+  mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_msg_send(e, e, "new", 4, 0, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_finalize(&st);
   CHECK(!part_exists(dom));
 }
@@ -482,13 +523,17 @@ int main(int argc, char **argv)
     return child_echo((mcapi_domain_t)atoi(argv[2]), MCX_LOCKING_DEFAULT, 1000);
   RUN(forked_child_exchanges_messages_lockfree);
   RUN(forked_child_exchanges_messages_global);
+  RUN(forked_child_exchanges_messages_kernel);
   RUN(separate_executable_exchanges_messages);
   RUN(fork_child_of_a_node_is_not_a_node);
   RUN(sender_dying_with_a_reserved_slot_does_not_block_the_ring);
   RUN(sender_blocked_on_a_dead_receiver_returns);
   RUN(global_lock_of_a_dead_process_is_recovered);
+  RUN(kernel_lock_of_a_dead_process_is_released);
+  RUN(kernel_semaphore_is_removed_with_the_partition);
   RUN(control_lock_of_a_dead_process_is_recovered);
   RUN(stale_partition_of_a_crashed_run_is_recovered);
+  RUN(zero_byte_partition_of_a_dead_creator_is_replaced);
   RUN(partition_with_wrong_magic_is_refused);
   RUN(partition_with_wrong_version_is_refused);
   RUN(truncated_partition_is_refused);

@@ -270,7 +270,11 @@ TEST(semaphore_statuses)
   init_node(1);
   mrapi_status_t st;
   mrapi_sem_create(77, NULL, 0, &st);
-  CHECK_MRAPI(st, MRAPI_ERR_PARAMETER);
+  CHECK_MRAPI(st, MRAPI_ERR_SEM_LOCKLIMIT);
+  mrapi_sem_create(77, NULL, MRAPI_MAX_SHARED_LOCKS + 1, &st);
+  CHECK_MRAPI(st, MRAPI_ERR_SEM_LOCKLIMIT);
+  mrapi_sem_create(77, NULL, 0xffff0000u, &st);
+  CHECK_MRAPI(st, MRAPI_ERR_SEM_LOCKLIMIT);
   mrapi_sem_hndl_t s = mrapi_sem_create(77, NULL, 2, &st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
   mrapi_sem_create(77, NULL, 2, &st);

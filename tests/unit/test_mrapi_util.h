@@ -11,6 +11,7 @@
 #include "mcx_test.h"
 #include "mrapi.h"
 #include "ports/mcx_port.h"
+#include "sync/mrapi_domain.h"
 
 /* The harness's counters are plain ints, but these tests check from several
  * threads at once: count into atomics and fold them in between tests. */
@@ -77,8 +78,9 @@ static inline mrapi_domain_t test_domain(unsigned k)
 /* Number of /dev/shm entries belonging to @p domain (partition and segments). */
 static inline int shm_leftovers(mrapi_domain_t domain)
 {
-  char prefix[64], prefix_seg[80];
-  snprintf(prefix, sizeof prefix, "mcx-mrapi-%u-%u", (unsigned)geteuid(), (unsigned)domain);
+  char name[96], prefix_seg[100];
+  mcx__mr_partition_name(domain, name, sizeof name); /* "/mcx-mrapi-<uid>-<namespace>-<domain>" */
+  const char *prefix = name + 1;
   snprintf(prefix_seg, sizeof prefix_seg, "%s-", prefix);
   int n = 0;
   DIR *d = opendir("/dev/shm");

@@ -168,10 +168,10 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_state", 1);
-  for (int mode = 0; mode < 2; mode++) {
-    lk = mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
+  for (int mode = 0; mode < 3; mode++) {
+    lk = mode == 2 ? MCX_LOCKING_KERNEL : mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
     dom = (mcapi_domain_t)(1 + mode);
-    printf("-- %s locking\n", mode ? "global" : "lock-free");
+    printf("-- %s locking\n", mode == 2 ? "kernel" : mode ? "global" : "lock-free");
     RUN(write_read_versions_and_errors);
     RUN(other_nodes_read_and_wait_but_do_not_write);
     RUN(reader_in_another_process);

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_hist.h"
+
 /* The C++ peer sees the same layout with plain fields (same size and alignment). */
 #ifdef __cplusplus
 #define BENCH_ATOMIC(t) t
@@ -37,7 +39,7 @@ typedef enum bench_place { PLACE_ONECORE = 0, PLACE_NONE = 1, PLACE_SPREAD = 2 }
 /* libmca configuration of a subject (ignored by peers). */
 typedef struct bench_cfg {
   int type;          /* 'm' message, 'p' packet, 's' scalar */
-  int locking;       /* MCX_LOCKING_LOCKFREE / _GLOBAL */
+  int locking;       /* MCX_LOCKING_LOCKFREE / _GLOBAL / _KERNEL */
   int transport;     /* 0 shm, 1 pmq */
   int blocking_wait; /* 1: mcx_set_wait_policy(0, 0) for the sample */
 } bench_cfg_t;
@@ -59,6 +61,12 @@ typedef struct bench_ops {
   size_t max_size;     /* 0: any */
   int pingpong_only;   /* no stream mode (yield / futex ping-pong) */
   int stream_only;
+  /* Optional zero-copy receive: *p points at the item where it lies until
+   * release(); used when the cell consumes in place (ctx->inplace). */
+  int (*recv_view)(struct bench_ctx *c, void *h, const void **p);
+  void (*release)(struct bench_ctx *c, void *h, const void *p);
+  /* Non-NULL: this build lacks the peer (the note says why and what to install). */
+  const char *unavailable;
 } bench_ops_t;
 
 /* Shared between the sides; lives in MAP_SHARED memory so a forked child sees it. */
@@ -75,14 +83,17 @@ typedef struct bench_ctx {
   int cross_process;
   uint32_t domain;      /* libmca domain id of this sample */
   int hpc;              /* --hpc: each side counts its measured phase (mcx_hpc_*) */
+  int inplace;          /* the receiver checksums the item where it lies (recv_view), no copy */
   char hpc_line[2][480]; /* per item, written by each side (shared memory when cross-process) */
   /* shared state */
   BENCH_ALIGN64 BENCH_ATOMIC(unsigned) barrier_count;
   BENCH_ATOMIC(unsigned) barrier_gen;
   BENCH_ATOMIC(int) failed;
-  BENCH_ALIGN64 uint64_t n; /* measured items, set by side 0 after warm-up */
+  BENCH_ALIGN64 uint64_t n; /* measured items (per pass), set by side 0 after warm-up */
+  uint64_t batch;           /* ping-pong: round trips per clock-read pair in the batch pass */
   uint64_t t_start, t_end, warm_ns;
-  uint64_t *lat; /* n_max round trips (side 0 writes) */
+  uint64_t *lat;     /* ping-pong batch pass: ns per batch (n / batch entries; side 0 writes) */
+  bench_hist_t *hist; /* ping-pong per-round pass: every round trip (side 0 writes) */
   int status;
   char note[200];
   size_t map_size;
@@ -94,8 +105,18 @@ typedef struct bench_ctx {
 uint64_t bench_now_ns(void);
 /** Median cost of one pair of clock reads (subtracted from timed intervals). */
 uint64_t bench_timer_cost_ns(void);
+/** Pins the caller to @p cpu (an OS CPU number; -1: every CPU of the list). */
 int bench_pin(int cpu);
 int bench_ncpus(void);
+/* The CPUs the benchmark uses (--cpus; default every CPU the process may run on). */
+extern int bench_cpus[1024];
+extern int bench_ncpu;
+/** Parses "0,2,4-7" into bench_cpus; 0 or -1 (bad list, or a CPU not online). */
+int bench_set_cpus(const char *list);
+/** The i-th CPU of the list (wrapping around). */
+int bench_cpu(int i);
+/** Fills bench_cpus with the CPUs the process may run on. */
+void bench_default_cpus(void);
 /* Spin briefly, then yield: safe with both sides on one core. */
 static inline void bench_relax(unsigned *i)
 {
@@ -118,8 +139,14 @@ void bench_fail(bench_ctx_t *c, int status, const char *fmt, ...) __attribute__(
 int bench_run_sample(bench_ctx_t *c);
 bench_ctx_t *bench_ctx_alloc(size_t extra, uint64_t n_max);
 void bench_ctx_free(bench_ctx_t *c);
-/* One cache line bounced between CPUs 0 and 1: median round trip in ns (0: one CPU). */
+/* One cache line bounced between the first two CPUs of the list, timed like the
+ * subjects (batches of round trips between two clock reads): the median over
+ * batches of ns per round trip (0: one CPU). */
 double bench_measure_L(unsigned rounds);
+/** Before re-running slow samples: waits (at most @p max_ms) until L is back
+ * within the slow threshold of @p L_median, so a re-run is not spent inside
+ * the same slow phase of the host. */
+void bench_wait_fast_mode(double L_median, unsigned max_ms);
 
 /* ---- statistics (bench_util.c) */
 int bench_cmp_u64(const void *a, const void *b);
@@ -130,6 +157,11 @@ double bench_median(double *v, int n); /* sorts v */
 extern const bench_ops_t bench_libmca_ops; /* bench_mcapi.c; configured by ctx->cfg */
 extern const bench_ops_t bench_peer_ideal, bench_peer_mutex, bench_peer_pipe, bench_peer_socket,
     bench_peer_mqueue, bench_peer_boost, bench_peer_ck, bench_peer_yield, bench_peer_futex;
+/* messaging libraries (bench/peer_zmq.c, peer_nng.c, peer_iceoryx.c) */
+extern const bench_ops_t bench_peer_zmq_inproc, bench_peer_zmq_ipc, bench_peer_nng_inproc,
+    bench_peer_nng_ipc, bench_peer_iceoryx;
+/** Stops the RouDi daemon the iceoryx peer started, if any (end of the run). */
+void bench_iceoryx_stop(void);
 /* Whether channels / pmq / cross-process domains exist in this build (probed once). */
 int bench_probe_channels(char *why, size_t n);
 int bench_probe_pmq(char *why, size_t n);
@@ -138,4 +170,7 @@ int bench_probe_xproc(char *why, size_t n);
 /* ---- the payload stamp every item carries */
 void bench_stamp(void *buf, size_t size, uint64_t seq);
 uint64_t bench_unstamp(const void *buf, size_t size);
+/** Sum of the payload's little-endian 8-byte words (the last one zero-padded):
+ * reading every byte is how a receiver consumes an item. */
+uint64_t bench_checksum(const void *buf, size_t size);
 #endif

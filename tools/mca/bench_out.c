@@ -8,76 +8,6 @@
 #include "bench_report.h"
 #include "mcx_hpc.h"
 
-static bench_stat3_t stat3(double *v, int n)
-{
-  bench_stat3_t s = {0, 0, 0, n};
-  if (n <= 0)
-    return s;
-  s.med = bench_median(v, n); /* sorts */
-  s.lo = v[0];
-  s.hi = v[n - 1];
-  return s;
-}
-
-void bench_summarize(bench_cell_t *c)
-{
-  double a[BENCH_MAX_REPEAT];
-#define COLLECT(field, cond)                         \
-  do {                                               \
-    int k = 0;                                       \
-    for (int i = 0; i < c->nsamples; i++)            \
-      if (cond)                                      \
-        a[k++] = c->s[i].field;                      \
-    c->field##_st = stat3(a, k);                     \
-  } while (0)
-  int k = 0;
-  for (int i = 0; i < c->nsamples; i++)
-    if (c->s[i].has_rtt)
-      a[k++] = c->s[i].rtt_p50;
-  c->rtt_p50 = stat3(a, k);
-  k = 0;
-  for (int i = 0; i < c->nsamples; i++)
-    if (c->s[i].has_rtt)
-      a[k++] = c->s[i].rtt_p99;
-  c->rtt_p99 = stat3(a, k);
-  k = 0;
-  for (int i = 0; i < c->nsamples; i++)
-    if (c->s[i].has_rtt)
-      a[k++] = c->s[i].rtt_p999;
-  c->rtt_p999 = stat3(a, k);
-  k = 0;
-  for (int i = 0; i < c->nsamples; i++)
-    if (c->s[i].has_rtt)
-      a[k++] = c->s[i].rtt_min;
-  c->rtt_min = stat3(a, k);
-  k = 0;
-  /* p50 in units of the L measured around the same sample */
-  for (int i = 0; i < c->nsamples; i++) {
-    double L = (c->s[i].L_before + c->s[i].L_after) / 2;
-    if (c->s[i].has_rtt && L > 0)
-      a[k++] = c->s[i].rtt_p50 / L;
-  }
-  c->rtt_xL = stat3(a, k);
-  k = 0;
-  for (int i = 0; i < c->nsamples; i++)
-    if (c->s[i].has_stream)
-      a[k++] = c->s[i].items_s;
-  c->items_s = stat3(a, k);
-  k = 0;
-  for (int i = 0; i < c->nsamples; i++)
-    if (c->s[i].has_stream)
-      a[k++] = c->s[i].mb_s;
-  c->mb_s = stat3(a, k);
-  k = 0;
-  c->flips = 0;
-  for (int i = 0; i < c->nsamples; i++) {
-    a[k++] = (c->s[i].L_before + c->s[i].L_after) / 2;
-    c->flips += c->s[i].mode_flip;
-  }
-  c->L = stat3(a, k);
-#undef COLLECT
-}
-
 static int eq(const char *a, const char *b) { return !b || (a && !strcmp(a, b)); }
 
 bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *subject,
@@ -96,7 +26,7 @@ bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *su
 }
 
 static int ok_thr(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->items_s.n; }
-static int ok_rtt(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->rtt_p50.n; }
+static int ok_rtt(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->rtt.n; }
 
 static bench_cell_t *lm(bench_results_t *r, const char *type, const char *lock, const char *place,
                         const char *proc, size_t size)
@@ -182,20 +112,25 @@ void bench_derive(bench_results_t *r)
     if (strcmp(c->section, "matrix") || strcmp(c->kind, "libmca") || strcmp(c->locking, "lockfree") ||
         strcmp(c->wait, "spin"))
       continue;
-    bench_cell_t *g = bench_find(r, "matrix", "libmca", c->type, "global", "spin", c->placement,
-                                 c->process, c->transport, c->size);
-    char key[96];
-    snprintf(key, sizeof key, "%s.%s.%s.%s.%zuB", c->type, c->placement, c->process, c->transport,
-             c->size);
-    double thr = ok_thr(c) && ok_thr(g) ? c->items_s.med / g->items_s.med : NAN;
-    double rtt = ok_rtt(c) && ok_rtt(g) ? g->rtt_p50.med / c->rtt_p50.med : NAN;
-    derived_add(r, "speedup", key, thr, rtt, ok_thr(c) ? c->items_s.med : NAN,
-                ok_thr(g) ? g->items_s.med : NAN, NULL);
+    static const char *const against[] = {"global", "kernel"};
+    for (int k = 0; k < 2; k++) {
+      bench_cell_t *g = bench_find(r, "matrix", "libmca", c->type, against[k], "spin", c->placement,
+                                   c->process, c->transport, c->size);
+      if (!g)
+        continue;
+      char key[96];
+      snprintf(key, sizeof key, "%s.%s.%s.%s.%zuB", c->type, c->placement, c->process, c->transport,
+               c->size);
+      double thr = ok_thr(c) && ok_thr(g) ? c->items_s.med / g->items_s.med : NAN;
+      double rtt = ok_rtt(c) && ok_rtt(g) ? g->rtt.med / c->rtt.med : NAN;
+      derived_add(r, "speedup", key, thr, rtt, ok_thr(c) ? c->items_s.med : NAN,
+                  ok_thr(g) ? g->items_s.med : NAN, against[k]);
+    }
   }
   /* seed 000 Table 2: multicore throughput / single-core throughput */
   for (int t = 0; t < 3; t++)
-    for (int l = 0; l < 2; l++) {
-      const char *lock = l ? "global" : "lockfree";
+    for (int l = 0; l < 3; l++) {
+      const char *lock = l == 2 ? "kernel" : l ? "global" : "lockfree";
       size_t size = t == 2 ? 8 : 24;
       bench_cell_t *one = lm(r, types[t], lock, "onecore", "in", size);
       bench_cell_t *none = lm(r, types[t], lock, "none", "in", size);
@@ -220,13 +155,13 @@ void bench_derive(bench_results_t *r)
                                    NULL, NULL, c->size);
       if (ok_thr(p) && (!bt || p->items_s.med > bt->items_s.med))
         bt = p;
-      if (ok_rtt(p) && (!br || p->rtt_p50.med < br->rtt_p50.med))
+      if (ok_rtt(p) && (!br || p->rtt.med < br->rtt.med))
         br = p;
     }
     derived_add(r, "ratio", c->id, ok_thr(c) && ok_thr(ideal) ? c->items_s.med / ideal->items_s.med : NAN,
                 c->rtt_xL.n ? c->rtt_xL.med : NAN,
                 ok_thr(c) && bt ? c->items_s.med / bt->items_s.med : NAN,
-                ok_rtt(c) && br ? c->rtt_p50.med / br->rtt_p50.med : NAN, bt ? bt->subject : NULL);
+                ok_rtt(c) && br ? c->rtt.med / br->rtt.med : NAN, bt ? bt->subject : NULL);
   }
   (void)places;
   (void)procs;
@@ -235,13 +170,13 @@ void bench_derive(bench_results_t *r)
   /* ---- the performance targets */
   bench_cell_t *c, *p;
   c = lm(r, "scalar", "lockfree", "spread", "in", 8);
-  target(r, "scalar RTT p50 <= 1.3 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.3, "xL",
+  target(r, "scalar RTT <= 1.3 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.3, "xL",
          "%s", c && c->status == BENCH_NA ? c->note : "scl.lockfree.spread, p50 / L of the same sample");
   c = lm(r, "message", "lockfree", "spread", "in", 24);
-  target(r, "24 B message RTT p50 <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6,
-         "xL", "p50 %.0f ns, L %.0f ns", c ? c->rtt_p50.med : 0, c ? c->L.med : 0);
+  target(r, "24 B message RTT <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6,
+         "xL", "RTT %.0f ns, L %.0f ns (both batch-timed)", c ? c->rtt.med : 0, c ? c->L.med : 0);
   c = lm(r, "packet", "lockfree", "spread", "in", 24);
-  target(r, "24 B packet RTT p50 <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6, "xL",
+  target(r, "24 B packet RTT <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6, "xL",
          "%s", c && c->status == BENCH_NA ? c->note : "pkt.lockfree.spread");
   c = lm(r, "scalar", "lockfree", "spread", "in", 8);
   target(r, "scalar uint64 throughput >= 100 M/s", ok_thr(c), ok_thr(c) ? c->items_s.med / 1e6 : 0,
@@ -271,10 +206,10 @@ void bench_derive(bench_results_t *r)
     char n[96];
     size_t size = t == 2 ? 8 : 24;
     bench_cell_t *lf = lm(r, types[t], "lockfree", "spread", "in", size);
-    bench_cell_t *gl = lm(r, types[t], "global", "spread", "in", size);
-    snprintf(n, sizeof n, "%s lock-free / global throughput, two cores >= 25x", types[t]);
-    target(r, n, ok_thr(lf) && ok_thr(gl), ok_thr(lf) && ok_thr(gl) ? lf->items_s.med / gl->items_s.med : 0,
-           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "spread placement");
+    bench_cell_t *gl = lm(r, types[t], "kernel", "spread", "in", size);
+    snprintf(n, sizeof n, "%s lock-free / kernel-lock RTT speedup, two cores >= 25x", types[t]);
+    target(r, n, ok_rtt(lf) && ok_rtt(gl), ok_rtt(lf) && ok_rtt(gl) ? gl->rtt.med / lf->rtt.med : 0,
+           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "seed 000 Fig. 8: spread placement, one pair; the scaling matrix shows contention");
   }
   for (int t = 0; t < 3; t++) {
     char n[96];
@@ -289,21 +224,21 @@ void bench_derive(bench_results_t *r)
   c = lm(r, "message", "lockfree", "onecore", "in", 24);
   p = peer(r, "sched_yield_pingpong", "onecore", 24);
   target(r, "one core: 24 B message RTT <= 1.2x sched_yield ping-pong", ok_rtt(c) && ok_rtt(p),
-         ok_rtt(c) && ok_rtt(p) ? c->rtt_p50.med / p->rtt_p50.med : 0, "<=", 1.2, "x",
-         "libmca %.0f ns, sched_yield %.0f ns", ok_rtt(c) ? c->rtt_p50.med : 0, ok_rtt(p) ? p->rtt_p50.med : 0);
+         ok_rtt(c) && ok_rtt(p) ? c->rtt.med / p->rtt.med : 0, "<=", 1.2, "x",
+         "libmca %.0f ns, sched_yield %.0f ns", ok_rtt(c) ? c->rtt.med : 0, ok_rtt(p) ? p->rtt.med : 0);
   c = bench_find(r, "matrix", "libmca", "message", "lockfree", "block", "onecore", "in", "shm", 24);
   p = peer(r, "futex_pingpong", "onecore", 24);
   target(r, "one core: blocking receive RTT <= 1.1x futex ping-pong", ok_rtt(c) && ok_rtt(p),
-         ok_rtt(c) && ok_rtt(p) ? c->rtt_p50.med / p->rtt_p50.med : 0, "<=", 1.1, "x",
-         "mcx_set_wait_policy(0,0): libmca %.0f ns, futex %.0f ns", ok_rtt(c) ? c->rtt_p50.med : 0,
-         ok_rtt(p) ? p->rtt_p50.med : 0);
+         ok_rtt(c) && ok_rtt(p) ? c->rtt.med / p->rtt.med : 0, "<=", 1.1, "x",
+         "mcx_set_wait_policy(0,0): libmca %.0f ns, futex %.0f ns", ok_rtt(c) ? c->rtt.med : 0,
+         ok_rtt(p) ? p->rtt.med : 0);
   for (int t = 0; t < 3; t++) {
     char n[96];
     size_t size = t == 2 ? 8 : 24;
     bench_cell_t *in = lm(r, types[t], "lockfree", "spread", "in", size);
     bench_cell_t *cr = lm(r, types[t], "lockfree", "spread", "cross", size);
     snprintf(n, sizeof n, "%s cross-process RTT <= 1.15x in-process", types[t]);
-    target(r, n, ok_rtt(in) && ok_rtt(cr), ok_rtt(in) && ok_rtt(cr) ? cr->rtt_p50.med / in->rtt_p50.med : 0,
+    target(r, n, ok_rtt(in) && ok_rtt(cr), ok_rtt(in) && ok_rtt(cr) ? cr->rtt.med / in->rtt.med : 0,
            "<=", 1.15, "x", "%s", cr && cr->status == BENCH_NA ? cr->note : "spread placement, p50");
   }
 }
@@ -321,19 +256,45 @@ static void fmt_num(char *b, size_t n, double v)
     snprintf(b, n, "%.0f", v);
 }
 
+static void fmt_ns(char *b, size_t n, double v)
+{
+  if (v >= 1e6)
+    snprintf(b, n, "%.1fm", v / 1e6);
+  else if (v >= 1e4)
+    snprintf(b, n, "%.1fu", v / 1e3);
+  else
+    snprintf(b, n, "%.0f", v);
+}
+
 static void print_cell(FILE *out, const bench_cell_t *c)
 {
   if (c->status != BENCH_OK) {
-    fprintf(out, "%-44s %s  %s\n", c->id, c->status == BENCH_NA ? "n/a" : "FAILED", c->note);
+    fprintf(out, "%-46s %s  %s\n", c->id, c->status == BENCH_NA ? "n/a" : "FAILED", c->note);
     return;
   }
-  char rtt[64] = "-", xl[16] = "-", p99[16] = "-", p999[16] = "-", thr[64] = "-", mbs[16] = "-";
-  if (c->rtt_p50.n) {
-    snprintf(rtt, sizeof rtt, "%.0f (%.0f-%.0f)", c->rtt_p50.med, c->rtt_p50.lo, c->rtt_p50.hi);
+  if (c->unstable) {
+    fprintf(out, "%-46s unstable: %d of %d samples slow (L > %.1fx the run's median or probes "
+                 "disagree), %d re-run; no figure\n",
+            c->id, c->nslow, c->nsamples, BENCH_SLOW_FACTOR, c->reruns);
+    return;
+  }
+  char rtt[64] = "-", xl[16] = "-", thr[64] = "-", mbs[16] = "-";
+  char t50[16] = "-", t99[16] = "-", t999[16] = "-", t9999[16] = "-", tmax[16] = "-";
+  if (c->rtt.n) {
+    char a[16], b[16], d[16];
+    fmt_ns(a, sizeof a, c->rtt.med);
+    fmt_ns(b, sizeof b, c->rtt.lo);
+    fmt_ns(d, sizeof d, c->rtt.hi);
+    snprintf(rtt, sizeof rtt, "%.12s (%.12s-%.12s)", a, b, d);
     if (c->rtt_xL.n)
       snprintf(xl, sizeof xl, "%.2f", c->rtt_xL.med);
-    snprintf(p99, sizeof p99, "%.0f", c->rtt_p99.med);
-    snprintf(p999, sizeof p999, "%.0f", c->rtt_p999.med);
+  }
+  if (c->hist && c->hist->count) {
+    fmt_ns(t50, sizeof t50, (double)bench_hist_quantile(c->hist, 50));
+    fmt_ns(t99, sizeof t99, (double)bench_hist_quantile(c->hist, 99));
+    fmt_ns(t999, sizeof t999, (double)bench_hist_quantile(c->hist, 99.9));
+    fmt_ns(t9999, sizeof t9999, (double)bench_hist_quantile(c->hist, 99.99));
+    fmt_ns(tmax, sizeof tmax, (double)c->hist->max);
   }
   if (c->items_s.n) {
     char a[16], b[16], d[16];
@@ -343,8 +304,10 @@ static void print_cell(FILE *out, const bench_cell_t *c)
     snprintf(thr, sizeof thr, "%s (%s-%s)", a, b, d);
     snprintf(mbs, sizeof mbs, "%.0f", c->mb_s.med);
   }
-  fprintf(out, "%-44s %-20s %6s %8s %8s  %-24s %8s %4.0f%s\n", c->id, rtt, xl, p99, p999, thr, mbs,
-          c->L.med, c->flips ? " FLIP" : "");
+  char clean[24];
+  snprintf(clean, sizeof clean, "%d/%d", c->nsamples - c->nslow, c->nsamples);
+  fprintf(out, "%-46s %-17s %5s %6s %6s %6s %6s %6s  %-22s %6s %4.0f %5s\n", c->id, rtt, xl, t50, t99,
+          t999, t9999, tmax, thr, mbs, c->L.med, clean);
 }
 
 void bench_print_table(FILE *out, const bench_results_t *r)
@@ -357,19 +320,22 @@ void bench_print_table(FILE *out, const bench_results_t *r)
         any = 1;
     if (!any)
       continue;
-    fprintf(out, "\n== %s (RTT ns: median of per-sample p50 with min-max over %d repeats; xL = p50/L; "
-                 "throughput items/s)\n", s ? "size sweep, one thread per core" : "matrix", r->repeat);
-    fprintf(out, "%-44s %-20s %6s %8s %8s  %-24s %8s %4s\n", "cell", "RTT p50 (min-max)", "xL",
-            "p99", "p99.9", "items/s (min-max)", "MB/s", "L");
+    fprintf(out, "\n== %s: RTT = ns per round trip timed in batches (like L), median over clean "
+                 "samples (min-max); xL = RTT/L of the same sample; p50..max: every round trip "
+                 "of the per-round pass, clean samples; clean = samples not slow / run\n",
+            s ? "size sweep, one thread per core" : "matrix");
+    fprintf(out, "%-46s %-17s %5s %6s %6s %6s %6s %6s  %-22s %6s %4s %5s\n", "cell", "RTT (min-max)",
+            "xL", "p50", "p99", "p99.9", "p99.99", "max", "items/s (min-max)", "MB/s", "L", "clean");
     for (int i = 0; i < r->ncells; i++)
       if (!strcmp(r->cells[i].section, sections[s]))
         print_cell(out, &r->cells[i]);
   }
-  fprintf(out, "\n== lock-free / global (seed 000 Fig. 8): throughput ratio, RTT ratio\n");
+  fprintf(out, "\n== lock-free / lock-based (seed 000 Fig. 8): throughput ratio, RTT ratio; one pair, "
+               "uncontended (the scaling matrix below has the contention)\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
     if (!strcmp(d->what, "speedup") && !(isnan(d->a) && isnan(d->b)))
-      fprintf(out, "  %-36s throughput %7.2fx   RTT %6.2fx\n", d->key, d->a, d->b);
+      fprintf(out, "  %-36s vs %-6s throughput %7.2fx   RTT %6.2fx\n", d->key, d->peer, d->a, d->b);
   }
   fprintf(out, "\n== multicore penalty (seed 000 Table 2): throughput spread/onecore, none/onecore\n");
   for (int i = 0; i < r->nderived; i++) {
@@ -394,16 +360,25 @@ void bench_print_table(FILE *out, const bench_results_t *r)
       fprintf(out, "%-4s %-62s %8.2f %s %-6g %-4s %s\n", t->result, t->name, t->value, t->op,
               t->limit, t->unit, t->detail);
   }
-  double Ls[4096];
-  int n = r->nL < 4096 ? r->nL : 4096;
-  memcpy(Ls, r->Ls, (size_t)n * sizeof(double));
-  if (n) {
-    double med = bench_median(Ls, n);
-    int slow = 0;
-    for (int i = 0; i < n; i++)
-      slow += Ls[i] > 250;
-    fprintf(out, "\nL (cache-line round trip): median %.0f ns, min %.0f, max %.0f over %d probes; %d probes in slow mode (>250 ns)\n",
-            med, Ls[0], Ls[n - 1], n, slow);
+  if (r->nL) {
+    int slow = 0, cells_slow = 0, unstable = 0, reruns = 0;
+    double lo = r->Ls[0], hi = r->Ls[0];
+    for (int i = 0; i < r->nL; i++) {
+      slow += r->L_median > 0 && r->Ls[i] > BENCH_SLOW_FACTOR * r->L_median;
+      lo = r->Ls[i] < lo ? r->Ls[i] : lo;
+      hi = r->Ls[i] > hi ? r->Ls[i] : hi;
+    }
+    for (int i = 0; i < r->ncells; i++) {
+      cells_slow += r->cells[i].nslow;
+      unstable += r->cells[i].unstable;
+      reruns += r->cells[i].reruns;
+    }
+    fprintf(out, "\nL (cache-line round trip, batch-timed): median %.0f ns, min %.0f, max %.0f over %d probes; "
+                 "%d probes above %.1fx the median\n",
+            r->L_median, lo, hi, r->nL, slow, BENCH_SLOW_FACTOR);
+    fprintf(out, "sample hygiene: %d samples slow (excluded from every figure and target), %d extra "
+                 "samples run, %d cells unstable (fewer than %d clean samples)\n",
+            cells_slow, reruns, unstable, r->min_clean);
   }
   fprintf(out, "wall time %.1f s\n", r->wall_s);
 }
@@ -471,9 +446,15 @@ int bench_write_json(const char *path, const bench_results_t *r)
   fprintf(f, ", \"commit_source\": ");
   jstr(f, m->commit_source);
   fprintf(f, ", \"dirty\": %s},\n", m->dirty ? "true" : "false");
-  fprintf(f, "\"config\": {\"timer_cost_ns\": %llu, \"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f},\n",
+  fprintf(f, "\"config\": {\"timer_cost_ns\": %llu, \"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f, "
+             "\"cpus\": [",
           (unsigned long long)bench_timer_cost_ns(),
           r->smoke ? "smoke" : r->quick ? "quick" : "full", r->repeat, r->wall_s);
+  for (int i = 0; i < bench_ncpus(); i++)
+    fprintf(f, "%s%d", i ? ", " : "", bench_cpus[i]);
+  fprintf(f, "], \"slow_factor\": %.2f, \"L_median_ns\": ", BENCH_SLOW_FACTOR);
+  jnum(f, r->L_median);
+  fprintf(f, ", \"min_clean\": %d, \"hist_sub_bits\": %d},\n", r->min_clean, BENCH_HIST_SUB_BITS);
   fprintf(f, "\"available\": {\"packet\": %s, \"scalar\": %s, \"cross_process\": %s, \"pmq\": %s, \"notes\": {\"channels\": ",
           r->have_pkt ? "true" : "false", r->have_scl ? "true" : "false",
           r->have_xproc ? "true" : "false", r->have_pmq ? "true" : "false");
@@ -500,9 +481,15 @@ int bench_write_json(const char *path, const bench_results_t *r)
                "\"locking\": \"%s\", \"wait\": \"%s\", \"placement\": \"%s\", \"process\": \"%s\", "
                "\"transport\": \"%s\", \"size\": %zu, \"status\": \"%s\", \"note\": ",
             c->section, c->subject, c->kind, c->type, c->locking, c->wait, c->placement, c->process,
-            c->transport, c->size, c->status == BENCH_OK ? "ok" : c->status == BENCH_NA ? "n/a" : "error");
+            c->transport, c->size,
+            c->status == BENCH_OK ? (c->unstable ? "unstable" : "ok") : c->status == BENCH_NA ? "n/a" : "error");
     jstr(f, c->note);
+    fprintf(f, ", \"consume\": \"%s\"", c->consume ? c->consume : "");
     fputs(",\n  \"summary\": {", f);
+    jstat(f, "rtt_ns", c->rtt);
+    fputs(", ", f);
+    jstat(f, "rtt_over_L", c->rtt_xL);
+    fputs(", ", f);
     jstat(f, "rtt_p50_ns", c->rtt_p50);
     fputs(", ", f);
     jstat(f, "rtt_p99_ns", c->rtt_p99);
@@ -511,14 +498,38 @@ int bench_write_json(const char *path, const bench_results_t *r)
     fputs(", ", f);
     jstat(f, "rtt_min_ns", c->rtt_min);
     fputs(", ", f);
-    jstat(f, "rtt_p50_over_L", c->rtt_xL);
+    jstat(f, "rtt_p50_over_L", c->rtt_p50_xL);
     fputs(", ", f);
     jstat(f, "items_per_s", c->items_s);
     fputs(", ", f);
     jstat(f, "mb_per_s", c->mb_s);
     fputs(", ", f);
     jstat(f, "L_ns", c->L);
-    fprintf(f, ", \"mode_flips\": %d},\n", c->flips);
+    fprintf(f, ", \"mode_flips\": %d, \"samples\": %d, \"slow\": %d, \"reruns\": %d, \"tail_ns\": ",
+            c->flips, c->nsamples, c->nslow, c->reruns);
+    if (c->hist && c->hist->count)
+      fprintf(f, "{\"n\": %llu, \"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"p9999\": %llu, \"max\": %llu, "
+                 "\"mean\": %.1f}",
+              (unsigned long long)c->hist->count, (unsigned long long)bench_hist_quantile(c->hist, 50),
+              (unsigned long long)bench_hist_quantile(c->hist, 99),
+              (unsigned long long)bench_hist_quantile(c->hist, 99.9),
+              (unsigned long long)bench_hist_quantile(c->hist, 99.99), (unsigned long long)c->hist->max,
+              bench_hist_mean(c->hist));
+    else
+      fputs("null", f);
+    fputs("},\n", f);
+    if (c->hist && c->hist->count) {
+      /* the whole distribution: [lowest value of the bucket, count] for every bucket in use */
+      fputs("  \"hist\": [", f);
+      int first = 1;
+      for (unsigned b = 0; b < BENCH_HIST_BUCKETS; b++)
+        if (c->hist->c[b]) {
+          fprintf(f, "%s[%llu, %llu]", first ? "" : ", ", (unsigned long long)bench_hist_lowest(b),
+                  (unsigned long long)c->hist->c[b]);
+          first = 0;
+        }
+      fputs("],\n", f);
+    }
     if (c->hpc[0][0][0] || c->hpc[1][0][0]) {
       fputs("  \"hpc_per_item\": {\"pingpong\": [", f);
       jstr(f, c->hpc[0][0]);
@@ -537,12 +548,17 @@ int bench_write_json(const char *path, const bench_results_t *r)
       jnum(f, s->L_before);
       fputs(", \"L_after_ns\": ", f);
       jnum(f, s->L_after);
-      fprintf(f, ", \"mode_flip\": %s, \"rtt\": ", s->mode_flip ? "true" : "false");
+      fputs(", \"L_ns\": ", f);
+      jnum(f, s->L);
+      fprintf(f, ", \"mode_flip\": %s, \"slow\": %s, \"rtt\": ", s->mode_flip ? "true" : "false",
+              s->slow ? "true" : "false");
       if (s->has_rtt) {
-        fprintf(f, "{\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"p999\": %.0f, "
-                   "\"max\": %.0f, \"mean\": %.1f, \"quantiles\": [",
-                (unsigned long long)s->rtt_n, s->rtt_min, s->rtt_p50, s->rtt_p99, s->rtt_p999,
-                s->rtt_max, s->rtt_mean);
+        fprintf(f, "{\"batch\": %llu, \"batches\": %llu, \"batch_ns\": %.1f, \"batch_min_ns\": %.1f, "
+                   "\"n\": %llu, \"min\": %.0f, \"p50\": %.0f, \"p99\": %.0f, \"p999\": %.0f, "
+                   "\"p9999\": %.0f, \"max\": %.0f, \"mean\": %.1f, \"quantiles\": [",
+                (unsigned long long)s->batch, (unsigned long long)s->nbatch, s->rtt_batch,
+                s->rtt_batch_min, (unsigned long long)s->rtt_n, s->rtt_min, s->rtt_p50, s->rtt_p99,
+                s->rtt_p999, s->rtt_p9999, s->rtt_max, s->rtt_mean);
         for (int q = 0; q < BENCH_NQ; q++)
           fprintf(f, "%s%.0f", q ? ", " : "", s->q[q]);
         fputs("]}", f);
@@ -574,8 +590,10 @@ int bench_write_json(const char *path, const bench_results_t *r)
     jnum(f, d->b);
     fputs(", \"lockfree_items_per_s\": ", f);
     jnum(f, d->c);
-    fputs(", \"global_items_per_s\": ", f);
+    fprintf(f, ", \"against\": \"%s\", \"locked_items_per_s\": ", d->peer);
     jnum(f, d->d);
+    fputs(", \"global_items_per_s\": ", f);
+    jnum(f, strcmp(d->peer, "global") ? NAN : d->d);
     fputc('}', f);
   }
   fprintf(f, "],\n\"penalty\": [");
@@ -636,6 +654,10 @@ int bench_write_json(const char *path, const bench_results_t *r)
   }
   fprintf(f, "\n],\n\"state\": ");
   bench_state_json(f, r);
+  fprintf(f, ",\n\"scale\": ");
+  bench_scale_json(f, r);
+  /* reserved for the instruction-count mode (--instr): null until a run fills it */
+  fprintf(f, ",\n\"instr\": null");
   fprintf(f, "\n}\n");
   return fclose(f) ? -1 : 0;
 }

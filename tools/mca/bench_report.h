@@ -25,14 +25,25 @@ typedef struct bench_machine {
   char date[32];
 } bench_machine_t;
 
+/* A sample is slow (excluded from every figure) when its L exceeds this
+ * multiple of the run's median L, or when its two L probes differ by more. */
+#define BENCH_SLOW_FACTOR 1.5
+
 typedef struct bench_sample {
   int status;
-  double L_before, L_after; /* ns */
-  int mode_flip;            /* L changed by more than 1.8x across the sample */
+  double L_before, L_after; /* ns, batch-timed like the subjects */
+  double L;                 /* the larger of the two: the sample's L */
+  int mode_flip;            /* the two probes differ by more than BENCH_SLOW_FACTOR */
+  int slow;                 /* excluded: mode_flip, or L > BENCH_SLOW_FACTOR x the run's median L */
   int has_rtt, has_stream;
+  /* ping-pong, batch pass: median over batches of ns per round trip, and the fastest batch */
+  uint64_t batch, nbatch;
+  double rtt_batch, rtt_batch_min;
+  /* ping-pong, per-round pass: the distribution (bench_hist_t) and its quantiles */
   uint64_t rtt_n;
-  double rtt_min, rtt_p50, rtt_p99, rtt_p999, rtt_max, rtt_mean;
+  double rtt_min, rtt_p50, rtt_p99, rtt_p999, rtt_p9999, rtt_max, rtt_mean;
   double q[BENCH_NQ];
+  bench_hist_t *hist; /* malloc'd; merged into the cell's when clean */
   uint64_t st_n;
   double st_elapsed_ns, items_s, mb_s;
 } bench_sample_t;
@@ -53,6 +64,8 @@ typedef struct bench_cell {
   const char *placement; /* onecore | none | spread */
   const char *process;   /* in | cross */
   const char *transport; /* shm | pmq | "" */
+  const char *consume;   /* copy: copied out, then checksummed; sum: checksummed in place */
+  int inplace;           /* consume == "sum" */
   size_t size;
   const bench_ops_t *ops;
   bench_cfg_t cfg;
@@ -61,9 +74,13 @@ typedef struct bench_cell {
   char hpc[2][2][480]; /* --hpc: [ping-pong | stream][sender | receiver] counters per item */
   int nsamples;
   bench_sample_t s[BENCH_MAX_REPEAT];
-  /* summaries over samples (median, min, max) */
-  bench_stat3_t rtt_p50, rtt_p99, rtt_p999, rtt_min, rtt_xL, items_s, mb_s, L;
+  /* summaries over the clean samples (median, min, max) */
+  bench_stat3_t rtt, rtt_xL;                               /* batch pass; rtt / L of the sample */
+  bench_stat3_t rtt_p50, rtt_p99, rtt_p999, rtt_min, rtt_p50_xL; /* per-round pass */
+  bench_stat3_t items_s, mb_s, L;
   int flips;
+  int nslow, reruns, unstable; /* samples excluded as slow, extra samples run, too few clean */
+  bench_hist_t *hist;          /* every round trip of the clean samples (NULL: none) */
 } bench_cell_t;
 
 typedef struct bench_target {
@@ -109,9 +126,14 @@ typedef struct bench_results {
   int have_pkt, have_scl, have_xproc, have_pmq;
   bench_state_t state[2];
   int nstate;
+  double L_median;       /* over every probe of the run: what `slow` is judged against */
+  int min_clean;         /* clean samples a cell needs for a figure */
+  struct bench_scale *scale; /* the scaling and contention matrix (bench_scale.c), or NULL */
 } bench_results_t;
 
 void bench_machine_read(bench_machine_t *m);
+/** Marks slow samples against @p L_median; returns how many clean samples @p c has. */
+int bench_classify(bench_cell_t *c, double L_median);
 void bench_summarize(bench_cell_t *c);
 void bench_derive(bench_results_t *r);
 void bench_print_table(FILE *out, const bench_results_t *r);
@@ -126,4 +148,9 @@ void bench_state_print(FILE *out, const bench_results_t *r);
 /** --hpc: counters per item exchanged, per cell and side. */
 void bench_hpc_print(FILE *out, const bench_results_t *r);
 void bench_state_json(FILE *f, const bench_results_t *r);
+/** The scaling and contention matrix (bench_scale.c): @p level 0 smoke, 1 quick, 2 full. */
+void bench_scale_run(bench_results_t *r, int level, int repeat, int progress);
+void bench_scale_print(FILE *out, const bench_results_t *r);
+void bench_scale_json(FILE *f, const bench_results_t *r);
+void bench_scale_free(bench_results_t *r);
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mca bench: the state-message row. A writer thread (pinned to CPU 0) writes
+ * mca bench: the state-message row. A writer thread (pinned to the first CPU of --cpus) writes
  * 24-byte values as fast as it can into a state channel (mcx_state_*); a
- * reader thread (CPU 1) reads the newest value as fast as it can. Reported
+ * reader thread (the second) reads the newest value as fast as it can. Reported
  * per locking mode, median over the repeats with min-max: writes/s, reads/s,
  * ns per read, and retries per read (reads the writer lapped; the reader
  * retries them once each). Compared with the FIFO message cells of the same
@@ -48,7 +48,7 @@ static void *st_writer(void *arg)
 {
   struct st_run *s = arg;
   mcapi_status_t st;
-  mcx_port_pin_self(0);
+  bench_pin(bench_cpu(0));
   if (up(s, 1)) {
     s->failed = 1;
     atomic_fetch_add(&s->ready, 1);
@@ -76,7 +76,7 @@ static void *st_reader(void *arg)
 {
   struct st_run *s = arg;
   mcapi_status_t st;
-  mcx_port_pin_self(mcx_port_ncpus() > 1 ? 1 : 0);
+  bench_pin(bench_cpu(bench_ncpus() > 1 ? 1 : 0));
   if (up(s, 2)) {
     s->failed = 1;
     atomic_fetch_add(&s->ready, 1);

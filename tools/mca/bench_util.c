@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: time, pinning, shared memory, statistics, the payload stamp. */
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,11 +44,69 @@ uint64_t bench_timer_cost_ns(void)
   return cost;
 }
 
+int bench_cpus[1024];
+int bench_ncpu;
+
+void bench_default_cpus(void)
+{
+  cpu_set_t set;
+  bench_ncpu = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int i = 0; i < CPU_SETSIZE && bench_ncpu < 1024; i++)
+      if (CPU_ISSET(i, &set))
+        bench_cpus[bench_ncpu++] = i;
+  if (!bench_ncpu)
+    bench_cpus[bench_ncpu++] = 0;
+}
+
+int bench_set_cpus(const char *list)
+{
+  long online = sysconf(_SC_NPROCESSORS_CONF);
+  int n = 0;
+  const char *s = list;
+  while (*s) {
+    char *end;
+    long a = strtol(s, &end, 10), b;
+    if (end == s || a < 0)
+      return -1;
+    b = a;
+    if (*end == '-') {
+      s = end + 1;
+      b = strtol(s, &end, 10);
+      if (end == s || b < a)
+        return -1;
+    }
+    for (long c = a; c <= b; c++) {
+      if (c >= online || c >= CPU_SETSIZE || n >= 1024)
+        return -1;
+      bench_cpus[n++] = (int)c;
+    }
+    if (*end == ',')
+      end++;
+    else if (*end)
+      return -1;
+    s = end;
+  }
+  if (!n)
+    return -1;
+  bench_ncpu = n;
+  return 0;
+}
+
+static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
+static void cpus_init(void)
+{
+  if (!bench_ncpu) /* --cpus, parsed before any thread starts, wins */
+    bench_default_cpus();
+}
+
 int bench_ncpus(void)
 {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
+  pthread_once(&cpus_once, cpus_init);
+  return bench_ncpu;
 }
+
+int bench_cpu(int i) { return bench_cpus[i % bench_ncpus()]; }
 
 int bench_pin(int cpu)
 {
@@ -56,9 +115,9 @@ int bench_pin(int cpu)
   int n = bench_ncpus();
   if (cpu < 0) {
     for (int i = 0; i < n; i++)
-      CPU_SET(i, &set);
+      CPU_SET(bench_cpus[i], &set);
   } else {
-    CPU_SET(cpu % n, &set);
+    CPU_SET(cpu, &set);
   }
   return sched_setaffinity(0, sizeof set, &set);
 }
@@ -108,6 +167,23 @@ double bench_median(double *v, int n)
     return 0;
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+uint64_t bench_checksum(const void *buf, size_t size)
+{
+  const unsigned char *p = buf;
+  uint64_t s = 0, w;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    memcpy(&w, p + i, 8);
+    s += w;
+  }
+  if (i < size) {
+    w = 0;
+    memcpy(&w, p + i, size - i);
+    s += w;
+  }
+  return s;
 }
 
 /* The first min(size, 8) bytes carry the sequence number (little-endian, truncated). */

@@ -29,27 +29,40 @@ typedef struct opts {
   regex_t only_re;
   size_t sizes[32];
   int nsizes;
-  int no_sweep, no_peers, hpc;
+  int no_sweep, no_peers, no_scale, hpc;
+  const char *cpus;
 } opts_t;
 
 static const char *const PLACES[] = {"onecore", "none", "spread"};
+
+static const char *lock_name(int lock)
+{
+  return lock == MCX_LOCKING_GLOBAL ? "global" : lock == MCX_LOCKING_KERNEL ? "kernel" : "lockfree";
+}
 
 static void usage(FILE *o)
 {
   fprintf(o,
           "usage: mca bench [--quick|--smoke] [--repeat N] [--json FILE] [--only REGEX]\n"
-          "                 [--sizes LIST] [--no-sweep] [--no-peers] [--no-progress] [--hpc]\n\n"
-          "Measures libmca (messages, packets, scalars; lock-free and global lock; one core,\n"
-          "no affinity, one thread per core; in-process and cross-process; shm and pmq) and\n"
-          "peer baselines in the same run: ping-pong round trip (p50/p99/p99.9/min) and\n"
-          "one-way throughput, each repeated, median with min-max. Prints a table, PASS/MISS\n"
-          "lines for the performance targets, and with --json every sample.\n\n"
+          "                 [--sizes LIST] [--cpus LIST] [--no-sweep] [--no-peers] [--no-scale]\n"
+          "                 [--no-progress] [--hpc]\n\n"
+          "Measures libmca (messages, packets, scalars; lock-free, global lock and kernel\n"
+          "semaphore; one core, no affinity, one thread per core; in-process and\n"
+          "cross-process; shm and pmq) and peer baselines in the same run: ping-pong round\n"
+          "trip (batch-timed like L, plus p50/p99/p99.9/p99.99/max of every round trip) and\n"
+          "one-way throughput, each repeated, median with min-max over the samples not\n"
+          "taken in the host's slow mode; then the scaling and contention matrix (P pairs,\n"
+          "N:1 fan-in, mixed traffic, per locking mode). Prints a table, PASS/MISS lines for\n"
+          "the performance targets, and with --json every sample.\n\n"
           "  --quick        whole matrix in under two minutes (3 repeats, short samples)\n"
           "  --smoke        one repeat, tiny samples: checks that everything runs\n"
           "  --repeat N     samples per cell (default 5)\n"
           "  --json FILE    write every sample and the derived figures (docs/benchmarks.md)\n"
           "  --only REGEX   run only cells whose id matches (e.g. 'msg\\.lockfree|peer\\.pipe')\n"
           "  --sizes LIST   payload sizes of the sweep, bytes, comma separated (k suffix ok)\n"
+          "  --cpus LIST    CPUs to use, e.g. 0,1 or 0-7 (default: every CPU this process may\n"
+          "                 run on); 'spread' and L use the first two, scaling uses them all\n"
+          "  --no-scale     skip the scaling and contention matrix\n"
           "  --hpc          count each side's thread with the performance counters that open\n"
           "                 here (mcx_hpc_*) and print them per item exchanged\n");
 }
@@ -106,8 +119,12 @@ static void add_libmca(plan_t *p, const char *section, int type, int lock, int b
   c.subject = "libmca";
   c.kind = "libmca";
   c.type = tname(type);
-  c.locking = lock == MCX_LOCKING_GLOBAL ? "global" : "lockfree";
+  c.locking = lock_name(lock);
   c.wait = block ? "block" : "spin";
+  /* packets are received zero-copy and checksummed in place; everything else
+   * is copied out by its API and then checksummed */
+  c.inplace = type == 'p';
+  c.consume = c.inplace ? "sum" : "copy";
   c.placement = PLACES[place];
   c.process = xproc ? "cross" : "in";
   c.transport = pmq ? "pmq" : "shm";
@@ -118,10 +135,11 @@ static void add_libmca(plan_t *p, const char *section, int type, int lock, int b
   c.cfg.transport = pmq;
   c.cfg.blocking_wait = block;
   if (!strcmp(section, "sweep"))
-    snprintf(c.id, sizeof c.id, "sweep.%s.%s.%s.%zuB", tshort(type), c.locking, c.placement, size);
+    snprintf(c.id, sizeof c.id, "sweep.%s.%s.%s.%zuB.%s", tshort(type), c.locking, c.placement, size,
+             c.consume);
   else
-    snprintf(c.id, sizeof c.id, "%s.%s%s.%s.%s.%s.%zuB", tshort(type), c.locking,
-             block ? ".block" : "", c.placement, c.process, c.transport, size);
+    snprintf(c.id, sizeof c.id, "%s.%s%s.%s.%s.%s.%zuB.%s", tshort(type), c.locking,
+             block ? ".block" : "", c.placement, c.process, c.transport, size, c.consume);
   /* what this build cannot do is known up front: no thread is started for it */
   bench_results_t *r = p->r;
   if ((type == 'p' && !r->have_pkt) || (type == 's' && !r->have_scl)) {
@@ -149,18 +167,25 @@ static void add_peer(plan_t *p, const char *section, const bench_ops_t *ops, int
   c.type = c.locking = c.wait = c.transport = "";
   c.placement = PLACES[place];
   c.process = "in";
+  c.consume = "copy";
   c.size = size;
   c.ops = ops;
   if (!strcmp(section, "sweep"))
-    snprintf(c.id, sizeof c.id, "sweep.peer.%s.%s.%zuB", ops->name, c.placement, size);
+    snprintf(c.id, sizeof c.id, "sweep.peer.%s.%s.%zuB.copy", ops->name, c.placement, size);
   else
-    snprintf(c.id, sizeof c.id, "peer.%s.%s.%zuB", ops->name, c.placement, size);
+    snprintf(c.id, sizeof c.id, "peer.%s.%s.%zuB.copy", ops->name, c.placement, size);
+  if (ops->unavailable) {
+    c.status = BENCH_NA;
+    snprintf(c.note, sizeof c.note, "%s", ops->unavailable);
+  }
   add(p, &c);
 }
 
-static const bench_ops_t *const PEERS[] = {&bench_peer_ideal,  &bench_peer_boost, &bench_peer_ck,
-                                           &bench_peer_mutex,  &bench_peer_pipe,  &bench_peer_socket,
-                                           &bench_peer_mqueue, &bench_peer_yield, &bench_peer_futex};
+static const bench_ops_t *const PEERS[] = {
+    &bench_peer_ideal,    &bench_peer_boost,    &bench_peer_ck,       &bench_peer_mutex,
+    &bench_peer_pipe,     &bench_peer_socket,   &bench_peer_mqueue,   &bench_peer_zmq_inproc,
+    &bench_peer_zmq_ipc,  &bench_peer_nng_inproc, &bench_peer_nng_ipc, &bench_peer_iceoryx,
+    &bench_peer_yield,    &bench_peer_futex};
 #define NPEERS (int)(sizeof PEERS / sizeof PEERS[0])
 
 /* ---- running */
@@ -198,12 +223,12 @@ static int cpus_for(int place, int *cpu)
 {
   int n = bench_ncpus();
   if (place == 0) /* one core */
-    cpu[0] = cpu[1] = 0;
+    cpu[0] = cpu[1] = bench_cpu(0);
   else if (place == 1)
     cpu[0] = cpu[1] = -1;
   else {
-    cpu[0] = 0;
-    cpu[1] = n > 1 ? 1 : 0;
+    cpu[0] = bench_cpu(0);
+    cpu[1] = bench_cpu(n > 1 ? 1 : 0);
   }
   return 0;
 }
@@ -223,9 +248,11 @@ static int run_mode(const opts_t *o, bench_cell_t *cell, bench_mode_t mode, benc
   bench_ctx_t *c = shared_ctx;
   uint64_t nmax = c->n_max;
   uint64_t *lat = c->lat;
+  bench_hist_t *hist = c->hist;
   size_t msz = c->map_size;
   memset(c, 0, sizeof *c);
   c->lat = lat;
+  c->hist = hist;
   c->n_max = nmax;
   c->map_size = msz;
   c->ops = cell->ops;
@@ -235,6 +262,8 @@ static int run_mode(const opts_t *o, bench_cell_t *cell, bench_mode_t mode, benc
   c->cross_process = !strcmp(cell->process, "cross");
   c->domain = next_domain++;
   c->hpc = o->hpc;
+  c->inplace = cell->inplace;
+  bench_hist_init(c->hist);
   cpus_for(place_idx(cell->placement), c->cpu);
   timing(o, c);
   if (mode == BENCH_STREAM)
@@ -248,20 +277,33 @@ static int run_mode(const opts_t *o, bench_cell_t *cell, bench_mode_t mode, benc
     for (int side = 0; side < 2; side++)
       snprintf(cell->hpc[mode][side], sizeof cell->hpc[mode][side], "%s", c->hpc_line[side]);
   if (mode == BENCH_PINGPONG) {
-    qsort(c->lat, c->n, sizeof(uint64_t), bench_cmp_u64);
+    uint64_t k = c->batch ? c->batch : 1, nb = c->n / k;
+    if (!nb) {
+      snprintf(cell->note, sizeof cell->note, "ping-pong: no complete batch was measured");
+      return BENCH_ERR;
+    }
+    /* batch pass: ns per round trip of each batch; the median batch is the figure */
+    qsort(c->lat, nb, sizeof(uint64_t), bench_cmp_u64);
     s->has_rtt = 1;
-    s->rtt_n = c->n;
-    s->rtt_min = (double)c->lat[0];
-    s->rtt_max = (double)c->lat[c->n - 1];
-    s->rtt_p50 = qtile(c->lat, c->n, 50);
-    s->rtt_p99 = qtile(c->lat, c->n, 99);
-    s->rtt_p999 = qtile(c->lat, c->n, 99.9);
-    double sum = 0;
-    for (uint64_t i = 0; i < c->n; i++)
-      sum += (double)c->lat[i];
-    s->rtt_mean = sum / (double)c->n;
+    s->batch = k;
+    s->nbatch = nb;
+    s->rtt_batch = qtile(c->lat, nb, 50) / (double)k;
+    s->rtt_batch_min = (double)c->lat[0] / (double)k;
+    /* per-round pass: the distribution */
+    const bench_hist_t *h = c->hist;
+    s->rtt_n = h->count;
+    s->rtt_min = (double)bench_hist_quantile(h, 0);
+    s->rtt_max = (double)bench_hist_quantile(h, 100);
+    s->rtt_p50 = (double)bench_hist_quantile(h, 50);
+    s->rtt_p99 = (double)bench_hist_quantile(h, 99);
+    s->rtt_p999 = (double)bench_hist_quantile(h, 99.9);
+    s->rtt_p9999 = (double)bench_hist_quantile(h, 99.99);
+    s->rtt_mean = bench_hist_mean(h);
     for (int i = 0; i < BENCH_NQ; i++)
-      s->q[i] = qtile(c->lat, c->n, bench_quantiles[i]);
+      s->q[i] = (double)bench_hist_quantile(h, bench_quantiles[i]);
+    s->hist = malloc(sizeof *s->hist);
+    if (s->hist)
+      memcpy(s->hist, h, sizeof *h);
   } else {
     s->has_stream = 1;
     s->st_n = c->n;
@@ -283,6 +325,17 @@ static void record_L(bench_results_t *r, double L)
   r->Ls[r->nL++] = L;
 }
 
+static double run_L_median(const bench_results_t *r)
+{
+  if (!r->nL)
+    return 0;
+  double *v = malloc((size_t)r->nL * sizeof *v);
+  memcpy(v, r->Ls, (size_t)r->nL * sizeof *v);
+  double m = bench_median(v, r->nL);
+  free(v);
+  return m;
+}
+
 static unsigned L_rounds(const opts_t *o) { return o->smoke ? 200 : o->quick ? 1000 : 2000; }
 
 static void run_cell_sample(bench_results_t *r, const opts_t *o, bench_cell_t *cell)
@@ -302,7 +355,8 @@ static void run_cell_sample(bench_results_t *r, const opts_t *o, bench_cell_t *c
   record_L(r, s->L_after);
   double lo = s->L_before < s->L_after ? s->L_before : s->L_after;
   double hi = s->L_before < s->L_after ? s->L_after : s->L_before;
-  s->mode_flip = lo > 0 && hi / lo > 1.8;
+  s->L = hi;
+  s->mode_flip = lo > 0 && hi / lo > BENCH_SLOW_FACTOR;
   s->status = st;
   if (st != BENCH_OK) {
     cell->status = st;
@@ -329,7 +383,10 @@ static void probes(bench_results_t *r, const opts_t *o)
   bench_sample_t s;
   /* cross-process: a forked child as node 2 */
   probe.process = "cross";
+  memset(&s, 0, sizeof s);
   int st = run_mode(&tiny, &probe, BENCH_PINGPONG, &s);
+  free(s.hist);
+  s.hist = NULL;
   r->have_xproc = st == BENCH_OK;
   if (!r->have_xproc)
     snprintf(r->probe_xproc, sizeof r->probe_xproc, "%s", probe.note);
@@ -337,6 +394,7 @@ static void probes(bench_results_t *r, const opts_t *o)
   probe.process = "in";
   probe.cfg.transport = 1;
   st = run_mode(&tiny, &probe, BENCH_PINGPONG, &s);
+  free(s.hist);
   r->have_pmq = st == BENCH_OK;
   if (!r->have_pmq)
     snprintf(r->probe_pmq, sizeof r->probe_pmq, "%s", probe.note);
@@ -364,7 +422,8 @@ int mca_cmd_bench(int argc, char **argv)
                                      {"only", 1, 0, 'o'},    {"sizes", 1, 0, 's'},
                                      {"no-sweep", 0, 0, 'W'}, {"no-peers", 0, 0, 'P'},
                                      {"no-progress", 0, 0, 'N'}, {"help", 0, 0, 'h'},
-                                     {"hpc", 0, 0, 'H'},
+                                     {"hpc", 0, 0, 'H'},     {"cpus", 1, 0, 'C'},
+                                     {"no-scale", 0, 0, 'X'},
                                      {0, 0, 0, 0}};
   int ch, repeat_set = 0, sizes_set = 0;
   optind = 1;
@@ -372,6 +431,8 @@ int mca_cmd_bench(int argc, char **argv)
     switch (ch) {
     case 'q': o.quick = 1; break;
     case 'H': o.hpc = 1; break;
+    case 'C': o.cpus = optarg; break;
+    case 'X': o.no_scale = 1; break;
     case 'S': o.smoke = 1; break;
     case 'r':
       o.repeat = atoi(optarg);
@@ -405,6 +466,10 @@ int mca_cmd_bench(int argc, char **argv)
   }
   if (optind < argc) {
     fprintf(stderr, "mca bench: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  if (o.cpus && bench_set_cpus(o.cpus)) {
+    fprintf(stderr, "mca bench: --cpus: expected online CPU numbers like 0,1 or 0-3\n");
     return 2;
   }
   if (!repeat_set)
@@ -443,6 +508,10 @@ int mca_cmd_bench(int argc, char **argv)
          r->machine.dirty ? "+dirty" : "", r->machine.commit_source);
   printf("mode: %s, %d repeats; threads pinned per placement; L measured before/after every sample\n",
          o.smoke ? "smoke" : o.quick ? "quick" : "full", o.repeat);
+  printf("cpus:");
+  for (int i = 0; i < bench_ncpus(); i++)
+    printf(" %d", bench_cpus[i]);
+  printf(" (onecore: the first; spread and L: the first two; scaling: all)\n");
   printf("timer: clock_gettime, %llu ns per timed interval, subtracted from every latency and L sample\n",
          (unsigned long long)bench_timer_cost_ns());
   if (r->machine.cpus < 2)
@@ -469,7 +538,7 @@ int mca_cmd_bench(int argc, char **argv)
   group_t groups[64];
   int ng = 0;
   static const size_t msizes[] = {24, 8, 8192};
-  static const int locks[] = {MCX_LOCKING_LOCKFREE, MCX_LOCKING_GLOBAL};
+  static const int locks[] = {MCX_LOCKING_LOCKFREE, MCX_LOCKING_GLOBAL, MCX_LOCKING_KERNEL};
   for (int pl = 0; pl < 3; pl++) {
     for (int si = 0; si < 3; si++) {
       size_t size = msizes[si];
@@ -478,10 +547,11 @@ int mca_cmd_bench(int argc, char **argv)
       int first = r->ncells;
       const int *types = size == 8 ? (const int[]){'s', 0} : (const int[]){'m', 'p', 0};
       for (const int *t = types; *t; t++)
-        for (int li = 0; li < 2; li++)
+        for (int li = 0; li < 3; li++)
           for (int xp = 0; xp < 2; xp++)
             for (int tr = 0; tr < 2; tr++)
-              add_libmca(&p, "matrix", *t, locks[li], 0, pl, xp, tr, size);
+              if (li < 2 || (!xp && !tr)) /* kernel: in-process shm cells */
+                add_libmca(&p, "matrix", *t, locks[li], 0, pl, xp, tr, size);
       if (size == 24)
         add_libmca(&p, "matrix", 'm', MCX_LOCKING_LOCKFREE, 1, pl, 0, 0, size);
       if (!o.no_peers)
@@ -530,6 +600,37 @@ int mca_cmd_bench(int argc, char **argv)
       }
     }
   }
+  /* Sample hygiene: every sample is judged against the run's median L; a
+   * cell left with too few clean samples gets more (at most --repeat more),
+   * then has a figure or is `unstable`. */
+  r->min_clean = (o.repeat + 1) / 2;
+  double Lmed = run_L_median(r);
+  for (int i = 0; i < r->ncells; i++) {
+    bench_cell_t *c = &r->cells[i];
+    if (c->status != BENCH_OK)
+      continue;
+    int clean = bench_classify(c, Lmed);
+    if (clean < r->min_clean)
+      bench_wait_fast_mode(Lmed, o.smoke ? 300 : 2000);
+    for (int extra = 0; clean < r->min_clean && extra < o.repeat && c->status == BENCH_OK &&
+                        c->nsamples < BENCH_MAX_REPEAT;
+         extra++) {
+      progress(&o, done, total, c->id, t0);
+      run_cell_sample(r, &o, c);
+      c->reruns++;
+      clean = bench_classify(c, Lmed);
+    }
+  }
+  r->L_median = run_L_median(r);
+  for (int i = 0; i < r->ncells; i++) {
+    bench_cell_t *c = &r->cells[i];
+    c->unstable = c->status == BENCH_OK && bench_classify(c, r->L_median) < r->min_clean;
+  }
+  if (!o.no_scale && (!o.only || !regexec(&o.only_re, "scale.", 0, NULL, 0))) {
+    if (o.progress)
+      fprintf(stderr, "\r\033[Kscaling and contention matrix...");
+    bench_scale_run(r, o.smoke ? 0 : o.quick ? 1 : 2, o.repeat, o.progress);
+  }
   if (o.progress)
     fprintf(stderr, "\r\033[K");
   r->wall_s = (double)bench_now_ns() / 1e9 - t0;
@@ -542,6 +643,7 @@ int mca_cmd_bench(int argc, char **argv)
     bench_state_run(r, o.repeat, o.smoke ? 20 : o.quick ? 150 : 400);
   }
   bench_print_table(stdout, r);
+  bench_scale_print(stdout, r);
   bench_state_print(stdout, r);
   if (o.hpc)
     bench_hpc_print(stdout, r);
@@ -554,12 +656,20 @@ int mca_cmd_bench(int argc, char **argv)
       printf("\nwrote %s\n", o.json);
     }
   }
+  fflush(stdout);
   for (int i = 0; i < r->ncells; i++)
     if (r->cells[i].status == BENCH_ERR) {
       fprintf(stderr, "mca bench: cell %s failed: %s\n", r->cells[i].id, r->cells[i].note);
       rc = 1;
     }
   bench_ctx_free(shared_ctx);
+  for (int i = 0; i < r->ncells; i++) {
+    for (int k = 0; k < r->cells[i].nsamples; k++)
+      free(r->cells[i].s[k].hist);
+    free(r->cells[i].hist);
+  }
+  bench_scale_free(r);
+  bench_iceoryx_stop(); /* the last step: RouDi finishes when this process exits */
   free(r->cells);
   free(r->derived);
   free(r->Ls);

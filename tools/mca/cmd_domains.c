@@ -54,7 +54,7 @@ static int show(const char *name, int clean)
         dead++;
     }
   printf("%s: domain %u, %s locking, %s, %.1f MiB reserved, %u node(s) alive, %u dead\n", name,
-         h->domain_id, h->locking == MCX_LOCK_GLOBAL ? "global" : "lock-free",
+         h->domain_id, mcx__locking_name(h->locking),
          h->compat == MCX_COMPAT_MCA203_ ? "mca-2.0.3 profile" : "spec profile",
          (double)size / (1 << 20), alive, dead);
   for (uint32_t i = 0; i < h->max_nodes; i++)

@@ -476,9 +476,9 @@ static int run_node(int ni)
   const node_t *nd = &T->nodes[ni];
   int parties = T->nnodes;
   if (T->affinity == 0)
-    bench_pin(0);
+    bench_pin(bench_cpu(0));
   else if (T->affinity == 2)
-    bench_pin(ni % bench_ncpus());
+    bench_pin(bench_cpu(ni));
   mcapi_status_t st;
   mcapi_info_t info;
   mcapi_initialize(T->domain, nd->id, NULL, NULL, &info, &st);

@@ -252,6 +252,41 @@ static struct {
 #define BATCH 16
 typedef void (*op_fn)(void);
 
+/* Remote memory next to memcpy: the same bytes moved by memcpy, by a
+ * blocking remote-memory read / write (the calling thread copies), and by a
+ * request to the software DMA engine completed with mrapi_wait. */
+static char rm_remote[4096], rm_local[4096];
+static mrapi_rmem_hndl_t rm_dummy, rm_dma;
+static size_t rm_len = 64;
+static mcx_atomic_u32 rm_sink; /* keeps memcpy from being optimized away */
+
+static void op_memcpy(void)
+{
+  memcpy(rm_local, rm_remote, rm_len);
+  mcx_store_relaxed(&rm_sink, (uint32_t)rm_local[rm_len - 1]);
+}
+static void op_rm_read(void)
+{
+  mrapi_status_t st;
+  mrapi_rmem_read(rm_dummy, 0, rm_local, 0, (mrapi_uint32_t)rm_len, 1, (mrapi_uint32_t)rm_len,
+                  (mrapi_uint32_t)rm_len, &st);
+}
+static void op_rm_write(void)
+{
+  mrapi_status_t st;
+  mrapi_rmem_write(rm_dummy, 0, rm_local, 0, (mrapi_uint32_t)rm_len, 1, (mrapi_uint32_t)rm_len,
+                   (mrapi_uint32_t)rm_len, &st);
+}
+static void op_rm_dma_read(void)
+{
+  mrapi_status_t st;
+  mrapi_request_t r;
+  size_t n;
+  mrapi_rmem_read_i(rm_dma, 0, rm_local, 0, (mrapi_uint32_t)rm_len, 1, (mrapi_uint32_t)rm_len,
+                    (mrapi_uint32_t)rm_len, &r, &st);
+  mrapi_wait(&r, &n, MRAPI_TIMEOUT_INFINITE, &st);
+}
+
 static void op_pm(void)
 {
   pthread_mutex_lock(&P.pm);
@@ -708,6 +743,30 @@ int mca_cmd_sync(int argc, char **argv)
   measure_op("atomic compare-and-swap", "C11 atomic", op_cas, n1);
   if (have_mrapi)
     measure_op("atomic compare-and-swap", "MRAPI atomic", op_mrcas, n1);
+
+  if (have_mrapi) {
+    mrapi_status_t rs1, rs2;
+    rm_dummy = mrapi_rmem_create(MRAPI_RMEM_ID_ANY, rm_remote, MRAPI_RMEM_DUMMY, NULL, sizeof rm_remote, &rs1);
+    mrapi_rmem_attach(rm_dummy, MRAPI_RMEM_DUMMY, &rs1);
+    rm_dma = mrapi_rmem_create(MRAPI_RMEM_ID_ANY, rm_remote, MRAPI_RMEM_DMA, NULL, sizeof rm_remote, &rs2);
+    mrapi_rmem_attach(rm_dma, MRAPI_RMEM_DMA, &rs2);
+    static const size_t lens[2] = {64, 4096};
+    static const char *const techs[2] = {"copy 64 B", "copy 4 KiB"};
+    for (int k = 0; k < 2; k++) {
+      rm_len = lens[k];
+      measure_op(techs[k], "memcpy", op_memcpy, n1);
+      if (rs1 == MRAPI_SUCCESS) {
+        measure_op(techs[k], "MRAPI rmem read", op_rm_read, n1);
+        measure_op(techs[k], "MRAPI rmem write", op_rm_write, n1);
+      }
+      if (rs2 == MRAPI_SUCCESS)
+        measure_op(techs[k], "MRAPI rmem DMA+wait", op_rm_dma_read, n1 / 4 > 10 ? n1 / 4 : 10);
+    }
+    mrapi_rmem_detach(rm_dummy, &rs1);
+    mrapi_rmem_delete(rm_dummy, &rs1);
+    mrapi_rmem_detach(rm_dma, &rs2);
+    mrapi_rmem_delete(rm_dma, &rs2);
+  }
 
   for (int cross = 0; cross <= 1; cross++) {
     int cores = cross ? 2 : 1;

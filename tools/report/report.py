@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 SCHEMA = "mca-bench/1"
 PLACES = ["onecore", "none", "spread"]
 TYPES = ["message", "packet", "scalar"]
-LOCK_COLORS = {"lockfree": "#1f77b4", "global": "#d62728"}
+LOCK_COLORS = {"lockfree": "#1f77b4", "global": "#d62728", "kernel": "#9467bd"}
 PEER_COLOR = "#8c8c8c"
 
 
@@ -76,6 +76,18 @@ def ok(c):
     return c["status"] == "ok"
 
 
+def rtt(c):
+    """The round trip a cell reports: batch-timed (like L) when the run has it,
+    else the per-round p50 of older results."""
+    s = c["summary"]
+    return s.get("rtt_ns") or s.get("rtt_p50_ns")
+
+
+def xl(c):
+    s = c["summary"]
+    return s.get("rtt_over_L") or s.get("rtt_p50_over_L")
+
+
 def label(c):
     if c["kind"] == "libmca":
         t = {"message": "msg", "packet": "pkt", "scalar": "scl"}[c["type"]]
@@ -95,8 +107,11 @@ def header(d, paths):
     m, b, cfg = d["machine"], d["build"], d["config"]
     av = d["available"]
     Ls = [x for x in d.get("L_ns", []) if x]
-    Lmed = sorted(Ls)[len(Ls) // 2] if Ls else None
-    slow = sum(1 for x in Ls if x > 250)
+    Lmed = cfg.get("L_median_ns") or (sorted(Ls)[len(Ls) // 2] if Ls else None)
+    factor = cfg.get("slow_factor", 2.5)
+    slow = sum(1 for x in Ls if Lmed and x > factor * Lmed)
+    nslow = sum(c["summary"].get("slow", 0) for c in d["cells"] if c.get("summary"))
+    unstable = sum(1 for c in d["cells"] if c["status"] == "unstable")
     rows = [
         ("results", ", ".join(esc(p) for p in paths)),
         ("date", esc(d["date"])),
@@ -105,7 +120,9 @@ def header(d, paths):
         ("build", f"{esc(b['compiler'])}, {esc(b['build_type'])}, flags <code>{esc(b['flags'].strip()) or '(none)'}</code>"),
         ("commit", f"<code>{esc(b['commit'])}</code>{' (dirty tree)' if b['dirty'] else ''} via {esc(b['commit_source'])}"),
         ("run", f"{esc(cfg['mode'])}, {cfg['repeat']} repeats, {cfg['wall_s']:.1f} s"),
-        ("L (cache-line round trip)", f"median {fmt(Lmed, 'ns')} over {len(Ls)} probes, {slow} in slow mode (&gt;250 ns)" if Ls else "not measured"),
+        ("L (cache-line round trip)", f"median {fmt(Lmed, 'ns')} over {len(Ls)} probes, {slow} above {factor:g}x the median (slow mode)" if Ls else "not measured"),
+        ("sample hygiene", f"{nslow} samples slow (L above {factor:g}x the run's median, or its two probes disagree): "
+                           f"excluded from every figure and target; {unstable} cells unstable (no figure)"),
     ]
     na = []
     for k, name in (("packet", "packet channels"), ("scalar", "scalar channels"), ("cross_process", "cross-process"), ("pmq", "pmq transport")):
@@ -159,23 +176,27 @@ def latency_plots(d):
     # p50 in units of L per cell, spread and onecore
     for place in PLACES:
         cells = [c for c in d["cells"] if c["section"] == "matrix" and c["placement"] == place and ok(c)
-                 and c["summary"]["rtt_p50_ns"]]
+                 and rtt(c)]
         if not cells:
             continue
         cells.sort(key=lambda c: (c["size"], c["kind"] != "libmca", label(c)))
         fig, ax = plt.subplots(figsize=(11, 0.28 * len(cells) + 1.2))
         ys = list(range(len(cells)))
-        p50 = [med(c["summary"]["rtt_p50_ns"]) for c in cells]
-        p99 = [med(c["summary"]["rtt_p99_ns"]) for c in cells]
+        p50 = [med(rtt(c)) for c in cells]
+        tail = [c["summary"].get("tail_ns") or {} for c in cells]
+        p99 = [t.get("p99") or med(c["summary"]["rtt_p99_ns"]) for t, c in zip(tail, cells)]
+        mx = [t.get("max") for t in tail]
         mn = [med(c["summary"]["rtt_min_ns"]) for c in cells]
-        ax.barh(ys, p50, color=[color(c) for c in cells], label="p50")
+        ax.barh(ys, p50, color=[color(c) for c in cells], label="RTT")
         ax.scatter(p99, ys, marker="|", s=120, color="black", label="p99", zorder=3)
+        if all(v is not None for v in mx):
+            ax.scatter(mx, ys, marker="x", s=20, color="red", label="max", zorder=3)
         ax.scatter(mn, ys, marker="<", s=20, color="green", label="min", zorder=3)
         ax.set_yticks(ys)
         ax.set_yticklabels([f"{label(c)}  {c['size']} B" for c in cells], fontsize=8)
         ax.invert_yaxis()
         ax.set_xscale("log")
-        ax.set_xlabel("round trip, ns (bar: median p50; | p99; < min)")
+        ax.set_xlabel("round trip, ns (bar: batch-timed RTT, median of clean samples; | p99; x max; < min)")
         ax.set_title(f"ping-pong round trip, placement {place}")
         ax.legend(loc="lower right", fontsize=8)
         ax.grid(axis="x", which="both", alpha=0.3)
@@ -184,12 +205,12 @@ def latency_plots(d):
     qs = d["quantile_levels"]
     for place in ("spread", "onecore"):
         cells = [c for c in d["cells"] if c["section"] == "matrix" and c["placement"] == place and ok(c)
-                 and c["size"] in (8, 24) and c["samples"] and c["samples"][0]["rtt"]]
+                 and c["size"] in (8, 24) and c["samples"] and any(s["rtt"] and not s.get("slow") for s in c["samples"])]
         if not cells:
             continue
         fig, ax = plt.subplots(figsize=(10, 6))
         for c in cells:
-            smp = sorted((s for s in c["samples"] if s["rtt"]), key=lambda s: s["rtt"]["p50"])
+            smp = sorted((s for s in c["samples"] if s["rtt"] and not s.get("slow")), key=lambda s: s["rtt"]["p50"])
             s = smp[len(smp) // 2]
             ax.plot(s["rtt"]["quantiles"], qs, marker=".", label=f"{label(c)} {c['size']} B",
                     color=color(c) if c["kind"] == "libmca" else None,
@@ -217,7 +238,7 @@ def speedup_bubbles(d):
     pts = []
     for s in d["derived"]["speedup"]:
         r = s["throughput_ratio"]
-        if r is None:
+        if r is None or s.get("against", "global") != "global":
             continue
         typ, place = s["key"].split(".")[0:2]
         if ".in.shm." not in s["key"]:
@@ -289,9 +310,9 @@ def sweep_plots(d):
         style = dict(marker="o", linestyle="-" if cs[0]["kind"] == "libmca" else "--")
         xs = [c["size"] for c in cs if c["summary"]["mb_per_s"]]
         a1.plot(xs, [med(c["summary"]["mb_per_s"]) for c in cs if c["summary"]["mb_per_s"]], label=name, **style)
-        xs2 = [c["size"] for c in cs if c["summary"]["rtt_p50_ns"]]
-        a2.plot(xs2, [med(c["summary"]["rtt_p50_ns"]) for c in cs if c["summary"]["rtt_p50_ns"]], label=name, **style)
-    for a, yl, t in ((a1, "MB/s (median)", "one-way throughput vs payload"), (a2, "round trip p50, ns", "ping-pong vs payload")):
+        xs2 = [c["size"] for c in cs if rtt(c)]
+        a2.plot(xs2, [med(rtt(c)) for c in cs if rtt(c)], label=name, **style)
+    for a, yl, t in ((a1, "MB/s (median)", "one-way throughput vs payload"), (a2, "round trip, ns", "ping-pong vs payload")):
         a.set_xscale("log", base=2)
         a.set_yscale("log")
         a.set_xlabel("payload, bytes")
@@ -314,9 +335,9 @@ def peers_beside(d):
         ys = list(range(len(cells)))
         names = [label(c) for c in cells]
         thr = [med(c["summary"]["items_per_s"]) or 0 for c in cells]
-        rtt = [med(c["summary"]["rtt_p50_ns"]) or 0 for c in cells]
+        rt = [med(rtt(c)) or 0 for c in cells]
         a1.barh(ys, thr, color=[color(c) for c in cells])
-        a2.barh(ys, rtt, color=[color(c) for c in cells])
+        a2.barh(ys, rt, color=[color(c) for c in cells])
         for a in (a1, a2):
             a.set_yticks(ys)
             a.set_yticklabels(names, fontsize=8)
@@ -324,7 +345,7 @@ def peers_beside(d):
             a.set_xscale("log")
             a.grid(axis="x", alpha=0.3, which="both")
         a1.set_title(f"throughput, items/s, {size} B, two cores")
-        a2.set_title(f"round trip p50, ns, {size} B, two cores")
+        a2.set_title(f"round trip, ns, {size} B, two cores")
         out.append(png(fig))
     return "".join(out)
 
@@ -334,7 +355,7 @@ def ratio_table(d):
     for r in d["derived"]["ratios"]:
         rows.append(f"<tr><td>{esc(r['cell'])}</td><td>{fmt(r['throughput_over_ideal'])}</td><td>{fmt(r['rtt_over_L'])}</td>"
                     f"<td>{fmt(r['throughput_over_best_peer'])}</td><td>{fmt(r['rtt_over_best_peer'])}</td><td>{esc(r['best_peer'] or '–')}</td></tr>")
-    return ("<table class='grid'><tr><th>libmca cell</th><th>throughput / ideal ring</th><th>RTT p50 / L</th>"
+    return ("<table class='grid'><tr><th>libmca cell</th><th>throughput / ideal ring</th><th>RTT / L</th>"
             "<th>throughput / best peer</th><th>RTT / best peer</th><th>best peer (throughput)</th></tr>" + "".join(rows) + "</table>")
 
 
@@ -342,19 +363,97 @@ def cells_table(d):
     rows = []
     for c in d["cells"]:
         s = c["summary"]
-        if not ok(c):
-            rows.append(f"<tr class='na'><td>{esc(c['id'])}</td><td colspan='7'>{esc(c['status'])}: {esc(c['note'])}</td></tr>")
+        if c["status"] == "unstable":
+            rows.append(f"<tr class='na'><td>{esc(c['id'])}</td><td colspan='11'>unstable: {s.get('slow', 0)} of "
+                        f"{s.get('samples', len(c['samples']))} samples slow, {s.get('reruns', 0)} re-run; no figure</td></tr>")
             continue
-        p50 = s["rtt_p50_ns"]
+        if not ok(c):
+            rows.append(f"<tr class='na'><td>{esc(c['id'])}</td><td colspan='11'>{esc(c['status'])}: {esc(c['note'])}</td></tr>")
+            continue
+        r = rtt(c)
         thr = s["items_per_s"]
+        t = s.get("tail_ns") or {}
+        clean = f"{s['samples'] - s['slow']}/{s['samples']}" if "samples" in s else "–"
         rows.append(
             f"<tr><td>{esc(c['id'])}</td>"
-            f"<td>{fmt(med(p50))} ({fmt(p50['min']) if p50 else '–'}–{fmt(p50['max']) if p50 else '–'})</td>"
-            f"<td>{fmt(med(s['rtt_p50_over_L']))}</td><td>{fmt(med(s['rtt_p99_ns']))}</td><td>{fmt(med(s['rtt_p999_ns']))}</td>"
+            f"<td>{fmt(med(r))} ({fmt(r['min']) if r else '–'}–{fmt(r['max']) if r else '–'})</td>"
+            f"<td>{fmt(med(xl(c)))}</td><td>{fmt(t.get('p50', med(s['rtt_p50_ns'])))}</td>"
+            f"<td>{fmt(t.get('p99', med(s['rtt_p99_ns'])))}</td><td>{fmt(t.get('p999', med(s['rtt_p999_ns'])))}</td>"
+            f"<td>{fmt(t.get('p9999'))}</td><td>{fmt(t.get('max'))}</td>"
             f"<td>{fmt(med(thr))} ({fmt(thr['min']) if thr else '–'}–{fmt(thr['max']) if thr else '–'})</td>"
-            f"<td>{fmt(med(s['mb_per_s']))}</td><td>{fmt(med(s['L_ns']))}{' <b>flip</b>' if s['mode_flips'] else ''}</td></tr>")
-    return ("<table class='grid small'><tr><th>cell</th><th>RTT p50 ns (min–max)</th><th>p50/L</th><th>p99</th><th>p99.9</th>"
-            "<th>items/s (min–max)</th><th>MB/s</th><th>L ns</th></tr>" + "".join(rows) + "</table>")
+            f"<td>{fmt(med(s['mb_per_s']))}</td><td>{fmt(med(s['L_ns']))}</td><td>{clean}</td></tr>")
+    return ("<p>RTT: ns per round trip timed in batches between two clock reads, like L; median over the clean samples "
+            "(min–max). p50 … max: every round trip of the per-round pass of the clean samples (log-linear histogram, "
+            "1/128 resolution). clean: samples not taken in the host's slow mode / samples run.</p>"
+            "<table class='grid small'><tr><th>cell</th><th>RTT ns (min–max)</th><th>RTT/L</th><th>p50</th><th>p99</th>"
+            "<th>p99.9</th><th>p99.99</th><th>max</th><th>items/s (min–max)</th><th>MB/s</th><th>L ns</th><th>clean</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def kernel_table(d):
+    rows = []
+    for sp in d["derived"]["speedup"]:
+        if sp.get("against") != "kernel" or (sp["throughput_ratio"] is None and sp["rtt_ratio"] is None):
+            continue
+        rows.append(f"<tr><td>{esc(sp['key'])}</td><td>{fmt(sp['lockfree_items_per_s'], 'items/s')}</td>"
+                    f"<td>{fmt(sp['locked_items_per_s'], 'items/s')}</td><td>{fmt(sp['throughput_ratio'])}</td>"
+                    f"<td>{fmt(sp['rtt_ratio'])}</td></tr>")
+    if not rows:
+        return "<p>No kernel-lock cell in this run.</p>"
+    return ("<p><code>MCX_LOCKING=kernel</code>: the same rings under one System V semaphore taken around every "
+            "operation, the lock of the lock-based reference design (seed 000 Fig. 8 compares against it).</p>"
+            "<table class='grid'><tr><th>cell</th><th>lock-free items/s</th><th>kernel-lock items/s</th>"
+            "<th>throughput ratio</th><th>RTT ratio</th></tr>" + "".join(rows) + "</table>")
+
+
+def scale_section(d):
+    sc = d.get("scale")
+    if not sc or not sc.get("rows"):
+        return "<p>Not measured in this run (--no-scale).</p>"
+    rows = []
+    for r in sc["rows"]:
+        it = r["items_per_s"]
+        if r["status"] != "ok":
+            rows.append(f"<tr class='na'><td>{esc(r['kind'])}</td><td>{esc(r['locking'])}</td><td>{r['n']}</td>"
+                        f"<td>{r['threads']}</td><td colspan='6'>{esc(r['status'])} {esc(r['note'])}</td></tr>")
+            continue
+        rows.append(f"<tr><td>{esc(r['kind'])}</td><td>{esc(r['locking'])}</td><td>{r['n']}</td><td>{r['threads']}</td>"
+                    f"<td>{fmt(it['median'])} ({fmt(it['min'])}–{fmt(it['max'])})</td><td>{fmt(r['csw_per_item'])}</td>"
+                    f"<td>{fmt(r['futex_per_item'])}</td><td>{fmt(r['semop_per_item'])}</td>"
+                    f"<td>{fmt(r['lockfree_over_global'])}</td><td>{fmt(r['lockfree_over_kernel'])}</td></tr>")
+    out = (f"<p>One domain, every thread a node pinned round-robin over {sc['cpus']} CPUs, "
+           f"{sc['seconds_per_sample'] * 1e3:.0f} ms per sample; pairs: P sender/receiver pairs; fanin: N senders to one "
+           "endpoint; mixed: a message, a packet and a scalar pair at once. Per item: context switches "
+           "(getrusage), futex and semop calls (mcx_thread_syscalls) of all threads.</p>")
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
+    for ax, kind, xl_ in ((axes[0], "pairs", "concurrent pairs P"), (axes[1], "fanin", "senders N (one receiver)")):
+        drawn = 0
+        for lock in ("lockfree", "global", "kernel"):
+            pts = sorted((r["n"], r["items_per_s"]["median"]) for r in sc["rows"]
+                         if r["kind"] == kind and r["locking"] == lock and r["status"] == "ok")
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", color=LOCK_COLORS[lock], label=lock)
+                drawn += 1
+        ax.set_xlabel(xl_)
+        ax.set_ylabel("aggregate items/s")
+        ax.set_yscale("log")
+        ax.set_title(f"{kind}: aggregate throughput per locking mode")
+        ax.grid(alpha=0.3, which="both")
+        if drawn:
+            ax.legend(fontsize=8)
+        else:
+            ax.text(0.5, 0.5, "no clean sample", ha="center", transform=ax.transAxes)
+    out += png(fig)
+    return out + ("<table class='grid'><tr><th>kind</th><th>locking</th><th>P/N</th><th>threads</th>"
+                  "<th>items/s (min–max)</th><th>context switches/item</th><th>futex/item</th><th>semop/item</th>"
+                  "<th>lock-free / global</th><th>lock-free / kernel</th></tr>" + "".join(rows) + "</table>")
+
+
+def instr_section(d):
+    ins = d.get("instr")
+    if not ins:
+        return None
+    return "<pre>" + esc(json.dumps(ins, indent=1)[:20000]) + "</pre>"
 
 
 def comparison(before, after, pb, pa):
@@ -365,7 +464,7 @@ def comparison(before, after, pb, pa):
     rows, names, thr, rtt = [], [], [], []
     for b, a in pairs:
         tb, ta = med(b["summary"]["items_per_s"]), med(a["summary"]["items_per_s"])
-        rb, ra = med(b["summary"]["rtt_p50_over_L"]), med(a["summary"]["rtt_p50_over_L"])
+        rb, ra = med(xl(b)), med(xl(a))
         tr = ta / tb if tb and ta else None
         rr = ra / rb if rb and ra else None
         names.append(a["id"])
@@ -377,7 +476,7 @@ def comparison(before, after, pb, pa):
     ys = list(range(len(names)))
     a1.barh(ys, thr, color=["#2ca02c" if v >= 1 else "#d62728" for v in thr])
     a2.barh(ys, rtt, color=["#2ca02c" if v <= 1 else "#d62728" for v in rtt])
-    for a, t in ((a1, "throughput after / before (>1 better)"), (a2, "RTT p50/L after / before (<1 better)")):
+    for a, t in ((a1, "throughput after / before (>1 better)"), (a2, "RTT/L after / before (<1 better)")):
         a.axvline(1, color="black", lw=0.8)
         a.set_yticks(ys)
         a.set_yticklabels(names, fontsize=7)
@@ -389,7 +488,7 @@ def comparison(before, after, pb, pa):
             "Latency is compared in units of L measured with each run, so a host mode flip between runs does not read as a change.</p>")
     return head + png(fig) + (
         "<table class='grid small'><tr><th>cell</th><th>items/s before</th><th>after</th><th>ratio</th>"
-        "<th>p50/L before</th><th>after</th><th>ratio</th></tr>" + "".join(rows) + "</table>")
+        "<th>RTT/L before</th><th>after</th><th>ratio</th></tr>" + "".join(rows) + "</table>")
 
 
 CSS = """
@@ -492,11 +591,14 @@ def main():
     if len(runs) == 2:
         secs.append(("Before / after", comparison(runs[0], runs[1], a.results[0], a.results[1])))
     legend = ("<p class='legend'><span style='background:#1f77b4'>libmca lock-free</span>"
-              "<span style='background:#d62728'>libmca global lock</span><span style='background:#8c8c8c'>peers</span></p>")
+              "<span style='background:#d62728'>libmca global lock</span><span style='background:#9467bd'>libmca kernel lock</span>"
+              "<span style='background:#8c8c8c'>peers</span></p>")
     secs += [
         ("Throughput per matrix cell", legend + throughput_plot(d)),
         ("Latency", legend + latency_plots(d)),
         ("Lock-free vs global lock", speedup_bubbles(d)),
+        ("Lock-free vs the kernel lock (the reference design)", kernel_table(d)),
+        ("Scaling and contention", scale_section(d)),
         ("Multicore penalty", penalty_table(d)),
         ("Payload-size sweep", sweep_plots(d)),
         ("State messages vs FIFO messages", state_table(d)),
@@ -504,6 +606,9 @@ def main():
         ("Ratios to the physical limit and the best peer", ratio_table(d)),
         ("Every cell", cells_table(d)),
     ]
+    ins = instr_section(d)
+    if ins:
+        secs.insert(-1, ("Instruction counts (--instr)", ins))
     mp = model_path(a.results[-1], a.model)
     if mp:
         secs.insert(-1, ("Performance model", model_section(load_model(mp), mp)))

@@ -1,0 +1,41 @@
+/* Straight-line code: a wait, then the acquire of the semaphore that
+ * protects what the waiter touches next. */
+#include <mcx_sem.h>
+
+static mcx_event_t ready;
+static mcx_pisem_t state_lock;
+static mcx_csem_t slots;
+static int state, seen;
+
+static int scale(int v) { return 2 * v + 1; }
+
+void consume_once(void)
+{
+  mcx_event_wait_then_lock(&ready, &state_lock, MCX_SEM_INFINITE);
+  state++;
+  mcx_pisem_unlock(&state_lock);
+}
+
+void consume_forever(volatile int *running)
+{
+  while (*running) {
+    (void)mcx_event_wait_then_lock(&ready, &state_lock, MCX_SEM_INFINITE);
+    seen = scale(seen); /* local work between: runs holding the semaphore afterwards */
+    state += seen;
+    mcx_pisem_unlock(&state_lock);
+  }
+}
+
+void take_slot(void)
+{
+  mcx_sem_status_t rc = mcx_event_wait_then_acquire(&ready, &slots, 100);
+  if (rc == MCX_SEM_OK)
+    state--;
+  mcx_csem_release(&slots);
+}
+
+void nothing_follows(void)
+{
+  mcx_event_wait(&ready, MCX_SEM_INFINITE);
+  state = 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * mca hint: the code parser of the next-semaphore scheme (docs/sem.md). The
+ * work is done by tools/hint/hint.py (libclang), found next to the installed
+ * binary (mca-hint.py), through $MCA_HINT_PY, or in the source tree this
+ * binary was built from.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mca_tool.h"
+
+#ifndef MCA_SOURCE_DIR
+#define MCA_SOURCE_DIR "."
+#endif
+
+static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
+
+int mca_cmd_hint(int argc, char **argv)
+{
+  if (argc < 2) {
+    fprintf(stderr,
+            "usage: mca hint [--apply [--output-dir DIR]] [--diff] [--json FILE] [-p BUILD_DIR]\n"
+            "                FILE.c... [-- COMPILER-FLAGS]\n\n"
+            "Finds blocking calls (event waits, MCAPI receives) followed on every path by a\n"
+            "semaphore acquire and rewrites them into their _then_lock forms, removing the\n"
+            "acquire; refuses the ambiguous cases and says why. Compiler flags come after\n"
+            "`--` or from compile_commands.json. `mca hint --help` lists every option.\n"
+            "Needs python3 with libclang's binding (python3-clang; scripts/deps.sh).\n");
+    return 2;
+  }
+  char script[PATH_MAX] = "";
+  const char *env = getenv("MCA_HINT_PY");
+  if (readable(env)) {
+    snprintf(script, sizeof script, "%s", env);
+  } else {
+    char exe[PATH_MAX - 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+      exe[n] = 0;
+      char *slash = strrchr(exe, '/');
+      if (slash) {
+        *slash = 0;
+        snprintf(script, sizeof script, "%s/mca-hint.py", exe);
+      }
+    }
+    if (!readable(script))
+      snprintf(script, sizeof script, "%s/tools/hint/hint.py", MCA_SOURCE_DIR);
+  }
+  if (!readable(script)) {
+    fprintf(stderr, "mca hint: cannot find hint.py (looked for $MCA_HINT_PY, mca-hint.py next "
+                    "to mca, and %s/tools/hint/hint.py)\n", MCA_SOURCE_DIR);
+    return 2;
+  }
+  char **args = calloc((size_t)argc + 3, sizeof *args);
+  if (!args)
+    return 2;
+  args[0] = "python3";
+  args[1] = script;
+  for (int i = 1; i < argc; i++)
+    args[i + 1] = argv[i];
+  execvp("python3", args);
+  perror("mca hint: python3");
+  return 127;
+}
