@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checked calls: the `wait != OK || acquire != OK` condition, calls under
  * `case` labels, and waits inside expressions. */
 #include <mcx_sem.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Acquires libmca has no hinted form for, and timeouts the combined call
  * cannot keep. */
 #include <mcapi.h>
