@@ -879,7 +879,7 @@ void mrapi_rmem_read(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_IN mrapi_uint32_t rm
 /**
  * @brief Starts a read; complete it with mrapi_test()/mrapi_wait()/mrapi_wait_any().
  * @p local_buf must stay valid until the request completes or is cancelled.
- * @retval the statuses of mrapi_rmem_read(), and
+ * Statuses: those of mrapi_rmem_read(), and
  * @retval MRAPI_ERR_REQUEST_LIMIT MRAPI_MAX_REQUESTS outstanding in this process
  * @retval MRAPI_ERR_PARAMETER @p mrapi_request is NULL
  */
@@ -920,6 +920,8 @@ void mrapi_rmem_synch(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_OUT mrapi_status_t 
 /**
  * @brief Checks whether @p request is complete, without waiting. A complete
  * request is freed: its handle is stale afterwards.
+ * @param request the request
+ * @param mrapi_status receives the outcome (below)
  * @param size receives the bytes transferred (may be NULL)
  * @return MRAPI_TRUE when complete (its outcome in *status)
  * @retval MRAPI_SUCCESS complete
@@ -1010,6 +1012,9 @@ void mrapi_resource_get_attribute(MRAPI_IN mrapi_resource_t *resource, MRAPI_IN 
 
 /**
  * @brief Starts counting dynamic attribute @p attribute_number from 0.
+ * @param resource the resource (from mrapi_resources_get())
+ * @param attribute_number the dynamic attribute
+ * @param status receives the outcome (below)
  * @param rollover_callback called (from the monitor's timer thread) when
  *        the counter wraps its 32-bit range; may be NULL
  * @retval MRAPI_SUCCESS
