@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* if/else after the wait: unambiguous when every branch takes the same
  * semaphore first, refused otherwise. */
 #include <mcx_sem.h>

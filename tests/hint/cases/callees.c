@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Calls between the wait and the acquire: allowed when they cannot block. */
 #include <mcx_sem.h>
 #include <string.h>

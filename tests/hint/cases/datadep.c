@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* The next semaphore depends on data: refused. */
 #include <mcapi.h>
 #include <mcx_sem.h>

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* The sensor-controller-actuator example of the next-semaphore scheme
  * (EMERALDS, figure 3). The sensor (low priority) writes a reading into the
  * plant record under plant_lock and signals it; the controller (high

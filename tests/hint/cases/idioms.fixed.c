@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checked calls: the `wait != OK || acquire != OK` condition, calls under
  * `case` labels, and waits inside expressions. */
 #include <mcx_sem.h>

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Loops: a wait in a fixed-count loop with the acquire after it names the
  * semaphore on the last iteration only; variable loops are refused. */
 #include <stdatomic.h>

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Macros and one level of wrapper functions around the wait and the acquire. */
 #include <mcapi.h>
 #include <mcx_sem.h>

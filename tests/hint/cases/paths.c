@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Other paths: a return, a label where other paths join, an acquire inside
  * a macro's do { } while (0), and a loop whose count is fixed but which
  * contains the acquire. */

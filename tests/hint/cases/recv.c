@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* MCAPI receives followed by an acquire: message, packet and scalar forms. */
 #include <mcapi.h>
 #include <mcx_sem.h>

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Straight-line code: a wait, then the acquire of the semaphore that
  * protects what the waiter touches next. */
 #include <mcx_sem.h>

@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /* Acquires libmca has no hinted form for, and timeouts the combined call
  * cannot keep. */
 #include <mcapi.h>
