@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer baselines of `mca bench`, measured by the same harness in the same run
  * as libmca: the ideal ring (the physical limit), a mutex+condvar queue, a

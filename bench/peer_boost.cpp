@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Peer baseline: boost::lockfree::spsc_queue (Debian libboost-dev), with an
 // extern "C" operations table for the C harness. Items up to 64 bytes travel
 // as fixed-size elements (8, 32 or 64 bytes); larger ones through a byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Stands in for bench/peer_boost.cpp when Boost.Lockfree is not installed. */
 #include "tools/mca/bench.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer baseline: Concurrency Kit's ck_ring in its SPSC form (Debian libck-dev).
  * Items up to 8 bytes travel in the pointer-sized slot, larger ones (up to 64)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer baseline: iceoryx (Debian iceoryx + libiceoryx-binding-c-dev), its C
  * binding's publisher/subscriber over RouDi's shared memory, one topic per

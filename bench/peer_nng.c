@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer baseline: nng (Debian libnng-dev), a pair1 socket at each side, over
  * inproc:// and ipc://. nng_send copies the item into a message, nng_recv

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer baseline: ZeroMQ (Debian libzmq3-dev), one PAIR socket at each side,
  * over inproc:// (threads of one process) and ipc:// (a Unix socket). zmq_send

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE
 /*
  * chan_throughput: packet and scalar channels through the public MCAPI calls,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * msg_pingpong: round-trip time of a 24-byte MCAPI message between two
  * threads pinned to different CPUs, in the lock-free and the global-lock mode,

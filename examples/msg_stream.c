@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * msg_stream: one-way throughput of 24-byte MCAPI messages from one pinned
  * thread to another (sender on CPU 0, receiver on CPU 1), on the domain's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ring_layouts: the two SPSC channel-ring layouts side by side, two threads
  * pinned to different CPUs.

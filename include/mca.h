@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mca.h
  * @brief Types shared by the Multicore Association APIs (MCAPI, MRAPI).

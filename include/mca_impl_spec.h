@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mca_impl_spec.h
  * @brief Implementation-specific parts of mca.h for libmca.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mca_utils.h
  * @brief The reference implementation's utility header, for programs that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcapi.h
  * @brief MCAPI 2.015: communication between nodes of one multicore system.
@@ -219,6 +220,9 @@ typedef mcapi_timeout_t mcapi_endp_attr_timeout_t;
  * @p init_parameters (NULL: defaults and the MCX_* environment variables).
  * Several threads of a process may each be a node; the identity is
  * thread-local.
+ * @param domain_id the domain to join
+ * @param node_id the calling thread's node id in it
+ * @param mcapi_status receives the outcome (below)
  * @param node_attributes from mcapi_node_init_attributes(), or NULL.
  * @param init_parameters locking mode, compatibility profile, sizes; or NULL.
  * @param mcapi_info receives version and limits; must not be NULL.
@@ -892,6 +896,8 @@ void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle, mcapi_req
 /**
  * @brief Checks a request without blocking; on completion reports its outcome
  * and frees the handle.
+ * @param request the request
+ * @param mcapi_status receives the outcome (below)
  * @return MCAPI_TRUE when the request completed (or was cancelled).
  * @param size receives the bytes moved (receives) or sent; may be NULL.
  * @retval MCAPI_SUCCESS completed successfully (returns MCAPI_TRUE).

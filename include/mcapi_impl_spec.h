@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcapi_impl_spec.h
  * @brief Implementation-specific types and limits of MCAPI in libmca.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx.h
  * @brief libmca extensions (prefix mcx_): run-time configuration, waiting
@@ -9,6 +10,7 @@
 #include "mcapi.h"
 #include "mcx_hpc.h" /* hardware performance counters, prefix mcx_hpc_ */
 #include "mcx_sem.h" /* PI semaphores, events, next-semaphore hint, prefix mcx_pisem_ / mcx_event_ */
+#include "mcx_version.h" /* MCX_VERSION_*, mcx_version() */
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +98,8 @@ typedef mca_uint32_t mcx_state_t;
 /**
  * @brief Creates a state channel written by the calling node, found by others
  * as (domain, this node, @p port).
+ * @param port the port the channel is found by
+ * @param mcapi_status receives the outcome (below)
  * @param max_size largest value in bytes (1..MCX_STATE_MAX_PAYLOAD)
  * @param nbuf buffers written in turn (2..MCX_STATE_MAX_NBUF); a reader is
  *        disturbed only when the writer completes nbuf-1 writes during its read
@@ -141,6 +145,10 @@ void mcx_state_write(mcx_state_t state, const void *buffer, size_t size,
 
 /**
  * @brief Reads the newest value. MT-safe; any node.
+ * @param state the channel
+ * @param buffer receives the value (truncated to @p size)
+ * @param size capacity of @p buffer in bytes
+ * @param mcapi_status receives the outcome (below)
  * @param version receives the value's version (1 for the first write; 0 and
  *        size 0 when nothing was written yet); may be NULL.
  * @return the value's size.

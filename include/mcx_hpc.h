@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_hpc.h
  * @brief Hardware performance counters and a coherence monitor (libmca extension).
@@ -120,7 +121,7 @@ typedef struct mcx_hpc_group mcx_hpc_group_t;
 
 /* ------------------------------------------------------------------ CPU and event tables */
 
-/** Identifies the processor. MT-safe. @retval 0 @retval -16 not x86 (uarch UNKNOWN) */
+/** Identifies the processor. MT-safe. @retval 0 success @retval -16 not x86 (uarch UNKNOWN) */
 int mcx_hpc_cpu_detect(mcx_hpc_cpu_t *cpu);
 /** "Intel Core 2", "AMD Zen 4", ... */
 const char *mcx_hpc_uarch_name(mcx_hpc_uarch_t u);
@@ -134,6 +135,11 @@ const mcx_hpc_event_t *mcx_hpc_event_table(mcx_hpc_uarch_t u, size_t *n);
  * a coherence event of any family, "raw:0xCODE", "raw:0xCODE:0xCONFIG1" or
  * perf's "rCODE". Names are case-insensitive. ev->name points into the
  * static tables, or for raw codes into @p namebuf (the caller's).
+ * @param name the event name
+ * @param ev receives the event
+ * @param namebuf storage for the canonical name ev->name points to
+ * @param namelen capacity of @p namebuf
+ * @param errlen capacity of @p err
  * @param err  NULL or a buffer for a one-line reason on failure
  * @retval 0   *ev filled
  * @retval -3  malformed raw code (err says why)
@@ -157,9 +163,10 @@ mcx_hpc_status_t mcx_hpc_probe(const char *name, int32_t tid, int32_t cpu);
 
 /**
  * Creates an empty group.
+ * @param g receives the group
  * @param tid 0 the calling thread, >0 that thread (kernel tid), -1 all threads on @p cpu
  * @param cpu -1 wherever the thread runs, >=0 that CPU (tid -1 needs permission)
- * @retval 0 @retval -3 tid -1 without a cpu @retval -5
+ * @retval 0 success @retval -3 tid -1 without a cpu @retval -5 out of memory or slots
  */
 int mcx_hpc_group_create(mcx_hpc_group_t **g, int32_t tid, int32_t cpu);
 
@@ -178,7 +185,7 @@ typedef struct mcx_hpc_mock {
   const char *const *no_permission; /**< NULL-terminated names probed NO_PERMISSION, or NULL */
 } mcx_hpc_mock_t;
 
-/** Creates a group over the mock backend (no OS calls). @retval 0 @retval -3 @retval -5 */
+/** Creates a group over the mock backend (no OS calls). @retval 0 success @retval -3 bad argument @retval -5 out of memory or slots */
 int mcx_hpc_group_create_mock(mcx_hpc_group_t **g, const mcx_hpc_mock_t *script);
 
 /**
@@ -186,6 +193,8 @@ int mcx_hpc_group_create_mock(mcx_hpc_group_t **g, const mcx_hpc_mock_t *script)
  * group with its status, so its figures print as "n/a".
  * Hardware and software events that the kernel refuses to count in kernel
  * mode are retried user-only (flag visible with mcx_hpc_group_user_only()).
+ * @param g the group
+ * @param name the event name (as mcx_hpc_event_parse())
  * @param status NULL or where the probe's outcome goes (also on errors)
  * @return the event's index (>= 0) whatever its status
  * @retval -7 unknown name  @retval -3 malformed code  @retval -5 group full
@@ -198,19 +207,19 @@ int mcx_hpc_group_add(mcx_hpc_group_t *g, const char *name, mcx_hpc_status_t *st
  * The default group for @p tid (0: caller): generic hardware events,
  * software events and the coherence events of this CPU; only those that
  * open are kept (mcx_hpc_group_skipped() lists the others and why).
- * @retval 0 @retval -5 @retval -16 no event opens at all
+ * @retval 0 success @retval -5 out of memory or slots @retval -16 no event opens at all
  */
 int mcx_hpc_group_open_default(mcx_hpc_group_t **g, int32_t tid);
 
 /** Closes every event and frees the group. NULL is ignored. */
 void mcx_hpc_group_close(mcx_hpc_group_t *g);
 
-/** Starts / stops / zeroes all events of the group together. @retval 0 @retval -17 */
+/** Starts / stops / zeroes all events of the group together. @retval 0 success @retval -17 an OS call failed */
 int mcx_hpc_group_enable(mcx_hpc_group_t *g);
 int mcx_hpc_group_disable(mcx_hpc_group_t *g);
 int mcx_hpc_group_reset(mcx_hpc_group_t *g);
 
-/** Reads every event with read(2) (any target). @retval 0 @retval -17 */
+/** Reads every event with read(2) (any target). @retval 0 success @retval -17 an OS call failed */
 int mcx_hpc_group_read(mcx_hpc_group_t *g, mcx_hpc_sample_t *s);
 /**
  * Reads through the mmap'ed user page with rdpmc when the kernel allows it
@@ -230,9 +239,9 @@ mcx_hpc_status_t mcx_hpc_group_status(const mcx_hpc_group_t *g, unsigned i);
 mcx_hpc_class_t mcx_hpc_group_class(const mcx_hpc_group_t *g, unsigned i);
 /** 1 if event @p i counts user mode only (the kernel refused kernel mode). */
 int mcx_hpc_group_user_only(const mcx_hpc_group_t *g, unsigned i);
-/** Index of the event called @p name. @retval >=0 @retval -7 */
+/** Index of the event called @p name. @retval >=0 the index @retval -7 no such event */
 int mcx_hpc_group_find(const mcx_hpc_group_t *g, const char *name);
-/** Events left out of a default group: name and status of the @p i-th. @retval 0 @retval -7 past the end */
+/** Events left out of a default group: name and status of the @p i-th. @retval 0 success @retval -7 past the end */
 int mcx_hpc_group_skipped(const mcx_hpc_group_t *g, unsigned i, const char **name,
                           mcx_hpc_status_t *status);
 
@@ -259,7 +268,7 @@ typedef struct mcx_hpc_derived {
 
 /**
  * Computes the derived figures of @p delta for @p items items in the group's
- * event order. @p period_ns 0 means 10 ms. @retval 0 @retval -3
+ * event order. @p period_ns 0 means 10 ms. @retval 0 success @retval -3 bad argument
  */
 int mcx_hpc_derive(const mcx_hpc_group_t *g, const mcx_hpc_sample_t *delta, uint64_t items,
                    uint64_t period_ns, mcx_hpc_derived_t *out);
@@ -294,7 +303,7 @@ typedef struct mcx_hpc_cost {
 
 /**
  * Measures the costs with @p iterations repetitions on the caller's default
- * group. @retval 0 @retval -16 nothing opens
+ * group. @retval 0 success @retval -16 nothing opens
  */
 int mcx_hpc_measure_cost(unsigned iterations, mcx_hpc_cost_t *out);
 
@@ -333,18 +342,18 @@ typedef struct mcx_hpc_monitor mcx_hpc_monitor_t;
 /**
  * Creates a monitor over @p g (which it enables). The group must count a
  * thread other than the monitor's (tid > 0) or a CPU, or be a mock.
- * @retval 0 @retval -3 bad threshold index or config @retval -5
+ * @retval 0 success @retval -3 bad threshold index or config @retval -5 out of memory or slots
  */
 int mcx_hpc_monitor_create(mcx_hpc_monitor_t **m, mcx_hpc_group_t *g,
                            const mcx_hpc_monitor_config_t *cfg);
 /**
  * Takes one sample now, computes the period's values and fires crossings.
  * The monitor thread calls this every period; tests call it directly.
- * @retval 0 @retval -17 the read failed
+ * @retval 0 success @retval -17 the read failed
  * @pre the monitor is not started (or called from its own thread)
  */
 int mcx_hpc_monitor_step(mcx_hpc_monitor_t *m);
-/** Starts the periodic thread. @retval 0 @retval -12 already started @retval -17 */
+/** Starts the periodic thread. @retval 0 success @retval -12 already started @retval -17 an OS call failed */
 int mcx_hpc_monitor_start(mcx_hpc_monitor_t *m);
 /** Stops it; no callback runs after it returns. */
 void mcx_hpc_monitor_stop(mcx_hpc_monitor_t *m);

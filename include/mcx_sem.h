@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_sem.h
  * @brief Semaphores with priority inheritance and the next-semaphore hint
@@ -90,6 +91,7 @@ typedef struct mcx_event {
 
 /**
  * @brief Initializes @p s unlocked.
+ * @param s the semaphore
  * @param flags 0 or MCX_SEM_SHARED.
  * @retval MCX_SEM_OK
  * @retval MCX_SEM_INVALID
@@ -192,6 +194,7 @@ mcx_sem_status_t mcx_event_wait(mcx_event_t *ev, uint32_t timeout_ms);
  * @brief Waits for @p ev, then holds @p sem: the kernel takes @p sem for the
  * caller when the event arrives (FUTEX_WAIT_REQUEUE_PI), or queues it on
  * @p sem, boosting the holder, instead of waking it first.
+ * @param ev the event
  * @param sem the next semaphore, or MCX_NO_SEM (= mcx_event_wait())
  * @param timeout_ms bounds the whole call (event and semaphore)
  * @pre every concurrent waiter of @p ev that names a semaphore names this one
@@ -210,6 +213,8 @@ mcx_sem_status_t mcx_event_wait_then_lock(mcx_event_t *ev, mcx_pisem_t *sem, uin
  * event arrives a free unit is taken for the caller, else the caller is moved
  * onto @p sem's queue (FUTEX_CMP_REQUEUE) and woken only by a release. One
  * hinted waiter per event at a time gets this; others wait, then acquire.
+ * @param ev the event
+ * @param timeout_ms bounds the whole call (event and unit)
  * @param sem the counting semaphore, or NULL (= mcx_event_wait())
  * @post on MCX_SEM_OK the event was consumed and the caller holds one unit;
  *       on any other result neither happened
@@ -228,6 +233,10 @@ mcx_sem_status_t mcx_event_wait_then_acquire(mcx_event_t *ev, mcx_csem_t *sem, u
  * wake-up takes @p sem for it or queues it on @p sem (FUTEX_CMP_REQUEUE_PI)
  * instead of waking it. The endpoint's TIMEOUT attribute bounds the call.
  * Calling context: the endpoint's owner node.
+ * @param receive_endpoint as mcapi_msg_recv()
+ * @param buffer as mcapi_msg_recv()
+ * @param buffer_size as mcapi_msg_recv()
+ * @param received_size as mcapi_msg_recv()
  * @param sem the next semaphore, or MCX_NO_SEM (= mcapi_msg_recv())
  * @param mcapi_status as mcapi_msg_recv(): MCAPI_SUCCESS or
  *        MCAPI_ERR_MSG_TRUNCATED (a message was received), MCAPI_TIMEOUT,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi.h
  * @brief MRAPI 1.0 (Multicore Association Resource API) as libmca implements
@@ -280,6 +281,9 @@ void mrapi_set_debug_level(int d);
  *
  * The first node of a domain creates its partition; a partition left by a
  * crashed run is recognized and recovered.
+ * @param domain_id the domain to join
+ * @param node_id the calling thread's node id in it
+ * @param status receives the outcome (below)
  * @param init_parameters ignored (pass 0)
  * @param mrapi_info receives the version string
  * @retval MRAPI_SUCCESS the caller is a node
@@ -358,6 +362,8 @@ void mrapi_mutex_get_attribute(MRAPI_IN mrapi_mutex_hndl_t mutex, MRAPI_IN mrapi
 
 /**
  * @brief Creates mutex @p mutex_id in the caller's domain (unlocked).
+ * @param mutex_id the mutex's id in the domain
+ * @param status receives the outcome (below)
  * @param attributes NULL for the defaults
  * @retval MRAPI_SUCCESS
  * @retval MRAPI_ERR_NODE_NOTINIT
@@ -390,6 +396,9 @@ void mrapi_mutex_delete(MRAPI_IN mrapi_mutex_hndl_t mutex, MRAPI_OUT mrapi_statu
 
 /**
  * @brief Locks @p mutex, waiting up to @p timeout ms.
+ * @param mutex the mutex
+ * @param timeout how long to wait (MRAPI_TIMEOUT_INFINITE: no limit)
+ * @param status receives the outcome (below)
  * @param lock_key receives the key to unlock this level with (0 for the first
  *        lock of a recursive mutex, 1 for the second, ...)
  * @retval MRAPI_SUCCESS locked
@@ -681,6 +690,9 @@ void mrapi_shmem_get_attribute(MRAPI_IN mrapi_shmem_hndl_t shmem, MRAPI_IN mrapi
 /**
  * @brief Creates a zero-filled shared-memory segment of @p size bytes (a POSIX
  * shared-memory object, mode 0600) that every node of the domain may attach.
+ * @param shmem_id the segment's id in the domain
+ * @param size its size in bytes
+ * @param status receives the outcome (below)
  * @param nodes, nodes_size the nodes meant to share it: recorded nowhere, any
  *        node of the domain may attach (NULL/0 accepted)
  * @param attributes, attr_size NULL/0 for the defaults
@@ -867,7 +879,7 @@ void mrapi_rmem_read(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_IN mrapi_uint32_t rm
 /**
  * @brief Starts a read; complete it with mrapi_test()/mrapi_wait()/mrapi_wait_any().
  * @p local_buf must stay valid until the request completes or is cancelled.
- * @retval the statuses of mrapi_rmem_read(), and
+ * Statuses: those of mrapi_rmem_read(), and
  * @retval MRAPI_ERR_REQUEST_LIMIT MRAPI_MAX_REQUESTS outstanding in this process
  * @retval MRAPI_ERR_PARAMETER @p mrapi_request is NULL
  */
@@ -908,6 +920,8 @@ void mrapi_rmem_synch(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_OUT mrapi_status_t 
 /**
  * @brief Checks whether @p request is complete, without waiting. A complete
  * request is freed: its handle is stale afterwards.
+ * @param request the request
+ * @param mrapi_status receives the outcome (below)
  * @param size receives the bytes transferred (may be NULL)
  * @return MRAPI_TRUE when complete (its outcome in *status)
  * @retval MRAPI_SUCCESS complete
@@ -998,6 +1012,9 @@ void mrapi_resource_get_attribute(MRAPI_IN mrapi_resource_t *resource, MRAPI_IN 
 
 /**
  * @brief Starts counting dynamic attribute @p attribute_number from 0.
+ * @param resource the resource (from mrapi_resources_get())
+ * @param attribute_number the dynamic attribute
+ * @param status receives the outcome (below)
  * @param rollover_callback called (from the monitor's timer thread) when
  *        the counter wraps its 32-bit range; may be NULL
  * @retval MRAPI_SUCCESS

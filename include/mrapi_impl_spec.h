@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi_impl_spec.h
  * @brief libmca's implementation-defined part of MRAPI: handle, key and

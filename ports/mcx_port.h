@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port.h
  * @brief What libmca needs from the operating system. Implemented in

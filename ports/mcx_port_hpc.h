@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_hpc.h
  * @brief What src/hpc needs from the OS: perf_event_open, the counters' user

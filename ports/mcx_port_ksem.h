@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_ksem.h
  * @brief One process-shared kernel semaphore used as a lock: the `kernel`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_mq.h
  * @brief POSIX message queues: what the pmq transport (src/transport/pmq.c)
@@ -34,7 +35,11 @@ typedef struct mcx_port_mq_sys {
   int listable;         /**< /dev/mqueue is an mqueue mount: queues can be listed */
 } mcx_port_mq_sys_t;
 
-/** @brief Reads the limits. @retval 0 always (unknown values are 0). */
+/**
+ * @brief Reads the limits.
+ * @retval 0 read (unknown values are 0)
+ * @retval MCX_ENOSYS this build has no message queues (ports/none/mq.c)
+ */
 int mcx_port_mq_sys(mcx_port_mq_sys_t *out);
 
 /**

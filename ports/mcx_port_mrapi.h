@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_mrapi.h
  * @brief What MRAPI's remote memory and resources need from the OS: copies

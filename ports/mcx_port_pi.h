@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_pi.h
  * @brief Priority-inheritance futexes and requeue operations (Linux:

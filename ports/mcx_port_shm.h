@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_shm.h
  * @brief Named shared memory and owner liveness: what process-shared objects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_port_topo.h
  * @brief The machine's topology for MRAPI metadata: processors online, caches

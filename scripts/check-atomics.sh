@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Rejects synchronization that bypasses src/common/mcx_atomic.h: bare compiler
 # atomics (__atomic_*, __sync_*), volatile, and OS headers outside ports/.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs libmca into a scratch prefix and builds a consumer with
 # find_package(mca) and with pkg-config; both must link and run.
 set -euo pipefail

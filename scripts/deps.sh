@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what building, testing and benchmarking libmca need on Debian, if
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
 # peer baselines (Boost.Lockfree, Concurrency Kit), libclang for `mca hint`,
@@ -27,6 +28,28 @@ if [ ! -f /usr/include/iceoryx_binding_c/publisher.h ] && [ -z "$(ls -d /usr/inc
   apt-cache show libiceoryx-binding-c-dev >/dev/null 2>&1; then
   need_apt+=(iceoryx libiceoryx-binding-c-dev)
 fi
+
+# Optional parts, on request:
+#   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)
+#   deps.sh ship         spin (model checking), doxygen, help2man (API docs, man pages)
+case "${1:-}" in
+  cross)
+    case "${2:-}" in
+      aarch64) t=aarch64-linux-gnu; a=arm64 ;;
+      armhf) t=arm-linux-gnueabihf; a=armhf ;;
+      riscv64) t=riscv64-linux-gnu; a=riscv64 ;;
+      *) echo "deps: cross needs ARCH (aarch64, armhf, riscv64)" >&2; exit 2 ;;
+    esac
+    command -v "$t-gcc" >/dev/null || need_apt+=("gcc-$t")
+    [ -f "/usr/$t/include/stdio.h" ] || need_apt+=("libc6-dev-$a-cross")
+    command -v "qemu-${2/armhf/arm}" >/dev/null || need_apt+=(qemu-user)
+    ;;
+  ship)
+    command -v spin >/dev/null || need_apt+=(spin)
+    command -v doxygen >/dev/null || need_apt+=(doxygen)
+    command -v help2man >/dev/null || need_apt+=(help2man)
+    ;;
+esac
 
 if ((${#need_apt[@]})); then
   SUDO=""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job: builds libmca, runs a quick benchmark of the whole matrix
 # (libmca and its peer baselines on this machine) and writes the HTML report.
 #   out/bench.json   every sample (schema: docs/benchmarks.md)

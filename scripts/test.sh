@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds libmca and runs the whole test suite (unit, stress, conformance).
 # Usage: scripts/test.sh [preset]   (default | debug | asan | ubsan | tsan)
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mca bench / stress / report: behaviour only, never timings.
 set(MCA_BIN $<TARGET_FILE:mca>)
 set(MCA_EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/expect_output.sh)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks a `mca bench --json` result against the documented schema
 (docs/benchmarks.md): structure and consistency only, never timings."""
 import json

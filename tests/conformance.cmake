@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Conformance programs (tests/conformance/conf_*.c): MCAPI applications written
 # as for the reference implementation (mca-2.0.3), built against the public
 # headers only and linked with libmca.a. Each runs in the spec profile; a name

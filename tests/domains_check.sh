@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # `mca domains` shows a crashed run's partition with its dead node and queued
 # message; `mca domains --clean` removes it.
 set -euo pipefail

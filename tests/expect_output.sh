@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: expect_output.sh RC PATTERN COMMAND...
 # Runs COMMAND; passes when it exits with RC (or any non-zero, non-77 code when
 # RC is "fail") and its output (stdout+stderr) contains PATTERN (grep -E).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mca hint (tools/hint/hint.py, libclang): the corpus in tests/hint/cases
 # (expected report and rewrite per case, rewrites compiled), and the
 # sensor-controller-actuator example run in both forms. Behaviour only: the

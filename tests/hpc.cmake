@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # `mca coherence` end to end: a reduced --quick run (fewer repetitions, less
 # work per run) plus the MESI simulation, with JSON output. Checks that every
 # version runs and the output is produced; it asserts no timing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_test.h
  * @brief The tests' harness: CHECK macros that report file:line and keep going,

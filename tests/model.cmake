@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mca model: the closed form, the simulation against it, the operation counter
 # against a toy with known counts, bad inputs, and a smoke run on a fixture.
 # Behaviour only, never timings.

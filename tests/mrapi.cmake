@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # MRAPI: `mca sync --quick` runs in CI as a smoke test of the tool and of the
 # MRAPI primitives under measurement. It checks that the run completes and
 # prints the table; it never asserts a timing.

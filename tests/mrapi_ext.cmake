@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # MRAPI remote memory, metadata, delete rules and dead holders: the same test
 # programs once more under the mca-2.0.3 profile (the first run is spec).
 foreach(t unit_test_mrapi_ext unit_test_mrapi_ext_proc)

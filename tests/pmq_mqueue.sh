@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # /dev/mqueue for the pmq tests.
 #   setup: mounts the mqueue file system on /dev/mqueue when it is not mounted
 #          and we are root (queues of dead processes can only be found there);

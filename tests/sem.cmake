@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # `mca sem --quick` end to end (every variant, both cases, JSON
 # output). Checks behaviour only — that each cell completes and the table is
 # printed; it never asserts a timing or a context-switch count.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The machine's topology through hwloc (built with MCX_WITH_HWLOC). The
  * topology is loaded once per process; /sys is the fallback when hwloc fails. */
 #include <hwloc.h>

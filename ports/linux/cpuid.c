@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU identification (x86 CPUID) and the time-stamp counter. */
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)

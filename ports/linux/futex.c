@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Futex waits and wakes (Linux). */
 #include <errno.h>
 #include <linux/futex.h>

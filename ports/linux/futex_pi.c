@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Priority-inheritance futexes and requeue operations (Linux). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

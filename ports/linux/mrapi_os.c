@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Linux services for MRAPI remote memory and resources. */
 #include <errno.h>
 #include <fcntl.h>

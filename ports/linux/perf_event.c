@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* perf_event_open counters (Linux): open, control, read, user page and rdpmc. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A periodic ticker thread over timerfd (Linux), for the HPC monitor. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

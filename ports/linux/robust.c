@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Liveness of a lock owner (Linux): the robust-mutex check of src/sync/mrapi_prim.c.
  *
  * Why not the kernel's robust-futex list (set_robust_list)? glibc registers

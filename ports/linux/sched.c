@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Affinity and thread ids (Linux). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

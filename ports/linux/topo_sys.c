@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The machine's topology from /sys (and /proc/meminfo without NUMA nodes). */
 #include <dirent.h>
 #include <stdio.h>

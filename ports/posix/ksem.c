@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel locking mode's lock: one System V semaphore per domain. */
 #include <errno.h>
 #include <sys/ipc.h>

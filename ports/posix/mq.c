@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* POSIX message queues (mq_open and friends) for the pmq transport. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

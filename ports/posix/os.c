@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Time, scheduling, memory and environment (POSIX). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Named shared memory (POSIX shm_open + mmap). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The api layer's helpers: argument checks and the one mapping from internal
  * results to mcapi_status_t. */
 #ifndef MCX_API_H

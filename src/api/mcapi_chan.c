@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Packet and scalar channel calls: argument checks and status mapping; the
  * work is in src/runtime/chan.c. */
 #include "api/api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* General calls: initialize, finalize, ids, node attributes; extensions. */
 #include <string.h>
 

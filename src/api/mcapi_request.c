@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Request calls: test, wait, wait_any, cancel. */
 #include "api/api.h"
 

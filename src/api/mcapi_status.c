@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The single mapping from internal results to MCAPI status codes, and
  * mcapi_display_status(). */
 #include <stdio.h>

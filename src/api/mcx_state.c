@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* State-channel calls (mcx.h). */
 #include "api/api.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI 1.0 entry points: argument checks and the one mapping from internal
  * results (0 / MCX_E*) to mrapi_status_t. Contracts are in include/mrapi.h. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI atomic extensions (reference-implementation names): lock-free
  * read-modify-write on 1/2/4/8-byte integers in any memory, including memory
  * shared between processes. Every RMW is seq_cst (a full barrier, as the
@@ -103,6 +104,7 @@ static int cas_sz(void *dest, size_t size, uint64_t *expected, uint64_t desired)
   }
   case 4: {
     uint32_t e = (uint32_t)*expected;
+    mcx_cas_operand_barrier(&e); /* narrowed from 64 bits (RV64, mcx_atomic.h) */
     int ok = mcx_cas_seq_cst((mcx_atomic_u32 *)dest, &e, (uint32_t)desired);
     *expected = e;
     return ok;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI remote memory and requests: argument checks and the status mapping.
  * Contracts are in include/mrapi.h. */
 #include <string.h>

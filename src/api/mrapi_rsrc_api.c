@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI metadata: argument checks and the status mapping. Contracts are in
  * include/mrapi.h. */
 #include "mrapi.h"

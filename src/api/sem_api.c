@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* the public calls of mcx_sem.h: argument checks and the one mapping
  * from internal results to mcx_sem_status_t. */
 #include "api/api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_atomic.h
  * @brief The only door to atomics in libmca: every name carries its order.
@@ -58,6 +59,21 @@ typedef _Atomic uint64_t mcx_atomic_u64;
 #define mcx_cas_seq_cst(p, expected, desired)                                              \
   atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_seq_cst, \
                                           memory_order_seq_cst)
+
+/**
+ * Call before a 32-bit CAS whose expected value was narrowed from a wider
+ * variable. GCC before 14 on RV64 compares the expected value of a 32-bit
+ * CAS (lr.w, which sign-extends) against the full register without
+ * sign-extending it first: a value with bit 31 set that was narrowed from a
+ * 64-bit variable never matches, and the CAS reports success without storing.
+ * The empty asm makes the compiler keep the value in memory and load it again
+ * with lw, which sign-extends. A compiler barrier only; no instruction.
+ */
+#if defined(__riscv) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 14
+#define mcx_cas_operand_barrier(expected_ptr) __asm__("" : : "r"(expected_ptr) : "memory")
+#else
+#define mcx_cas_operand_barrier(expected_ptr) ((void)(expected_ptr))
+#endif
 
 /** Full fence: orders earlier stores before later loads (Dekker-style flag checks). */
 #define mcx_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)

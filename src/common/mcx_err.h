@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcx_err.h
  * @brief Internal results: 0 or a negative MCX_E* code. Only src/api maps them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What configuring and reading the counters costs on this machine. The paper's
  * mediator needed 11 instructions to configure a counter and 40 to read it
  * (MSR writes in kernel mode); over perf_event_open configuring is a system

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Derived metrics (Gracioli & Froehlich): CPI, coherence events per 1000
  * instructions and per item, events per period; "n/a" instead of a wrong zero. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Event tables, CPU identification and name parsing. */
 #include <stdio.h>
 #include <stdlib.h>

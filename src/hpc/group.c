@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter groups over perf_event_open (or the mock backend). */
 #include <stdio.h>
 #include <stdlib.h>

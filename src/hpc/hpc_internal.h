@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal pieces of src/hpc shared between its files. */
 #ifndef MCX_HPC_INTERNAL_H
 #define MCX_HPC_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MESI model of per-core private caches (see mesi.h). */
 #include <stdlib.h>
 #include <string.h>

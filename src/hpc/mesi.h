@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mesi.h
  * @brief A MESI model of per-core private caches (internal).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The periodic monitor: sample a group every period, compute events per
  * period, call back when a threshold is crossed (the hook a scheduler uses to
  * move or throttle a thread). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Domains (partitions) and nodes. */
 #include <stdio.h>
 #include <string.h>

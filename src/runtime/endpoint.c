@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Endpoints: table slots in the partition, each with one MPSC ring per priority. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Connectionless messages: per-priority MPSC rings of the receiving endpoint. */
 #include "mcapi.h"
 #include "ports/mcx_port.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message receive with a next-semaphore hint (docs/sem.md).
  *
  * The receiver's wait is mcx__msg_recv()'s (spin, yield, then sleep on the

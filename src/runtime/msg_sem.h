@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* a blocking message receive that names the semaphore it locks next. */
 #ifndef MCX_RUNTIME_MSG_SEM_H
 #define MCX_RUNTIME_MSG_SEM_H

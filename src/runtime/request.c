@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Requests: a pool of MCA_MAX_REQUESTS in process memory, allocated from a
  * lock-free bitset; each request's state changes only by compare-and-swap:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file runtime.h
  * @brief The MCAPI runtime: domain partition, node and endpoint tables,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* State channels: one writer, many readers, newest value only (transport/nbw.h). */
 #include "runtime/runtime.h"
 #include "transport/nbw.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Futex mutex and reader/writer lock (see lock.h). */
 #include "sync/lock.h"
 

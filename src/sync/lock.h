@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file lock.h
  * @brief Futex-based locks that work in process memory and in a shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI runtime: per-domain partition, node registry, object tables, handles.
  *
  * Partition: POSIX shared memory "/mcx-mrapi-<uid>-<domain>", mode 0600,

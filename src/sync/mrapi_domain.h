@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi_domain.h
  * @brief MRAPI's runtime: one shared-memory partition per domain holding the

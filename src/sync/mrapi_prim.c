@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI's futex primitives: robust mutex, counting semaphore, reader/writer lock.
  *
  * Memory-order pairs (labels used below):

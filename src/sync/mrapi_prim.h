@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi_prim.h
  * @brief MRAPI's blocking primitives as plain structs: a robust recursive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI requests and the software DMA engine (contract in mrapi_req.h).
  *
  * Memory-order pairs:

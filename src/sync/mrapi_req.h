@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi_req.h
  * @brief MRAPI requests (remote-memory _i transfers) and the process's

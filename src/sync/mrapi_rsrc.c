@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI metadata (contract in mrapi_rsrc.h and include/mrapi.h).
  *
  * Trees are process memory (malloc), one per mrapi_resources_get() call,

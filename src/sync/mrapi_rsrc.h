@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mrapi_rsrc.h
  * @brief MRAPI metadata: the machine's resource tree (from /sys), static and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PI binary semaphore, counting semaphore, event, and the waits with
  * a next-semaphore hint (docs/sem.md).
  *

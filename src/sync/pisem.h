@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file pisem.h
  * @brief the PI binary semaphore, the counting semaphore, the event

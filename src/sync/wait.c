@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Process-wide waiting policy (see wait.h). */
 #include "sync/wait.h"
 

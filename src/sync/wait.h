@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file wait.h
  * @brief How libmca waits: spin briefly, then yield, then sleep on a futex.

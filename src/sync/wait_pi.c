@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Wake path of requeue-PI sleepers (see wait_pi.h). */
 #include "sync/wait_pi.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file wait_pi.h
  * @brief Sleeping on a wait point with a next-semaphore hint.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file buf_pool.h
  * @brief The domain's packet buffer pool: a lock-free stack of buffer indices

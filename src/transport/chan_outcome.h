@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file chan_outcome.h
  * @brief Outcomes of the single-producer single-consumer channel rings

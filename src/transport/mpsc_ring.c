@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Control-path operations of the MPSC ring (see mpsc_ring.h). */
 #include "transport/mpsc_ring.h"
 

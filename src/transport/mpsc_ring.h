@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpsc_ring.h
  * @brief Bounded multi-producer single-consumer ring of one-cache-line slots,

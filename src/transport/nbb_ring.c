@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Control-path operations of the NBB ring (see nbb_ring.h). */
 #include "transport/nbb_ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file nbb_ring.h
  * @brief The non-blocking buffer (NBB) of Kim et al. as the paper lays it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file nbw.h
  * @brief Kopetz's non-blocking write (NBW) protocol: one writer, any number

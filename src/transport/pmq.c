@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The pmq transport: one POSIX message queue per receiving endpoint.
  *
@@ -329,7 +330,11 @@ int mcx__pmq_domain_open(mcx__domain_t *d)
     free(p);
     return MCX_ENOMEM;
   }
-  mcx_port_mq_sys(&p->sys);
+  if (mcx_port_mq_sys(&p->sys) == MCX_ENOSYS) { /* built without message queues */
+    free(p->rx);
+    free(p);
+    return MCX_ENOSYS;
+  }
   p->uid = mcx_port_uid();
   p->domain_id = d->domain_id;
   p->nslots = n;

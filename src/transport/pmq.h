@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file pmq.h
  * @brief The pmq transport: one POSIX message queue per receiving endpoint

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Control-path operations of the SPSC channel ring (see spsc_ring.h). */
 #include "transport/spsc_ring.h"
 

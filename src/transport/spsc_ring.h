@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file spsc_ring.h
  * @brief Single-producer single-consumer ring whose slots carry their own

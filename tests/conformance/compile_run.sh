@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Compiles a conformance program when its test runs, links it with libmca.a,
 # and runs it: a header name that is missing fails the test, not the build.
 # Usage: compile_run.sh <cc> <libmca.a> [compiler flags...] <source.c>

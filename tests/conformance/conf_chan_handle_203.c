@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: a channel handle is numerically the local endpoint's
  * handle; the endpoint handle works in channel sends and receives; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: a close is accepted from either close call, whatever the
  * side: the send side closed with mcapi_pktchan_recv_close_i, the receive

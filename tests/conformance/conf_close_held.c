@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A receiver that never releases its last packet buffers can still close:
  * the receive-side close completes without waiting for the releases, the

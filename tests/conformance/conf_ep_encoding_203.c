@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: endpoint handles follow the reference's encoding of
  * (domain index, node index, endpoint index), 8 bits each: the first node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Handles carry their type: an endpoint handle given to a packet or scalar
  * channel call, a channel handle given to a message call, or a handle of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reference implementation's header names, used as reference-era
  * programs use them: MCAPI_DECL_ALIGNED and MCA_DECL_ALIGNED buffers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A non-blocking call whose operation completes at once returns
  * MCAPI_SUCCESS, not MCAPI_PENDING (spec and reference agree); the request

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reference implementation's default limits. Programs size their own
  * buffers with these macros: a message of MCAPI_MAX_MSG_SIZE-1 characters and

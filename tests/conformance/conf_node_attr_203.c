@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: node attributes. An unknown attribute number gives
  * MCAPI_ERR_ATTR_NOTSUPPORTED; a node type other than regular is accepted,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mcapi_test and mcapi_wait with a NULL size pointer: MCAPI_ERR_PARAMETER
  * (the spec lists it), and the request is left as it was.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: a channel open completes as soon as the endpoint is
  * connected, without waiting for the other side to open. A single-threaded

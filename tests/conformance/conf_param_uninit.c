@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Init parameters the program never initialized. Reference programs pass a
  * mcapi_param_t from the stack that they never set (in the reference it is an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A genuinely pending receive. In the mca-2.0.3 profile mcapi_msg_recv_i
  * returns MCAPI_SUCCESS and mcapi_test on the pending request returns false

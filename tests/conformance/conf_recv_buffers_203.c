@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS reports the
  * reference's free-buffer count, MCAPI_MAX_QUEUE_ELEMENTS + 1 - queued.

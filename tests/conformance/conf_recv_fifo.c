@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Receive requests posted on one endpoint are matched to arriving messages
  * and packets in the order they were posted, and before a later blocking

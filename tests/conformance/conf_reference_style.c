@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A program in the style of the MCAPI reference implementation's examples,
  * using only the standard headers: two nodes (threads) exchange messages,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: a released packet buffer is zeroed. Programs compare
  * packets with strcmp, also packets sent without their NUL.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca-2.0.3 profile: errors of non-blocking calls live in a completed
  * request. mcapi_msg_send_i returns MCAPI_SUCCESS and its request carries the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A scalar received with another width than it was sent with:
  * MCAPI_ERR_SCL_SIZE in both profiles. The mca-2.0.3 profile consumes the

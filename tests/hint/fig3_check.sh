@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs the sensor-controller-actuator example in its original and its
 # rewritten form (tests/hint/fig3_driver.c: SCHED_FIFO, pinned, switches
 # counted by getrusage) and checks the behaviour the rewrite is for: the

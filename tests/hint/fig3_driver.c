@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runs the sensor-controller-actuator example (cases/fig3_sca.c, or its
  * rewritten form) the way `mca sem` runs its cells: the controller at
  * SCHED_FIFO 20, the sensor at 10, one filler at 1, all pinned to CPU 0;

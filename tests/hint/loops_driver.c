@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runs the rewritten fixed-count loop of cases/loops.fixed.c (average()):
  * the wait names the semaphore on the last iteration only, so all four
  * samples are consumed, the semaphore is held once after the loop (a hint

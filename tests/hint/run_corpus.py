@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks `mca hint` against the corpus in tests/hint/cases: for each NAME.c
 the report must equal NAME.report, the rewrite (--apply) must equal
 NAME.fixed.c (or be absent when nothing is hinted), --diff must turn NAME.c

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The performance model (tools/model/model.py): the closed form against
 hand-computed cases, the simulation against the closed form (fixed seed,
 stated tolerance), and bad inputs giving clear errors. Never timings."""

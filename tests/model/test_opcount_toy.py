@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The operation counter against a toy ring with known counts: the same
 lackey pipeline as `mca model --count` must report exactly the loads, stores
 and RMWs the toy does on its shared page, and the line transfers a two-cache

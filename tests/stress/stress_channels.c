@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Stress: a packet channel and a scalar channel, each moving items between two
  * threads pinned to different CPUs (when there are two), in both locking

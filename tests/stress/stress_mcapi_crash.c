@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Crash stress: sender processes stream messages to the parent's endpoint
  * (tiny queue, so they are often blocked or mid-send); the parent kills one

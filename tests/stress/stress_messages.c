@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Stress: N sender threads to one receiver through a tiny queue (indices wrap
  * constantly), in both locking modes. Payloads carry {sender, sequence,

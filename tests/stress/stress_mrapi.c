@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI stress: threads of this process and forked processes hammer one
  * mutex, one semaphore and one reader/writer lock for MCX_STRESS_SECONDS.
  *  - mutex: a non-atomic counter and an "inside" flag in a shared segment;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI remote memory and dead holders under load, for MCX_STRESS_SECONDS.
  *  - remote memory: the main thread owns a buffer of records {writer, seq,
  *    56 bytes of (seq & 0xff)}; two writer nodes (one DUMMY, one through the

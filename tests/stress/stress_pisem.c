@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Stress: PI semaphore, counting semaphore and events with the
  * next-semaphore hint, shared by several processes with several threads each.
  * Every thread mixes plain locks, hinted event waits (PI and counting) and

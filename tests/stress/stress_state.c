@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * State channels under load: a writer at full speed and several readers on
  * the other core (threads), in both locking modes, with two buffers and few

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The benchmark's log-linear latency histogram (tools/mca/bench_hist.c):
  * bucket bounds, error bound, quantiles against a sorted reference, merge. */
 #include <stdlib.h>

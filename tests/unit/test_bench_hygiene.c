@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench's sample hygiene (tools/mca/bench_hygiene.c): samples taken in the
  * host's slow mode (large L, or L probes that disagree) are excluded from
  * every figure; a cell without enough clean samples has none. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Channels across processes: packets (zero-copy, held and released out of
  * order) and scalars between a parent and a forked child, both locking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Packet and scalar receives that name the semaphore they lock next
  * (mcx_pktchan_recv_then_lock, mcx_sclchan_recv_uintN_then_lock): the

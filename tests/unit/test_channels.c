@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Packet and scalar channels: connect, open, send, receive, zero-copy release,
  * close, and every error status, in both locking modes (one domain each).

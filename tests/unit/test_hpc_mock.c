@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Derived metrics, scaling, formatting and the monitor over the mock
  * backend: deterministic on any machine. */
 #include "mcx_test.h"

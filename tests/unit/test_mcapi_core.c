@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MCAPI core: initialization, nodes, endpoints, attributes, messages and
  * requests, each with valid and invalid arguments. The message and request

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The MESI model against hand-computed sequences: private data, false
  * sharing, true sharing, upgrades, capacity and conflict evictions. */
 #include "mcx_test.h"

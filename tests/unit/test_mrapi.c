@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI in one process: nodes, every primitive, the spec's status for each
  * misuse, timeouts, handles of the wrong kind and stale handles, atomics. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI beyond the locks, in one process: the reference implementation's
  * names, semaphore lock limits, the delete rules of both profiles, *_DELETED
  * for a second delete, remote memory (DUMMY and the DMA engine) with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI across processes (fork): remote memory of another process (DUMMY and
  * the DMA engine), partitions kept apart by MCX_NAMESPACE, and semaphore
  * units / rwlock holds of a process that dies given back with an owner-died

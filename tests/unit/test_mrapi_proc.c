@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MRAPI across processes (fork): objects found by id from another process,
  * mutual exclusion through a shared segment, a mutex whose holder dies, a
  * partition left behind by a crashed run, and no /dev/shm leftovers. */

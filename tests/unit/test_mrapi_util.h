@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the MRAPI tests: status checks by name, unique domains,
  * and a check that no shared-memory object of a domain is left behind. */
 #ifndef TEST_MRAPI_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* PI semaphore, counting semaphore, events and the next-semaphore
  * hint. Correctness everywhere; exact context-switch counts only when
  * SCHED_FIFO and pinning to one CPU are both in effect. */

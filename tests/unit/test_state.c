@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * State channels (mcx_state_*): create/open/close, write/read with versions,
  * truncation, wait_newer, every misuse status, both locking modes, and a

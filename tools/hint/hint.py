@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """mca hint: the code parser of the next-semaphore scheme (docs/sem.md).
 
 Finds, in each function of the given C files, a blocking call that libmca can

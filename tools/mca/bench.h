@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The `mca bench` harness: two sides (threads, or a parent and a forked child)
  * exchange fixed-size items through one "subject" — libmca in one of its

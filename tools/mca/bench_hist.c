@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: the log-linear latency histogram (see bench_hist.h). */
 #include "bench_hist.h"
 

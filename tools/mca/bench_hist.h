@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file bench_hist.h
  * @brief A log-linear latency histogram in the manner of HdrHistogram: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca bench: sample hygiene and summaries. A sample is `slow` when its two L
  * probes disagree by more than BENCH_SLOW_FACTOR or its L exceeds that

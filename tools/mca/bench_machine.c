@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: what every run records about the machine and the build. */
 #include <stdio.h>
 #include <string.h>

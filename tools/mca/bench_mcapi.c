@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca bench: libmca as a subject. ctx->cfg picks the exchange type (message,
  * packet, scalar), locking mode, transport and wait policy. Side 0 is node 1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: summaries, derived figures, targets, the table and the JSON file. */
 #include <math.h>
 #include <stdio.h>

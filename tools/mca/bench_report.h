@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: the results of a run (cells, samples, derived figures) and their output. */
 #ifndef MCA_BENCH_REPORT_H
 #define MCA_BENCH_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca bench: running one sample. Two sides — two threads, or the calling
  * process and a forked child — open the subject, meet at a barrier, run the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca bench: the scaling and contention matrix. Where the single lock of a
  * lock-based design collapses is not the one-pair ping-pong (the lock is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca bench: the state-message row. A writer thread (pinned to the first CPU of --cpus) writes
  * 24-byte values as fast as it can into a state channel (mcx_state_*); a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: time, pinning, shared memory, statistics, the payload stamp. */
 #include <pthread.h>
 #include <sched.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca bench: the seed-000 matrix (locking mode x exchange type x placement x
  * in/cross-process x transport), a payload-size sweep, and peer baselines,

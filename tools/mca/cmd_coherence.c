@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca coherence: the cache-coherence benchmark of Gracioli & Froehlich.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca demo: two threads, each an MCAPI node, exchange messages. The sender
  * queues a batch at three priorities before the receiver looks; the receiver

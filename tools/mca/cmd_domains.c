@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca domains [--clean]: lists the MCAPI domain partitions of this user in
  * /dev/shm — nodes (alive or dead), endpoints, queue depths, slot usage — and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca hint: the code parser of the next-semaphore scheme (docs/sem.md). The
  * work is done by tools/hint/hint.py (libclang), found next to the installed

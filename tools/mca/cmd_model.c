@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca model: the performance model (docs/model.md). The work is done by
- * tools/model/model.py, found next to the installed binary (mca-model.py),
- * through $MCA_MODEL_PY, or in the source tree this binary was built from.
+ * tools/model/model.py, found through $MCA_MODEL_PY, or in libexec/mca next
+ * to the installed binary (beside the binary in the build tree).
  * The script is told where this binary is (--mca), so `--run` can call
  * `mca bench` and `--count` can find the model_opcount driver beside it.
  */
@@ -12,10 +13,6 @@
 #include <unistd.h>
 
 #include "mca_tool.h"
-
-#ifndef MCA_SOURCE_DIR
-#define MCA_SOURCE_DIR "."
-#endif
 
 static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
 
@@ -47,20 +44,12 @@ int mca_cmd_model(int argc, char **argv)
   const char *env = getenv("MCA_MODEL_PY");
   if (readable(env)) {
     snprintf(script, sizeof script, "%s", env);
-  } else {
-    char dir[PATH_MAX - 32];
-    snprintf(dir, sizeof dir, "%s", self);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-      *slash = 0;
-      snprintf(script, sizeof script, "%s/mca-model.py", dir);
-    }
-    if (!readable(script))
-      snprintf(script, sizeof script, "%s/tools/model/model.py", MCA_SOURCE_DIR);
+  } else if (mca_tool_helper("model.py", script, sizeof script)) {
+    script[0] = 0;
   }
   if (!readable(script)) {
-    fprintf(stderr, "mca model: cannot find model.py (looked for $MCA_MODEL_PY, mca-model.py next "
-                    "to mca, and %s/tools/model/model.py)\n", MCA_SOURCE_DIR);
+    fprintf(stderr, "mca model: cannot find model.py (looked for $MCA_MODEL_PY and libexec/mca "
+                    "next to the mca binary)\n");
     return 2;
   }
   char **args = calloc((size_t)argc + 5, sizeof *args);

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca report: turns `mca bench --json` results into one self-contained HTML
  * page (plots embedded as PNG). The work is done by tools/report/report.py,
- * found next to the installed binary (mca-report.py), through $MCA_REPORT_PY,
- * or in the source tree this binary was built from.
+ * found through $MCA_REPORT_PY, or in libexec/mca next to the installed binary
+ * (beside the binary in the build tree).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -11,10 +12,6 @@
 #include <unistd.h>
 
 #include "mca_tool.h"
-
-#ifndef MCA_SOURCE_DIR
-#define MCA_SOURCE_DIR "."
-#endif
 
 static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
 
@@ -35,23 +32,12 @@ int mca_cmd_report(int argc, char **argv)
   const char *env = getenv("MCA_REPORT_PY");
   if (readable(env)) {
     snprintf(script, sizeof script, "%s", env);
-  } else {
-    char exe[PATH_MAX - 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-      exe[n] = 0;
-      char *slash = strrchr(exe, '/');
-      if (slash) {
-        *slash = 0;
-        snprintf(script, sizeof script, "%s/mca-report.py", exe);
-      }
-    }
-    if (!readable(script))
-      snprintf(script, sizeof script, "%s/tools/report/report.py", MCA_SOURCE_DIR);
+  } else if (mca_tool_helper("report.py", script, sizeof script)) {
+    script[0] = 0;
   }
   if (!readable(script)) {
-    fprintf(stderr, "mca report: cannot find report.py (looked for $MCA_REPORT_PY, mca-report.py next "
-                    "to mca, and %s/tools/report/report.py)\n", MCA_SOURCE_DIR);
+    fprintf(stderr, "mca report: cannot find report.py (looked for $MCA_REPORT_PY and libexec/mca "
+                    "next to the mca binary)\n");
     return 2;
   }
   char **args = calloc((size_t)argc + 3, sizeof *args);

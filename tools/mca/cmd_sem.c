@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca sem: the EMERALDS experiment (Zuberi & Shin) on Linux. A high-priority
  * thread T2 waits for an event from a low-priority thread T1 and then locks a
  * semaphore S; T1 posts the event holding S ("held") or not ("free"). The

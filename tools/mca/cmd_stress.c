@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca stress TOPOLOGY.json: the declarative topology of seed 000. Nodes (one
  * thread each, or one process each), routes between them (message, packet or
@@ -811,7 +812,8 @@ static void usage(FILE *o)
              "  --timeout S  give up after S seconds without completion (default 60)\n"
              "  --inject K   deliberately break route 0 at id N/2 (K: loss, dup, corrupt) to\n"
              "               check that the verification catches it (must exit 1)\n"
-             "Examples: tools/mca/topologies/*.json; format: docs/benchmarks.md.\n");
+             "Example topologies (*.json): %s; format: docs/benchmarks.md.\n",
+          mca_tool_topology_dir());
 }
 
 int mca_cmd_stress(int argc, char **argv)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca sync: what synchronization costs on this OS - critical sections,
  * events, joins, mutex hand-offs, semaphores, spinlocks and atomics - for
  * pthreads, POSIX semaphores, SysV semaphores and libmca's MRAPI side by side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small JSON reader with line tracking (RFC 8259, UTF-8 passed through). */
 #include "json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A small JSON reader for the tools (topologies, result files). Every value
  * remembers the line and column where it starts, so callers can say where a

@@ -1,8 +1,14 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca: the libmca tool. `mca help` lists the subcommands. */
 #include <stdio.h>
 #include <string.h>
 
 #include "mca_tool.h"
+#include "mcx_version.h"
+
+#ifndef MCA_VERSION
+#define MCA_VERSION MCX_VERSION_STRING
+#endif
 
 static const mca_subcommand_t subcommands[] = {
     {"demo", "exchange messages between threads and print what happened", mca_cmd_demo},
@@ -22,7 +28,8 @@ static int usage(FILE *out)
   fprintf(out, "usage: mca <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
     fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-  fprintf(out, "\n`mca <command> --help` describes a command's options.\n");
+  fprintf(out, "\n`mca <command> --help` describes a command's options; `mca --version` prints\n"
+               "the version of the tool and of the libmca it runs with.\n");
   return out == stderr ? 2 : 0;
 }
 
@@ -32,6 +39,10 @@ int main(int argc, char **argv)
     return usage(stderr);
   if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
     return usage(stdout);
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+    printf("mca %s (libmca %s)\n", MCA_VERSION, mcx_version());
+    return 0;
+  }
   for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
     if (!strcmp(argv[1], subcommands[i].name))
       return subcommands[i].run(argc - 1, argv + 1);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The `mca` command's subcommands. Each lives in cmd_<name>.c. */
 #ifndef MCA_TOOL_H
 #define MCA_TOOL_H
@@ -18,5 +19,12 @@ int mca_cmd_sync(int argc, char **argv);
 int mca_cmd_sem(int argc, char **argv);
 int mca_cmd_model(int argc, char **argv);
 int mca_cmd_hint(int argc, char **argv);
+
+#include <stddef.h>
+/* Finds helper @p name (report.py, model.py, ...) in libexec/mca next to the
+ * installed binary, or beside the binary in the build tree. 0: found. */
+int mca_tool_helper(const char *name, char *out, size_t cap);
+/* The example topologies' directory for help texts. */
+const char *mca_tool_topology_dir(void);
 
 #endif

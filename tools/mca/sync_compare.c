@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mca sync --compare: reads the "results" of earlier `mca sync --json` runs.
  * The writer puts one result object per line with a fixed key order; this
  * reader only relies on the keys, not on their order, within one line. */

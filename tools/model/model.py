@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """mca model: the performance model of the message exchange (docs/model.md).
 
 usage: model.py BENCH.json [--opcounts FILE] [--json OUT] [--calibrate] [--sim]
@@ -33,8 +34,9 @@ SCHEMA = "mca-model/1"
 BENCH_SCHEMA = "mca-bench/1"
 OPCOUNT_SCHEMA = "mca-model-opcounts/1"
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Installed, the script is bin/mca-model.py and its data share/mca/model/.
-DATA = HERE if os.path.exists(os.path.join(HERE, "opcount.py")) else os.path.join(HERE, "..", "share", "mca", "model")
+# In the source and build trees the counts sit beside the script; installed, the
+# scripts are in libexec/mca and the counts in share/mca/model.
+DATA = HERE if os.path.exists(os.path.join(HERE, "opcounts.json")) else os.path.join(HERE, "..", "..", "share", "mca", "model")
 STOP_RATIO = 0.8
 SIDE_FIELDS = ("loads", "stores", "rmw", "transfers", "upgrades", "cold", "private", "instructions")
 CALIB_FIELDS = ("hit_ns", "mem_ns", "rmw_ns")
@@ -188,7 +190,8 @@ def find_driver(explicit=None, mca=None):
     cands = [explicit] if explicit else []
     if mca:
         b = os.path.dirname(os.path.abspath(mca))
-        cands += [os.path.join(b, "model_opcount"), os.path.join(b, "mca-model-opcount")]
+        cands += [os.path.join(b, "model_opcount"), os.path.join(b, "..", "libexec", "mca", "model_opcount")]
+    cands.append(os.path.join(HERE, "model_opcount"))
     cands.append(os.path.join(HERE, "..", "..", "build", "default", "tools", "mca", "model_opcount"))
     for c in cands:
         if c and os.access(c, os.X_OK):
@@ -453,7 +456,7 @@ def run_bench(mca):
 
 def do_count(a):
     driver = find_driver(a.driver, a.mca)
-    sys.path.insert(0, DATA)
+    sys.path.insert(0, HERE)
     import opcount
     if not shutil.which("valgrind"):
         raise ModelError("--count needs valgrind (apt-get install valgrind)")

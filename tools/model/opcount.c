@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * model_opcount: the driver `mca model --count` runs under
  * `valgrind --tool=lackey --trace-mem=yes` to count, from the implementation

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Counts the memory operations of one exchange from a valgrind lackey trace.
 
 The driver (tools/model/opcount.c, built as model_opcount) runs one sender and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """mca report: one self-contained HTML page from `mca bench --json` results.
 
 usage: report.py RESULT.json [AFTER.json] [-o REPORT.html]
