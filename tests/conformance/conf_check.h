@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What every conformance program does on a wrong outcome: print one FAIL line
  * and exit non-zero (CHECK for a status, EXPECT for data), and a watchdog
