@@ -316,12 +316,14 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
   mcx_store_relaxed(&r->state, gen << 8 | RS_BUSY);
   int done = progress(r);
   mcx_store_relaxed(&r->born_done, done ? next_born() : 0u);
+  /* The outcome is read before the request is published: once it is, a
+   * report (or a reclaim) may free the slot. */
+  *result = r->result;
+  *size = r->size;
   /* R-Q2 — release: the outcome fields before the new state (pairs with the
    * acquire in lookup()). */
   mcx_store_release(&r->state, gen << 8 | (done ? RS_COMPLETED : RS_VALID));
   *handle = mcx__handle(idx, gen);
-  *result = r->result;
-  *size = r->size;
   return done;
 }
 
