@@ -36,10 +36,10 @@ cmake --build "$work/build" >/dev/null
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$work/main.c" -o "$work/pc" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs --static mca)
 LD_LIBRARY_PATH="$prefix/lib" "$work/pc"
-# mca hint: the installed tool finds its parser next to itself (needs libclang's binding)
+# mca hint: the installed tool finds its parser in libexec/mca (needs libclang's binding)
 if [ -f /usr/lib/python3/dist-packages/clang/cindex.py ]; then
-  test -f "$prefix/bin/mca-hint.py"
+  test -x "$prefix/libexec/mca/hint.py" && test ! -e "$prefix/bin/mca-hint.py"
   printf '#include <mcx_sem.h>\nmcx_event_t e; mcx_pisem_t s;\nvoid f(void) {\n  mcx_event_wait(&e, MCX_SEM_INFINITE);\n  mcx_pisem_lock(&s, MCX_SEM_INFINITE);\n}\n' > "$work/h.c"
-  (cd "$work" && "$prefix/bin/mca" hint h.c -- -I"$prefix/include") | grep -q "h.c:4: .*hint: mcx_event_wait_then_lock"
+  (cd "$work" && "$prefix/bin/mca" hint h.c -- -I"$prefix/include") | grep "h.c:4: .*hint: mcx_event_wait_then_lock" >/dev/null
 fi
 echo "install check: ok"

@@ -19,15 +19,16 @@ trap cleanup EXIT
 for d in "${debs[@]}"; do dpkg-deb --info "$d" | grep -E "^ (Package|Version|Depends):" | tr '\n' ' '; echo; done
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[@]/#/./}" >/dev/null
 mca --version
-dpkg -L mca-tools | grep -q '^/usr/libexec/mca/report.py$'
-dpkg -L mca-tools | grep -q '^/usr/libexec/mca/model_opcount$'
-! dpkg -L mca-tools | grep -q '^/usr/bin/model_opcount'
-dpkg -L mca-tools | grep -q '^/usr/share/mca/topologies/ring.json$'
+dpkg -L mca-tools | grep '^/usr/libexec/mca/report.py$' >/dev/null
+dpkg -L mca-tools | grep '^/usr/libexec/mca/hint.py$' >/dev/null
+dpkg -L mca-tools | grep '^/usr/libexec/mca/model_opcount$' >/dev/null
+! dpkg -L mca-tools | grep '^/usr/bin/model_opcount' >/dev/null
+dpkg -L mca-tools | grep '^/usr/share/mca/topologies/ring.json$' >/dev/null
 [ -x /usr/libexec/mca/report.py ]
-mca stress --help | grep -q '/usr/share/mca/topologies'
+mca stress --help | grep '/usr/share/mca/topologies' >/dev/null
 MCX_NAMESPACE="pkg$$" mca stress --count 500 /usr/share/mca/topologies/ring.json
 if command -v help2man >/dev/null; then # the build made man pages: they are packaged
-  dpkg -L mca-tools | grep -q '/usr/share/man/man1/mca.1' && dpkg -L mca-tools | grep -q '/usr/share/man/man1/mca-stress.1'
+  dpkg -L mca-tools | grep '/usr/share/man/man1/mca.1' >/dev/null && dpkg -L mca-tools | grep '/usr/share/man/man1/mca-stress.1' >/dev/null
 fi
 cat > "$work/main.c" <<'C'
 #include <mcapi.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca hint: the code parser of the next-semaphore scheme (docs/sem.md). The
- * work is done by tools/hint/hint.py (libclang), found next to the installed
- * binary (mca-hint.py), through $MCA_HINT_PY, or in the source tree this
- * binary was built from.
+ * work is done by tools/hint/hint.py (libclang), found through $MCA_HINT_PY,
+ * or in libexec/mca next to the installed binary (beside the binary in the
+ * build tree), as the other helpers are.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -12,10 +12,6 @@
 #include <unistd.h>
 
 #include "mca_tool.h"
-
-#ifndef MCA_SOURCE_DIR
-#define MCA_SOURCE_DIR "."
-#endif
 
 static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
 
@@ -34,25 +30,13 @@ int mca_cmd_hint(int argc, char **argv)
   }
   char script[PATH_MAX] = "";
   const char *env = getenv("MCA_HINT_PY");
-  if (readable(env)) {
+  if (readable(env))
     snprintf(script, sizeof script, "%s", env);
-  } else {
-    char exe[PATH_MAX - 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-      exe[n] = 0;
-      char *slash = strrchr(exe, '/');
-      if (slash) {
-        *slash = 0;
-        snprintf(script, sizeof script, "%s/mca-hint.py", exe);
-      }
-    }
-    if (!readable(script))
-      snprintf(script, sizeof script, "%s/tools/hint/hint.py", MCA_SOURCE_DIR);
-  }
+  else if (mca_tool_helper("hint.py", script, sizeof script))
+    script[0] = 0;
   if (!readable(script)) {
-    fprintf(stderr, "mca hint: cannot find hint.py (looked for $MCA_HINT_PY, mca-hint.py next "
-                    "to mca, and %s/tools/hint/hint.py)\n", MCA_SOURCE_DIR);
+    fprintf(stderr, "mca hint: cannot find hint.py (looked for $MCA_HINT_PY and libexec/mca "
+                    "next to the mca binary)\n");
     return 2;
   }
   char **args = calloc((size_t)argc + 3, sizeof *args);
