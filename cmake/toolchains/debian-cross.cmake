@@ -14,6 +14,11 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# pkg-config looks at the target's .pc files only (Debian multiarch and the
+# cross prefix): the build machine's optional libraries (hwloc, ZeroMQ) are
+# not the target's.
+set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/${MCA_CROSS_TRIPLE}/pkgconfig:/usr/${MCA_CROSS_TRIPLE}/lib/pkgconfig")
+set(ENV{PKG_CONFIG_PATH} "")
 find_program(_mca_cross_qemu ${MCA_CROSS_QEMU})
 if(_mca_cross_qemu)
   # MCX_TEST_EMULATOR lets the few tests that cannot work under qemu-user
