@@ -11,7 +11,18 @@ set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf
   conf_close_held)
 set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203)
 
+# A cross build runs conf_headers' program under the emulator, as CMake runs
+# the other test programs.
+set(MCX_CONF_EMU_ENV "")
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " _mcx_emu)
+  set(MCX_CONF_EMU_ENV "MCX_CONF_EMULATOR=${_mcx_emu}")
+endif()
+
 function(mcx_conf_register test cmd env)
+  if(MCX_CONF_EMU_ENV)
+    set(env "${env};${MCX_CONF_EMU_ENV}")
+  endif()
   add_test(NAME ${test} COMMAND ${cmd})
   set_tests_properties(${test} PROPERTIES LABELS conformance TIMEOUT 60 ENVIRONMENT "${env}")
   add_test(NAME ${test}_global COMMAND ${cmd})

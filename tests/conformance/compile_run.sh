@@ -3,6 +3,8 @@
 # Compiles a conformance program when its test runs, links it with libmca.a,
 # and runs it: a header name that is missing fails the test, not the build.
 # Usage: compile_run.sh <cc> <libmca.a> [compiler flags...] <source.c>
+# MCX_CONF_EMULATOR, when set, is the command that runs a target program (the
+# cross build's qemu-user line): the program is built for the target.
 set -e
 cc=$1
 lib=$2
@@ -10,4 +12,5 @@ shift 2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mca_conf.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 "$cc" "$@" -o "$dir/prog" "$lib" -pthread -lrt
-"$dir/prog"
+# shellcheck disable=SC2086
+${MCX_CONF_EMULATOR:-} "$dir/prog"
