@@ -45,7 +45,8 @@ static void usage(FILE *o)
   fprintf(o,
           "usage: mca bench [--quick|--smoke] [--repeat N] [--json FILE] [--only REGEX]\n"
           "                 [--sizes LIST] [--cpus LIST] [--no-sweep] [--no-peers] [--no-scale]\n"
-          "                 [--no-progress] [--hpc]\n\n"
+          "                 [--no-progress] [--hpc]\n"
+          "       mca bench --instr [--count N] [--modes LIST] [--json FILE]\n\n"
           "Measures libmca (messages, packets, scalars; lock-free, global lock and kernel\n"
           "semaphore; one core, no affinity, one thread per core; in-process and\n"
           "cross-process; shm and pmq) and peer baselines in the same run: ping-pong round\n"
@@ -64,7 +65,11 @@ static void usage(FILE *o)
           "                 run on); 'spread' and L use the first two, scaling uses them all\n"
           "  --no-scale     skip the scaling and contention matrix\n"
           "  --hpc          count each side's thread with the performance counters that open\n"
-          "                 here (mcx_hpc_*) and print them per item exchanged\n");
+          "                 here (mcx_hpc_*) and print them per item exchanged\n"
+          "  --instr        instead of timing: instructions and locked instructions per\n"
+          "                 hand-off under callgrind (needs valgrind), libmca per locking\n"
+          "                 mode beside a bare per-slot-sequence ring, ck_ring and Boost;\n"
+          "                 `mca bench --instr --help` lists its options\n");
 }
 
 static int parse_sizes(opts_t *o, const char *s)
@@ -412,6 +417,8 @@ static void progress(const opts_t *o, int done, int total, const char *id, doubl
 
 int mca_cmd_bench(int argc, char **argv)
 {
+  if (argc > 1 && !strcmp(argv[1], "--instr"))
+    return mca_bench_instr(argc - 1, argv + 1);
   opts_t o;
   memset(&o, 0, sizeof o);
   o.repeat = 5;

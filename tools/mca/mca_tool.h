@@ -24,6 +24,8 @@ int mca_cmd_hint(int argc, char **argv);
 /* Finds helper @p name (report.py, model.py, ...) in libexec/mca next to the
  * installed binary, or beside the binary in the build tree. 0: found. */
 int mca_tool_helper(const char *name, char *out, size_t cap);
+/* `mca bench --instr` (bench_instr.c): argv[0] is "--instr". */
+int mca_bench_instr(int argc, char **argv);
 /* The example topologies' directory for help texts. */
 const char *mca_tool_topology_dir(void);
 
