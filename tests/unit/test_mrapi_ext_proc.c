@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_mrapi_util.h"
 
@@ -241,14 +242,22 @@ TEST(blocked_waiter_recovers_units_of_a_dead_holder)
   mrapi_status_t st;
   init_node(1);
   mrapi_sem_hndl_t s = mrapi_sem_create(70, NULL, 1, &st);
+  int held[2];
+  CHECK(pipe(held) == 0);
   pid_t kid = fork();
   if (kid == 0) {
     init_node(2);
     mrapi_sem_lock(mrapi_sem_get(70, &st), MRAPI_TIMEOUT_INFINITE, &st);
+    char one = 1;
+    if (write(held[1], &one, 1) != 1) /* the parent locks only once we hold the unit */
+      _exit(3);
     mcx_port_sleep_ns(50000000); /* the parent blocks meanwhile */
     _exit(0);
   }
-  mcx_port_sleep_ns(10000000);
+  close(held[1]);
+  char got = 0;
+  CHECK(read(held[0], &got, 1) == 1 && got == 1);
+  close(held[0]);
   mrapi_sem_lock(s, MRAPI_TIMEOUT_INFINITE, &st); /* wakes by the probe after the child's death */
   CHECK(st == MRAPI_ERR_SEM_OWNER_DIED || st == MRAPI_SUCCESS);
   CHECK_EQ_U(wait_child(kid), 0);
