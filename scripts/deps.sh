@@ -17,6 +17,8 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
 [ -f /usr/include/boost/lockfree/spsc_queue.hpp ] || need_apt+=(libboost-dev)
 [ -f /usr/include/ck_ring.h ] || need_apt+=(libck-dev)
+# valgrind: `mca bench --instr` (callgrind) and `mca model --count` (lackey).
+command -v valgrind >/dev/null || need_apt+=(valgrind)
 # libclang and its Python binding for `mca hint` (Debian's, under /usr/lib/python3)
 [ -f /usr/lib/python3/dist-packages/clang/cindex.py ] || need_apt+=(python3-clang libclang-dev)
 # hwloc: the machine topology for MRAPI metadata (optional: MCX_WITH_HWLOC; /sys otherwise).
