@@ -200,11 +200,11 @@ void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l)
 
 static mcx__chan_area_t *area_of(const mcx__domain_t *d)
 {
-  return (mcx__chan_area_t *)(d->base + d->hdr->off_chans);
+  return (mcx__chan_area_t *)(d->base + d->g.off_chans);
 }
 static mcx__chan_t *chan_at(const mcx__domain_t *d, uint32_t idx)
 {
-  return (mcx__chan_t *)(d->base + d->hdr->off_chans + sizeof(mcx__chan_area_t)) + idx;
+  return (mcx__chan_t *)(d->base + d->g.off_chans + sizeof(mcx__chan_area_t)) + idx;
 }
 static uint32_t chan_idx(const mcx__domain_t *d, const mcx__chan_t *ch)
 {
@@ -562,7 +562,7 @@ static int resolve_side(const mcx__domain_t *d, uint32_t handle, uint32_t type, 
       return MCX_EBADCH;
     /* A-C2 — acquire: pairs with R-C2 (connect): the record is initialized. */
     uint32_t w = mcx_load_acquire(&e->chan);
-    if (!W_REC(w) || W_REC(w) > d->hdr->n_chans) {
+    if (!W_REC(w) || W_REC(w) > d->g.n_chans) {
       /* Never connected: not a channel. Connected once, both sides closed
        * since: the reference keeps the handle, which says "not open". */
       uint32_t c = mcx_load_relaxed(&e->ref_closed);
@@ -576,7 +576,7 @@ static int resolve_side(const mcx__domain_t *d, uint32_t handle, uint32_t type, 
     gen = ST_GEN(s0);
   } else {
     uint32_t idx = mcx__h_idx(handle);
-    if (mcx__h_kind(handle) != kind_of(type) || idx >= d->hdr->n_chans)
+    if (mcx__h_kind(handle) != kind_of(type) || idx >= d->g.n_chans)
       return MCX_EBADCH; /* not a handle of this channel type */
     hdir = H_DIR(handle);
     gen = H_GEN(handle);
@@ -667,7 +667,7 @@ int mcx__chan_close_progress(uint32_t handle)
   mcx__domain_t *d = mcx__self.dom;
   uint32_t dir = H_DIR(handle); /* a canonical handle from close_start */
   uint32_t gen = H_GEN(handle);
-  if (mcx__h_idx(handle) >= d->hdr->n_chans)
+  if (mcx__h_idx(handle) >= d->g.n_chans)
     return MCX_EBADCH;
   mcx__chan_t *ch = chan_at(d, mcx__h_idx(handle));
   /* A receiver's close does not wait for the buffers it holds: they go back
@@ -1187,7 +1187,7 @@ int mcx__pkt_release(void *buf)
   /* Back to its channel while our side of that connection is open (we are
    * the only producer of its return ring), else to the domain's pool. */
   uint32_t rec = PB_REC(w);
-  mcx__chan_t *ch = rec < d->hdr->n_chans ? chan_at(d, rec) : NULL;
+  mcx__chan_t *ch = rec < d->g.n_chans ? chan_at(d, rec) : NULL;
   uint32_t st = ch ? mcx_load_acquire(&ch->state) : 0; /* A-C1 */
   /* mca-2.0.3 counts buffers exactly as one pool (programs use up all
    * MCAPI_MAX_BUFFERS across their channels): straight back to the pool. */

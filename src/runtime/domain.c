@@ -264,6 +264,36 @@ static int all_nodes_dead(const uint8_t *base, const mcx__part_hdr_t *h)
  * anew; one of another user, of another layout version or with inconsistent
  * header fields is refused, never mapped blindly.
  */
+/* The geometry in process memory: the header's three sizes are read once,
+ * and every offset is computed here from them, not read from the partition;
+ * a layout that does not fill the mapping exactly is refused. */
+int mcx__take_geometry(mcx__domain_t *d)
+{
+  const mcx__part_hdr_t *h = d->hdr;
+  mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg};
+  layout_t l;
+  if (!o.max_endpoints || !o.qcap || compute_layout(&o, &l) || l.total != d->size ||
+      l.max_msg != o.max_msg) {
+    mcx_port_log("refusing shared partition: its sizes changed after they were checked");
+    return MCX_EIO;
+  }
+  mcx__geom_t *g = &d->g;
+  g->off_nodes = l.off_nodes;
+  g->off_eps = l.off_eps;
+  g->off_rings = l.off_rings;
+  g->off_slots = l.off_slots;
+  g->off_big = l.off_big;
+  g->off_states = l.off_states;
+  g->off_state_bufs = l.off_state_bufs;
+  g->off_chans = l.chan.off_chans;
+  g->max_endpoints = l.max_eps;
+  g->nprio = l.nprio;
+  g->qcap = l.qcap;
+  g->max_msg = l.max_msg;
+  g->n_chans = l.chan.n;
+  return MCX_OK;
+}
+
 static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
 {
   layout_t l;
@@ -363,6 +393,11 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   if (!d->base)
     return MCX_EIO;
   d->hdr = (mcx__part_hdr_t *)d->base;
+  if ((r = mcx__take_geometry(d)) != MCX_OK) {
+    mcx_port_shm_unmap(d->base, d->size);
+    memset(d, 0, sizeof *d);
+    return r;
+  }
   d->domain_id = domain_id;
   d->shared = 1;
   d->locking = d->hdr->locking;

@@ -11,7 +11,7 @@
 
 static void init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uint32_t epoch)
 {
-  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+  for (uint32_t p = 0; p < d->g.nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
     mcx__mpsc_init(&v, epoch);
   }
@@ -24,7 +24,7 @@ static void close_stuck(void *ctx) { mcx__resolve_orphans_locked(ctx); }
 static uint32_t close_rings(mcx__domain_t *d, uint32_t idx, uint32_t depth)
 {
   uint32_t dropped = 0;
-  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+  for (uint32_t p = 0; p < d->g.nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
     dropped += mcx__mpsc_close(&v, close_stuck, d);
   }
@@ -124,7 +124,7 @@ int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep
     return MCX_EINVAL;
   /* A-E3 — acquire: pairs with R-E3 (create): the endpoint is initialized. */
   uint32_t s1 = mcx_load_acquire(&mcx__nodes(d)[node].ep_slot[k]);
-  if (s1 == 0 || s1 > d->hdr->max_endpoints)
+  if (s1 == 0 || s1 > d->g.max_endpoints)
     return s1 == 0 ? MCX_ESTALE : MCX_EINVAL; /* checked: shared memory is input */
   mcx__endpoint_t *e = &mcx__eps(d)[s1 - 1];
   uint32_t st = mcx_load_acquire(&e->state); /* A-E1 */
@@ -139,7 +139,7 @@ int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *eps = mcx__eps(d);
-  for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
+  for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     /* A-E2 — acquire: pairs with R-E1; then the fields, then a re-check
      * (seqlock style) so a concurrent delete/re-create is not mistaken. */
     uint32_t st = mcx_load_acquire(&eps[i].state);
@@ -236,7 +236,7 @@ int mcx__ep_delete_all_of_node(void)
   mcx__endpoint_t *eps = mcx__eps(d);
   mcx__admin_lock(d);
   mcx__glock(d);
-  for (uint32_t i = 0; i < d->hdr->max_endpoints; i++) {
+  for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state);
     if ((st & 0xff) != EP_FREE && mcx__ep_is_mine(&eps[i])) {
       mcx__chan_ep_gone(d, i); /* leaves its channel, if any */
@@ -292,13 +292,13 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
   }
   case MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE: {
     ATTR_SIZE(size_t);
-    size_t v = d->hdr->max_msg;
+    size_t v = d->g.max_msg;
     memcpy(out, &v, sizeof v);
     return MCX_OK;
   }
   case MCAPI_ENDP_ATTR_NUM_PRIORITIES: {
     ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = d->hdr->nprio;
+    mcapi_uint_t v = d->g.nprio;
     memcpy(out, &v, sizeof v);
     return MCX_OK;
   }
@@ -365,7 +365,7 @@ static int resize_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uin
   int r = MCX_OK;
   if (queued) {
     /* Messages arrived: keep them; re-open the rings as they were. */
-    for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+    for (uint32_t p = 0; p < d->g.nprio; p++) {
       mcx__ring_view_t v = mcx__ring_of(d, idx, p, old);
       mcx_fetch_and_acq_rel(&v.ring->tail, ~MCX_RING_CLOSED);
     }
@@ -388,7 +388,7 @@ void mcx__ep_reopen_locked(mcx__domain_t *d, uint32_t idx)
   mcx__endpoint_t *e = &mcx__eps(d)[idx];
   uint32_t st = mcx_load_relaxed(&e->state);
   uint32_t depth = mcx_load_relaxed(&e->depth);
-  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+  for (uint32_t p = 0; p < d->g.nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
     mcx_fetch_and_acq_rel(&v.ring->tail, ~MCX_RING_CLOSED);
   }
@@ -443,7 +443,7 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
     ATTR_SIZE(mcapi_uint_t);
     mcapi_uint_t v;
     memcpy(&v, in, sizeof v);
-    if (v < 2 || v > d->hdr->qcap || (v & (v - 1)))
+    if (v < 2 || v > d->g.qcap || (v & (v - 1)))
       return MCX_EINVAL;
     if (mcx_load_relaxed(&e->chan))
       return MCX_ECHAN;

@@ -44,7 +44,7 @@ static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uin
   if (!(mcx_load_relaxed(&dst->used_prios) & bit))
     mcx_fetch_or_relaxed(&dst->used_prios, bit);
   mcx_atomic_u64 *intent = &mcx__nodes(d)[mcx__self.node_slot].inflight;
-  uint64_t tag = ((uint64_t)idx * d->hdr->nprio + prio + 1) << 48;
+  uint64_t tag = ((uint64_t)idx * d->g.nprio + prio + 1) << 48;
   mcx__ring_outcome_t o;
   mcx__glock(d);
   for (int i = 0;; i++) {
@@ -78,7 +78,7 @@ static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, u
   int r = resolve_send(d, from, to, &src, &dst);
   if (r)
     return r;
-  if (size > d->hdr->max_msg)
+  if (size > d->g.max_msg)
     return MCX_EMSGSIZE;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
@@ -285,7 +285,7 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
     return mcx__pmq_available(d, ep, h, count);
   uint32_t idx = mcx__ep_idx(d, ep), depth = mcx_load_relaxed(&ep->depth), n = 0;
   mcx__glock(d);
-  for (uint32_t p = 0; p < d->hdr->nprio; p++) {
+  for (uint32_t p = 0; p < d->g.nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
     n += mcx__mpsc_count(&v);
   }

@@ -142,6 +142,15 @@ typedef struct mcx__state {
   MCX_ALIGNED_LINE mcx__waitpoint_t wp;
 } mcx__state_t;
 
+/** A partition's geometry, computed once at attach from the header's three
+ * sizes (checked) and kept in process memory: the data path never re-reads
+ * an offset or a size from the shared header, which another process could
+ * have changed since it was checked. */
+typedef struct mcx__geom {
+  size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, off_chans;
+  uint32_t max_endpoints, nprio, qcap, max_msg, n_chans;
+} mcx__geom_t;
+
 /** A process's view of one domain partition. */
 typedef struct mcx__domain {
   uint32_t domain_id;
@@ -149,6 +158,7 @@ typedef struct mcx__domain {
   uint8_t *base;
   size_t size;
   mcx__part_hdr_t *hdr;
+  mcx__geom_t g; /* the layout, in process memory (see mcx__geom_t) */
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
   uint32_t compat;
@@ -161,6 +171,10 @@ typedef struct mcx__domain {
   uint8_t *pkt_bufs;
   uint32_t pkt_stride;
 } mcx__domain_t;
+
+/** Fills d->g from the checked header of the mapping at d->base (d->size
+ * bytes); MCX_EIO when the sizes do not give a layout of exactly that size. */
+int mcx__take_geometry(mcx__domain_t *d);
 
 /** The calling thread's node (thread-local). */
 typedef struct mcx__self {
@@ -187,18 +201,18 @@ uint32_t mcx__compat_of_caller(void);
 
 static inline mcx__node_t *mcx__nodes(const mcx__domain_t *d)
 {
-  return (mcx__node_t *)(d->base + d->hdr->off_nodes);
+  return (mcx__node_t *)(d->base + d->g.off_nodes);
 }
 static inline mcx__endpoint_t *mcx__eps(const mcx__domain_t *d)
 {
-  return (mcx__endpoint_t *)(d->base + d->hdr->off_eps);
+  return (mcx__endpoint_t *)(d->base + d->g.off_eps);
 }
 
 /** The ring of endpoint @p idx, priority @p prio, with @p depth slots in use. */
 static inline mcx__ring_view_t mcx__ring_of(const mcx__domain_t *d, uint32_t idx, uint32_t prio,
                                             uint32_t depth)
 {
-  const mcx__part_hdr_t *h = d->hdr;
+  const mcx__geom_t *h = &d->g;
   size_t ring_no = (size_t)idx * h->nprio + prio;
   mcx__ring_view_t v;
   v.ring = (mcx__mpsc_ring_t *)(d->base + h->off_rings + ring_no * sizeof(mcx__mpsc_ring_t));
@@ -262,7 +276,7 @@ static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpo
   if (__builtin_expect(d->compat == MCX_COMPAT_MCA203_, 0))
     return mcx__ep_resolve_ref(d, h, ep);
   uint32_t idx = mcx__h_idx(h), gen = (h >> 12) & MCX_EP_GEN_MASK;
-  if (mcx__h_kind(h) != MCX_HK_EP || idx >= d->hdr->max_endpoints || gen == 0)
+  if (mcx__h_kind(h) != MCX_HK_EP || idx >= d->g.max_endpoints || gen == 0)
     return MCX_EINVAL;
   mcx__endpoint_t *e = &mcx__eps(d)[idx];
   /* A-E1 — acquire: the endpoint's fields (and reset rings) are visible once

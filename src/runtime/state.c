@@ -5,7 +5,7 @@
 
 static mcx__state_t *states(const mcx__domain_t *d)
 {
-  return (mcx__state_t *)(d->base + d->hdr->off_states);
+  return (mcx__state_t *)(d->base + d->g.off_states);
 }
 
 static mcx__nbw_view_t view_of(const mcx__domain_t *d, uint32_t idx)
@@ -13,7 +13,7 @@ static mcx__nbw_view_t view_of(const mcx__domain_t *d, uint32_t idx)
   mcx__state_t *s = &states(d)[idx];
   mcx__nbw_view_t v;
   v.ccf = &s->ccf;
-  v.bufs = (mcx_atomic_u64 *)(d->base + d->hdr->off_state_bufs) +
+  v.bufs = (mcx_atomic_u64 *)(d->base + d->g.off_state_bufs) +
            (size_t)idx * MCX_STATE_MAX_BUFFERS * MCX_STATE_STRIDE_WORDS;
   v.nbuf = mcx_load_relaxed(&s->nbuf);
   v.stride = MCX_STATE_STRIDE_WORDS;

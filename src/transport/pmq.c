@@ -320,12 +320,12 @@ static void sweep(const mcx__domain_t *d, uint32_t only_pid)
 
 int mcx__pmq_domain_open(mcx__domain_t *d)
 {
-  uint32_t n = d->hdr->max_endpoints + d->hdr->n_chans;
+  uint32_t n = d->g.max_endpoints + d->g.n_chans;
   mcx__pmq_t *p = calloc(1, sizeof *p + (size_t)n * sizeof(pmq_slot_t));
   if (!p)
     return MCX_ENOMEM;
-  p->neps = d->hdr->max_endpoints;
-  p->nchans = d->hdr->n_chans;
+  p->neps = d->g.max_endpoints;
+  p->nchans = d->g.n_chans;
   if (p->nchans && !(p->rx = calloc(p->nchans, sizeof *p->rx))) {
     free(p);
     return MCX_ENOMEM;
@@ -338,14 +338,14 @@ int mcx__pmq_domain_open(mcx__domain_t *d)
   p->uid = mcx_port_uid();
   p->domain_id = d->domain_id;
   p->nslots = n;
-  p->msgsize = d->hdr->max_msg ? d->hdr->max_msg : 1;
+  p->msgsize = d->g.max_msg ? d->g.max_msg : 1;
   p->pkt_size = MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_PKT_SIZE : 1;
   if (p->sys.msgsize_max && p->pkt_size > p->sys.msgsize_max)
     p->pkt_size = p->sys.msgsize_max; /* packets are bounded like messages */
   /* Default depth: the partition's queue depth, within msg_max (the
    * administrator's per-queue default, honoured by privileged processes too),
    * a power of two as NUM_RECV_BUFFERS requires, and within RLIMIT_MSGQUEUE. */
-  uint32_t depth = d->hdr->qcap;
+  uint32_t depth = d->g.qcap;
   if (p->sys.msg_max && depth > p->sys.msg_max)
     depth = p->sys.msg_max;
   while (depth & (depth - 1))

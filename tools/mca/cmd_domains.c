@@ -43,6 +43,11 @@ static int show(const char *name, int clean)
     return 0;
   }
   mcx__domain_t d = {.base = base, .size = size, .hdr = (mcx__part_hdr_t *)base};
+  if (mcx__take_geometry(&d) != MCX_OK) {
+    printf("%s: sizes in its header do not match its layout (corrupted)\n", name);
+    mcx_port_shm_unmap(base, size);
+    return 1;
+  }
   const mcx__part_hdr_t *h = d.hdr;
   mcx__node_t *nodes = mcx__nodes(&d);
   uint32_t alive = 0, dead = 0;
