@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Message calls. */
 #include "api/api.h"
+#include "runtime/msg_fast.h"
 
 static mcapi_status_t send_status(int r)
 {
@@ -40,6 +41,14 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
 {
   if (!mcapi_status)
     return;
+  mcx__domain_t *d = mcx__fast_domain();
+  if (__builtin_expect(d && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1) &&
+      __builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
+                                          buffer_size, priority) == MCX_OK,
+                       1)) {
+    *mcapi_status = MCAPI_SUCCESS;
+    return;
+  }
   REQUIRE_NODE();
   if (!buffer && buffer_size) {
     SET(MCAPI_ERR_PARAMETER);
@@ -49,7 +58,8 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
     SET(MCAPI_ERR_PRIORITY);
     return;
   }
-  SET(send_status(mcx__msg_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority)));
+  int r = mcx__msg_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : send_status(r));
 }
 
 MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -77,14 +87,25 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
 {
   if (!mcapi_status)
     return;
+  mcx__domain_t *d = mcx__fast_domain();
+  size_t got = 0;
+  int r;
+  if (__builtin_expect(d && buffer && received_size, 1) &&
+      __builtin_expect((r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size, &got)) !=
+                           MCX_EAGAIN,
+                       1)) {
+    /* taken: OK, or truncated (the message is consumed either way) */
+    *received_size = got;
+    *mcapi_status = r == MCX_OK ? MCAPI_SUCCESS : mcx__status(r, CTX_RECV);
+    return;
+  }
   REQUIRE_NODE();
   if (!buffer || !received_size) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
   mcx__recv_after_queued(REQ_MSG_RECV, receive_endpoint);
-  size_t got = 0;
-  int r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, &got);
+  r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, &got);
   if (r == MCX_OK || r == MCX_ETRUNC)
     *received_size = got;
   SET(mcx__status(r, CTX_RECV));

@@ -404,6 +404,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   d->compat = d->hdr->compat;
   snprintf(d->name, sizeof d->name, "%s", name);
   d->transport = d->hdr->transport;
+  d->fastpath = d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_;
   mcx__chan_attach(d);
   if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
     mcx_port_shm_unmap(d->base, d->size);

@@ -2,6 +2,7 @@
 /* Connectionless messages: per-priority MPSC rings of the receiving endpoint. */
 #include "mcapi.h"
 #include "ports/mcx_port.h"
+#include "runtime/msg_fast.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
@@ -32,31 +33,14 @@ static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpo
 static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to,
                                      uint32_t from, const void *buf, size_t size, uint32_t prio)
 {
-  /* A-E4 — acquire: pairs with R-E4 (resize): the depth read next matches
-   * this epoch; a stale pair is caught by the epoch check in the ring. */
-  uint32_t epoch = mcx_load_acquire(&dst->ring_epoch);
-  uint32_t depth = mcx_load_relaxed(&dst->depth);
-  uint32_t idx = mcx__ep_idx(d, dst);
-  mcx__ring_view_t v = mcx__ring_of(d, idx, prio, depth);
-  uint32_t bit = 1u << prio;
-  /* Relaxed: the mask only tells the receiver which rings to scan; the wake-up
-   * protocol (F-W1/F-W2) orders it before the publish for a sleeping receiver. */
-  if (!(mcx_load_relaxed(&dst->used_prios) & bit))
-    mcx_fetch_or_relaxed(&dst->used_prios, bit);
-  mcx_atomic_u64 *intent = &mcx__nodes(d)[mcx__self.node_slot].inflight;
-  uint64_t tag = ((uint64_t)idx * d->g.nprio + prio + 1) << 48;
+  (void)to;
   mcx__ring_outcome_t o;
-  mcx__glock(d);
   for (int i = 0;; i++) {
-    o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, from, intent, tag);
+    o = mcx__msg_enqueue_once(d, dst, from, buf, size, prio, 1);
     if (o != MCX_RING_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
-      break;
+      return o;
     mcx_port_cpu_relax();
   }
-  mcx__gunlock(d);
-  if (o == MCX_RING_OK)
-    mcx__wp_notify_after_rmw(&dst->recv_wp, d->shared); /* R1 was the RMW */
-  return o;
 }
 
 /* After CLOSED_OR_STALE: 0 to retry (re-sized), or why the send must fail. */
@@ -154,34 +138,12 @@ int mcx__msg_check_recv(uint32_t h)
   return resolve_recv(mcx__self.dom, h, &ep);
 }
 
-/*
- * One scan, highest priority first. Returns OK/TRUNCATED when a message was
- * taken, EMPTY_BUT_PRODUCER_INSERTING (only when classify) or EMPTY.
- */
+/* One scan, highest priority first (msg_fast.h). */
 static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h,
                                      void *buf, size_t cap, size_t *size, int classify)
 {
-  uint32_t idx = mcx__ep_idx(d, ep);
-  uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see send_once */
-  mcx__ring_outcome_t res = MCX_RING_EMPTY;
-  mcx__glock(d);
-  while (used) {
-    uint32_t p = (uint32_t)__builtin_ctz(used);
-    used &= used - 1;
-    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
-    mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, classify);
-    if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
-      res = o;
-      break;
-    }
-    if (o == MCX_RING_EMPTY_BUT_PRODUCER_INSERTING)
-      res = o;
-  }
-  mcx__gunlock(d);
-  if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED)
-    mcx__wp_notify_after_rmw(&ep->space_wp, d->shared); /* R2 was the RMW */
-  return res;
+  (void)h;
+  return mcx__msg_dequeue_once(d, ep, buf, cap, size, classify, 1);
 }
 
 /* Whether a ring of the endpoint has a reserved slot nobody published yet. */

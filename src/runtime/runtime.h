@@ -159,6 +159,7 @@ typedef struct mcx__domain {
   size_t size;
   mcx__part_hdr_t *hdr;
   mcx__geom_t g; /* the layout, in process memory (see mcx__geom_t) */
+  int fastpath;  /* lock-free shm: the api layer's one-attempt paths apply (msg_fast.h) */
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
   uint32_t compat;
