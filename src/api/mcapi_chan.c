@@ -135,7 +135,8 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  SET(ST(mcx__pkt_send(send_handle, buffer, size)));
+  int r = mcx__pkt_send(send_handle, buffer, size);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
 MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
@@ -172,7 +173,7 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
   int e = mcx__pkt_recv(receive_handle, buffer, &got);
   if (e == MCX_OK)
     *received_size = got;
-  SET(ST(e));
+  SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
 }
 
 MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
@@ -192,7 +193,8 @@ MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status)
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  SET(ST(mcx__pkt_release(buffer)));
+  int r = mcx__pkt_release(buffer);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
 MCX_API mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_status)
@@ -249,7 +251,8 @@ static void scl_send(uint32_t h, uint32_t width, uint64_t v, mcapi_status_t *mca
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
-  SET(ST(mcx__scl_send(h, width, v)));
+  int r = mcx__scl_send(h, width, v);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
 static uint64_t scl_recv(uint32_t h, uint32_t width, mcapi_status_t *mcapi_status)
@@ -259,7 +262,7 @@ static uint64_t scl_recv(uint32_t h, uint32_t width, mcapi_status_t *mcapi_statu
   REQUIRE_NODE(0);
   uint64_t v = 0;
   int e = mcx__scl_recv(h, width, &v);
-  SET(ST(e));
+  SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
   return e ? 0 : v;
 }
 

@@ -210,24 +210,26 @@ static uint32_t chan_idx(const mcx__domain_t *d, const mcx__chan_t *ch)
 {
   return (uint32_t)(ch - chan_at(d, 0));
 }
+/* The ring mask comes from the shared record: bounded by the layout's
+ * capacity here, so a corrupt value never indexes outside the channel. */
 static mcx__spsc_view_t data_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
-  const mcx__part_hdr_t *h = d->hdr;
+  const mcx__geom_t *g = &d->g;
   size_t i = chan_idx(d, ch);
   mcx__spsc_view_t v = {&ch->data,
-                        (mcx__spsc_slot_t *)(d->base + h->off_chan_slots) +
-                            i * (h->chan_cap + h->chan_rcap),
-                        mcx_load_relaxed(&ch->mask)};
+                        (mcx__spsc_slot_t *)(d->base + g->off_chan_slots) +
+                            i * (g->chan_cap + g->chan_rcap),
+                        mcx_load_relaxed(&ch->mask) & (g->chan_cap - 1)};
   return v;
 }
 static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
-  const mcx__part_hdr_t *h = d->hdr;
+  const mcx__geom_t *g = &d->g;
   size_t i = chan_idx(d, ch);
   mcx__spsc_view_t v = {&ch->ret,
-                        (mcx__spsc_slot_t *)(d->base + h->off_chan_slots) +
-                            i * (h->chan_cap + h->chan_rcap) + h->chan_cap,
-                        h->chan_rcap - 1};
+                        (mcx__spsc_slot_t *)(d->base + g->off_chan_slots) +
+                            i * (g->chan_cap + g->chan_rcap) + g->chan_cap,
+                        g->chan_rcap - 1};
   return v;
 }
 static uint8_t *pool_buf(const mcx__domain_t *d, uint32_t b)
@@ -770,6 +772,38 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
   }
 }
 
+/* ---- the fast path (lock-free shm domain, spec-profile handles)
+ *
+ * One attempt with the checks of resolve_open() and peer_alive() done on one
+ * read of the state word, and the ring operation; when it cannot finish it
+ * has changed nothing and the full path (block_on) runs, checks again and
+ * says why. */
+#define CHAN_FAST static inline __attribute__((always_inline))
+
+CHAN_FAST mcx__chan_t *fast_side(const mcx__domain_t *d, uint32_t handle, uint32_t type,
+                                 uint32_t dir, uint32_t *st)
+{
+  uint32_t idx = mcx__h_idx(handle);
+  if (__builtin_expect(!d || !d->fastpath || d->compat != MCX_COMPAT_SPEC_ ||
+                           mcx__h_kind(handle) != kind_of(type) || H_DIR(handle) != dir ||
+                           idx >= d->g.n_chans || ((handle >> 12) & 0x1ffffu) - 1 >= 0x7fffu,
+                       0))
+    return NULL;
+  mcx__chan_t *ch = chan_at(d, idx);
+  /* A-C1 — acquire: the configuration and rings of this generation are
+   * visible; pairs with R-C1 (connect) and R-C3 (tear-down). */
+  uint32_t s = mcx_load_acquire(&ch->state);
+  uint32_t peer = ST_SIDE(s, !dir);
+  if (__builtin_expect(!(s & ST_LIVE) || ST_GEN(s) != H_GEN(handle) ||
+                           ST_SIDE(s, dir) != S_OPEN || (peer != S_OPEN && peer != S_OPENP) ||
+                           mcx_load_relaxed(&ch->owner[dir]) != mcx__self.node_slot ||
+                           mcx_load_relaxed(&ch->type) != type,
+                       0))
+    return NULL;
+  *st = s;
+  return ch;
+}
+
 /* ---- pmq data path (see pmq_chan above) */
 
 static int pmq_scl_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
@@ -874,6 +908,13 @@ int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
+  if ((ch = fast_side(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &st)) != NULL) {
+    mcx__spsc_view_t v = data_view(d, ch);
+    if (__builtin_expect(mcx__spsc_put(&v, width, value) == MCX_Q_OK, 1)) {
+      mcx__wp_notify(&ch->recv_wp, d->shared);
+      return MCX_OK;
+    }
+  }
   int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &ch, &st);
   if (r)
     return r;
@@ -944,6 +985,15 @@ int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
+  if ((ch = fast_side(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &st)) != NULL) {
+    mcx__spsc_view_t v = data_view(d, ch);
+    uint32_t meta;
+    /* a width mismatch leaves the item in place: the full path reports it */
+    if (__builtin_expect(mcx__spsc_get(&v, width, &meta, value) == MCX_Q_OK, 1)) {
+      mcx__wp_notify(&ch->space_wp, d->shared);
+      return MCX_OK;
+    }
+  }
   int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &ch, &st);
   if (r)
     return r;
@@ -1050,6 +1100,21 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
+  if (size <= MCAPI_MAX_PKT_SIZE &&
+      (ch = fast_side(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &st)) != NULL) {
+    mcx__spsc_view_t v = data_view(d, ch);
+    uint32_t b;
+    if (__builtin_expect(mcx__spsc_reserve(&v) == MCX_Q_OK, 1)) {
+      if (__builtin_expect(take_buffer(d, ch, &b) == MCX_OK, 1)) {
+        if (size)
+          memcpy(pool_buf(d, b), buf, size);
+        mcx__spsc_commit(&v, (uint32_t)size, b); /* R1: the copy travels with it */
+        mcx__wp_notify(&ch->recv_wp, d->shared);
+        return MCX_OK;
+      }
+      mcx__spsc_unreserve(&v);
+    }
+  }
   int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
   if (r)
     return r;
@@ -1057,6 +1122,26 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
     return MCX_EMSGSIZE;
   struct pkt_arg a = {buf, NULL, size};
   return block_on(d, ch, MCX_CHAN_SEND, &ch->space_wp, pkt_send_once, &a);
+}
+
+/* A packet taken off the data ring (buffer @p b, @p meta bytes): checked,
+ * marked held by this node, handed out. */
+static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t *d,
+                                                             mcx__chan_t *ch, uint32_t st,
+                                                             uint64_t b, uint32_t meta,
+                                                             void **out, size_t *size)
+{
+  if (__builtin_expect(b >= d->pkt_pool.n || meta > d->pkt_stride, 0)) {
+    /* Shared memory is input: an index or size no sender could have written. */
+    MCX_DEBUG(1, "packet channel %u: corrupt slot (buffer %llu, size %u) dropped",
+              chan_idx(d, ch), (unsigned long long)b, meta);
+    return MCX_EIO;
+  }
+  /* Holder-owned word: relaxed is enough for our own later release. */
+  mcx_store_relaxed(&d->pkt_state[b], PB_WORD(mcx__self.node_slot, ST_GEN(st), chan_idx(d, ch)));
+  *out = pool_buf(d, (uint32_t)b);
+  *size = meta;
+  return MCX_OK;
 }
 
 static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
@@ -1069,18 +1154,7 @@ static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   int closed;
   if (get_or_closed(d, ch, 0, &meta, &b, &closed) != MCX_Q_OK)
     return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
-  if (b >= d->pkt_pool.n || meta > d->pkt_stride) {
-    /* Shared memory is input: an index or size no sender could have written. */
-    MCX_DEBUG(1, "packet channel %u: corrupt slot (buffer %llu, size %u) dropped",
-              chan_idx(d, ch), (unsigned long long)b, meta);
-    return MCX_EIO;
-  }
-  /* Holder-owned word: relaxed is enough for our own later release. */
-  mcx_store_relaxed(&d->pkt_state[b],
-                    PB_WORD(mcx__self.node_slot, ST_GEN(mcx_load_relaxed(&ch->state)), chan_idx(d, ch)));
-  a->out = pool_buf(d, (uint32_t)b);
-  a->size = meta;
-  return MCX_OK;
+  return take_packet(d, ch, mcx_load_relaxed(&ch->state), b, meta, &a->out, &a->size);
 }
 
 int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
@@ -1105,6 +1179,13 @@ int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
+  if ((ch = fast_side(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &st)) != NULL) {
+    mcx__spsc_view_t v = data_view(d, ch);
+    uint32_t meta;
+    uint64_t b;
+    if (__builtin_expect(mcx__spsc_get(&v, 0, &meta, &b) == MCX_Q_OK, 1))
+      return take_packet(d, ch, st, b, meta, buf, size);
+  }
   int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch, &st);
   if (r)
     return r;

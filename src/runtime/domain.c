@@ -291,6 +291,9 @@ int mcx__take_geometry(mcx__domain_t *d)
   g->qcap = l.qcap;
   g->max_msg = l.max_msg;
   g->n_chans = l.chan.n;
+  g->off_chan_slots = l.chan.off_slots;
+  g->chan_cap = l.chan.cap;
+  g->chan_rcap = l.chan.rcap;
   return MCX_OK;
 }
 

@@ -148,7 +148,8 @@ typedef struct mcx__state {
  * have changed since it was checked. */
 typedef struct mcx__geom {
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, off_chans;
-  uint32_t max_endpoints, nprio, qcap, max_msg, n_chans;
+  size_t off_chan_slots;
+  uint32_t max_endpoints, nprio, qcap, max_msg, n_chans, chan_cap, chan_rcap;
 } mcx__geom_t;
 
 /** A process's view of one domain partition. */
