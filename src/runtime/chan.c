@@ -212,15 +212,19 @@ static uint32_t chan_idx(const mcx__domain_t *d, const mcx__chan_t *ch)
 }
 /* The ring mask comes from the shared record: bounded by the layout's
  * capacity here, so a corrupt value never indexes outside the channel. */
-static mcx__spsc_view_t data_view(const mcx__domain_t *d, mcx__chan_t *ch)
+static inline __attribute__((always_inline)) mcx__spsc_view_t
+data_view_at(const mcx__domain_t *d, mcx__chan_t *ch, size_t i)
 {
   const mcx__geom_t *g = &d->g;
-  size_t i = chan_idx(d, ch);
   mcx__spsc_view_t v = {&ch->data,
                         (mcx__spsc_slot_t *)(d->base + g->off_chan_slots) +
                             i * (g->chan_cap + g->chan_rcap),
                         mcx_load_relaxed(&ch->mask) & (g->chan_cap - 1)};
   return v;
+}
+static mcx__spsc_view_t data_view(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  return data_view_at(d, ch, chan_idx(d, ch));
 }
 static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
@@ -909,7 +913,7 @@ int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
   mcx__chan_t *ch;
   uint32_t st;
   if ((ch = fast_side(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view(d, ch);
+    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
     if (__builtin_expect(mcx__spsc_put(&v, width, value) == MCX_Q_OK, 1)) {
       mcx__wp_notify(&ch->recv_wp, d->shared);
       return MCX_OK;
@@ -986,7 +990,7 @@ int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
   mcx__chan_t *ch;
   uint32_t st;
   if ((ch = fast_side(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view(d, ch);
+    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
     uint32_t meta;
     /* a width mismatch leaves the item in place: the full path reports it */
     if (__builtin_expect(mcx__spsc_get(&v, width, &meta, value) == MCX_Q_OK, 1)) {
@@ -1102,7 +1106,7 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
   uint32_t st;
   if (size <= MCAPI_MAX_PKT_SIZE &&
       (ch = fast_side(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view(d, ch);
+    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
     uint32_t b;
     if (__builtin_expect(mcx__spsc_reserve(&v) == MCX_Q_OK, 1)) {
       if (__builtin_expect(take_buffer(d, ch, &b) == MCX_OK, 1)) {
@@ -1180,7 +1184,7 @@ int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
   mcx__chan_t *ch;
   uint32_t st;
   if ((ch = fast_side(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view(d, ch);
+    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
     uint32_t meta;
     uint64_t b;
     if (__builtin_expect(mcx__spsc_get(&v, 0, &meta, &b) == MCX_Q_OK, 1))
