@@ -869,6 +869,9 @@ void mrapi_rmem_delete(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_OUT mrapi_status_t
  * @retval MRAPI_ERR_RMEM_STRIDE a stride smaller than @p bytes_per_access
  * @retval MRAPI_ERR_RMEM_BUFF_OVERRUN past the end of the remote buffer
  * @retval MRAPI_ERR_RMEM_CONFLICT the creator's process is gone or refused the copy
+ * @retval MRAPI_ERR_NOT_SUPPORTED the creator is another process and the system
+ *         has no cross-process copy (process_vm_readv: missing from the kernel,
+ *         or not emulated by qemu-user)
  */
 void mrapi_rmem_read(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_IN mrapi_uint32_t rmem_offset,
                      MRAPI_OUT void *local_buf, MRAPI_IN mrapi_uint32_t local_offset,
@@ -928,7 +931,8 @@ void mrapi_rmem_synch(MRAPI_IN mrapi_rmem_hndl_t rmem, MRAPI_OUT mrapi_status_t 
  * @retval MRAPI_INCOMPLETE not yet
  * @retval MRAPI_ERR_REQUEST_INVALID NULL, stale or never issued
  * @retval MRAPI_ERR_REQUEST_CANCELED it was cancelled
- * @retval MRAPI_ERR_RMEM_CONFLICT, MRAPI_ERR_RMEM_INVALID the transfer failed
+ * @retval MRAPI_ERR_RMEM_CONFLICT, MRAPI_ERR_RMEM_INVALID, MRAPI_ERR_NOT_SUPPORTED
+ *         the transfer failed (as mrapi_rmem_read() reports them)
  */
 mrapi_boolean_t mrapi_test(MRAPI_IN mrapi_request_t *request, MRAPI_OUT size_t *size,
                            MRAPI_OUT mrapi_status_t *mrapi_status);

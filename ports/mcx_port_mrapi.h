@@ -15,6 +15,8 @@
  * @brief Copies @p n bytes between @p local (this process) and @p remote (an
  * address in process @p pid): write = 1 local -> remote, 0 remote -> local.
  * @retval 0 @retval MCX_EPERM not allowed (ptrace policy) @retval MCX_EIO gone or bad address
+ * @retval MCX_ENOSYS the system has no cross-process copy (a kernel without
+ *         CONFIG_CROSS_MEMORY_ATTACH, qemu-user)
  */
 int mcx_port_vm_copy(uint32_t pid, void *local, void *remote, size_t n, int write);
 

@@ -86,7 +86,7 @@ uint32_t mcx_port_fork_generation(void);
  * @brief Whether thread (or process) @p tid exists and has not exited.
  *
  * Unlike kill(pid, 0), a zombie (exited, not yet reaped) counts as dead, and
- * any thread id works, not only process ids. Linux: /proc/<tid>/stat.
+ * any thread id works, not only process ids. Linux: /proc/<tid>/task/<tid>/stat.
  * @return 1 alive, 0 dead (or never existed)
  */
 int mcx_port_tid_alive(uint32_t tid);

@@ -21,6 +21,8 @@ int mcx_port_vm_copy(uint32_t pid, void *local, void *remote, size_t n, int writ
   ssize_t got = write ? process_vm_writev((pid_t)pid, &l, 1, &r, 1, 0) : process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
   if (got == (ssize_t)n)
     return MCX_OK;
+  if (got < 0 && errno == ENOSYS)
+    return MCX_ENOSYS;
   return (got < 0 && errno == EPERM) ? MCX_EPERM : MCX_EIO;
 }
 
@@ -104,10 +106,11 @@ int mcx_port_read_text(const char *path, char *buf, size_t n)
 
 uint64_t mcx_port_tid_start(uint32_t tid)
 {
-  char path[48], buf[1024];
+  char path[64], buf[1024];
   if (tid == 0)
     return 0;
-  snprintf(path, sizeof path, "/proc/%u/stat", tid);
+  /* The task path, not /proc/<tid>/stat: see mcx_port_tid_alive (robust.c). */
+  snprintf(path, sizeof path, "/proc/%u/task/%u/stat", tid, tid);
   if (mcx_port_read_text(path, buf, sizeof buf) <= 0)
     return 0;
   /* "pid (comm) S f4 ... f22": comm may hold spaces and ')'; fields follow the last ')'. */

@@ -18,12 +18,17 @@
 
 int mcx_port_tid_alive(uint32_t tid)
 {
-  char path[48];
+  char path[64];
   char buf[512];
   if (tid == 0)
     return 0;
-  /* /proc/<tid> resolves any thread id, listed or not. */
-  snprintf(path, sizeof path, "/proc/%u/stat", tid);
+  /* /proc/<tid> resolves any thread id, listed or not, and its task/<tid>
+   * entry is that thread itself. Not /proc/<tid>/stat: qemu-user answers
+   * /proc/self/stat and /proc/<its pid>/stat with a made-up line (state "0",
+   * the start time of the thread that reads it), so the main thread of an
+   * emulated process would look like another thread; it passes the task
+   * path through to the kernel. */
+  snprintf(path, sizeof path, "/proc/%u/task/%u/stat", tid, tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0;

@@ -37,6 +37,8 @@ static mrapi_status_t map(int r)
     return MRAPI_ERR_RMEM_STRIDE;
   case MCX_EMR_OVERRUN:
     return MRAPI_ERR_RMEM_BUFF_OVERRUN;
+  case MCX_ENOSYS:
+    return MRAPI_ERR_NOT_SUPPORTED;
   case MCX_EMR_CONFLICT:
   default:
     return MRAPI_ERR_RMEM_CONFLICT;

@@ -104,6 +104,10 @@ typedef struct mr_part {
 typedef struct mr_dom {
   uint32_t domain;
   uint32_t nlocal; /* nodes of this process in the domain; 0 = entry free */
+  /* Bumped whenever the entry is emptied (dom_clear): a node that recorded
+   * another value is no longer one (its entry was dropped, see dom_drop).
+   * Relaxed: a flag that publishes nothing; the entry itself is guarded by proc.lock. */
+  mcx_atomic_u32 gen;
   mr_part_t *p;
   void *seg_addr[MRAPI_MAX_SHMEMS];
   size_t seg_size[MRAPI_MAX_SHMEMS];
@@ -122,6 +126,7 @@ static _Thread_local struct {
   uint32_t fork_gen; /* a fork()ed child is not its parent's node: generations differ */
   uint32_t tid;
   mr_dom_t *d;
+  uint32_t dgen; /* d->gen when this thread became a node */
   uint32_t nidx;
   uint32_t node_id;
 } me;
@@ -211,7 +216,33 @@ static void proc_enter(void)
 
 static void proc_leave(void) { mcx__rmutex_unlock(&proc.lock, mcx_port_tid(), 0); }
 
-static int is_node(void) { return me.d != NULL && me.fork_gen == mcx_port_fork_generation(); }
+static int is_node(void)
+{
+  return me.d != NULL && me.fork_gen == mcx_port_fork_generation() && mcx_load_relaxed(&me.d->gen) == me.dgen;
+}
+
+/* Empties a proc.dom entry (under proc.lock). */
+static void dom_clear(mr_dom_t *d)
+{
+  uint32_t g = mcx_load_relaxed(&d->gen) + 1;
+  memset(d, 0, sizeof *d);
+  mcx_store_relaxed(&d->gen, g);
+}
+
+/* This process's entry names a partition that was closed: every node of the
+ * process in it was reaped as gone (their threads exited without
+ * mrapi_finalize, or - on a system whose thread liveness cannot be read
+ * right - were wrongly taken for gone), so its last live node closed it. The
+ * entry is emptied so that the domain can be joined anew. Its mappings stay:
+ * a node wrongly reaped may still be using them; from now on it is no node
+ * (is_node compares the generation). Under proc.lock. */
+static void dom_drop(mr_dom_t *d)
+{
+  mcx_port_log("mrapi: domain %u was closed while this process counted %u node(s) in it (taken for gone); "
+               "joining anew",
+               d->domain, d->nlocal);
+  dom_clear(d);
+}
 
 /* Whether the thread of node @p n still runs (not merely its tid, which the
  * kernel recycles). */
@@ -516,7 +547,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
         r = MCX_ENOMEM;
         break;
       }
-      memset(d, 0, sizeof *d);
+      dom_clear(d);
       r = part_open(domain, &d->p);
       if (r != MCX_OK)
         break;
@@ -528,7 +559,9 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
     if (mcx_load_acquire(&p->ready) != PART_READY) { /* D-A0: closing under us */
       table_unlock(p);
       if (fresh)
-        mcx_port_shm_unmap(p, sizeof(mr_part_t));
+        mcx_port_shm_unmap(p, sizeof(mr_part_t)); /* its name is gone too: the next open makes a new one */
+      else
+        dom_drop(d); /* otherwise this loop would find the same closed partition forever */
       continue;
     }
     reap_dead_nodes(p);
@@ -570,6 +603,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
       me.pid = mcx_port_pid();
       me.fork_gen = mcx_port_fork_generation();
       me.d = d;
+      me.dgen = mcx_load_relaxed(&d->gen);
       me.nidx = (uint32_t)free_slot;
       me.node_id = node;
     }
@@ -588,7 +622,7 @@ int mcx__mr_initialize(uint32_t domain, uint32_t node)
         table_unlock(p);
       }
       mcx_port_shm_unmap(p, sizeof(mr_part_t));
-      memset(d, 0, sizeof *d);
+      dom_clear(d);
     }
     break;
   }
@@ -649,7 +683,7 @@ int mcx__mr_finalize(void)
       if (d->seg_addr[k])
         mcx_port_shm_unmap(d->seg_addr[k], d->seg_size[k]);
     mcx_port_shm_unmap(p, sizeof(mr_part_t));
-    memset(d, 0, sizeof *d);
+    dom_clear(d);
   }
   me.d = NULL;
   me.pid = 0;
@@ -1223,8 +1257,8 @@ int mcx__mr_rmem_transfer(uint32_t hndl, int write, uint32_t rmem_off, void *loc
     char *lp = loc + (size_t)k * lstride;
     if (same)
       memcpy(write ? rp : lp, write ? lp : rp, bpa);
-    else if (mcx_port_vm_copy(s->owner_pid, lp, rp, bpa, write) != MCX_OK)
-      r = MCX_EMR_CONFLICT;
+    else if ((r = mcx_port_vm_copy(s->owner_pid, lp, rp, bpa, write)) != MCX_OK)
+      r = r == MCX_ENOSYS ? MCX_ENOSYS : MCX_EMR_CONFLICT; /* the system cannot, or the creator refused / is gone */
   }
   mcx__rmutex_unlock(&s->u.mutex, me.tid, 1);
   if (r >= 0) {

@@ -4,7 +4,9 @@
  *    56 bytes of (seq & 0xff)}; two writer nodes (one DUMMY, one through the
  *    DMA engine) rewrite their own records with growing seq, a reader node and
  *    a reader process (process_vm copies) read them back: a record must never
- *    be torn (bytes of two writes) and its seq must never go backwards;
+ *    be torn (bytes of two writes) and its seq must never go backwards (under
+ *    qemu-user, which has no process_vm copies, the reader process only checks
+ *    that its reads report MRAPI_ERR_NOT_SUPPORTED);
  *  - dead holders: children take units of a semaphore (limit 4) and a read
  *    hold of an rwlock, and half of them exit without releasing; the parent
  *    keeps locking and unlocking. At the end every unit can be taken again
@@ -27,6 +29,7 @@ static mrapi_domain_t dom;
 static double seconds;
 static record_t remote[2][RECORDS]; /* [0]: DUMMY object, [1]: DMA object */
 static mcx_atomic_u32 stop;
+static int cross_unsupported; /* the reader process: copies from another process are not supported here */
 
 static void init_node(mrapi_node_t n)
 {
@@ -95,6 +98,10 @@ static unsigned long read_and_check(mrapi_node_t node, double until)
     for (int w = 0; w < 2; w++) {
       record_t got[RECORDS];
       mrapi_rmem_read(h[w], 0, got, 0, sizeof got, 1, sizeof got, sizeof got, &st);
+      if (rmem_cross_unsupported(st)) {
+        cross_unsupported = 1;
+        break;
+      }
       CHECK_MRAPI(st, MRAPI_SUCCESS);
       for (int k = 0; k < RECORDS; k++) {
         record_t *r = &got[k];
@@ -111,6 +118,8 @@ static unsigned long read_and_check(mrapi_node_t node, double until)
         checked++;
       }
     }
+    if (cross_unsupported)
+      break;
   }
   mrapi_rmem_detach(h[0], &st);
   mrapi_rmem_detach(h[1], &st);
@@ -141,7 +150,13 @@ TEST(remote_memory_records_are_never_torn)
   pid_t kid = fork();
   if (kid == 0) {
     unsigned long n = read_and_check(30, mcx_test_now() + seconds);
-    CHECK(n > 0);
+    if (cross_unsupported)
+      printf("  (reader process: copies from another process not supported under %s, which does not emulate "
+             "process_vm_readv; left out)\n",
+             test_emulator());
+    else
+      CHECK(n > 0);
+    fflush(stdout); /* _exit does not flush */
     mt_fold();
     _exit(mcx_test_failures ? 1 : 0);
   }

@@ -97,6 +97,66 @@ TEST(node_id_taken_by_live_node)
   fini_node();
 }
 
+/* A node's thread exits without mrapi_finalize; the process's next node
+ * reaps it and, the last one, closes the domain. The process still counted the
+ * gone node in the domain: a later initialize joins anew (it used to find the
+ * closed partition again and again, for ever). */
+static mrapi_domain_t closed_dom;
+static atomic_int closed_done;
+
+static void *init_and_exit(void *arg)
+{
+  mrapi_status_t st;
+  mrapi_info_t info;
+  mrapi_initialize(closed_dom, (mrapi_node_t)(uintptr_t)arg, 0, &info, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  return NULL; /* no finalize */
+}
+
+static void *join_and_leave(void *arg)
+{
+  mrapi_status_t st;
+  mrapi_info_t info;
+  mrapi_initialize(closed_dom, (mrapi_node_t)(uintptr_t)arg, 0, &info, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  mrapi_mutex_create(5, NULL, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  mrapi_finalize(&st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+  return NULL;
+}
+
+static void *closed_domain_steps(void *arg)
+{
+  (void)arg;
+  pthread_t t;
+  pthread_create(&t, NULL, init_and_exit, (void *)(uintptr_t)1);
+  pthread_join(t, NULL);
+  for (uintptr_t node = 2; node <= 4; node++) { /* 2 closes the domain; 3 and 4 join anew */
+    pthread_create(&t, NULL, join_and_leave, (void *)node);
+    pthread_join(t, NULL);
+  }
+  atomic_store(&closed_done, 1);
+  return NULL;
+}
+
+TEST(domain_closed_under_a_node_that_exited_is_joined_anew)
+{
+  closed_dom = test_domain(1);
+  pthread_t t;
+  pthread_create(&t, NULL, closed_domain_steps, NULL);
+  /* Bounded: a stuck initialize is reported, not waited for. */
+  double until = mcx_test_now() + 60;
+  while (!atomic_load(&closed_done) && mcx_test_now() < until)
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  if (!atomic_load(&closed_done)) {
+    fprintf(stderr, "%s: [%s] mrapi_initialize did not return within 60 s\n", __FILE__, mcx_test_current);
+    _exit(1);
+  }
+  pthread_join(t, NULL);
+  CHECK(shm_leftovers(closed_dom) == 0);
+}
+
 /* ------------------------------------------------------------ mutexes */
 
 static void lock_is_busy(void *arg)
@@ -578,6 +638,7 @@ int main(void)
   dom = test_domain(0);
   RUN(node_lifecycle_statuses);
   RUN(node_id_taken_by_live_node);
+  RUN(domain_closed_under_a_node_that_exited_is_joined_anew);
   RUN(mutex_statuses);
   RUN(mutex_recursive_keys_and_order);
   RUN(mutex_excludes_between_threads);

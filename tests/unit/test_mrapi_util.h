@@ -16,6 +16,9 @@
 /* The harness's counters are plain ints, but these tests check from several
  * threads at once: count into atomics and fold them in between tests. */
 static mcx_atomic_u32 mt_checks, mt_failures;
+/* Failures folded before the current case: a fork()ed child reports only the
+ * current case's (mt_failed_in_case), not those of earlier cases. */
+static int mt_case_base;
 
 static inline void mt_fold(void)
 {
@@ -45,10 +48,17 @@ static inline void mt_fold(void)
     }                                                                                                  \
   } while (0)
 
+static inline int mt_failed_in_case(void)
+{
+  mt_fold();
+  return mcx_test_failures != mt_case_base;
+}
+
 #undef RUN
 #define RUN(name)                                                                                      \
   do {                                                                                                 \
     int before_ = mcx_test_failures;                                                                   \
+    mt_case_base = before_;                                                                            \
     mcx_test_current = #name;                                                                          \
     test_##name();                                                                                     \
     mt_fold();                                                                                         \
@@ -68,6 +78,22 @@ static inline void mt_fold(void)
               mrapi_display_status(e_, b2_, sizeof b2_) ? b2_ : "?", #st);                             \
     }                                                                                                  \
   } while (0)
+
+/* The emulator the test runs under (MCX_TEST_EMULATOR, set by the cross
+ * toolchains for qemu-user), or NULL natively. */
+static inline const char *test_emulator(void)
+{
+  const char *e = getenv("MCX_TEST_EMULATOR");
+  return e && *e ? e : NULL;
+}
+
+/* Whether @p st, the status of a copy from remote memory of another process,
+ * is the "not supported" that is expected here: qemu-user does not emulate
+ * process_vm_readv/writev. Natively the copy must work. */
+static inline int rmem_cross_unsupported(mrapi_status_t st)
+{
+  return st == MRAPI_ERR_NOT_SUPPORTED && test_emulator() != NULL;
+}
 
 /* A domain id no other test process uses at the same time. */
 static inline mrapi_domain_t test_domain(unsigned k)
