@@ -85,6 +85,35 @@ typedef enum mcx__ring_outcome {
   MCX_RING_TRUNCATED,       /* dequeued, but the payload did not fit */
 } mcx__ring_outcome_t;
 
+/** Copies @p n <= MCX_SLOT_INLINE bytes with fixed-size moves (two that may
+ * overlap), inline: no library call and no size loop for small payloads. */
+static inline __attribute__((always_inline)) void mcx__copy_small(void *dst, const void *src,
+                                                                   size_t n)
+{
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  if (n >= 16) {
+    if (n > 32) {
+      memcpy(d, s, 32);
+      memcpy(d + n - 16, s + n - 16, 16);
+    } else {
+      memcpy(d, s, 16);
+      memcpy(d + n - 16, s + n - 16, 16);
+    }
+  } else if (n >= 8) {
+    memcpy(d, s, 8);
+    memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(d, s, 4);
+    memcpy(d + n - 4, s + n - 4, 4);
+  } else if (n) {
+    d[0] = s[0];
+    d[n / 2] = s[n / 2];
+    d[n - 1] = s[n - 1];
+  }
+}
+_Static_assert(MCX_SLOT_INLINE <= 48, "mcx__copy_small covers up to 48 bytes");
+
 static inline int64_t mcx__pos_diff(uint64_t a, uint64_t b)
 {
   return (int64_t)((a - b) << 16) >> 16;
@@ -123,7 +152,7 @@ uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
  * @param intent the sending node's in-flight record (see mcx__node_t), or NULL
  * @param tag (ring number + 1) << 48, identifying this ring in @p intent
  */
-static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
+static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
                                                     const void *data, uint32_t size,
                                                     uint32_t sender, mcx_atomic_u64 *intent,
                                                     uint64_t tag)
@@ -170,7 +199,7 @@ static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, u
   if (size == 0)
     ; /* a NULL buffer is legal for an empty message */
   else if (size <= MCX_SLOT_INLINE)
-    memcpy(s->data, data, size);
+    mcx__copy_small(s->data, data, size);
   else
     memcpy(v->big + (size_t)(pos & v->mask) * v->big_stride, data, size);
   /* R1 — release (as a seq_cst exchange): payload and size are visible before
@@ -192,7 +221,7 @@ static inline mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, u
  * A message larger than @p cap_bytes is consumed, truncated, and reported as
  * MCX_RING_TRUNCATED.
  */
-static inline mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, void *buf,
+static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, void *buf,
                                                     size_t cap_bytes, size_t *out_size,
                                                     int classify)
 {
@@ -225,7 +254,7 @@ static inline mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, v
   uint32_t size = s->size;
   size_t n = size <= cap_bytes ? size : cap_bytes;
   if (size <= MCX_SLOT_INLINE)
-    memcpy(buf, s->data, n);
+    mcx__copy_small(buf, s->data, n);
   else
     memcpy(buf, v->big + (size_t)(h & v->mask) * v->big_stride, n);
   /* R2 — release (as a seq_cst exchange): our reads of the payload happen
