@@ -8,6 +8,7 @@
 
 #include "../../src/common/mcx_err.h"
 #include "../mcx_port.h"
+#include "no_aligned_alloc.h"
 
 /* QueryPerformanceCounter: monotonic, system-wide (the same in every
  * process), frequency fixed at boot. */
@@ -166,4 +167,12 @@ void mcx_port_log(const char *fmt, ...)
   fputc('\n', stderr);
   fflush(stderr);
   va_end(ap);
+}
+
+/* Stands in for aligned_alloc in src/transport/pmq.c (no_aligned_alloc.h). */
+void *mcx__win_no_aligned_alloc(size_t align, size_t size)
+{
+  (void)align;
+  (void)size;
+  return NULL;
 }
