@@ -6,9 +6,10 @@
  * A mapping starts with one page of its own (struct hdr) ahead of what the
  * caller sees: the exact size (a section's size is rounded to pages), a
  * stamp unique to this creation (the key of shared waits, futex.c), and an
- * "unlinked" flag. Windows removes a name with the last handle or view; until
- * then an unlinked mapping is refused by open (MCX_ENOENT), as a POSIX
- * shm_unlink hides the name at once. */
+ * "unlinked" flag. Windows removes a name with the object, when its last
+ * handle and view are gone (every view here keeps a handle: Wine drops the
+ * name with the last handle); until then an unlinked mapping is refused by
+ * open (MCX_ENOENT), as a POSIX shm_unlink hides the name at once. */
 #include "win32.h"
 
 #include <aclapi.h>
@@ -113,19 +114,23 @@ typedef struct view {
   char *user; /* what mcx_port_shm_map returned; NULL: free entry */
   size_t size;
   uint64_t stamp;
+  HANDLE keep; /* the mapping, open while the view lives: keeps its name (Wine drops a
+                  name with the last handle, views or not) */
 } view_t;
 static view_t views[MAX_VIEWS];
 static SRWLOCK views_lock = SRWLOCK_INIT;
 
-static void view_add(char *user, size_t size, uint64_t stamp)
+static int view_add(char *user, size_t size, uint64_t stamp, HANDLE keep)
 {
+  int added = 0;
   AcquireSRWLockExclusive(&views_lock);
-  for (int i = 0; i < MAX_VIEWS; i++)
+  for (int i = 0; i < MAX_VIEWS && !added; i++)
     if (!views[i].user) {
-      views[i] = (view_t){user, size, stamp};
-      break;
+      views[i] = (view_t){user, size, stamp, keep};
+      added = 1;
     }
   ReleaseSRWLockExclusive(&views_lock);
+  return added;
 }
 
 int mcx__win_shm_key(const void *addr, uint64_t *stamp, uint64_t *offset)
@@ -146,14 +151,18 @@ int mcx__win_shm_key(const void *addr, uint64_t *stamp, uint64_t *offset)
 int mcx__win_unmap_view(void *addr)
 {
   char *base = NULL;
+  HANDLE keep = NULL;
   AcquireSRWLockExclusive(&views_lock);
   for (int i = 0; i < MAX_VIEWS; i++)
     if (views[i].user == addr) {
       base = views[i].user - HDR_BYTES;
+      keep = views[i].keep;
       views[i].user = NULL;
       break;
     }
   ReleaseSRWLockExclusive(&views_lock);
+  if (keep)
+    CloseHandle(keep);
   if (!base) {
     MEMORY_BASIC_INFORMATION mi;
     if (VirtualQuery(addr, &mi, sizeof mi) == 0 || mi.Type != MEM_MAPPED)
@@ -260,7 +269,8 @@ int mcx_port_shm_open_mode(const char *name, size_t min_size, unsigned mode, mcx
   if (!win_name(name, wn, sizeof wn / sizeof wn[0]) || !out)
     return MCX_EINVAL;
   user_load();
-  HANDLE h = OpenFileMappingW(FILE_MAP_READ | FILE_MAP_WRITE, FALSE, wn);
+  /* READ_CONTROL: to read the owner and the DACL below. */
+  HANDLE h = OpenFileMappingW(FILE_MAP_READ | FILE_MAP_WRITE | READ_CONTROL, FALSE, wn);
   if (!h) {
     DWORD e = GetLastError();
     return e == ERROR_FILE_NOT_FOUND ? MCX_ENOENT : e == ERROR_ACCESS_DENIED ? MCX_EPERM : MCX_EIO;
@@ -302,7 +312,15 @@ void *mcx_port_shm_map(const mcx_port_shm_t *shm, size_t size)
   if (!base)
     return NULL;
   const hdr_t *hd = (const hdr_t *)base;
-  view_add(base + HDR_BYTES, size, hd->stamp); /* stamp: written before magic (A-H1 or ours) */
+  HANDLE keep = NULL;
+  if (!DuplicateHandle(GetCurrentProcess(), mcx__win_int_handle(shm->fd), GetCurrentProcess(),
+                       &keep, 0, FALSE, DUPLICATE_SAME_ACCESS) ||
+      !view_add(base + HDR_BYTES, size, hd->stamp, keep)) { /* stamp: before magic (A-H1) */
+    if (keep)
+      CloseHandle(keep);
+    UnmapViewOfFile(base);
+    return NULL;
+  }
   return base + HDR_BYTES;
 }
 
