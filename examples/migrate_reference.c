@@ -16,6 +16,7 @@
  *   example_migrate_reference     (exit 0 when both nodes exchanged their greetings)
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@
 
 static void *node(void *arg)
 {
-  mca_node_t me = (mca_node_t)(long)arg;
+  mca_node_t me = (mca_node_t)(intptr_t)arg;
   mca_node_t other = me == NODE_A ? NODE_B : NODE_A;
   mcapi_node_attributes_t attributes;
   mcapi_info_t info;
@@ -67,15 +68,15 @@ static void *node(void *arg)
   CHECK("msg_recv bye");
   mcapi_finalize(&status);
   CHECK("finalize");
-  return (void *)(long)!ok;
+  return (void *)(intptr_t)!ok;
 }
 
 int main(void)
 {
   pthread_t a, b;
   void *ra, *rb;
-  pthread_create(&a, NULL, node, (void *)(long)NODE_A);
-  pthread_create(&b, NULL, node, (void *)(long)NODE_B);
+  pthread_create(&a, NULL, node, (void *)(intptr_t)NODE_A);
+  pthread_create(&b, NULL, node, (void *)(intptr_t)NODE_B);
   pthread_join(a, &ra);
   pthread_join(b, &rb);
   return ra || rb;

@@ -31,7 +31,7 @@ static int fail(const char *what, mcapi_status_t st)
 
 static void *server(void *arg)
 {
-  long n = (long)arg;
+  long n = (long)(intptr_t)arg;
   mcapi_status_t st;
   mcapi_info_t info;
   mcapi_initialize(DOMAIN, SERVER, NULL, NULL, &info, &st);
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 {
   long n = argc > 1 ? atol(argv[1]) : 1000;
   pthread_t t;
-  pthread_create(&t, NULL, server, (void *)n);
+  pthread_create(&t, NULL, server, (void *)(intptr_t)n);
 
   mcapi_status_t st;
   mcapi_info_t info;

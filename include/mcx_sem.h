@@ -56,6 +56,8 @@ typedef enum mcx_sem_status {
   MCX_SEM_NOT_LOCKED,
   /** an operating-system call failed unexpectedly */
   MCX_SEM_ERROR,
+  /** this platform lacks what the call needs (PI semaphores off Linux: docs/porting.md) */
+  MCX_SEM_NOT_SUPPORTED,
 } mcx_sem_status_t;
 
 /** Timeouts are in ms; this one waits forever (0 does not wait). */
@@ -95,6 +97,7 @@ typedef struct mcx_event {
  * @param flags 0 or MCX_SEM_SHARED.
  * @retval MCX_SEM_OK
  * @retval MCX_SEM_INVALID
+ * @retval MCX_SEM_NOT_SUPPORTED the OS has no priority-inheritance futex (Windows)
  */
 mcx_sem_status_t mcx_pisem_init(mcx_pisem_t *s, unsigned flags);
 /**

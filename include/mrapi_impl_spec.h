@@ -24,16 +24,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+#ifndef _WIN32 /* System V IPC and the password database: POSIX only */
+#include <pwd.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
-#include <sys/types.h>
-#include <unistd.h>
+#endif
 
 #include "mca_utils.h"
 #endif

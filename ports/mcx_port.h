@@ -2,8 +2,9 @@
 /**
  * @file mcx_port.h
  * @brief What libmca needs from the operating system. Implemented in
- * ports/posix (portable POSIX) and ports/linux (futex, affinity); nothing else
- * in the tree includes an OS header.
+ * ports/posix (portable POSIX) and ports/linux (futex, affinity), and for
+ * Windows in ports/win32; nothing else in the tree includes an OS header.
+ * docs/porting.md lists every call a port provides and the tests that prove it.
  *
  * Results follow src/common/mcx_err.h: 0 or a negative MCX_E* code.
  */
@@ -68,6 +69,12 @@ void mcx_port_unmap(void *p, size_t size);
 /** getenv(). */
 const char *mcx_port_getenv(const char *name);
 /** Writes a diagnostic line to stderr. */
+#if defined(__MINGW32__)
+/* MinGW's printf archetype is the Microsoft one; libmca builds with the C99
+ * stdio (__USE_MINGW_ANSI_STDIO), which gnu_printf describes. */
+void mcx_port_log(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
+#else
 void mcx_port_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
 
 #endif /* MCX_PORT_H */

@@ -22,6 +22,9 @@
 #define MCX_PORT_PI_OWNER_DIED 0x40000000u
 #define MCX_PORT_PI_TID_MASK 0x3fffffffu
 
+/** Whether this port has PI futexes (0: mcx_pisem_init reports MCX_SEM_NOT_SUPPORTED). */
+int mcx_port_pi_supported(void);
+
 /** Kernel thread id of the caller, cached per thread (reset in a fork()ed child). */
 uint32_t mcx_port_tid_cached(void);
 

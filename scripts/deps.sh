@@ -34,7 +34,13 @@ fi
 # Optional parts, on request:
 #   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)
 #   deps.sh ship         spin (model checking), doxygen, help2man (API docs, man pages)
+#   deps.sh windows      MinGW-w64 (posix threads) and Wine (scripts/wine-test.sh)
 case "${1:-}" in
+  windows)
+    command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need_apt+=(gcc-mingw-w64-x86-64-posix)
+    # wine: the loader; wine64: the 64-bit Windows runtime it runs programs with.
+    { command -v wine >/dev/null && [ -e /usr/lib/wine/wine64 ]; } || need_apt+=(wine wine64)
+    ;;
   cross)
     case "${2:-}" in
       aarch64) t=aarch64-linux-gnu; a=arm64 ;;

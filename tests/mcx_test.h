@@ -17,6 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _WIN32
+/* The POSIX calls the tests use that the Windows C runtime spells otherwise. */
+static inline int setenv(const char *name, const char *value, int overwrite)
+{
+  if (!overwrite && getenv(name))
+    return 0;
+  return _putenv_s(name, value) == 0 ? 0 : -1;
+}
+static inline int unsetenv(const char *name) { return _putenv_s(name, "") == 0 ? 0 : -1; }
+#endif
 
 /* Checks may run on helper threads too. */
 static atomic_int mcx_test_failures;

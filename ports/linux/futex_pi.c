@@ -35,6 +35,8 @@ static void tid_register(void)
   pthread_atfork(NULL, NULL, tid_child);
 }
 
+int mcx_port_pi_supported(void) { return 1; }
+
 uint32_t mcx_port_tid_cached(void)
 {
   if (__builtin_expect(tid_cache == 0, 0)) {

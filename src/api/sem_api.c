@@ -30,6 +30,8 @@ static mcx_sem_status_t sem_status(int r)
     return MCX_SEM_NOT_OWNER;
   case MCX_EINVAL:
     return MCX_SEM_INVALID;
+  case MCX_ENOSYS:
+    return MCX_SEM_NOT_SUPPORTED;
   default:
     return MCX_SEM_ERROR;
   }
@@ -62,6 +64,8 @@ MCX_API mcx_sem_status_t mcx_pisem_init(mcx_pisem_t *s, unsigned flags)
 {
   if (!s || (flags & ~MCX_SEM_SHARED))
     return MCX_SEM_INVALID;
+  if (!mcx_port_pi_supported())
+    return MCX_SEM_NOT_SUPPORTED;
   mcx__pisem_init((mcx__pisem_t *)(void *)s, (flags & MCX_SEM_SHARED) != 0);
   return MCX_SEM_OK;
 }

@@ -44,6 +44,26 @@ static void check_status(mcapi_status_t got, mcapi_status_t want, const char *wh
     }                                                                                              \
   } while (0)
 
+#ifdef _WIN32
+/* No SIGALRM on Windows: a thread that sleeps 30 s, then ends the program. */
+#include <windows.h>
+static DWORD WINAPI watchdog_thread(LPVOID arg)
+{
+  static const char msg[] = "FAIL watchdog: the program did not finish within 30 s\n";
+  (void)arg;
+  Sleep(30000);
+  fwrite(msg, 1, sizeof msg - 1, stdout);
+  fflush(stdout);
+  _exit(2);
+}
+static void start_watchdog(void)
+{
+  HANDLE t = CreateThread(NULL, 0, watchdog_thread, NULL, 0, NULL);
+  if (t)
+    CloseHandle(t);
+}
+#define START_WATCHDOG() start_watchdog()
+#else
 static void watchdog(int sig)
 {
   static const char msg[] = "FAIL watchdog: the program did not finish within 30 s\n";
@@ -53,5 +73,6 @@ static void watchdog(int sig)
   _exit(2);
 }
 #define START_WATCHDOG() (signal(SIGALRM, watchdog), alarm(30))
+#endif
 
 #endif
