@@ -38,6 +38,22 @@ int mcx_port_futex_wake(mcx_atomic_u32 *addr, int n, int shared);
 /** Futex system calls the calling thread made through the two calls above. */
 uint64_t mcx_port_futex_calls(void);
 
+/* ---- asymmetric barrier (Linux: membarrier(2))
+ *
+ * A Dekker-style hand-off (publish, then look for a sleeper / announce, then
+ * re-check) needs a full barrier on both sides. With an asymmetric barrier
+ * the frequent side (the notifier on the data path) orders its two accesses
+ * with a compiler barrier only, and the rare side (a thread about to sleep)
+ * calls mcx_port_heavy_barrier(), which makes every running thread of every
+ * registered process execute a full barrier. */
+/** 1 when this process is registered, so its notifiers may skip the fence;
+ * 0: they fence (kernel without membarrier, qemu-user, other systems). Set at
+ * load and again in a fork child (the registration is not inherited). */
+extern mcx_atomic_u32 mcx_port_asym_light;
+/** The heavy side. @return 0, or MCX_ENOSYS when no process can be using
+ * the light side (nothing to pair with). */
+int mcx_port_heavy_barrier(void);
+
 /* ---- scheduling */
 void mcx_port_yield(void);
 /** The CPU's spin-wait hint (x86 pause). */

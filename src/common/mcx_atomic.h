@@ -77,6 +77,8 @@ typedef _Atomic uint64_t mcx_atomic_u64;
 
 /** Full fence: orders earlier stores before later loads (Dekker-style flag checks). */
 #define mcx_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+/* Orders for the compiler only: the light side of an asymmetric barrier. */
+#define mcx_fence_compiler() atomic_signal_fence(memory_order_seq_cst)
 #define mcx_fence_acquire() atomic_thread_fence(memory_order_acquire)
 #define mcx_fence_release() atomic_thread_fence(memory_order_release)
 

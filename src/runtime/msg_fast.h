@@ -49,7 +49,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   if (glock)
     mcx__gunlock(d);
   if (o == MCX_RING_OK)
-    mcx__wp_notify_after_rmw(&dst->recv_wp, d->shared); /* R1 was the RMW */
+    mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
   return o;
 }
 
@@ -95,7 +95,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   if (glock)
     mcx__gunlock(d);
   if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED)
-    mcx__wp_notify_after_rmw(&ep->space_wp, d->shared); /* R2 was the RMW */
+    mcx__wp_notify(&ep->space_wp, d->shared); /* F-W2 after R2 */
   return res;
 }
 

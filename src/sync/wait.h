@@ -126,6 +126,11 @@ static inline uint32_t mcx__wp_prepare(mcx__waitpoint_t *wp)
   /* F-W1 — full fence: our sleepers increment is ordered before the caller's
    * re-check of its condition; pairs with F-W2 in mcx__wp_notify (Dekker). */
   mcx_fence_seq_cst();
+  /* H-W1 — the heavy side of the asymmetric barrier: every notifier that
+   * skipped its fence (F-W2 light) executes one now, so either its publish is
+   * visible to our re-check or its read of sleepers, after this point, sees
+   * us. Pairs with F-W2. A no-op (ENOSYS) where no notifier skips it. */
+  mcx_port_heavy_barrier();
   return key;
 }
 
@@ -145,9 +150,14 @@ static inline int mcx__wp_sleep(mcx__waitpoint_t *wp, uint32_t key, uint64_t dea
  */
 static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
 {
-  /* F-W2 — full fence: the caller's publish is ordered before reading
-   * sleepers; pairs with F-W1. */
-  mcx_fence_seq_cst();
+  /* F-W2 — the caller's publish is ordered before reading sleepers; pairs
+   * with F-W1 and H-W1. A full fence, or only a compiler barrier where the
+   * sleeper's heavy barrier (H-W1) stands in for it (asymmetric Dekker: no
+   * locked instruction on the notifier's side). */
+  if (__builtin_expect(mcx_load_relaxed(&mcx_port_asym_light), 1))
+    mcx_fence_compiler();
+  else
+    mcx_fence_seq_cst();
   uint32_t s = mcx_load_relaxed(&wp->sleepers);
   if (s != 0) {
     if (s >= MCX__WP_PI_ONE) { /* a hinted sleeper: requeue instead of wake */

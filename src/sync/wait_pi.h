@@ -40,6 +40,7 @@ static inline uint32_t mcx__wp_prepare_pi(mcx__waitpoint_t *wp, mcx_atomic_u32 *
    * with A-W2 in mcx__wp_wake_pi. Also F-W1's increment (Dekker). */
   mcx_fetch_add_seq_cst(&wp->sleepers, 1 + MCX__WP_PI_ONE);
   mcx_fence_seq_cst(); /* F-W1 */
+  mcx_port_heavy_barrier(); /* H-W1: pairs with a light F-W2 (wait.h) */
   return key;
 }
 

@@ -202,11 +202,11 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
     mcx__copy_small(s->data, data, size);
   else
     memcpy(v->big + (size_t)(pos & v->mask) * v->big_stride, data, size);
-  /* R1 — release (as a seq_cst exchange): payload and size are visible before
-   * the slot reads as ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. Being a
-   * seq_cst RMW it is also the full barrier of the receiver wake-up protocol
-   * (mcx__wp_notify_after_rmw), so the caller needs no separate fence. */
-  mcx_exchange_seq_cst(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
+  /* R1 — release: payload and size are visible before the slot reads as
+   * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. A plain store: the
+   * caller's mcx__wp_notify() orders it before its read of the sleepers
+   * (F-W2, light where the sleeper's heavy barrier stands in for it). */
+  mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
   if (intent)
     mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
   return MCX_RING_OK;
@@ -245,8 +245,8 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_deque
     }
     if (s->size != MCX_SLOT_TOMBSTONE)
       break;
-    /* A dead sender's slot: release it (R2) and look at the next one. */
-    mcx_exchange_seq_cst(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
+    /* A dead sender's slot: release it (R2, pairs with A1) and look at the next one. */
+    mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
     h = want;
     mcx_store_relaxed(&r->head, h);
   }
@@ -257,10 +257,10 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_deque
     mcx__copy_small(buf, s->data, n);
   else
     memcpy(buf, v->big + (size_t)(h & v->mask) * v->big_stride, n);
-  /* R2 — release (as a seq_cst exchange): our reads of the payload happen
-   * before a producer reuses the slot; pairs with A1 in mcx__mpsc_enqueue.
-   * Also the full barrier of the sender wake-up protocol, as R1. */
-  mcx_exchange_seq_cst(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
+  /* R2 — release: our reads of the payload happen before a producer reuses
+   * the slot; pairs with A1 in mcx__mpsc_enqueue. The sender wake-up's
+   * ordering is the caller's mcx__wp_notify() (F-W2), as for R1. */
+  mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
   mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
   *out_size = size;
   return n == size ? MCX_RING_OK : MCX_RING_TRUNCATED;
