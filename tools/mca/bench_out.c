@@ -209,7 +209,7 @@ void bench_derive(bench_results_t *r)
     bench_cell_t *gl = lm(r, types[t], "kernel", "spread", "in", size);
     snprintf(n, sizeof n, "%s lock-free / kernel-lock RTT speedup, two cores >= 25x", types[t]);
     target(r, n, ok_rtt(lf) && ok_rtt(gl), ok_rtt(lf) && ok_rtt(gl) ? gl->rtt.med / lf->rtt.med : 0,
-           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "seed 000 Fig. 8: spread placement, one pair; the scaling matrix shows contention");
+           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "spread placement, one pair (the lock is never contended); the scaling matrix shows contention");
   }
   for (int t = 0; t < 3; t++) {
     char n[96];
@@ -330,14 +330,14 @@ void bench_print_table(FILE *out, const bench_results_t *r)
       if (!strcmp(r->cells[i].section, sections[s]))
         print_cell(out, &r->cells[i]);
   }
-  fprintf(out, "\n== lock-free / lock-based (seed 000 Fig. 8): throughput ratio, RTT ratio; one pair, "
+  fprintf(out, "\n== lock-free / lock-based: throughput ratio, RTT ratio; one pair, "
                "uncontended (the scaling matrix below has the contention)\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
     if (!strcmp(d->what, "speedup") && !(isnan(d->a) && isnan(d->b)))
       fprintf(out, "  %-36s vs %-6s throughput %7.2fx   RTT %6.2fx\n", d->key, d->peer, d->a, d->b);
   }
-  fprintf(out, "\n== multicore penalty (seed 000 Table 2): throughput spread/onecore, none/onecore\n");
+  fprintf(out, "\n== multicore penalty: throughput spread/onecore, none/onecore\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
     if (!strcmp(d->what, "penalty"))
