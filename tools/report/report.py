@@ -270,6 +270,21 @@ def bench_sections(page, runs, paths, allow_mismatch):
     return b
 
 
+def render(page, title, subtitle, inputs, key=True):
+    """The page as one HTML string: the template filled, plotly.js embedded."""
+    jinja2 = _import_jinja2()
+    with open(find_plotly_js(), encoding="utf-8") as f:
+        plotly_js = f.read()
+    m = re.search(r"plotly\.js v([0-9.]+)", plotly_js[:2000])
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "ensure_ascii": False}
+    tpl = env.get_template("report.html.j2")
+    # "</script" must not end the script elements early (tojson escapes <, > and & in the specs)
+    return tpl.render(title=title, subtitle=subtitle, answers=page.answers, sections=page.sections,
+                      warnings=page.warnings, key=key, inputs=inputs, version=os.environ.get("MCA_VERSION", ""),
+                      plotly_js=plotly_js.replace("</script", "<\\/script"), plotly_version=m.group(1) if m else "")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="mca report", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -307,11 +322,6 @@ def main(argv=None):
         if kind_of(d, mp) != "model":
             raise UserError(f"--model {mp}: not a mca model result")
         docs.append(("model", d, mp))
-    jinja2 = _import_jinja2()
-    plotly = find_plotly_js()
-    with open(plotly, encoding="utf-8") as f:
-        plotly_js = f.read()
-    m = re.search(r"plotly\.js v([0-9.]+)", plotly_js[:2000])
     page = Page()
     b = None
     if benches:
@@ -338,14 +348,7 @@ def main(argv=None):
         str(first.get("date", "")), mach.get("cpu") or mach.get("os") or "",
         f"{mach['cpus']} CPUs" if mach.get("cpus") else "",
         ("commit " + str((first.get("build") or {}).get("commit", ""))[:12]) if first.get("build") else "") if x)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True, trim_blocks=False)
-    # "</script" cannot appear inside the embedded JSON specs or plotly.js
-    env.policies["json.dumps_kwargs"] = {"sort_keys": False, "ensure_ascii": False}
-    tpl = env.get_template("report.html.j2")
-    html = tpl.render(title=title, subtitle=sub, answers=page.answers, sections=page.sections,
-                      warnings=page.warnings, key=bool(benches), inputs=[p for _, _, p in docs],
-                      version=os.environ.get("MCA_VERSION", ""), plotly_js=plotly_js.replace("</script", "<\\/script"),
-                      plotly_version=m.group(1) if m else "")
+    html = render(page, title, sub, [p for _, _, p in docs], key=bool(benches))
     if a.output == "-":
         sys.stdout.write(html)
     else:

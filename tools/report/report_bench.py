@@ -2,6 +2,7 @@
 """mca report: the sections of a `mca bench` result (schema mca-bench/1,
 docs/benchmarks.md) and the sentences of the first screen."""
 import math
+import re
 
 import report_fig as F
 from report_fig import Figure
@@ -245,7 +246,7 @@ def summary(b):
         if miss:
             a += "Missed: " + "; ".join(f"{esc(_tname(t))} (measured {_tval(t)})" for t in miss) + ". "
         if na:
-            a += "Not measurable in this run: " + "; ".join(esc(_tname(t)) for t in na) + "."
+            a += "Not measurable in this run: " + "; ".join(esc(t["name"]) for t in na) + "."
         out.append({"q": "Which targets pass?", "a": a, "tone": "good" if not miss else "bad", "href": "#targets"})
     # 6. what did not run
     failed = [c for c in b.cells if c["status"] in ("error", "unstable")]
@@ -280,10 +281,8 @@ def tunit(v, unit):
 def _tname(t):
     """The target without its limit ("scalar RTT <= 1.3 L" -> "scalar RTT"): the value says it."""
     n = t["name"]
-    for op in (" <= ", " >= "):
-        if op in n:
-            return n.split(op)[0]
-    return n
+    m = re.match(r"^(.*?)\s+(<=|>=)\s+[^()]*$", n)
+    return m.group(1) if m else n
 
 
 def top(t):
@@ -740,6 +739,7 @@ def run_info(b):
     nsmp = sum((c.get("summary") or {}).get("samples", 0) for c in b.cells)
     unstable = sum(1 for c in b.cells if c["status"] == "unstable")
     na = sum(1 for c in b.cells if c["status"] == "n/a")
+    err = sum(1 for c in b.cells if c["status"] == "error")
     rows = [("result", b.path), ("date", d.get("date", "")), ("command", d.get("command", "")),
             ("machine", f"{m.get('cpu', '?')}, {m.get('cpus', '?')} CPUs"
                         f"{', virtualized' if m.get('virtualized') else ''}, {m.get('kernel', '')}"),
@@ -751,7 +751,7 @@ def run_info(b):
                   if b.L else "not measured"),
             ("sample hygiene", f"{nslow} of {nsmp} samples taken while the host was slow (L above {factor:g}x the "
                                f"run's median): kept in the JSON, left out of every figure; {unstable} cells "
-                               f"unstable (no figure), {na} n/a")]
+                               f"unstable (no figure), {na} n/a, {err} failed")]
     av = d.get("available") or {}
     notes = []
     for k, label in (("packet", "packet channels"), ("scalar", "scalar channels"),

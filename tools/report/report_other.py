@@ -78,8 +78,7 @@ def sync(page, d, path):
                        xaxis=F.log_axis("ns per operation (log scale)", allv, F.tick_ns, pad=1.4),
                        yaxis={"type": "category", "automargin": True, "autorange": "reversed", "tickfont": {"size": 11}})
         lay["margin"]["l"] = 10
-        page.fig(s, Figure(f"{s['id']}-{cores}", f"{'One thread' if cores == 1 else f'{cores} threads on {cores} cores'}: "
-                                                  "cost per operation",
+        page.fig(s, Figure(f"{s['id']}-{cores}", f"{'One core' if cores == 1 else f'{cores} cores'}: cost per operation",
                            "Dot: median, bar: p99, log scale; libmca's implementations (MRAPI, libmca events) in blue, "
                            "the system's in grey. Rows of one technique do the same work.", data, lay))
     page.table(s, [("technique", "technique"), ("impl", "implementation"), ("cores", "cores", "num"),
