@@ -8,7 +8,7 @@ set(MCA_TOPOS ${PROJECT_SOURCE_DIR}/tools/mca/topologies)
 add_test(NAME bench_smoke_json COMMAND sh -c
   "'${MCA_BIN}' bench --smoke --no-progress --json '${CMAKE_CURRENT_BINARY_DIR}/bench_smoke.json' >/dev/null && python3 '${CMAKE_CURRENT_SOURCE_DIR}/bench_check_json.py' '${CMAKE_CURRENT_BINARY_DIR}/bench_smoke.json'")
 set_tests_properties(bench_smoke_json PROPERTIES LABELS "unit;bench" TIMEOUT 120 RUN_SERIAL TRUE)
-add_test(NAME bench_rejects_bad_option COMMAND ${MCA_EXPECT} 2 "--repeat must be" ${MCA_BIN} bench --repeat 0)
+add_test(NAME bench_rejects_bad_option COMMAND ${MCA_EXPECT} 2 "--repeat: expected a whole number from 1" ${MCA_BIN} bench --repeat 0)
 set_tests_properties(bench_rejects_bad_option PROPERTIES LABELS "unit;bench")
 add_test(NAME bench_rejects_bad_cpus COMMAND ${MCA_EXPECT} 2 "--cpus: expected online CPU numbers" ${MCA_BIN} bench --cpus 0,99999)
 set_tests_properties(bench_rejects_bad_cpus PROPERTIES LABELS "unit;bench")

@@ -4,8 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "bench_report.h"
+#include "cli.h"
+
+#ifndef MCA_VERSION
+#define MCA_VERSION "unknown"
+#endif
 #include "mcx_hpc.h"
 
 static int eq(const char *a, const char *b) { return !b || (a && !strcmp(a, b)); }
@@ -423,10 +429,13 @@ static void jstat(FILE *f, const char *name, bench_stat3_t s)
 
 int bench_write_json(const char *path, const bench_results_t *r)
 {
-  FILE *f = fopen(path, "w");
+  FILE *f = mca_output_open("bench", path);
   if (!f)
     return -1;
   const bench_machine_t *m = &r->machine;
+  struct utsname u;
+  memset(&u, 0, sizeof u);
+  uname(&u);
   fprintf(f, "{\n\"schema\": \"mca-bench/1\",\n\"date\": ");
   jstr(f, m->date);
   fprintf(f, ",\n\"command\": ");
@@ -435,7 +444,11 @@ int bench_write_json(const char *path, const bench_results_t *r)
   jstr(f, m->cpu);
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
   jstr(f, m->kernel);
-  fprintf(f, "},\n\"build\": {\"compiler\": ");
+  fprintf(f, ", \"os\": \"%s %s\", \"arch\": ", u.sysname, u.release);
+  jstr(f, u.machine);
+  fprintf(f, "},\n\"build\": {\"version\": ");
+  jstr(f, MCA_VERSION);
+  fprintf(f, ", \"compiler\": ");
   jstr(f, m->compiler);
   fprintf(f, ", \"flags\": ");
   jstr(f, m->flags);
@@ -659,7 +672,7 @@ int bench_write_json(const char *path, const bench_results_t *r)
   /* reserved for the instruction-count mode (--instr): null until a run fills it */
   fprintf(f, ",\n\"instr\": null");
   fprintf(f, "\n}\n");
-  return fclose(f) ? -1 : 0;
+  return mca_output_close(f);
 }
 
 void bench_state_print(FILE *out, const bench_results_t *r)

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +212,19 @@ void mca_json_str(FILE *f, const char *s)
   fputc('"', f);
 }
 
-const char *mca_command_line(int argc, char **argv)
+static int cli_argc;
+static char **cli_argv;
+
+void mca_cli_args(int argc, char **argv)
 {
+  cli_argc = argc;
+  cli_argv = argv;
+}
+
+const char *mca_command_line(void)
+{
+  int argc = cli_argc;
+  char **argv = cli_argv;
   static char line[1024];
   size_t k = (size_t)snprintf(line, sizeof line, "mca");
   for (int i = 0; i < argc && k < sizeof line - 4; i++) {
@@ -241,7 +253,7 @@ static int affinity_cpus(void)
   return CPU_COUNT(&set);
 }
 
-static void envelope_members(FILE *f, int argc, char **argv)
+static void envelope_members(FILE *f)
 {
   static bench_machine_t m;
   static int have;
@@ -258,7 +270,7 @@ static void envelope_members(FILE *f, int argc, char **argv)
   fputs("\"date\": ", f);
   mca_json_str(f, date);
   fputs(",\n\"command\": ", f);
-  mca_json_str(f, mca_command_line(argc, argv));
+  mca_json_str(f, mca_command_line());
   fputs(",\n\"machine\": {\"cpu\": ", f);
   mca_json_str(f, m.cpu);
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", affinity_cpus(), m.virtualized ? "true" : "false");
@@ -284,16 +296,16 @@ static void envelope_members(FILE *f, int argc, char **argv)
   fprintf(f, ", \"dirty\": %s}", m.dirty ? "true" : "false");
 }
 
-void mca_json_envelope(FILE *f, const char *schema, int argc, char **argv)
+void mca_json_envelope(FILE *f, const char *schema)
 {
   fputs("{\n\"schema\": ", f);
   mca_json_str(f, schema);
   fputs(",\n", f);
-  envelope_members(f, argc, argv);
+  envelope_members(f);
   fputs(",\n", f);
 }
 
-char *mca_json_envelope_object(int argc, char **argv)
+char *mca_json_envelope_object(void)
 {
   char *buf = NULL;
   size_t n = 0;
@@ -301,7 +313,7 @@ char *mca_json_envelope_object(int argc, char **argv)
   if (!f)
     return NULL;
   fputs("{", f);
-  envelope_members(f, argc, argv);
+  envelope_members(f);
   fputs("}", f);
   fclose(f);
   return buf;
@@ -310,16 +322,40 @@ char *mca_json_envelope_object(int argc, char **argv)
 /* ---- Ctrl-C: children, then what they and we left in /dev/shm and /dev/mqueue */
 static int sig_pipe[2] = {-1, -1};
 static const char *sig_cmd = "";
+static atomic_int cleaning; /* an interrupt is being cleaned up: the process ends in cleanup_thread */
+
+/* exit() from another thread while the cleanup runs waits for it (it ends the process with _exit). */
+static void wait_for_cleanup(void)
+{
+  if (atomic_load(&cleaning))
+    for (;;)
+      pause();
+}
 
 static void on_signal(int sig)
 {
   unsigned char b = (unsigned char)sig;
+  atomic_store(&cleaning, 1); /* lock-free: safe in a handler; exit() now waits for the cleanup */
   ssize_t w = write(sig_pipe[1], &b, 1); /* async-signal-safe; the cleanup thread does the rest */
   (void)w;
 }
 
+/* Every process forked since the handler was installed records its pid here
+ * (shared memory), so the cleanup knows the partitions of nodes that have
+ * already died of the signal and been reaped. */
+enum { MAX_FORKED = 1024 };
+static struct forked {
+  atomic_int n;
+  int pid[MAX_FORKED];
+} *forked;
+
 static void child_after_fork(void)
 {
+  if (forked) {
+    int k = atomic_fetch_add(&forked->n, 1);
+    if (k < MAX_FORKED)
+      forked->pid[k] = (int)getpid();
+  }
   /* A forked node dies of the signal itself; the parent cleans up. */
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
@@ -363,16 +399,21 @@ static void *cleanup_thread(void *arg)
   while (read(sig_pipe[0], &sig, 1) != 1)
     if (errno != EINTR)
       return NULL;
-  int pids[256];
-  int n = children(pids + 1, 255);
+  atomic_store(&cleaning, 1);
+  static int pids[1 + 256 + MAX_FORKED];
+  int n = children(pids + 1, 256);
   for (int i = 1; i <= n; i++)
     kill(pids[i], SIGKILL);
   for (int i = 1; i <= n; i++)
     waitpid(pids[i], NULL, 0);
   pids[0] = getpid();
+  int all = n + 1;
+  int nf = forked ? atomic_load(&forked->n) : 0;
+  for (int i = 0; i < nf && i < MAX_FORKED; i++)
+    pids[all++] = forked->pid[i];
   fprintf(stderr, "\nmca %s: interrupted (%s)%s\n", sig_cmd, strsignal(sig),
           n ? "; stopped the forked nodes" : "");
-  int removed = mca_domains_remove_owned(pids, n + 1, stderr);
+  int removed = mca_domains_remove_owned(pids, all, stderr);
   if (removed)
     fprintf(stderr, "mca %s: removed %d partition(s) this run left\n", sig_cmd, removed);
   _exit(128 + sig);
@@ -399,7 +440,9 @@ void mca_cleanup_on_interrupt(const char *cmd)
     return;
   }
   pthread_attr_destroy(&a);
+  forked = bench_shared_alloc(sizeof *forked);
   pthread_atfork(NULL, NULL, child_after_fork);
+  atexit(wait_for_cleanup);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;

@@ -53,16 +53,18 @@ FILE *mca_output_open(const char *cmd, const char *path);
 /** Closes what mca_output_open returned; -1 when writing failed (disk full). */
 int mca_output_close(FILE *f);
 
+/** Remembers the subcommand's arguments (argv[0] its name) for the envelope (main.c). */
+void mca_cli_args(int argc, char **argv);
 /** The command line as run ("mca bench --quick --json x.json"), shell-quoted where needed. */
-const char *mca_command_line(int argc, char **argv);
+const char *mca_command_line(void);
 /**
  * Writes the opening of a result object: "{", then schema, date, command,
  * machine and build (docs/json.md), each followed by ",\n". The subcommand
  * writes its results next and closes the object.
  */
-void mca_json_envelope(FILE *f, const char *schema, int argc, char **argv);
+void mca_json_envelope(FILE *f, const char *schema);
 /** The envelope's members as one JSON object (no schema), for the Python helpers ($MCA_JSON_ENVELOPE). */
-char *mca_json_envelope_object(int argc, char **argv);
+char *mca_json_envelope_object(void);
 /** A JSON string literal (quotes and escapes). */
 void mca_json_str(FILE *f, const char *s);
 

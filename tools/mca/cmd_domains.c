@@ -336,7 +336,7 @@ static int clean(const char *prefix, int json_out)
   return 0;
 }
 
-static int show(const char *prefix, FILE *o, int json, int argc, char **argv)
+static int show(const char *prefix, FILE *o, int json)
 {
   int n = list_parts(prefix, part_names, MAX_PARTS);
   if (n < 0) {
@@ -348,7 +348,7 @@ static int show(const char *prefix, FILE *o, int json, int argc, char **argv)
     return 1;
   int bad = 0;
   if (json) {
-    mca_json_envelope(o, "mca-domains/1", argc, argv);
+    mca_json_envelope(o, "mca-domains/1");
     fprintf(o, "\"uid\": %u,\n\"counters\": \"per-endpoint traffic counters are not in the partition\",\n"
                "\"partitions\": [",
             mcx_port_uid());
@@ -447,7 +447,7 @@ int mca_cmd_domains(int argc, char **argv)
     FILE *o = json ? mca_output_open("domains", json) : stdout;
     if (!o)
       return MCA_EXIT_USAGE;
-    int rc = show(prefix, o, json != NULL, argc, argv);
+    int rc = show(prefix, o, json != NULL);
     if (json && mca_output_close(o)) {
       fprintf(stderr, "mca domains: writing %s failed\n", json);
       return 1;
@@ -465,7 +465,7 @@ int mca_cmd_domains(int argc, char **argv)
     strftime(when, sizeof when, "%H:%M:%S", localtime(&t));
     if (!json)
       printf("mca domains --watch: %s, every %g s (Ctrl-C stops)\n\n", when, period);
-    show(prefix, stdout, json != NULL, argc, argv);
+    show(prefix, stdout, json != NULL);
     fflush(stdout);
     if (count && k + 1 >= count)
       break;
