@@ -148,7 +148,7 @@ def compare_cells(before, after):
             else:
                 sig = min(sa) > max(sb) or max(sa) < min(sb)
                 how = "ranges " + ("apart" if sig else "overlap")
-            rows.append({"id": a["id"], "name": name(a), "size": a["size"], "metric": metric,
+            rows.append({"id": a["id"], "name": name(a), "size": a["size"], "metric": metric, "place": a["placement"],
                          "before": mb_, "after": ma_, "ratio": r, "lo": min(sa) / max(sb), "hi": max(sa) / min(sb),
                          "n": (len(sb), len(sa)), "p": p, "significant": sig, "better": better, "how": how})
     return rows
@@ -180,16 +180,29 @@ def summary(rows, pb, pa, before, after):
             "href": "#compare"}
 
 
+MAX_SHOWN = 30
+PLACE_WORDS = {"spread": "one thread per core", "onecore": "one core", "none": "no affinity"}
+
+
 def figure(rows):
+    """The largest changes: the significant ones first (at most MAX_SHOWN); every
+    comparison is in the table below the figure."""
     if not rows:
         return None
+    sig = [r for r in rows if r["significant"]]
+    pool = sig if sig else rows
+    shown = sorted(pool, key=lambda r: -abs(math.log(r["ratio"])) if r["ratio"] > 0 else 0)[:MAX_SHOWN]
+    order = {id(r): i for i, r in enumerate(rows)}
+    rows = sorted(shown, key=lambda r: order[id(r)])
+    sig = sig or []
     data = []
     for metric, label in (("thr", "throughput after / before (> 1 is better)"),
                           ("rtt", "round trip in L after / before (< 1 is better)")):
         rs = [r for r in rows if r["metric"] == metric]
         if not rs:
             continue
-        ys = [f"{r['name']} {F.size(r['size'])} · {'throughput' if metric == 'thr' else 'RTT/L'}" for r in rs]
+        ys = [f"{r['name']} {F.size(r['size'])}, {PLACE_WORDS.get(r['place'], r['place'])} · "
+              f"{'throughput' if metric == 'thr' else 'RTT/L'}" for r in rs]
         colors = [(F.GOOD if r["better"] else F.BAD) if r["significant"] else F.NEUTRAL for r in rs]
         data.append({"type": "scatter", "mode": "markers", "name": label, "y": ys, "x": [r["ratio"] for r in rs],
                      "marker": {"color": colors, "size": 9, "symbol": "circle" if metric == "thr" else "diamond"},
@@ -206,7 +219,10 @@ def figure(rows):
                    shapes=[{"type": "line", "x0": 1, "x1": 1, "yref": "paper", "y0": 0, "y1": 1,
                             "line": {"color": "#333", "width": 1}}])
     lay["margin"]["l"] = 10
-    return Figure("compare-fig", "Change per cell, after / before",
+    what = (f"the {len(rows)} largest of the {len(sig)} significant changes" if sig and len(sig) > len(rows)
+            else "every significant change" if sig else f"no change is significant; the {len(rows)} largest")
+    return Figure("compare-fig", "Largest changes per cell, after / before",
+                  f"Shown: {what} (every comparison is in the table below). "
                   "Dots: ratio of the medians of the clean samples; whiskers: the extremes (after min / before max to "
                   "after max / before min). Green: better beyond both runs' spread, red: worse, grey: within the "
                   "noise. Round trips are compared in units of the L measured with each sample. Significance: "

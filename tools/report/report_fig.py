@@ -130,7 +130,9 @@ def log_ticks(lo, hi, label, max_ticks=8):
     if hi < lo:
         lo, hi = hi, lo
     d0, d1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    for steps in ((1, 2, 5), (1, 3), (1,)):
+    fine = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+    finer = tuple(1 + k / 10 for k in range(10)) + (2, 2.5, 3, 4, 5, 6, 7, 8, 9)
+    for steps in ((1, 2, 5), (1, 3), (1,), fine, finer):
         vals = [m * 10 ** d for d in range(d0, d1 + 1) for m in steps if lo / 1.05 <= m * 10 ** d <= hi * 1.05]
         if 2 <= len(vals) <= max_ticks:
             return {"tickvals": vals, "ticktext": [label(v) for v in vals]}
