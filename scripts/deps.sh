@@ -4,7 +4,8 @@
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
 # peer baselines (Boost.Lockfree, Concurrency Kit), libclang for `mca hint`,
 # peer baselines (Boost.Lockfree, Concurrency Kit, ZeroMQ, nng, iceoryx),
-# matplotlib and SimPy.
+# Jinja2 and plotly.js for `mca report`, Chromium to check the report in the
+# test suite, and SimPy.
 # Safe to run again: it only installs what is absent.
 set -euo pipefail
 
@@ -30,6 +31,13 @@ if [ ! -f /usr/include/iceoryx_binding_c/publisher.h ] && [ -z "$(ls -d /usr/inc
   apt-cache show libiceoryx-binding-c-dev >/dev/null 2>&1; then
   need_apt+=(iceoryx libiceoryx-binding-c-dev)
 fi
+
+# `mca report`: HTML from templates (Jinja2) with Plotly figures (plotly.js
+# from Debian's python3-plotly, embedded into the page); the test suite renders
+# the page in headless Chromium (that test is skipped without it).
+python3 -c 'import jinja2' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/jinja2 ] || need_apt+=(python3-jinja2)
+[ -f /usr/share/python3-plotly/plotly.js ] || python3 -c 'import plotly' 2>/dev/null || need_apt+=(python3-plotly)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
 
 # Optional parts, on request:
 #   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)
@@ -71,13 +79,6 @@ if ((${#need_apt[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq || true
   $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
-
-# matplotlib for `mca report`, into whichever python3 is first on PATH.
-if ! python3 -c 'import matplotlib' 2>/dev/null; then
-  echo "deps: installing matplotlib for $(command -v python3)"
-  python3 -m pip install -q matplotlib 2>/dev/null ||
-    python3 -m pip install -q --break-system-packages matplotlib
 fi
 
 # SimPy for `mca model` (the discrete-event simulation beside the closed form).

@@ -12,7 +12,12 @@ cmake --preset default >/dev/null
 cmake --build --preset default
 mkdir -p out
 mca=./build/default/tools/mca/mca
-"$mca" bench --quick --json out/bench.json | tee out/bench.txt
+# A cell that fails makes the benchmark exit 1; the report still shows the run
+# (its first screen names what did not run), and this script exits with the
+# benchmark's status afterwards.
+rc=0
+"$mca" bench --quick --json out/bench.json | tee out/bench.txt || rc=$?
 "$mca" report out/bench.json -o out/report.html
 echo
 echo "report: $(pwd)/out/report.html"
+exit "$rc"

@@ -15,6 +15,29 @@ grep -q "${MCX_NAMESPACE}-d40: domain 40" <<<"$out"
 grep -q "0 node(s) alive, 1 dead" <<<"$out"
 grep -q "DEAD" <<<"$out"
 grep -q "port 5: 1 queued" <<<"$out"
-"$mca" domains --clean --namespace "$MCX_NAMESPACE" | grep "removed" >/dev/null
+# the same as JSON: the envelope, the dead node, the queued message, the channel state
+"$mca" domains --namespace "$MCX_NAMESPACE" --json - | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["schema"] == "mca-domains/1" and d["command"].startswith("mca domains") and d["machine"]["cpus"] >= 1, d
+p = [x for x in d["partitions"] if x["name"].endswith("-d40")][0]
+assert p["domain"] == 40 and p["nodes_alive"] == 0 and p["nodes_dead"] == 1, p
+assert p["nodes"][0]["alive"] is False and p["nodes"][0]["pid"] > 0, p
+e = p["endpoints"][0]
+assert e["port"] == 5 and e["queued"] == 1 and e["channel"] == "message endpoint" and e["waiting_receivers"] == 0, e
+'
+# --watch refreshes; --count bounds it
+w=$("$mca" domains --namespace "$MCX_NAMESPACE" --watch 0.1 --count 2)
+[ "$(grep -c 'mca domains --watch' <<<"$w")" -eq 2 ] || { echo "--watch --count 2 did not refresh twice"; exit 1; }
+# bad options: exit 2, one line
+for bad in "--watch 0" "--count 3" "--json /nonexistent/dir/x.json" "--frob"; do
+  set +e; msg=$("$mca" domains $bad 2>&1); rc=$?; set -e
+  [ "$rc" -eq 2 ] || { echo "mca domains $bad: exit $rc, expected 2"; exit 1; }
+done
+out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
+echo "$out"
+grep -q "removed partition /mcx-$(id -u)-${MCX_NAMESPACE}-d40: every node dead" <<<"$out"
+grep -q "1 queued message(s) dropped" <<<"$out"
 test ! -e "$obj" || { echo "--clean left $obj"; exit 1; }
+"$mca" domains --clean --namespace "$MCX_NAMESPACE" | grep -q "nothing to remove"
 echo "mca domains: ok"

@@ -122,9 +122,13 @@ class CommandLine(unittest.TestCase):
             self.assertNotIn("peer.ideal_ring.spread.24B", ids)  # peers are not modelled
             for c in m["cells"]:
                 self.assertGreater(c["predicted_items_per_s"], 0)
-                self.assertIn(c["verdict"], ("stop", "gap", "n/a", "stop (above the single-server ceiling)"))
+                self.assertIn(c["verdict"], ("stop", "gap", "n/a", "model does not apply"))
                 if c["verdict"] == "gap":
                     self.assertTrue(c["gap"])
+                # beating the predicted ceiling is never "stop": the model says it does not apply, and why
+                if c["ratio"] is not None and c["ratio"] > m["apply_ratio"]:
+                    self.assertEqual(c["verdict"], "model does not apply")
+                    self.assertTrue(c["why"])
             self.assertEqual(set(m["figure6"]["curves"]), {"1", "2"})
             self.assertEqual(len(m["figure6"]["curves"]["2"]), 21)
 

@@ -4,8 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "bench_report.h"
+#include "cli.h"
+
+#ifndef MCA_VERSION
+#define MCA_VERSION "unknown"
+#endif
 #include "mcx_hpc.h"
 
 static int eq(const char *a, const char *b) { return !b || (a && !strcmp(a, b)); }
@@ -209,7 +215,7 @@ void bench_derive(bench_results_t *r)
     bench_cell_t *gl = lm(r, types[t], "kernel", "spread", "in", size);
     snprintf(n, sizeof n, "%s lock-free / kernel-lock RTT speedup, two cores >= 25x", types[t]);
     target(r, n, ok_rtt(lf) && ok_rtt(gl), ok_rtt(lf) && ok_rtt(gl) ? gl->rtt.med / lf->rtt.med : 0,
-           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "seed 000 Fig. 8: spread placement, one pair; the scaling matrix shows contention");
+           ">=", 25, "x", "%s", lf && lf->status == BENCH_NA ? lf->note : "spread placement, one pair (the lock is never contended); the scaling matrix shows contention");
   }
   for (int t = 0; t < 3; t++) {
     char n[96];
@@ -330,14 +336,14 @@ void bench_print_table(FILE *out, const bench_results_t *r)
       if (!strcmp(r->cells[i].section, sections[s]))
         print_cell(out, &r->cells[i]);
   }
-  fprintf(out, "\n== lock-free / lock-based (seed 000 Fig. 8): throughput ratio, RTT ratio; one pair, "
+  fprintf(out, "\n== lock-free / lock-based: throughput ratio, RTT ratio; one pair, "
                "uncontended (the scaling matrix below has the contention)\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
     if (!strcmp(d->what, "speedup") && !(isnan(d->a) && isnan(d->b)))
       fprintf(out, "  %-36s vs %-6s throughput %7.2fx   RTT %6.2fx\n", d->key, d->peer, d->a, d->b);
   }
-  fprintf(out, "\n== multicore penalty (seed 000 Table 2): throughput spread/onecore, none/onecore\n");
+  fprintf(out, "\n== multicore penalty: throughput spread/onecore, none/onecore\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
     if (!strcmp(d->what, "penalty"))
@@ -423,10 +429,13 @@ static void jstat(FILE *f, const char *name, bench_stat3_t s)
 
 int bench_write_json(const char *path, const bench_results_t *r)
 {
-  FILE *f = fopen(path, "w");
+  FILE *f = mca_output_open("bench", path);
   if (!f)
     return -1;
   const bench_machine_t *m = &r->machine;
+  struct utsname u;
+  memset(&u, 0, sizeof u);
+  uname(&u);
   fprintf(f, "{\n\"schema\": \"mca-bench/1\",\n\"date\": ");
   jstr(f, m->date);
   fprintf(f, ",\n\"command\": ");
@@ -435,7 +444,11 @@ int bench_write_json(const char *path, const bench_results_t *r)
   jstr(f, m->cpu);
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
   jstr(f, m->kernel);
-  fprintf(f, "},\n\"build\": {\"compiler\": ");
+  fprintf(f, ", \"os\": \"%s %s\", \"arch\": ", u.sysname, u.release);
+  jstr(f, u.machine);
+  fprintf(f, "},\n\"build\": {\"version\": ");
+  jstr(f, MCA_VERSION);
+  fprintf(f, ", \"compiler\": ");
   jstr(f, m->compiler);
   fprintf(f, ", \"flags\": ");
   jstr(f, m->flags);
@@ -659,7 +672,7 @@ int bench_write_json(const char *path, const bench_results_t *r)
   /* reserved for the instruction-count mode (--instr): null until a run fills it */
   fprintf(f, ",\n\"instr\": null");
   fprintf(f, "\n}\n");
-  return fclose(f) ? -1 : 0;
+  return mca_output_close(f);
 }
 
 void bench_state_print(FILE *out, const bench_results_t *r)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "bench_report.h"
 #include "mca_tool.h"
 #include "mcapi.h"
@@ -45,7 +46,7 @@ static void usage(FILE *o)
   fprintf(o,
           "usage: mca bench [--quick|--smoke] [--repeat N] [--json FILE] [--only REGEX]\n"
           "                 [--sizes LIST] [--cpus LIST] [--no-sweep] [--no-peers] [--no-scale]\n"
-          "                 [--no-progress] [--hpc]\n"
+          "                 [--no-progress] [--hpc] [--prio N]\n"
           "       mca bench --instr [--count N] [--modes LIST] [--json FILE]\n\n"
           "Measures libmca (messages, packets, scalars; lock-free, global lock and kernel\n"
           "semaphore; one core, no affinity, one thread per core; in-process and\n"
@@ -58,18 +59,26 @@ static void usage(FILE *o)
           "  --quick        whole matrix in under two minutes (3 repeats, short samples)\n"
           "  --smoke        one repeat, tiny samples: checks that everything runs\n"
           "  --repeat N     samples per cell (default 5)\n"
-          "  --json FILE    write every sample and the derived figures (docs/benchmarks.md)\n"
+          "  --json FILE    write every sample and the derived figures (docs/benchmarks.md);\n"
+          "                 '-': the JSON to stdout, the table to stderr\n"
           "  --only REGEX   run only cells whose id matches (e.g. 'msg\\.lockfree|peer\\.pipe')\n"
           "  --sizes LIST   payload sizes of the sweep, bytes, comma separated (k suffix ok)\n"
           "  --cpus LIST    CPUs to use, e.g. 0,1 or 0-7 (default: every CPU this process may\n"
           "                 run on); 'spread' and L use the first two, scaling uses them all\n"
+          "  --prio N       run every thread under SCHED_FIFO priority N (1-99; default: the\n"
+          "                 normal scheduler; needs CAP_SYS_NICE or an rtprio limit)\n"
+          "  --no-sweep     skip the payload-size sweep\n"
+          "  --no-peers     skip the peer baselines (libmca cells only)\n"
           "  --no-scale     skip the scaling and contention matrix\n"
+          "  --no-progress  no progress line on stderr (the default when stderr is not a terminal)\n"
           "  --hpc          count each side's thread with the performance counters that open\n"
           "                 here (mcx_hpc_*) and print them per item exchanged\n"
           "  --instr        instead of timing: instructions and locked instructions per\n"
           "                 hand-off under callgrind (needs valgrind), libmca per locking\n"
           "                 mode beside a bare per-slot-sequence ring, ck_ring and Boost;\n"
-          "                 `mca bench --instr --help` lists its options\n");
+          "                 `mca bench --instr --help` lists its options\n"
+          "Ctrl-C stops the forked nodes and removes the partitions the run made.\n"
+          "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error.\n");
 }
 
 static int parse_sizes(opts_t *o, const char *s)
@@ -430,9 +439,9 @@ int mca_cmd_bench(int argc, char **argv)
                                      {"no-sweep", 0, 0, 'W'}, {"no-peers", 0, 0, 'P'},
                                      {"no-progress", 0, 0, 'N'}, {"help", 0, 0, 'h'},
                                      {"hpc", 0, 0, 'H'},     {"cpus", 1, 0, 'C'},
-                                     {"no-scale", 0, 0, 'X'},
+                                     {"no-scale", 0, 0, 'X'},   {"prio", 1, 0, 'p'},
                                      {0, 0, 0, 0}};
-  int ch, repeat_set = 0, sizes_set = 0;
+  int ch, repeat_set = 0, sizes_set = 0, prio = 0;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     switch (ch) {
@@ -441,13 +450,17 @@ int mca_cmd_bench(int argc, char **argv)
     case 'C': o.cpus = optarg; break;
     case 'X': o.no_scale = 1; break;
     case 'S': o.smoke = 1; break;
-    case 'r':
-      o.repeat = atoi(optarg);
+    case 'r': {
+      long long v;
+      if (mca_parse_int("bench", "--repeat", optarg, 1, BENCH_MAX_REPEAT, &v))
+        return MCA_EXIT_USAGE;
+      o.repeat = (int)v;
       repeat_set = 1;
-      if (o.repeat < 1 || o.repeat > BENCH_MAX_REPEAT) {
-        fprintf(stderr, "mca bench: --repeat must be 1..%d\n", BENCH_MAX_REPEAT);
-        return 2;
-      }
+      break;
+    }
+    case 'p':
+      if (mca_parse_prio("bench", optarg, &prio))
+        return MCA_EXIT_USAGE;
       break;
     case 'j': o.json = optarg; break;
     case 'o':
@@ -475,10 +488,18 @@ int mca_cmd_bench(int argc, char **argv)
     fprintf(stderr, "mca bench: unexpected argument '%s'\n", argv[optind]);
     return 2;
   }
-  if (o.cpus && bench_set_cpus(o.cpus)) {
-    fprintf(stderr, "mca bench: --cpus: expected online CPU numbers like 0,1 or 0-3\n");
-    return 2;
+  if (o.cpus && mca_parse_cpus("bench", o.cpus))
+    return MCA_EXIT_USAGE;
+  if (o.json && mca_check_output("bench", "--json", o.json))
+    return MCA_EXIT_USAGE;
+  if (o.json && !strcmp(o.json, "-")) {
+    mca_json_to_stdout(); /* the table goes to stderr, the JSON alone to stdout */
+    o.progress = 0;
   }
+  /* Real-time scheduling only when asked: every thread and forked node inherits it. */
+  if (prio && mca_set_prio("bench", prio))
+    return MCA_EXIT_USAGE;
+  mca_cleanup_on_interrupt("bench");
   if (!repeat_set)
     o.repeat = o.smoke ? 1 : o.quick ? 3 : 5;
   if (!sizes_set) {
@@ -589,6 +610,13 @@ int mca_cmd_bench(int argc, char **argv)
         groups[ng++] = (group_t){first, r->ncells - first};
     }
   }
+  if (o.only && !r->ncells && regexec(&o.only_re, "scale.", 0, NULL, 0) &&
+      regexec(&o.only_re, "state.lockfree", 0, NULL, 0)) {
+    fprintf(stderr, "mca bench: --only '%s' matches no cell (ids look like msg.lockfree.spread.in.shm.24B.copy, "
+                    "peer.pipe.spread.24B.copy, sweep.pkt.lockfree.spread.4096B.sum, scale., state.lockfree)\n",
+            o.only);
+    return MCA_EXIT_USAGE;
+  }
   int total = 0;
   for (int g = 0; g < ng; g++)
     for (int i = 0; i < groups[g].count; i++)
@@ -659,7 +687,7 @@ int mca_cmd_bench(int argc, char **argv)
     if (bench_write_json(o.json, r)) {
       fprintf(stderr, "mca bench: cannot write %s\n", o.json);
       rc = 1;
-    } else {
+    } else if (strcmp(o.json, "-")) {
       printf("\nwrote %s\n", o.json);
     }
   }

@@ -30,6 +30,8 @@
 
 #include "common/mcx_atomic.h"
 #include "hpc/mesi.h"
+#include "bench.h"
+#include "cli.h"
 #include "mca_tool.h"
 #include "mcx_hpc.h"
 #include "ports/mcx_port.h"
@@ -395,10 +397,12 @@ static int usage(FILE *out)
           "  --line B --cache B --ways N --quantum N --sim-passes N\n"
           "                   model: line size (64), private cache per core (32K), ways (8),\n"
           "                   elements per interleaving quantum (16), passes (2)\n"
-          "  --cpus A,B       the two cores (default 0,1)\n"
-          "  --json FILE      every sample as JSON (schema: docs/coherence.md)\n"
+          "  --cpus LIST      the two cores: the first two CPUs of LIST, e.g. 0,1 or 2-3 (default 0,1)\n"
+          "  --json FILE      every sample as JSON (schema: docs/coherence.md, docs/json.md);\n"
+          "                   '-': the JSON to stdout, the table to stderr\n"
           "  --list           the events of this CPU and what probing them says\n"
-          "  --cost           cost of configuring and reading the counters\n");
+          "  --cost           cost of configuring and reading the counters\n"
+          "Exit status: 0 done, 1 a run failed or the JSON could not be written, 2 usage error.\n");
   return out == stderr ? 2 : 0;
 }
 
@@ -446,7 +450,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
       o->nsizes = 0;
       for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (o->nsizes == MAX_SIZES || parse_size(t, &o->sizes[o->nsizes]) != 0) {
-          fprintf(stderr, "mca coherence: bad size '%s' (e.g. 32K, 1.5M; at least 2K)\n", t);
+          fprintf(stderr, "mca coherence: --sizes: expected a size like 32K or 1.5M (at least 2K), got '%s'\n", t);
           free(copy);
           return -1;
         }
@@ -456,17 +460,15 @@ static int parse_opts(int argc, char **argv, opts_t *o)
       sizes_given = o->nsizes > 0;
     } else if (!strcmp(a, "--reps")) {
       NEED_VAL;
-      long r = strtol(val, NULL, 10);
-      if (r < 1 || r > MAX_REPS) {
-        fprintf(stderr, "mca coherence: --reps must be 1..%d\n", MAX_REPS);
+      long long r;
+      if (mca_parse_int("coherence", "--reps", val, 1, MAX_REPS, &r))
         return -1;
-      }
       o->reps = (unsigned)r;
       reps_given = 1;
     } else if (!strcmp(a, "--work")) {
       NEED_VAL;
       if (parse_size(val, &o->work_bytes) != 0) {
-        fprintf(stderr, "mca coherence: bad --work '%s'\n", val);
+        fprintf(stderr, "mca coherence: --work: expected a size like 64M, got '%s'\n", val);
         return -1;
       }
       work_given = 1;
@@ -475,17 +477,15 @@ static int parse_opts(int argc, char **argv, opts_t *o)
       NEED_VAL;
       size_t v;
       if (!strcmp(a, "--cache")) {
-        if (parse_size(val, &v) != 0 && (v = strtoul(val, NULL, 10)) == 0) {
-          fprintf(stderr, "mca coherence: bad --cache '%s'\n", val);
+        if (parse_size(val, &v) != 0) {
+          fprintf(stderr, "mca coherence: --cache: expected a size like 32K, got '%s'\n", val);
           return -1;
         }
         o->cache = v;
       } else {
-        long x = strtol(val, NULL, 10);
-        if (x < 0 || x > 1 << 20 || (x == 0 && strcmp(a, "--ways"))) {
-          fprintf(stderr, "mca coherence: bad %s '%s'\n", a, val);
+        long long x;
+        if (mca_parse_int("coherence", a, val, strcmp(a, "--ways") ? 1 : 0, 1 << 20, &x))
           return -1;
-        }
         if (!strcmp(a, "--line"))
           o->line = (unsigned)x;
         else if (!strcmp(a, "--ways"))
@@ -497,10 +497,15 @@ static int parse_opts(int argc, char **argv, opts_t *o)
       }
     } else if (!strcmp(a, "--cpus")) {
       NEED_VAL;
-      if (sscanf(val, "%d,%d", &o->cpu[0], &o->cpu[1]) != 2 || o->cpu[0] < 0 || o->cpu[1] < 0) {
-        fprintf(stderr, "mca coherence: --cpus wants two CPU numbers, e.g. 0,1\n");
+      if (mca_parse_cpus("coherence", val))
+        return -1;
+      if (bench_ncpu < 2) {
+        fprintf(stderr, "mca coherence: --cpus: expected two CPUs (the first two of the list are used), got '%s'\n",
+                val);
         return -1;
       }
+      o->cpu[0] = bench_cpus[0];
+      o->cpu[1] = bench_cpus[1];
     } else if (!strcmp(a, "--json")) {
       NEED_VAL;
       o->json = val;
@@ -605,10 +610,12 @@ int mca_cmd_coherence(int argc, char **argv)
     return 2;
   }
   FILE *jf = NULL;
-  if (o.json && !(jf = fopen(o.json, "w"))) {
-    fprintf(stderr, "mca coherence: cannot write %s: %s\n", o.json, strerror(errno));
+  if (o.json && mca_check_output("coherence", "--json", o.json))
+    return MCA_EXIT_USAGE;
+  if (o.json && !strcmp(o.json, "-"))
+    mca_json_to_stdout();
+  if (o.json && !(jf = mca_output_open("coherence", o.json)))
     return 1;
-  }
   print_header(&o);
 
   /* What the counters say on this machine. */
@@ -630,7 +637,8 @@ int mca_cmd_coherence(int argc, char **argv)
     if (nskip && mcx_hpc_group_find(g, "cycles") < 0)
       printf("(no hardware PMU here: coherence events are n/a; --simulate counts them in a MESI model)\n");
     if (jf) {
-      fprintf(jf, "{\n  \"tool\": \"mca coherence\",\n  \"counters\": [");
+      mca_json_envelope(jf, "mca-coherence/1");
+      fprintf(jf, "  \"tool\": \"mca coherence\",\n  \"counters\": [");
       unsigned k = 0;
       for (unsigned i = 0; i < mcx_hpc_group_size(g); i++, k++) {
         fprintf(jf, "%s{\"name\": ", k ? ", " : "");
@@ -648,7 +656,10 @@ int mca_cmd_coherence(int argc, char **argv)
   } else {
     printf("counters: none open here\n");
     if (jf)
-      fprintf(jf, "{\n  \"tool\": \"mca coherence\",\n  \"counters\": [],\n");
+    {
+      mca_json_envelope(jf, "mca-coherence/1");
+      fprintf(jf, "  \"tool\": \"mca coherence\",\n  \"counters\": [],\n");
+    }
   }
   if (jf) {
     fprintf(jf, "  \"config\": {\"reps\": %u, \"work_bytes\": %zu, \"cpus\": [%d, %d], \"cols\": %d, "
@@ -776,8 +787,12 @@ int mca_cmd_coherence(int argc, char **argv)
   }
   if (jf) {
     fprintf(jf, "\n  ]\n}\n");
-    fclose(jf);
-    printf("\nwrote %s\n", o.json);
+    if (mca_output_close(jf)) {
+      fprintf(stderr, "mca coherence: writing %s failed\n", o.json);
+      return 1;
+    }
+    if (strcmp(o.json, "-"))
+      printf("\nwrote %s\n", o.json);
   }
   return 0;
 }

@@ -1,142 +1,482 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mca domains [--clean]: lists the MCAPI domain partitions of this user in
- * /dev/shm — nodes (alive or dead), endpoints, queue depths, slot usage — and
- * with --clean removes the ones nobody alive uses (crashed runs) or whose
- * header is invalid.
+ * mca domains: the MCAPI domain partitions of this user in /dev/shm — nodes
+ * (pid, tid, alive), endpoints with their queue depth, channel state and
+ * waiting threads — as a table, as JSON (--json), or refreshed like top
+ * (--watch). --clean removes what dead processes left (partitions whose
+ * nodes all died, invalid headers, message queues of partitions that are
+ * gone) and names each thing it removed.
+ *
+ * Per-endpoint traffic counters (high-water mark, items sent, received,
+ * dropped) are not in the partition today and are not shown.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "mca_tool.h"
+#include "mcapi.h"
 #include "ports/mcx_port_shm.h"
 #include "runtime/runtime.h"
 
-static int show(const char *name, int clean)
+enum { MAX_PARTS = 256, MAX_SHOWN_EPS = 1024, MAX_SHOWN_NODES = 256 };
+
+typedef struct ep_info {
+  uint32_t node, port, queued, depth, prios, recv_waiters, send_waiters, status;
+  uint32_t per_prio[8];
+} ep_info_t;
+
+typedef struct node_info {
+  uint32_t node, pid, tid;
+  int alive;
+} node_info_t;
+
+typedef struct part_info {
+  char name[300];
+  enum { P_OK, P_CREATING, P_INVALID, P_UNREADABLE } state;
+  const char *why;
+  uint32_t domain, max_eps, nprio;
+  const char *locking;
+  int compat203;
+  double mib;
+  int alive, dead, neps, nnodes, total_queued;
+  node_info_t nodes[MAX_SHOWN_NODES];
+  ep_info_t eps[MAX_SHOWN_EPS];
+} part_info_t;
+
+/* Reads one partition into *p (a snapshot: relaxed reads of live state). */
+static void inspect(const char *name, part_info_t *p)
 {
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "%s", name);
   mcx_port_shm_t shm;
   int r = mcx_port_shm_open(name, sizeof(mcx__part_hdr_t), &shm);
   if (r) {
-    printf("%s: cannot open (%s)\n", name, r == MCX_EPERM ? "another owner or too open" : "error");
-    return 1;
+    p->state = P_UNREADABLE;
+    p->why = r == MCX_EPERM ? "another owner or too open" : "cannot open";
+    return;
   }
   uint8_t *base = mcx_port_shm_map(&shm, shm.size);
   size_t size = shm.size;
   mcx_port_shm_close(&shm);
   if (!base) {
-    printf("%s: cannot map\n", name);
-    return 1;
+    p->state = P_UNREADABLE;
+    p->why = "cannot map";
+    return;
   }
-  if (size >= sizeof(mcx__part_hdr_t) &&
-      mcx_load_acquire(&((mcx__part_hdr_t *)base)->magic) == 0) {
-    printf("%s: being created\n", name); /* its creator has not finished the header */
+  p->mib = (double)size / (1 << 20);
+  /* acquire: pairs with the creator's release of magic after the header is written */
+  if (size >= sizeof(mcx__part_hdr_t) && mcx_load_acquire(&((mcx__part_hdr_t *)base)->magic) == 0) {
+    p->state = P_CREATING;
     mcx_port_shm_unmap(base, size);
-    return 0;
+    return;
   }
   if (mcx__part_check(name, base, size)) {
-    printf("%s: invalid header%s\n", name, clean ? " -> removed" : " (mca domains --clean removes it)");
-    if (clean)
-      mcx_port_shm_unlink(name);
+    p->state = P_INVALID;
     mcx_port_shm_unmap(base, size);
-    return 0;
+    return;
   }
   mcx__domain_t d = {.base = base, .size = size, .hdr = (mcx__part_hdr_t *)base};
-  if (mcx__take_geometry(&d) != MCX_OK) {
-    printf("%s: sizes in its header do not match its layout (corrupted)\n", name);
+  if (mcx__take_geometry(&d) != MCX_OK) { /* sizes that do not give its layout */
+    p->state = P_INVALID;
     mcx_port_shm_unmap(base, size);
-    return 1;
+    return;
   }
+  mcx__chan_attach(&d);
   const mcx__part_hdr_t *h = d.hdr;
+  p->domain = h->domain_id;
+  p->locking = mcx__locking_name(h->locking);
+  p->compat203 = h->compat == MCX_COMPAT_MCA203_;
+  p->max_eps = h->max_endpoints;
+  p->nprio = h->nprio;
   mcx__node_t *nodes = mcx__nodes(&d);
-  uint32_t alive = 0, dead = 0;
-  for (uint32_t i = 0; i < h->max_nodes; i++)
-    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE) {
-      if (mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
-        alive++;
-      else
-        dead++;
-    }
-  printf("%s: domain %u, %s locking, %s, %.1f MiB reserved, %u node(s) alive, %u dead\n", name,
-         h->domain_id, mcx__locking_name(h->locking),
-         h->compat == MCX_COMPAT_MCA203_ ? "mca-2.0.3 profile" : "spec profile",
-         (double)size / (1 << 20), alive, dead);
-  for (uint32_t i = 0; i < h->max_nodes; i++)
-    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE)
-      printf("  node %u: pid %u tid %u %s\n", mcx_load_relaxed(&nodes[i].node_id),
-             mcx_load_relaxed(&nodes[i].pid), mcx_load_relaxed(&nodes[i].tid),
-             mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)) ? "alive" : "DEAD");
+  for (uint32_t i = 0; i < h->max_nodes; i++) {
+    /* acquire: pairs with the release that publishes a node slot (join) */
+    if (mcx_load_acquire(&nodes[i].state) != NODE_ACTIVE)
+      continue;
+    int alive = mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid));
+    alive ? p->alive++ : p->dead++;
+    if (p->nnodes < MAX_SHOWN_NODES)
+      p->nodes[p->nnodes++] = (node_info_t){mcx_load_relaxed(&nodes[i].node_id), mcx_load_relaxed(&nodes[i].pid),
+                                            mcx_load_relaxed(&nodes[i].tid), alive};
+  }
   mcx__endpoint_t *eps = mcx__eps(&d);
-  uint32_t total = 0, used_eps = 0;
-  for (uint32_t i = 0; i < h->max_endpoints; i++) {
+  for (uint32_t i = 0; i < h->max_endpoints && p->neps < MAX_SHOWN_EPS; i++) {
+    /* acquire: pairs with the release that publishes an endpoint (create) */
     uint32_t st = mcx_load_acquire(&eps[i].state);
     if ((st & 0xff) == EP_FREE)
       continue;
-    used_eps++;
-    uint32_t depth = mcx_load_relaxed(&eps[i].depth), queued = 0;
-    char per[128] = "";
-    size_t k = 0;
-    for (uint32_t p = 0; p < h->nprio; p++) {
-      mcx__ring_view_t v = mcx__ring_of(&d, i, p, depth);
-      uint32_t q = mcx__mpsc_count(&v);
-      if (q && k < sizeof per - 16)
-        k += (size_t)snprintf(per + k, sizeof per - k, " p%u:%u", p, q);
-      queued += q;
+    ep_info_t *e = &p->eps[p->neps++];
+    e->node = mcx_load_relaxed(&eps[i].node_id);
+    e->port = mcx_load_relaxed(&eps[i].port);
+    e->depth = mcx_load_relaxed(&eps[i].depth);
+    e->prios = h->nprio;
+    for (uint32_t q = 0; q < h->nprio; q++) {
+      mcx__ring_view_t v = mcx__ring_of(&d, i, q, e->depth);
+      uint32_t n = mcx__mpsc_count(&v);
+      if (q < 8)
+        e->per_prio[q] = n;
+      e->queued += n;
     }
-    total += queued;
-    printf("  endpoint node %u port %u: %u queued (depth %u per priority)%s%s\n",
-           mcx_load_relaxed(&eps[i].node_id), mcx_load_relaxed(&eps[i].port), queued, depth,
-           *per ? " —" : "", per);
-  }
-  printf("  %u of %u endpoints in use, %u messages queued\n", used_eps, h->max_endpoints, total);
-  if (clean && alive == 0 && dead > 0) {
-    mcx_port_shm_unlink(name);
-    printf("  -> removed (no live node)\n");
+    e->recv_waiters = mcx_load_relaxed(&eps[i].recv_wp.sleepers);
+    e->send_waiters = mcx_load_relaxed(&eps[i].space_wp.sleepers);
+    e->status = mcx__chan_ep_status(&d, mcx_load_relaxed(&eps[i].chan));
+    p->total_queued += (int)e->queued;
   }
   mcx_port_shm_unmap(base, size);
+}
+
+static const char *chan_state(uint32_t s)
+{
+  if (!s)
+    return "message endpoint";
+  const char *side = (s & MCAPI_ENDP_STATUS_SEND_SIDE) ? "send side" : "receive side";
+  static char buf[64];
+  const char *st = (s & MCAPI_ENDP_STATUS_OPEN)            ? "open"
+                   : (s & MCAPI_ENDP_STATUS_OPEN_PENDING)  ? "open pending"
+                   : (s & MCAPI_ENDP_STATUS_CLOSE_PENDING) ? "close pending"
+                   : (s & MCAPI_ENDP_STATUS_CONNECTED)     ? "connected, closed"
+                                                           : "not connected";
+  snprintf(buf, sizeof buf, "channel %s, %s", side, st);
+  return buf;
+}
+
+static void print_text(FILE *o, const part_info_t *p)
+{
+  switch (p->state) {
+  case P_UNREADABLE: fprintf(o, "%s: %s\n", p->name, p->why); return;
+  case P_CREATING: fprintf(o, "%s: being created\n", p->name); return;
+  case P_INVALID: fprintf(o, "%s: invalid header (mca domains --clean removes it)\n", p->name); return;
+  default: break;
+  }
+  fprintf(o, "%s: domain %u, %s locking, %s, %.1f MiB reserved, %d node(s) alive, %d dead\n", p->name, p->domain,
+          p->locking, p->compat203 ? "mca-2.0.3 profile" : "spec profile", p->mib, p->alive, p->dead);
+  for (int i = 0; i < p->nnodes; i++)
+    fprintf(o, "  node %u: pid %u tid %u %s\n", p->nodes[i].node, p->nodes[i].pid, p->nodes[i].tid,
+            p->nodes[i].alive ? "alive" : "DEAD");
+  for (int i = 0; i < p->neps; i++) {
+    const ep_info_t *e = &p->eps[i];
+    char per[128] = "";
+    size_t k = 0;
+    for (uint32_t q = 0; q < e->prios && q < 8; q++)
+      if (e->per_prio[q] && k < sizeof per - 16)
+        k += (size_t)snprintf(per + k, sizeof per - k, " p%u:%u", q, e->per_prio[q]);
+    fprintf(o, "  endpoint node %u port %u: %u queued (depth %u per priority)%s%s; %s; waiting: %u receiver(s), "
+               "%u sender(s)\n",
+            e->node, e->port, e->queued, e->depth, *per ? " —" : "", per, chan_state(e->status), e->recv_waiters,
+            e->send_waiters);
+  }
+  fprintf(o, "  %d of %u endpoints in use, %d messages queued\n", p->neps, p->max_eps, p->total_queued);
+}
+
+static void print_json(FILE *o, const part_info_t *p, int first)
+{
+  static const char *const states[] = {"ok", "being created", "invalid header", "unreadable"};
+  fprintf(o, "%s\n  {\"name\": ", first ? "" : ",");
+  mca_json_str(o, p->name + 1);
+  fprintf(o, ", \"state\": \"%s\"", states[p->state]);
+  if (p->state != P_OK) {
+    fputs("}", o);
+    return;
+  }
+  fprintf(o, ", \"domain\": %u, \"locking\": \"%s\", \"profile\": \"%s\", \"reserved_mib\": %.2f, "
+             "\"nodes_alive\": %d, \"nodes_dead\": %d, \"endpoints_max\": %u, \"queued\": %d,\n   \"nodes\": [",
+          p->domain, p->locking, p->compat203 ? "mca-2.0.3" : "spec", p->mib, p->alive, p->dead, p->max_eps,
+          p->total_queued);
+  for (int i = 0; i < p->nnodes; i++)
+    fprintf(o, "%s{\"node\": %u, \"pid\": %u, \"tid\": %u, \"alive\": %s}", i ? ", " : "", p->nodes[i].node,
+            p->nodes[i].pid, p->nodes[i].tid, p->nodes[i].alive ? "true" : "false");
+  fputs("],\n   \"endpoints\": [", o);
+  for (int i = 0; i < p->neps; i++) {
+    const ep_info_t *e = &p->eps[i];
+    fprintf(o, "%s\n    {\"node\": %u, \"port\": %u, \"queued\": %u, \"depth\": %u, \"queued_per_priority\": [",
+            i ? "," : "", e->node, e->port, e->queued, e->depth);
+    for (uint32_t q = 0; q < e->prios && q < 8; q++)
+      fprintf(o, "%s%u", q ? ", " : "", e->per_prio[q]);
+    fprintf(o, "], \"channel\": \"%s\", \"waiting_receivers\": %u, \"waiting_senders\": %u}", chan_state(e->status),
+            e->recv_waiters, e->send_waiters);
+  }
+  fputs("]}", o);
+}
+
+/* The message queues of partition @p name (pmq transport): "/name-p..." in /dev/mqueue. */
+static int remove_queues(const char *name, FILE *log)
+{
+  DIR *d = opendir("/dev/mqueue");
+  if (!d)
+    return 0;
+  char prefix[320];
+  snprintf(prefix, sizeof prefix, "%s-p", name + 1);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+      char path[600];
+      snprintf(path, sizeof path, "/dev/mqueue/%s", e->d_name);
+      if (unlink(path) == 0) {
+        if (log)
+          fprintf(log, "  removed message queue /%s\n", e->d_name);
+        n++;
+      }
+    }
+  closedir(d);
+  return n;
+}
+
+/* Lists partition names ("/mcx-<uid>-...-d<N>") with @p prefix. */
+static int list_parts(const char *prefix, char names[][300], int cap)
+{
+  DIR *dir = opendir("/dev/shm");
+  if (!dir)
+    return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) && n < cap) {
+    if (strncmp(e->d_name, prefix, strlen(prefix)) || !strstr(e->d_name, "-d"))
+      continue;
+    snprintf(names[n++], 300, "/%s", e->d_name);
+  }
+  closedir(dir);
+  return n;
+}
+
+static char (*part_names)[300];
+
+int mca_domains_remove_owned(const int *pids, int npids, FILE *log)
+{
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "mcx-%u-", mcx_port_uid());
+  if (!part_names && !(part_names = calloc(MAX_PARTS, sizeof *part_names)))
+    return 0;
+  int n = list_parts(prefix, part_names, MAX_PARTS), removed = 0;
+  part_info_t *p = malloc(sizeof *p);
+  if (!p)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    inspect(part_names[i], p);
+    if (p->state != P_OK || !p->nnodes)
+      continue;
+    int ours = 0, foreign = 0;
+    for (int k = 0; k < p->nnodes; k++) {
+      int mine = 0;
+      for (int j = 0; j < npids; j++)
+        mine |= (int)p->nodes[k].pid == pids[j];
+      ours |= mine;
+      foreign |= !mine && p->nodes[k].alive;
+    }
+    if (!ours || foreign)
+      continue;
+    if (mcx_port_shm_unlink(part_names[i]) == 0) {
+      if (log)
+        fprintf(log, "  removed partition %s (domain %u)\n", part_names[i], p->domain);
+      removed++;
+    }
+    remove_queues(part_names[i], log);
+  }
+  free(p);
+  return removed;
+}
+
+/* --clean: partitions with no live node or an invalid header, and queues whose partition is gone. */
+static int clean(const char *prefix, int json_out)
+{
+  int n = list_parts(prefix, part_names, MAX_PARTS), removed = 0, queues = 0;
+  FILE *log = json_out ? stderr : stdout;
+  part_info_t *p = malloc(sizeof *p);
+  if (!p || n < 0) {
+    free(p);
+    fprintf(stderr, "mca domains: cannot list /dev/shm\n");
+    return 1;
+  }
+  for (int i = 0; i < n; i++) {
+    inspect(part_names[i], p);
+    int gone = p->state == P_INVALID || (p->state == P_OK && p->alive == 0 && p->dead > 0);
+    if (!gone)
+      continue;
+    if (mcx_port_shm_unlink(part_names[i]) == 0) {
+      fprintf(log, "removed partition %s: %s\n", part_names[i],
+              p->state == P_INVALID ? "invalid header" : "every node dead");
+      for (int k = 0; k < p->nnodes; k++)
+        fprintf(log, "  node %u: pid %u tid %u dead\n", p->nodes[k].node, p->nodes[k].pid, p->nodes[k].tid);
+      if (p->total_queued)
+        fprintf(log, "  %d queued message(s) dropped\n", p->total_queued);
+      removed++;
+    }
+    queues += remove_queues(part_names[i], log);
+  }
+  /* message queues whose partition no longer exists */
+  DIR *d = opendir("/dev/mqueue");
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (strncmp(e->d_name, prefix, strlen(prefix)))
+        continue;
+      char part[300], path[600];
+      snprintf(part, sizeof part, "/dev/shm/%s", e->d_name);
+      char *cut = strstr(part + 9 + strlen(prefix), "-p");
+      if (!cut)
+        continue;
+      *cut = 0;
+      if (access(part, F_OK) == 0)
+        continue;
+      snprintf(path, sizeof path, "/dev/mqueue/%s", e->d_name);
+      if (unlink(path) == 0) {
+        fprintf(log, "removed message queue /%s: its partition is gone\n", e->d_name);
+        queues++;
+      }
+    }
+    closedir(d);
+  }
+  free(p);
+  if (!removed && !queues)
+    fprintf(log, "nothing to remove: every partition of uid %u has a live node\n", mcx_port_uid());
+  else
+    fprintf(log, "removed %d partition(s) and %d message queue(s)\n", removed, queues);
   return 0;
+}
+
+static int show(const char *prefix, FILE *o, int json)
+{
+  int n = list_parts(prefix, part_names, MAX_PARTS);
+  if (n < 0) {
+    fprintf(stderr, "mca domains: cannot list /dev/shm: %s\n", strerror(errno));
+    return 1;
+  }
+  part_info_t *p = malloc(sizeof *p);
+  if (!p)
+    return 1;
+  int bad = 0;
+  if (json) {
+    mca_json_envelope(o, "mca-domains/1");
+    fprintf(o, "\"uid\": %u,\n\"counters\": \"per-endpoint traffic counters are not in the partition\",\n"
+               "\"partitions\": [",
+            mcx_port_uid());
+  }
+  for (int i = 0; i < n; i++) {
+    inspect(part_names[i], p);
+    bad |= p->state == P_UNREADABLE;
+    json ? print_json(o, p, i == 0) : print_text(o, p);
+  }
+  if (json)
+    fputs("\n]\n}\n", o);
+  else if (!n)
+    fprintf(o, "no MCAPI domain partitions of uid %u in /dev/shm\n", mcx_port_uid());
+  free(p);
+  return bad;
+}
+
+static volatile sig_atomic_t stop_watch;
+static void on_stop(int sig) { stop_watch = sig; }
+
+static int usage(FILE *o)
+{
+  fprintf(o, "usage: mca domains [--json FILE|-] [--watch [SECONDS]] [--count N] [--clean] [--namespace NS]\n\n"
+             "Lists this user's MCAPI domain partitions in /dev/shm: per domain its nodes (pid, tid,\n"
+             "alive or dead), its endpoints with the messages queued per priority and the queue depth,\n"
+             "the channel state, and the threads waiting to receive or for space.\n"
+             "(Per-endpoint traffic counters - high-water mark, sent, received, dropped - are not\n"
+             "in the partition and are not shown.)\n\n"
+             "  --json FILE       write the listing as JSON (schema mca-domains/1, docs/json.md); '-': stdout\n"
+             "  --watch [S]       refresh every S seconds (default 1) like top, until Ctrl-C\n"
+             "  --count N         with --watch: stop after N refreshes\n"
+             "  --clean           remove what dead processes left: partitions whose nodes all died,\n"
+             "                    partitions with an invalid header, message queues whose partition\n"
+             "                    is gone; names each thing removed\n"
+             "  --namespace NS    only the partitions of MCX_NAMESPACE=NS\n"
+             "Exit status: 0, 1 a partition could not be read, 2 usage error.\n");
+  return o == stderr ? MCA_EXIT_USAGE : MCA_EXIT_OK;
 }
 
 int mca_cmd_domains(int argc, char **argv)
 {
-  int clean = 0;
-  const char *ns = NULL;
+  int do_clean = 0, watch = 0;
+  double period = 1;
+  long long count = 0;
+  const char *ns = NULL, *json = NULL;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--clean"))
-      clean = 1;
-    else if (!strcmp(argv[i], "--namespace") && i + 1 < argc)
-      ns = argv[++i];
-    else {
-      printf("usage: mca domains [--clean] [--namespace NS]\n\nLists this user's MCAPI domain "
-             "partitions in /dev/shm (nodes, endpoints, queue depths);\n--clean removes those "
-             "whose nodes all died and those with an invalid header;\n--namespace limits both "
-             "to one MCX_NAMESPACE.\n");
-      return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
+    const char *a = argv[i];
+    if (!strcmp(a, "--clean")) {
+      do_clean = 1;
+    } else if (!strcmp(a, "--namespace")) {
+      if (!(ns = mca_opt_value("domains", argc, argv, &i)))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(a, "--json")) {
+      if (!(json = mca_opt_value("domains", argc, argv, &i)))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(a, "--watch")) {
+      watch = 1;
+      if (i + 1 < argc && argv[i + 1][0] != '-' &&
+          mca_parse_num("domains", "--watch", argv[++i], 0.1, 3600, &period))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(a, "--count")) {
+      const char *v = mca_opt_value("domains", argc, argv, &i);
+      if (!v || mca_parse_int("domains", "--count", v, 1, 1000000000, &count))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      return usage(stdout);
+    } else {
+      fprintf(stderr, "mca domains: unknown option '%s'\n", a);
+      return usage(stderr);
     }
   }
+  if (ns && (!*ns || strlen(ns) > 35)) {
+    fprintf(stderr, "mca domains: --namespace: expected 1 to 35 characters, got '%s'\n", ns);
+    return MCA_EXIT_USAGE;
+  }
+  if (count && !watch) {
+    fprintf(stderr, "mca domains: --count needs --watch\n");
+    return MCA_EXIT_USAGE;
+  }
+  if (json && mca_check_output("domains", "--json", json))
+    return MCA_EXIT_USAGE;
+  if (json && watch && strcmp(json, "-")) {
+    fprintf(stderr, "mca domains: --watch with --json writes to standard output only (--json -)\n");
+    return MCA_EXIT_USAGE;
+  }
+  if (!(part_names = calloc(MAX_PARTS, sizeof *part_names)))
+    return 1;
   char prefix[96];
   if (ns)
     snprintf(prefix, sizeof prefix, "mcx-%u-%s-d", mcx_port_uid(), ns);
   else
     snprintf(prefix, sizeof prefix, "mcx-%u-", mcx_port_uid());
-  DIR *dir = opendir("/dev/shm");
-  if (!dir) {
-    perror("mca domains: /dev/shm");
-    return 1;
+  if (do_clean)
+    return clean(prefix, json != NULL);
+  if (!watch) {
+    FILE *o = json ? mca_output_open("domains", json) : stdout;
+    if (!o)
+      return MCA_EXIT_USAGE;
+    int rc = show(prefix, o, json != NULL);
+    if (json && mca_output_close(o)) {
+      fprintf(stderr, "mca domains: writing %s failed\n", json);
+      return 1;
+    }
+    return rc;
   }
-  int n = 0, bad = 0;
-  struct dirent *e;
-  while ((e = readdir(dir))) {
-    if (strncmp(e->d_name, prefix, strlen(prefix)) || !strstr(e->d_name, "-d"))
-      continue;
-    char name[300];
-    snprintf(name, sizeof name, "/%s", e->d_name);
-    bad |= show(name, clean);
-    n++;
+  signal(SIGINT, on_stop);
+  signal(SIGTERM, on_stop);
+  int tty = isatty(1) && !json;
+  for (long long k = 0; !stop_watch && (!count || k < count); k++) {
+    if (tty)
+      fputs("\033[H\033[2J", stdout);
+    time_t t = time(NULL);
+    char when[32];
+    strftime(when, sizeof when, "%H:%M:%S", localtime(&t));
+    if (!json)
+      printf("mca domains --watch: %s, every %g s (Ctrl-C stops)\n\n", when, period);
+    show(prefix, stdout, json != NULL);
+    fflush(stdout);
+    if (count && k + 1 >= count)
+      break;
+    struct timespec ts = {(time_t)period, (long)((period - (double)(time_t)period) * 1e9)};
+    while (nanosleep(&ts, &ts) && errno == EINTR && !stop_watch) {
+    }
   }
-  closedir(dir);
-  if (!n)
-    printf("no MCAPI domain partitions of uid %u in /dev/shm\n", mcx_port_uid());
-  return bad;
+  return 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "mca_tool.h"
 
 static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
@@ -62,6 +63,10 @@ int mca_cmd_model(int argc, char **argv)
   }
   for (int i = 1; i < argc; i++)
     args[k++] = argv[i];
+  /* the JSON envelope's members (docs/json.md), for model.py's --json */
+  char *env_obj = mca_json_envelope_object();
+  if (env_obj)
+    setenv("MCA_JSON_ENVELOPE", env_obj, 1);
   execvp("python3", args);
   perror("mca model: python3");
   return 127;

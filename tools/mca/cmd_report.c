@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mca report: turns `mca bench --json` results into one self-contained HTML
- * page (plots embedded as PNG). The work is done by tools/report/report.py,
+ * mca report: turns the JSON results of the mca subcommands into one
+ * self-contained HTML page (Plotly figures embedded). The work is done by
+ * tools/report/report.py (templates and figure code beside it),
  * found through $MCA_REPORT_PY, or in libexec/mca next to the installed binary
  * (beside the binary in the build tree).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +15,14 @@
 
 #include "mca_tool.h"
 
+#ifndef MCA_VERSION
+#define MCA_VERSION "unknown"
+#endif
+
 static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
 
 int mca_cmd_report(int argc, char **argv)
 {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    FILE *o = argc < 2 ? stderr : stdout;
-    fprintf(o, "usage: mca report RESULT.json [AFTER.json] [-o REPORT.html] [--model MODEL.json]\n\n"
-               "Writes one self-contained HTML page with plots (matplotlib): throughput per\n"
-               "matrix cell, latency distributions, the lock-free/global speedup bubble chart,\n"
-               "the multicore penalty table, size sweeps in MB/s, peers beside libmca, the\n"
-               "targets, and with two files a before/after comparison; with --model (or a\n"
-               "sibling <stem>.model.json) the performance model's curves and ratios. Default output:\n"
-               "report.html. Needs python3 with matplotlib (scripts/deps.sh installs it).\n");
-    return argc < 2 ? 2 : 0;
-  }
   char script[PATH_MAX] = "";
   const char *env = getenv("MCA_REPORT_PY");
   if (readable(env)) {
@@ -40,12 +35,16 @@ int mca_cmd_report(int argc, char **argv)
                     "next to the mca binary)\n");
     return 2;
   }
+  /* report.py parses every option (its --help describes them) */
   char **args = calloc((size_t)argc + 3, sizeof *args);
+  if (!args)
+    return 1;
   args[0] = "python3";
   args[1] = script;
   for (int i = 1; i < argc; i++)
     args[i + 1] = argv[i];
+  setenv("MCA_VERSION", MCA_VERSION, 1);
   execvp("python3", args);
-  perror("mca report: python3");
-  return 127;
+  fprintf(stderr, "mca report: cannot run python3: %s (scripts/deps.sh installs it)\n", strerror(errno));
+  return 2;
 }

@@ -22,11 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "cli.h"
 #include "mca_tool.h"
 #include "mcapi.h"
 #include "mcx.h"
 
-enum { PRIO_T2 = 20, PRIO_T1 = 10, PRIO_FILL = 1 };
+/* SCHED_FIFO priorities under --prio N: fillers N, T1 N + 9, T2 N + 19 (at most 99). */
+static int PRIO_T2 = 20, PRIO_T1 = 10, PRIO_FILL = 1;
 
 typedef enum variant {
   V_STD,   /* mcx_event_wait, then mcx_pisem_lock */
@@ -352,12 +355,19 @@ static int usage(FILE *out)
 {
   fprintf(
       out,
-      "usage: mca sem [--quick] [--json FILE] [--threads N,N,...] [--rounds N] [--no-rt]\n"
+      "usage: mca sem [--quick] [--json FILE] [--threads N,N,...] [--rounds N] [--cpus LIST] [--prio N]\n"
+      "T2 waits for an event from T1, then locks semaphore S: the next-semaphore hint against\n"
+      "waiting, then locking; time per acquire/release and context switches.\n"
       "  --quick        thread counts 3,10,30 and fewer rounds (well under a minute)\n"
-      "  --json FILE    also write the results as JSON (schema: docs/sem.md)\n"
+      "  --json FILE    also write the results as JSON (schema: docs/sem.md, docs/json.md);\n"
+      "                 '-': the JSON to stdout, the table to stderr\n"
       "  --threads LIST run-queue lengths (T1 + T2 + fillers), 3..60; default 3,5,10,15,20,25,30\n"
-      "  --rounds N     acquire/release pairs per cell (default 3000, --quick 400)\n"
-      "  --no-rt        do not ask for SCHED_FIFO\n");
+      "  --rounds N     acquire/release pairs per cell, 10 or more (default 3000, --quick 400)\n"
+      "  --cpus LIST    the measured threads run on the first CPU of LIST (default 0)\n"
+      "  --prio N       SCHED_FIFO with fillers at N, T1 at N+9, T2 at N+19 (N 1-80); default:\n"
+      "                 the normal scheduler (the hint's priority-inheritance effects need --prio)\n"
+      "  --no-rt        accepted for old scripts: the default (no real-time scheduling)\n"
+      "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error.\n");
   return out == stderr ? 2 : 0;
 }
 
@@ -377,28 +387,41 @@ static const char *sched_desc(void)
 {
   static char buf[160];
   snprintf(buf, sizeof buf, "%s; %s",
-           rt_ok ? "SCHED_FIFO (T2 20 > T1 10 > fillers 1)"
-                 : "SCHED_OTHER (SCHED_FIFO refused or --no-rt)",
-           pin_ok ? "all threads pinned to CPU 0" : "not pinned (affinity refused)");
+           rt_ok ? "SCHED_FIFO (T2 > T1 > fillers, --prio)" : "SCHED_OTHER (no --prio)",
+           pin_ok ? "all measured threads pinned to one CPU" : "not pinned (affinity refused)");
   return buf;
 }
 
 int mca_cmd_sem(int argc, char **argv)
 {
-  int quick = 0, allow_rt = 1, rounds = 0;
-  const char *json = NULL, *tlist = NULL;
+  int quick = 0, allow_rt = 0, rounds = 0, prio = 0;
+  const char *json = NULL, *tlist = NULL, *a;
+  long long v;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick"))
       quick = 1;
     else if (!strcmp(argv[i], "--no-rt"))
       allow_rt = 0;
-    else if (!strcmp(argv[i], "--json") && i + 1 < argc)
-      json = argv[++i];
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-      tlist = argv[++i];
-    else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-      rounds = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+    else if (!strcmp(argv[i], "--json")) {
+      if (!(json = mca_opt_value("sem", argc, argv, &i)))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(argv[i], "--threads")) {
+      if (!(tlist = mca_opt_value("sem", argc, argv, &i)))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(argv[i], "--rounds")) {
+      if (!(a = mca_opt_value("sem", argc, argv, &i)) || mca_parse_int("sem", "--rounds", a, 10, 10000000, &v))
+        return MCA_EXIT_USAGE;
+      rounds = (int)v;
+    } else if (!strcmp(argv[i], "--prio")) {
+      if (!(a = mca_opt_value("sem", argc, argv, &i)) || mca_parse_int("sem", "--prio", a, 1, 80, &v))
+        return MCA_EXIT_USAGE;
+      prio = (int)v;
+      allow_rt = 1;
+    } else if (!strcmp(argv[i], "--cpus")) {
+      if (!(a = mca_opt_value("sem", argc, argv, &i)) || mca_parse_cpus("sem", a))
+        return MCA_EXIT_USAGE;
+      cpu_run = bench_cpus[0];
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
       return usage(stdout);
     else {
       fprintf(stderr, "mca sem: unknown option '%s'\n", argv[i]);
@@ -411,22 +434,35 @@ int mca_cmd_sem(int argc, char **argv)
     char *end;
     long v = strtol(p, &end, 10);
     if (end == p || v < 3 || v > 60) {
-      fprintf(stderr, "mca sem: bad thread count in '%s' (3..60)\n", spec);
+      fprintf(stderr, "mca sem: --threads: expected run-queue lengths from 3 to 60 like 3,10,30, got '%s'\n", spec);
       return 2;
     }
     counts[ncounts++] = (int)v;
     p = *end == ',' ? end + 1 : end;
     if (*end && *end != ',') {
-      fprintf(stderr, "mca sem: bad thread list '%s'\n", spec);
+      fprintf(stderr, "mca sem: --threads: expected run-queue lengths from 3 to 60 like 3,10,30, got '%s'\n", spec);
       return 2;
     }
   }
   if (rounds <= 0)
     rounds = quick ? 400 : 3000;
+  if (json && mca_check_output("sem", "--json", json))
+    return MCA_EXIT_USAGE;
+  if (json && !strcmp(json, "-"))
+    mca_json_to_stdout();
+  if (prio) {
+    PRIO_FILL = prio;
+    PRIO_T1 = prio + 9;
+    PRIO_T2 = prio + 19;
+  }
 
   /* Can we use SCHED_FIFO and pin? Ask for this thread, then step back. */
   struct sched_param sp = {.sched_priority = PRIO_T1};
   rt_ok = allow_rt && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+  if (allow_rt && !rt_ok) {
+    fprintf(stderr, "mca sem: --prio %d: SCHED_FIFO refused; run with CAP_SYS_NICE or an rtprio limit\n", prio);
+    return MCA_EXIT_USAGE;
+  }
   sp.sched_priority = 0;
   if (rt_ok)
     pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
@@ -439,7 +475,7 @@ int mca_cmd_sem(int argc, char **argv)
   if (pin_ok && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
     cpu_set_t other;
     CPU_ZERO(&other);
-    CPU_SET(1, &other);
+    CPU_SET(cpu_run == 0 ? 1 : 0, &other);
     pthread_setaffinity_np(pthread_self(), sizeof other, &other);
   } else {
     pthread_setaffinity_np(pthread_self(), sizeof all, &all);
@@ -498,17 +534,11 @@ int mca_cmd_sem(int argc, char **argv)
   }
   int rc = failed;
   if (json) {
-    FILE *f = fopen(json, "w");
+    FILE *f = mca_output_open("sem", json);
     if (!f) {
-      fprintf(stderr, "mca sem: cannot write %s: %s\n", json, strerror(errno));
       rc = 1;
     } else {
-      time_t now = time(NULL);
-      char when[32];
-      strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-      fprintf(f, "{\n\"schema\": \"mca-sem/1\",\n\"date\": \"%s\",\n", when);
-      fprintf(f, "\"machine\": {\"os\": \"%s %s\", \"arch\": \"%s\", \"cpus\": %ld},\n", u.sysname,
-              u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
+      mca_json_envelope(f, "mca-sem/1");
       fprintf(f,
               "\"config\": {\"quick\": %s, \"sched_fifo\": %s, \"pinned\": %s, \"rounds\": %d, "
               "\"warmup\": %d},\n",
@@ -536,7 +566,7 @@ int mca_cmd_sem(int argc, char **argv)
         first = 0;
       }
       fprintf(f, "\n]\n}\n");
-      if (fclose(f) != 0)
+      if (mca_output_close(f) != 0)
         rc = 1;
     }
   }

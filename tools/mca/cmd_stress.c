@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "json.h"
 #include "mca_tool.h"
 #include "mcapi.h"
@@ -69,6 +70,8 @@ typedef struct shared {
   atomic_int skip; /* the build cannot run this topology */
   atomic_ullong sent[MAX_ROUTES], seen[MAX_ROUTES];
   atomic_int nerrors;
+  /* when any node last moved an item (ns, bench_now_ns): --timeout is a stall detector */
+  atomic_ullong last_progress_ns;
   char errors[8][240];
   char skip_reason[240];
 } shared_t;
@@ -594,7 +597,7 @@ static int run_node(int ni)
   /* 3. traffic */
   {
     unsigned char *rbuf = malloc(MCAPI_MAX_MSG_SIZE > MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_MSG_SIZE : MCAPI_MAX_PKT_SIZE);
-    uint64_t deadline = t_start + (uint64_t)(timeout_s * 1e9);
+    uint64_t stall_ns = (uint64_t)(timeout_s * 1e9), last_seen = bench_now_ns();
     for (;;) {
       int progress = 0, busy = 0;
       for (int i = 0; i < nout; i++) {
@@ -746,9 +749,20 @@ static int run_node(int ni)
           done_all = 0;
       if (done_all || atomic_load(&S->failed))
         break;
-      if (bench_now_ns() > deadline) {
-        report("node %u: no completion within %.0f s (see the per-route tally)", nd->id, timeout_s);
-        break;
+      uint64_t now = bench_now_ns();
+      if (progress) {
+        /* a relaxed stamp: only its age matters, read by the other nodes' stall checks */
+        atomic_store_explicit(&S->last_progress_ns, now, memory_order_relaxed);
+        last_seen = now;
+      } else {
+        uint64_t last = atomic_load_explicit(&S->last_progress_ns, memory_order_relaxed);
+        if (last > last_seen)
+          last_seen = last;
+        if (now > last_seen + stall_ns) {
+          report("node %u: stalled: no item moved on any route for %.0f s (see the per-route tally)", nd->id,
+                 timeout_s);
+          break;
+        }
       }
       if (!progress)
         sched_yield();
@@ -803,29 +817,104 @@ static void *node_thread(void *arg)
 /* ------------------------------------------------------------ command */
 static void usage(FILE *o)
 {
-  fprintf(o, "usage: mca stress [--count N] [--timeout S] TOPOLOGY.json\n\n"
+  fprintf(o, "usage: mca stress [--count N] [--timeout S] [--cpus LIST] [--prio N] [--json FILE|-]\n"
+             "                  [--inject K] TOPOLOGY.json\n\n"
              "Runs the topology (nodes, routes of messages, packets and scalars) and checks\n"
              "every item: order, loss, duplicates, corruption. Exit 0: all verified; 1: a\n"
-             "check failed (what and where on stderr); 2: bad topology (file:line: problem);\n"
-             "77: this build cannot run the topology (channels or process nodes unavailable).\n"
-             "  --count N    items per route, overriding the file\n"
-             "  --timeout S  give up after S seconds without completion (default 60)\n"
+             "check failed (what and where on stderr); 2: usage error or bad topology\n"
+             "(file:line: problem); 77: this build cannot run the topology (channels or\n"
+             "process nodes unavailable).\n"
+             "  --count N    items per route, overriding the file (1 or more)\n"
+             "  --timeout S  stall detector: fail when no item moves on any route for S seconds\n"
+             "               (default 60); a long run that keeps moving is never cut short\n"
+             "  --cpus LIST  CPUs the nodes are pinned to, e.g. 0,1 or 0-3 (default: every CPU\n"
+             "               this process may run on); affinity onecore uses the first, spread\n"
+             "               places node i on the i-th CPU of the list, none does not pin\n"
+             "  --prio N     run the nodes under SCHED_FIFO priority N (1-99; default: the normal\n"
+             "               scheduler)\n"
+             "  --json FILE  write the result as JSON (schema mca-stress/1, docs/json.md); '-': stdout\n"
              "  --inject K   deliberately break route 0 at id N/2 (K: loss, dup, corrupt) to\n"
              "               check that the verification catches it (must exit 1)\n"
+             "Ctrl-C stops the process nodes and removes the partition and queues of the run.\n"
              "Example topologies (*.json): %s; format: docs/benchmarks.md.\n",
           mca_tool_topology_dir());
 }
 
+/* --json: the envelope, the topology, every route's tally, the verdict. */
+static int write_json(const char *path, const char *file, const char *status, double secs)
+{
+  FILE *f = mca_output_open("stress", path);
+  if (!f)
+    return -1;
+  int procs = 0;
+  for (int i = 0; i < T->nnodes; i++)
+    procs += T->nodes[i].process;
+  mca_json_envelope(f, "mca-stress/1");
+  fputs("\"topology\": {\"name\": ", f);
+  mca_json_str(f, T->name);
+  fputs(", \"file\": ", f);
+  mca_json_str(f, file);
+  fprintf(f, ", \"nodes\": %d, \"processes\": %d, \"affinity\": \"%s\"},\n\"config\": {\"timeout_s\": %g, "
+             "\"inject\": \"%s\"},\n\"routes\": [",
+          T->nnodes, procs, (const char *[]){"onecore", "none", "spread"}[T->affinity], timeout_s,
+          (const char *[]){"none", "loss", "dup", "corrupt"}[inject]);
+  int failed = atomic_load(&S->failed) && strcmp(status, "skipped");
+  for (int r = 0; r < T->nroutes; r++) {
+    const route_t *rt = &T->routes[r];
+    uint64_t seen = atomic_load(&S->seen[r]);
+    fprintf(f, "%s\n  {\"route\": %d, \"type\": \"%s\", \"from\": %u, \"to\": %u, \"size\": %zu, \"count\": %llu, "
+               "\"sent\": %llu, \"verified\": %llu, \"problems\": %d, \"line\": %d}",
+            r ? "," : "", r, tn(rt->type), T->nodes[rt->from].id, T->nodes[rt->to].id,
+            rt->type == R_SCL ? (size_t)rt->width / 8 : rt->size, (unsigned long long)rt->count,
+            (unsigned long long)atomic_load(&S->sent[r]), (unsigned long long)seen,
+            failed && seen != rt->count ? 1 : 0, rt->line);
+  }
+  int n = atomic_load(&S->nerrors);
+  fprintf(f, "\n],\n\"result\": {\"status\": \"%s\", \"verified\": %s, \"elapsed_s\": %.3f, \"problems\": [", status,
+          strcmp(status, "ok") ? "false" : "true", secs);
+  for (int i = 0; i < n && i < 8; i++) {
+    fputs(i ? ", " : "", f);
+    mca_json_str(f, S->errors[i]);
+  }
+  if (!strcmp(status, "skipped")) {
+    fputs(n ? ", " : "", f);
+    mca_json_str(f, S->skip_reason);
+  }
+  fputs("]}\n}\n", f);
+  return mca_output_close(f);
+}
+
 int mca_cmd_stress(int argc, char **argv)
 {
-  static const struct option lo[] = {{"count", 1, 0, 'c'}, {"timeout", 1, 0, 't'}, {"inject", 1, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option lo[] = {{"count", 1, 0, 'c'}, {"timeout", 1, 0, 't'}, {"inject", 1, 0, 'i'},
+                                     {"cpus", 1, 0, 'C'},  {"prio", 1, 0, 'p'},    {"json", 1, 0, 'j'},
+                                     {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
   uint64_t count = 0;
-  int ch;
+  int ch, prio = 0;
+  const char *json = NULL;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     switch (ch) {
-    case 'c': count = strtoull(optarg, NULL, 10); if (!count) { fprintf(stderr, "mca stress: --count must be >= 1\n"); return 2; } break;
-    case 't': timeout_s = atof(optarg); if (timeout_s <= 0) { fprintf(stderr, "mca stress: --timeout must be > 0\n"); return 2; } break;
+    case 'c': {
+      long long v;
+      if (mca_parse_int("stress", "--count", optarg, 1, 1000000000000LL, &v))
+        return MCA_EXIT_USAGE;
+      count = (uint64_t)v;
+      break;
+    }
+    case 't':
+      if (mca_parse_num("stress", "--timeout", optarg, 0.001, 1e6, &timeout_s))
+        return MCA_EXIT_USAGE;
+      break;
+    case 'C':
+      if (mca_parse_cpus("stress", optarg))
+        return MCA_EXIT_USAGE;
+      break;
+    case 'p':
+      if (mca_parse_prio("stress", optarg, &prio))
+        return MCA_EXIT_USAGE;
+      break;
+    case 'j': json = optarg; break;
     case 'i':
       inject = !strcmp(optarg, "loss") ? INJ_LOSS : !strcmp(optarg, "dup") ? INJ_DUP
              : !strcmp(optarg, "corrupt") ? INJ_CORRUPT : INJ_NONE;
@@ -839,10 +928,17 @@ int mca_cmd_stress(int argc, char **argv)
     usage(stderr);
     return 2;
   }
+  if (json && mca_check_output("stress", "--json", json))
+    return MCA_EXIT_USAGE;
+  if (json && !strcmp(json, "-"))
+    mca_json_to_stdout();
   static topo_t topo;
   if (load_topology(argv[optind], &topo, count))
     return 2;
   T = &topo;
+  if (prio && mca_set_prio("stress", prio))
+    return MCA_EXIT_USAGE;
+  mca_cleanup_on_interrupt("stress");
   /* what the build provides */
   int needs_pkt = 0, needs_scl = 0, procs = 0;
   for (int r = 0; r < topo.nroutes; r++) {
@@ -860,6 +956,10 @@ int mca_cmd_stress(int argc, char **argv)
     return EXIT_SKIP;
   }
   S = bench_shared_alloc(sizeof *S);
+  if (!S) {
+    fprintf(stderr, "mca stress: out of memory\n");
+    return 1;
+  }
   printf("mca stress: %s: %d nodes (%d processes), %d routes, affinity %s\n", topo.name, topo.nnodes,
          procs, topo.nroutes, (const char *[]){"onecore", "none", "spread"}[topo.affinity]);
   fflush(stdout);
@@ -889,6 +989,8 @@ int mca_cmd_stress(int argc, char **argv)
   double secs = (double)(bench_now_ns() - t_start) / 1e9;
   if (atomic_load(&S->skip)) {
     printf("mca stress: %s: SKIPPED: %s\n", topo.name, S->skip_reason);
+    if (json)
+      write_json(json, argv[optind], "skipped", secs);
     return EXIT_SKIP;
   }
   uint64_t total = 0;
@@ -913,8 +1015,12 @@ int mca_cmd_stress(int argc, char **argv)
     fprintf(stderr, "mca stress: %s: FAILED (%d problem%s):\n", topo.name, n, n == 1 ? "" : "s");
     for (int i = 0; i < n && i < 8; i++)
       fprintf(stderr, "  %s\n", S->errors[i]);
+    if (json)
+      write_json(json, argv[optind], "failed", secs);
     return 1;
   }
+  if (json && write_json(json, argv[optind], "ok", secs))
+    return 1;
   printf("mca stress: %s: OK: %llu items on %d routes verified in order, complete and intact in %.2f s (%.0f items/s)\n",
          topo.name, (unsigned long long)total, topo.nroutes, secs, (double)total / secs);
   return 0;

@@ -30,9 +30,14 @@
 #endif
 
 #include "common/mcx_atomic.h"
+#include "bench.h"
+#include "cli.h"
 #include "mca_tool.h"
 #include "mrapi.h"
 #include "ports/mcx_port.h"
+
+/* --cpus: one-core rows on cpu_a, two-core rows on cpu_a and cpu_b */
+static int cpu_a = 0, cpu_b = 1;
 
 /* Reads earlier runs for --compare (sync_compare.c). */
 int mca_sync_compare_load(const char *path, void (*add)(void *ctx, const char *tech, const char *impl, int cores,
@@ -449,9 +454,9 @@ static void measure_pair(const char *tech, const char *impl, enum kind kind, int
   a.kind = kind;
   a.rounds = rounds;
   a.cross = cross;
-  a.partner_cpu = cross ? 1 : 0;
+  a.partner_cpu = cross ? cpu_b : cpu_a;
   a.mrapi_node = 2;
-  mcx_port_pin_self(0);
+  mcx_port_pin_self(cpu_a);
   pthread_t t;
   pthread_create(&t, NULL, partner_main, &a);
   double *s = malloc(sizeof(double) * (size_t)rounds);
@@ -517,9 +522,9 @@ static void *join_child(void *p)
 static void measure_join(int rounds, int cross)
 {
   double *s = malloc(sizeof(double) * (size_t)rounds);
-  mcx_port_pin_self(0);
+  mcx_port_pin_self(cpu_a);
   for (int i = 0; i < rounds; i++) {
-    join_arg_t j = {cross ? 1 : 0, 0};
+    join_arg_t j = {cross ? cpu_b : cpu_a, 0};
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     cpu_set_t set;
@@ -541,31 +546,46 @@ static void measure_join(int rounds, int cross)
 
 static char prio_desc[96];
 
-static void raise_priority(int allow_rt)
+/* Real-time scheduling only when asked (--prio N); otherwise nice -20 when allowed. */
+static int raise_priority(int rt_prio)
 {
   struct sched_param sp;
   memset(&sp, 0, sizeof sp);
-  sp.sched_priority = sched_get_priority_max(SCHED_FIFO);
-  if (allow_rt && sched_setscheduler(0, SCHED_FIFO, &sp) == 0) {
-    snprintf(prio_desc, sizeof prio_desc, "SCHED_FIFO priority %d", sp.sched_priority);
-    return;
+  sp.sched_priority = rt_prio;
+  if (rt_prio) {
+    if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+      fprintf(stderr, "mca sync: --prio %d: SCHED_FIFO refused (%s); run with CAP_SYS_NICE or an rtprio limit\n",
+              rt_prio, strerror(errno));
+      return -1;
+    }
+    snprintf(prio_desc, sizeof prio_desc, "SCHED_FIFO priority %d", rt_prio);
+    return 0;
   }
   if (setpriority(PRIO_PROCESS, 0, -20) == 0) {
-    snprintf(prio_desc, sizeof prio_desc, "SCHED_OTHER nice -20%s", allow_rt ? " (SCHED_FIFO refused)" : "");
-    return;
+    snprintf(prio_desc, sizeof prio_desc, "SCHED_OTHER nice -20");
+    return 0;
   }
   snprintf(prio_desc, sizeof prio_desc, "SCHED_OTHER nice %d (no permission to raise)",
            getpriority(PRIO_PROCESS, 0));
+  return 0;
 }
 
 static int usage(FILE *out)
 {
-  fprintf(out, "usage: mca sync [--quick] [--json FILE] [--compare FILE...] [--no-rt] [--reps N]\n"
+  fprintf(out, "usage: mca sync [--quick] [--json FILE] [--compare FILE...] [--reps N] [--cpus LIST] [--prio N]\n"
+               "Overhead of mutexes, events, semaphores, spinlocks, atomics and copies, pinned;\n"
+               "median, p99 and max of each row's samples.\n"
                "  --quick          fewer repetitions (well under a minute)\n"
-               "  --json FILE      also write the results as JSON (schema: docs/sync.md)\n"
+               "  --json FILE      also write the results as JSON (schema: docs/sync.md, docs/json.md);\n"
+               "                   '-': the JSON to stdout, the table to stderr\n"
                "  --compare FILE.. add columns with the medians of earlier --json runs\n"
-               "  --no-rt          do not ask for SCHED_FIFO (try nice -20, then normal)\n"
-               "  --reps N         samples per single-thread row (two-thread rows: N/4)\n");
+               "  --reps N         samples per single-thread row (two-thread rows: N/4), 10 or more\n"
+               "  --cpus LIST      one-core rows run on the first CPU of LIST, two-core rows on the\n"
+               "                   first two (default 0,1)\n"
+               "  --prio N         run under SCHED_FIFO priority N (1-99); default: the normal\n"
+               "                   scheduler at nice -20 when allowed\n"
+               "  --no-rt          accepted for old scripts: the default (no real-time scheduling)\n"
+               "Exit status: 0 done, 1 the JSON could not be written, 2 usage error.\n");
   return out == stderr ? 2 : 0;
 }
 
@@ -593,7 +613,8 @@ static void print_table(FILE *out, int ncpu)
   uname(&u);
   fprintf(out, "mca sync: synchronization overhead (ns; median, p99, max of each row's samples)\n");
   fprintf(out, "machine  : %s %s %s, %d CPUs\n", u.sysname, u.release, u.machine, ncpu);
-  fprintf(out, "priority : %s; threads pinned (1 core: CPU 0; 2 cores: CPUs 0 and 1)\n", prio_desc);
+  fprintf(out, "priority : %s; threads pinned (1 core: CPU %d; 2 cores: CPUs %d and %d)\n", prio_desc, cpu_a, cpu_a,
+          cpu_b);
   fprintf(out, "timer    : %s, resolution %.2f ns, measurement cost %.1f ns (subtracted)\n",
           use_tsc ? "rdtsc (calibrated against CLOCK_MONOTONIC)" : "clock_gettime(CLOCK_MONOTONIC)",
           timer_resolution_ns, timer_overhead_ticks * ns_per_tick);
@@ -627,20 +648,11 @@ static void print_table(FILE *out, int ncpu)
 
 static int write_json(const char *path, int ncpu, int quick)
 {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "mca sync: cannot write %s: %s\n", path, strerror(errno));
+  FILE *f = mca_output_open("sync", path);
+  if (!f)
     return -1;
-  }
-  struct utsname u;
-  uname(&u);
-  time_t now = time(NULL);
-  char when[32];
-  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  fprintf(f, "{\n\"schema\": \"mca-sync/1\",\n");
-  fprintf(f, "\"date\": \"%s\",\n", when);
-  fprintf(f, "\"machine\": {\"os\": \"%s %s\", \"arch\": \"%s\", \"cpus\": %d},\n", u.sysname, u.release, u.machine,
-          ncpu);
+  (void)ncpu;
+  mca_json_envelope(f, "mca-sync/1");
   fprintf(f,
           "\"config\": {\"quick\": %s, \"priority\": \"%s\", \"timer\": \"%s\", \"timer_resolution_ns\": %.3f, "
           "\"timer_overhead_ns\": %.3f, \"batch\": %d},\n",
@@ -659,22 +671,37 @@ static int write_json(const char *path, int ncpu, int quick)
     first = 0;
   }
   fprintf(f, "\n]\n}\n");
-  return fclose(f) == 0 ? 0 : -1;
+  return mca_output_close(f);
 }
 
 int mca_cmd_sync(int argc, char **argv)
 {
-  int quick = 0, allow_rt = 1, reps = 0;
+  int quick = 0, prio = 0, reps = 0;
   const char *json = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       quick = 1;
     } else if (!strcmp(argv[i], "--no-rt")) {
-      allow_rt = 0;
-    } else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-      json = argv[++i];
-    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      reps = atoi(argv[++i]);
+      prio = 0;
+    } else if (!strcmp(argv[i], "--json")) {
+      if (!(json = mca_opt_value("sync", argc, argv, &i)))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(argv[i], "--reps")) {
+      long long v;
+      const char *a = mca_opt_value("sync", argc, argv, &i);
+      if (!a || mca_parse_int("sync", "--reps", a, 10, 100000000, &v))
+        return MCA_EXIT_USAGE;
+      reps = (int)v;
+    } else if (!strcmp(argv[i], "--prio")) {
+      const char *a = mca_opt_value("sync", argc, argv, &i);
+      if (!a || mca_parse_prio("sync", a, &prio))
+        return MCA_EXIT_USAGE;
+    } else if (!strcmp(argv[i], "--cpus")) {
+      const char *a = mca_opt_value("sync", argc, argv, &i);
+      if (!a || mca_parse_cpus("sync", a))
+        return MCA_EXIT_USAGE;
+      cpu_a = bench_cpus[0];
+      cpu_b = bench_ncpu > 1 ? bench_cpus[1] : bench_cpus[0];
     } else if (!strcmp(argv[i], "--compare")) {
       while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0 && ncmp < MAX_RUNS)
         cmp_names[ncmp++] = argv[++i];
@@ -689,9 +716,14 @@ int mca_cmd_sync(int argc, char **argv)
   int n2 = reps > 0 ? (reps / 4 > 10 ? reps / 4 : 10) : quick ? 300 : 3000;
   int nj = quick ? 100 : 1000;
   int ncpu = mcx_port_ncpus();
+  if (json && mca_check_output("sync", "--json", json))
+    return MCA_EXIT_USAGE;
+  if (json && !strcmp(json, "-"))
+    mca_json_to_stdout();
 
-  raise_priority(allow_rt);
-  mcx_port_pin_self(0);
+  if (raise_priority(prio))
+    return MCA_EXIT_USAGE;
+  mcx_port_pin_self(cpu_a);
   timer_setup(quick);
 
   /* The objects. MRAPI gets a domain of its own, removed at the end. */
@@ -770,7 +802,7 @@ int mca_cmd_sync(int argc, char **argv)
 
   for (int cross = 0; cross <= 1; cross++) {
     int cores = cross ? 2 : 1;
-    if (cross && ncpu < 2) {
+    if (cross && (ncpu < 2 || cpu_a == cpu_b)) {
       skip("event set -> waiter runs", "pthread mutex+condvar", 2, "n/a: one CPU");
       break;
     }

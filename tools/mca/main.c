@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "mca_tool.h"
 #include "mcx_version.h"
 
@@ -15,7 +16,7 @@ static const mca_subcommand_t subcommands[] = {
     {"domains", "list this user's domain partitions (nodes, endpoints, queues); --clean", mca_cmd_domains},
     {"bench", "benchmark matrix of libmca and peer baselines (latency, throughput)", mca_cmd_bench},
     {"stress", "run a declarative topology and verify every item (order, loss, content)", mca_cmd_stress},
-    {"report", "turn bench JSON results into one self-contained HTML page", mca_cmd_report},
+    {"report", "turn the JSON results of these commands into one self-contained HTML page", mca_cmd_report},
     {"coherence", "sequential vs shared vs private arrays: time and coherence counters", mca_cmd_coherence},
     {"model", "performance model: predicted ceiling per type and mode, measured/predicted", mca_cmd_model},
     {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
@@ -28,8 +29,9 @@ static int usage(FILE *out)
   fprintf(out, "usage: mca <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
     fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-  fprintf(out, "\n`mca <command> --help` describes a command's options; `mca --version` prints\n"
-               "the version of the tool and of the libmca it runs with.\n");
+  fprintf(out, "\n`mca help <command>` (or `mca <command> --help`) describes a command's options;\n"
+               "`mca --version` prints the version of the tool and of the libmca it runs with.\n"
+               "Exit status of every command: 0 success, 1 a check or target failed, 2 usage error.\n");
   return out == stderr ? 2 : 0;
 }
 
@@ -37,6 +39,15 @@ int main(int argc, char **argv)
 {
   if (argc < 2)
     return usage(stderr);
+  if (!strcmp(argv[1], "help") && argc >= 3) { /* mca help CMD: that command's --help */
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+      if (!strcmp(argv[2], subcommands[i].name)) {
+        char *args[] = {argv[2], "--help", NULL};
+        return subcommands[i].run(2, args);
+      }
+    fprintf(stderr, "mca help: unknown command '%s'\n", argv[2]);
+    return usage(stderr);
+  }
   if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
     return usage(stdout);
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
@@ -44,8 +55,10 @@ int main(int argc, char **argv)
     return 0;
   }
   for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-    if (!strcmp(argv[1], subcommands[i].name))
+    if (!strcmp(argv[1], subcommands[i].name)) {
+      mca_cli_args(argc - 1, argv + 1);
       return subcommands[i].run(argc - 1, argv + 1);
+    }
   fprintf(stderr, "mca: unknown command '%s'\n", argv[1]);
   return usage(stderr);
 }

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The mca command's conventions (tests/cli_check.sh): --version, mca help CMD,
+# strict numbers, output paths checked first, --json -, the JSON envelope,
+# --timeout as a stall detector, Ctrl-C leaving nothing behind.
+add_test(NAME mca_cli_conventions COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli_check.sh $<TARGET_FILE:mca>
+  ${PROJECT_SOURCE_DIR}/tools/mca/topologies)
+set_tests_properties(mca_cli_conventions PROPERTIES LABELS "unit;bench" TIMEOUT 300 RUN_SERIAL TRUE)

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The mca command's conventions: --version, `mca help CMD`, strict numbers
+# (exit 2, one line, no traceback), output paths checked before a run,
+# `--json -`, the JSON envelope, --timeout as a stall detector, and Ctrl-C
+# leaving no partition or message queue behind.
+# usage: cli_check.sh MCA TOPOLOGY_DIR
+set -uo pipefail
+mca="$1"; topos="$2"
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+
+# expect RC PATTERN -- COMMAND...: exit code, a line matching PATTERN, never a traceback
+expect() {
+  local want="$1" pat="$2"; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -Eq -- "$pat" <<<"$out" || grep -q Traceback <<<"$out"; then
+    bad "$* -> exit $rc (want $want), output: $(head -3 <<<"$out")"
+  else
+    ok "$* -> $rc"
+  fi
+}
+
+expect 0 "^mca [0-9]" -- "$mca" --version
+for c in demo domains bench stress report coherence model sync sem hint; do
+  expect 0 "usage: mca $c" -- "$mca" help "$c"
+done
+expect 2 "unknown command" -- "$mca" help nosuch
+expect 2 "unknown command" -- "$mca" nosuch
+
+# every option of every C subcommand's usage line is described in its --help
+for c in bench stress sync sem coherence domains; do
+  h=$("$mca" help "$c")
+  for o in $(grep -E '^(usage:|  +\[)' <<<"$h" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+    [ "$(grep -c -- "$o" <<<"$h")" -ge 2 ] || { bad "mca $c --help does not describe $o"; }
+  done
+done
+
+# strict numbers
+expect 2 "--repeat: expected a whole number" -- "$mca" bench --repeat 3x
+expect 2 "--repeat: expected a whole number" -- "$mca" bench --repeat -5
+expect 2 "--count: expected a whole number" -- "$mca" stress --count -5 "$topos/ring.json"
+expect 2 "--count: expected a whole number" -- "$mca" stress --count 10k "$topos/ring.json"
+expect 2 "--timeout: expected a number" -- "$mca" stress --timeout 0 "$topos/ring.json"
+expect 2 "--reps: expected a whole number" -- "$mca" sync --reps 3x
+expect 2 "--rounds: expected a whole number" -- "$mca" sem --rounds 0
+expect 2 "--threads: expected" -- "$mca" sem --threads 3,x
+expect 2 "--reps: expected a whole number" -- "$mca" coherence --reps 2.5
+expect 2 "--sizes: expected a size" -- "$mca" coherence --sizes 32K,banana
+expect 2 "--prio: expected a whole number from 1 to 99" -- "$mca" bench --prio 100
+expect 2 "--cpus: expected online CPU numbers" -- "$mca" stress --cpus 0,99999 "$topos/ring.json"
+expect 2 "--cpus: expected online CPU numbers" -- "$mca" sync --cpus x
+expect 2 "--cpus: expected online CPU numbers" -- "$mca" sem --cpus -1
+expect 2 "--cpus: expected two CPUs" -- "$mca" coherence --cpus 0
+# --only that matches nothing
+expect 2 "matches no cell" -- "$mca" bench --smoke --no-scale --only 'no_such_cell_zzz'
+# output paths are checked before the run starts (these would run for minutes)
+for c in "bench --quick" "sync" "sem" "coherence"; do
+  expect 2 "directory /nonexistent/dir does not exist" -- "$mca" $c --json /nonexistent/dir/out.json
+done
+expect 2 "does not exist" -- "$mca" stress --json /nonexistent/dir/out.json "$topos/ring.json"
+
+# --json - : the JSON alone on stdout, with the envelope
+for c in "stress --count 500 $topos/one_channel.json" "domains"; do
+  if "$mca" $c --json - 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in ("schema", "date", "command", "machine", "build"):
+    assert k in d, k
+assert d["command"].startswith("mca "), d["command"]
+assert d["machine"]["cpus"] >= 1 and d["build"]["commit"], d
+'; then ok "mca $c --json - : envelope on stdout"; else bad "mca $c --json -"; fi
+done
+
+# --timeout is a stall detector: a healthy run longer than the timeout passes
+if "$mca" stress --count 1500000 --timeout 1 --json - "$topos/one_channel.json" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["result"]
+assert r["status"] == "ok", r
+assert r["elapsed_s"] > d["config"]["timeout_s"], ("the run was too short to prove anything", r)
+'; then ok "stress --timeout 1: a healthy run longer than 1 s passes"; else bad "stress --timeout is not a stall detector"; fi
+
+# Ctrl-C on a run with process nodes leaves no partition or queue behind
+export MCX_NAMESPACE="cli_check_$$"
+for transport in shm pmq; do
+  [ "$transport" = pmq ] && [ ! -d /dev/mqueue ] && { echo "skip pmq: no /dev/mqueue"; continue; }
+  # "parent": the signal to mca alone (kill); "group": to mca and its nodes, as Ctrl-C in a terminal
+  for target in parent group; do
+    MCX_TRANSPORT=$transport setsid "$mca" stress --count 1000000000 "$topos/processes.json" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do ls /dev/shm | grep -q "$MCX_NAMESPACE" && break; sleep 0.05; done
+    sleep 0.2
+    kids=$(pgrep -P "$pid")
+    if [ "$target" = group ]; then kill -INT -- "-$pid"; else kill -INT "$pid"; fi
+    wait "$pid"; rc=$?
+    left=$(ls /dev/shm /dev/mqueue 2>/dev/null | grep "$MCX_NAMESPACE")
+    alive=""
+    for k in $kids; do kill -0 "$k" 2>/dev/null && alive="$alive $k"; done
+    if [ "$rc" -eq 130 ] && [ -z "$left" ] && [ -z "$alive" ] && [ -n "$kids" ]; then
+      ok "Ctrl-C ($transport, $target): exit 130, nothing left"
+    else
+      bad "Ctrl-C ($transport, $target): exit $rc, left: $left, children: '$kids', alive:$alive"
+      "$mca" domains --clean --namespace "$MCX_NAMESPACE" >/dev/null
+    fi
+  done
+done
+exit $fail

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The conventions every mca subcommand shares (cli.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_report.h"
+#include "cli.h"
+
+#ifndef MCA_VERSION
+#define MCA_VERSION "unknown"
+#endif
+
+/* ---- option values */
+int mca_parse_int(const char *cmd, const char *opt, const char *s, long long min, long long max, long long *out)
+{
+  char *end = NULL;
+  errno = 0;
+  long long v = s && *s ? strtoll(s, &end, 10) : 0;
+  if (!s || !*s || *end || errno == ERANGE || v < min || v > max || (s[0] == ' ')) {
+    fprintf(stderr, "mca %s: %s: expected a whole number from %lld to %lld, got '%s'\n", cmd, opt, min, max,
+            s ? s : "");
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int mca_parse_size(const char *cmd, const char *opt, const char *s, unsigned long long min,
+                   unsigned long long max, unsigned long long *out)
+{
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = 0, mul = 1;
+  int ok = s && *s >= '0' && *s <= '9';
+  if (ok) {
+    v = strtoull(s, &end, 10);
+    if (*end == 'k' || *end == 'K')
+      mul = 1ull << 10, end++;
+    else if (*end == 'm' || *end == 'M')
+      mul = 1ull << 20, end++;
+    else if (*end == 'g' || *end == 'G')
+      mul = 1ull << 30, end++;
+    ok = !*end && errno != ERANGE && v <= max / mul;
+  }
+  if (!ok || v * mul < min || v * mul > max) {
+    fprintf(stderr, "mca %s: %s: expected a size from %llu to %llu (suffixes k, M, G), got '%s'\n", cmd, opt,
+            min, max, s ? s : "");
+    return -1;
+  }
+  *out = v * mul;
+  return 0;
+}
+
+int mca_parse_num(const char *cmd, const char *opt, const char *s, double min, double max, double *out)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = s && *s ? strtod(s, &end) : NAN;
+  if (!s || !*s || *end || errno == ERANGE || isnan(v) || v < min || v > max) {
+    fprintf(stderr, "mca %s: %s: expected a number from %g to %g, got '%s'\n", cmd, opt, min, max, s ? s : "");
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int mca_parse_cpus(const char *cmd, const char *s)
+{
+  if (!s || bench_set_cpus(s)) {
+    fprintf(stderr, "mca %s: --cpus: expected online CPU numbers like 0,1 or 0-3 or 0,2,4-7, got '%s'\n", cmd,
+            s ? s : "");
+    return -1;
+  }
+  return 0;
+}
+
+int mca_parse_prio(const char *cmd, const char *s, int *prio)
+{
+  long long v;
+  if (mca_parse_int(cmd, "--prio", s, 1, 99, &v))
+    return -1;
+  *prio = (int)v;
+  return 0;
+}
+
+int mca_set_prio(const char *cmd, int prio)
+{
+  struct sched_param sp = {.sched_priority = prio};
+  int r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+  if (r) {
+    fprintf(stderr, "mca %s: --prio %d: SCHED_FIFO refused (%s); run with CAP_SYS_NICE or an rtprio limit\n", cmd,
+            prio, strerror(r));
+    return -1;
+  }
+  return 0;
+}
+
+const char *mca_opt_value(const char *cmd, int argc, char **argv, int *i)
+{
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "mca %s: %s needs a value (mca %s --help)\n", cmd, argv[*i], cmd);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+/* ---- outputs */
+int mca_check_output(const char *cmd, const char *opt, const char *path)
+{
+  if (!path || !strcmp(path, "-"))
+    return 0;
+  struct stat st;
+  if (!*path) {
+    fprintf(stderr, "mca %s: %s: empty path\n", cmd, opt);
+    return -1;
+  }
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "mca %s: %s %s: is a directory\n", cmd, opt, path);
+      return -1;
+    }
+    if (access(path, W_OK)) {
+      fprintf(stderr, "mca %s: %s %s: not writable (%s)\n", cmd, opt, path, strerror(errno));
+      return -1;
+    }
+    return 0;
+  }
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = 0;
+  else
+    *slash = 0;
+  if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "mca %s: %s %s: directory %s does not exist\n", cmd, opt, path, dir);
+    return -1;
+  }
+  if (access(dir, W_OK)) {
+    fprintf(stderr, "mca %s: %s %s: directory %s is not writable\n", cmd, opt, path, dir);
+    return -1;
+  }
+  return 0;
+}
+
+static int saved_stdout = -1;
+
+void mca_json_to_stdout(void)
+{
+  if (saved_stdout >= 0)
+    return;
+  fflush(stdout);
+  saved_stdout = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (saved_stdout >= 0)
+    dup2(2, 1);
+}
+
+FILE *mca_output_open(const char *cmd, const char *path)
+{
+  FILE *f;
+  if (!strcmp(path, "-")) {
+    int fd = saved_stdout >= 0 ? dup(saved_stdout) : dup(1);
+    f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  } else {
+    f = fopen(path, "w");
+  }
+  if (!f)
+    fprintf(stderr, "mca %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+  return f;
+}
+
+int mca_output_close(FILE *f)
+{
+  if (!f)
+    return -1;
+  int bad = ferror(f);
+  return fclose(f) || bad ? -1 : 0;
+}
+
+/* ---- the envelope */
+void mca_json_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static int cli_argc;
+static char **cli_argv;
+
+void mca_cli_args(int argc, char **argv)
+{
+  cli_argc = argc;
+  cli_argv = argv;
+}
+
+const char *mca_command_line(void)
+{
+  int argc = cli_argc;
+  char **argv = cli_argv;
+  static char line[1024];
+  size_t k = (size_t)snprintf(line, sizeof line, "mca");
+  for (int i = 0; i < argc && k < sizeof line - 4; i++) {
+    const char *a = argv[i];
+    int plain = *a != 0;
+    for (const char *p = a; *p; p++)
+      if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:+@%", *p))
+        plain = 0;
+    if (plain) {
+      k += (size_t)snprintf(line + k, sizeof line - k, " %s", a);
+    } else {
+      k += (size_t)snprintf(line + k, sizeof line - k, " '");
+      for (const char *p = a; *p && k < sizeof line - 6; p++)
+        k += (size_t)snprintf(line + k, sizeof line - k, *p == '\'' ? "'\\''" : "%c", *p);
+      k += (size_t)snprintf(line + k, sizeof line - k, "'");
+    }
+  }
+  return line;
+}
+
+static int affinity_cpus(void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set))
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+  return CPU_COUNT(&set);
+}
+
+static void envelope_members(FILE *f)
+{
+  static bench_machine_t m;
+  static int have;
+  if (!have) {
+    bench_machine_read(&m);
+    have = 1;
+  }
+  struct utsname u;
+  memset(&u, 0, sizeof u);
+  uname(&u);
+  time_t t = time(NULL);
+  char date[32];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  fputs("\"date\": ", f);
+  mca_json_str(f, date);
+  fputs(",\n\"command\": ", f);
+  mca_json_str(f, mca_command_line());
+  fputs(",\n\"machine\": {\"cpu\": ", f);
+  mca_json_str(f, m.cpu);
+  fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", affinity_cpus(), m.virtualized ? "true" : "false");
+  mca_json_str(f, m.kernel);
+  char os[200];
+  snprintf(os, sizeof os, "%s %s", u.sysname, u.release);
+  fputs(", \"os\": ", f);
+  mca_json_str(f, os);
+  fputs(", \"arch\": ", f);
+  mca_json_str(f, u.machine);
+  fputs("},\n\"build\": {\"version\": ", f);
+  mca_json_str(f, MCA_VERSION);
+  fputs(", \"compiler\": ", f);
+  mca_json_str(f, m.compiler);
+  fputs(", \"flags\": ", f);
+  mca_json_str(f, m.flags);
+  fputs(", \"build_type\": ", f);
+  mca_json_str(f, m.build_type);
+  fputs(", \"commit\": ", f);
+  mca_json_str(f, m.commit);
+  fputs(", \"commit_source\": ", f);
+  mca_json_str(f, m.commit_source);
+  fprintf(f, ", \"dirty\": %s}", m.dirty ? "true" : "false");
+}
+
+void mca_json_envelope(FILE *f, const char *schema)
+{
+  fputs("{\n\"schema\": ", f);
+  mca_json_str(f, schema);
+  fputs(",\n", f);
+  envelope_members(f);
+  fputs(",\n", f);
+}
+
+char *mca_json_envelope_object(void)
+{
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  if (!f)
+    return NULL;
+  fputs("{", f);
+  envelope_members(f);
+  fputs("}", f);
+  fclose(f);
+  return buf;
+}
+
+/* ---- Ctrl-C: children, then what they and we left in /dev/shm and /dev/mqueue */
+static int sig_pipe[2] = {-1, -1};
+static const char *sig_cmd = "";
+static atomic_int cleaning; /* an interrupt is being cleaned up: the process ends in cleanup_thread */
+
+/* exit() from another thread while the cleanup runs waits for it (it ends the process with _exit). */
+static void wait_for_cleanup(void)
+{
+  if (atomic_load(&cleaning))
+    for (;;)
+      pause();
+}
+
+static void on_signal(int sig)
+{
+  unsigned char b = (unsigned char)sig;
+  atomic_store(&cleaning, 1); /* lock-free: safe in a handler; exit() now waits for the cleanup */
+  ssize_t w = write(sig_pipe[1], &b, 1); /* async-signal-safe; the cleanup thread does the rest */
+  (void)w;
+}
+
+/* Every process forked since the handler was installed records its pid here
+ * (shared memory), so the cleanup knows the partitions of nodes that have
+ * already died of the signal and been reaped. */
+enum { MAX_FORKED = 1024 };
+static struct forked {
+  atomic_int n;
+  int pid[MAX_FORKED];
+} *forked;
+
+static void child_after_fork(void)
+{
+  if (forked) {
+    int k = atomic_fetch_add(&forked->n, 1);
+    if (k < MAX_FORKED)
+      forked->pid[k] = (int)getpid();
+  }
+  /* A forked node dies of the signal itself; the parent cleans up. */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+}
+
+/* The direct children of this process, from /proc. */
+static int children(int *pids, int cap)
+{
+  int n = 0;
+  DIR *d = opendir("/proc");
+  if (!d)
+    return 0;
+  struct dirent *e;
+  pid_t me = getpid();
+  while ((e = readdir(d)) && n < cap) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
+      continue;
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%.256s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    char *rp = strrchr(buf, ')'); /* "pid (comm) S ppid ..." - comm may hold spaces */
+    int ppid = 0;
+    char state;
+    if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == me)
+      pids[n++] = atoi(e->d_name);
+  }
+  closedir(d);
+  return n;
+}
+
+static void *cleanup_thread(void *arg)
+{
+  (void)arg;
+  unsigned char sig = 0;
+  while (read(sig_pipe[0], &sig, 1) != 1)
+    if (errno != EINTR)
+      return NULL;
+  atomic_store(&cleaning, 1);
+  static int pids[1 + 256 + MAX_FORKED];
+  int n = children(pids + 1, 256);
+  for (int i = 1; i <= n; i++)
+    kill(pids[i], SIGKILL);
+  for (int i = 1; i <= n; i++)
+    waitpid(pids[i], NULL, 0);
+  pids[0] = getpid();
+  int all = n + 1;
+  int nf = forked ? atomic_load(&forked->n) : 0;
+  for (int i = 0; i < nf && i < MAX_FORKED; i++)
+    pids[all++] = forked->pid[i];
+  fprintf(stderr, "\nmca %s: interrupted (%s)%s\n", sig_cmd, strsignal(sig),
+          n ? "; stopped the forked nodes" : "");
+  int removed = mca_domains_remove_owned(pids, all, stderr);
+  if (removed)
+    fprintf(stderr, "mca %s: removed %d partition(s) this run left\n", sig_cmd, removed);
+  _exit(128 + sig);
+  return NULL;
+}
+
+void mca_cleanup_on_interrupt(const char *cmd)
+{
+  static int installed;
+  if (installed)
+    return;
+  installed = 1;
+  sig_cmd = cmd;
+  if (pipe(sig_pipe))
+    return;
+  fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC);
+  fcntl(sig_pipe[1], F_SETFD, FD_CLOEXEC);
+  pthread_t t;
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &a, cleanup_thread, NULL)) {
+    pthread_attr_destroy(&a);
+    return;
+  }
+  pthread_attr_destroy(&a);
+  forked = bench_shared_alloc(sizeof *forked);
+  pthread_atfork(NULL, NULL, child_after_fork);
+  atexit(wait_for_cleanup);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}

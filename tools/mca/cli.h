@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every mca subcommand does the same way: strict option values, CPU
+ * lists and real-time priority, output paths checked before a long run,
+ * `--json -`, the JSON envelope (docs/json.md), and leaving no partition or
+ * message queue behind on Ctrl-C.
+ *
+ * Exit codes of every subcommand: 0 success, 1 a check or target failed,
+ * 2 usage error (a bad option or value, an unreadable input, an output that
+ * cannot be written). Every parser below prints one line
+ * "mca CMD: --opt: expected ..., got 'x'" and returns -1 on a bad value.
+ */
+#ifndef MCA_CLI_H
+#define MCA_CLI_H
+
+#include <stdio.h>
+
+#define MCA_EXIT_OK 0
+#define MCA_EXIT_FAIL 1
+#define MCA_EXIT_USAGE 2
+
+/** A whole decimal integer in [min, max]: "3x", "", "-5" below a positive min, overflow are refused. */
+int mca_parse_int(const char *cmd, const char *opt, const char *s, long long min, long long max, long long *out);
+/** A whole number in [min, max] that may end in k/K (x1024), m/M (x1024^2) or g/G when @p suffixes. */
+int mca_parse_size(const char *cmd, const char *opt, const char *s, unsigned long long min,
+                   unsigned long long max, unsigned long long *out);
+/** A decimal number (e.g. seconds) in [min, max]. */
+int mca_parse_num(const char *cmd, const char *opt, const char *s, double min, double max, double *out);
+/** --cpus LIST ("0,2,4-7"): online CPUs only; fills the list the measurement uses (bench_cpus). */
+int mca_parse_cpus(const char *cmd, const char *s);
+/** --prio N: a SCHED_FIFO priority 1..99. */
+int mca_parse_prio(const char *cmd, const char *s, int *prio);
+/** Puts the calling thread under SCHED_FIFO @p prio; prints why not (e.g. no CAP_SYS_NICE) and returns -1. */
+int mca_set_prio(const char *cmd, int prio);
+
+/** The value of option argv[*i] (advancing *i), or NULL after "mca CMD: OPT needs a value". */
+const char *mca_opt_value(const char *cmd, int argc, char **argv, int *i);
+
+/**
+ * Checks, before any work, that @p path can be written: "-" (standard
+ * output) always; otherwise its directory exists and is writable and the path
+ * is not a directory. Creates nothing. 0, or -1 after one line.
+ */
+int mca_check_output(const char *cmd, const char *opt, const char *path);
+/**
+ * For `--json -`: from now on the subcommand's table and messages (stdout)
+ * go to stderr, so standard output carries only the JSON. Call once, before
+ * printing anything.
+ */
+void mca_json_to_stdout(void);
+/** Opens an output: "-" is the standard output saved by mca_json_to_stdout. NULL after a message. */
+FILE *mca_output_open(const char *cmd, const char *path);
+/** Closes what mca_output_open returned; -1 when writing failed (disk full). */
+int mca_output_close(FILE *f);
+
+/** Remembers the subcommand's arguments (argv[0] its name) for the envelope (main.c). */
+void mca_cli_args(int argc, char **argv);
+/** The command line as run ("mca bench --quick --json x.json"), shell-quoted where needed. */
+const char *mca_command_line(void);
+/**
+ * Writes the opening of a result object: "{", then schema, date, command,
+ * machine and build (docs/json.md), each followed by ",\n". The subcommand
+ * writes its results next and closes the object.
+ */
+void mca_json_envelope(FILE *f, const char *schema);
+/** The envelope's members as one JSON object (no schema), for the Python helpers ($MCA_JSON_ENVELOPE). */
+char *mca_json_envelope_object(void);
+/** A JSON string literal (quotes and escapes). */
+void mca_json_str(FILE *f, const char *s);
+
+/**
+ * Ctrl-C (SIGINT), SIGTERM and SIGHUP: the forked children of this process
+ * are killed, then the MCAPI partitions and message queues that only this
+ * process and its children used are removed and named on stderr; exit 130
+ * (128 + the signal). Forked children die of the signal themselves.
+ */
+void mca_cleanup_on_interrupt(const char *cmd);
+
+/**
+ * Removes the partitions (and their message queues) of this user whose
+ * nodes were all this process, its children, or dead. Names each removed one
+ * on @p log. Returns how many were removed. (cmd_domains.c)
+ */
+int mca_domains_remove_owned(const int *pids, int npids, FILE *log);
+
+#endif
