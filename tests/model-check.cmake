@@ -25,6 +25,12 @@ if(MCA_SPIN AND NOT CMAKE_C_FLAGS MATCHES "-fsanitize")
     add_test(NAME ${name} COMMAND ${_mc}/check.sh ${_mc}/${model}.pml ${want} ${def})
     set_tests_properties(${name} PROPERTIES LABELS "unit;model-check" TIMEOUT 300 SKIP_RETURN_CODE 77)
   endforeach()
+  # The asymmetric wake-up (membarrier on the sleeper's side, no fence on the notifier's).
+  add_test(NAME modelcheck_wakeup_asym COMMAND ${_mc}/check.sh ${_mc}/wakeup.pml pass -DASYM)
+  add_test(NAME modelcheck_wakeup_asym_no_heavy_must_fail
+           COMMAND ${_mc}/check.sh ${_mc}/wakeup.pml fail -DASYM -DNOHEAVY)
+  set_tests_properties(modelcheck_wakeup_asym modelcheck_wakeup_asym_no_heavy_must_fail PROPERTIES
+    LABELS "unit;model-check" TIMEOUT 300 SKIP_RETURN_CODE 77)
 else()
   message(STATUS "model checking: spin not found; tests/model-check is skipped (scripts/deps.sh ship)")
 endif()

@@ -10,9 +10,17 @@
  * by a seq_cst load (mcx__wp_notify_after_rmw, the data path) and a plain
  * store followed by F-W2 (mcx__wp_notify, the control paths).
  *
+ * -DASYM: the asymmetric form (Linux membarrier): the notifier's F-W2 is a
+ * compiler barrier only, and the waiter, after F-W1, issues the heavy barrier
+ * H-W1, which makes the notifier execute a full barrier at some point while
+ * it runs: modelled as "the notifier's buffered stores have all reached
+ * memory" (its loads already run in program order). Every publish here is a
+ * plain release store (the data path's R1/R2 are release stores).
+ *
  * Checked: no lost wake-up: the waiter always ends (a waiter asleep forever
  * is an invalid end state).
  * -DWEAK: the control-path notifier without F-W2; the model must then fail.
+ * -DASYM -DNOHEAVY: the asymmetric form without H-W1; it must fail too.
  */
 #define NT 2
 #define K 4
@@ -35,6 +43,9 @@ proctype waiter() {
        ld(0, SEQ, key);                 /* A-W1 */
        fadd_sc(0, SLEEPERS, 1, old);
        fence_sc(0);                     /* F-W1 */
+#if defined(ASYM) && !defined(NOHEAVY)
+       (bn[1] == 0);                    /* H-W1: membarrier */
+#endif
        ld(0, FLAG, f);                  /* re-check */
        if
        :: f -> fadd_sc(0, SLEEPERS, 255, old); break /* cancel */
@@ -50,6 +61,10 @@ proctype waiter() {
 
 proctype notifier() {
   byte s, old;
+#ifdef ASYM
+  st_release(1, FLAG, 1);               /* R1: a release store */
+  ld(1, SLEEPERS, s);                   /* F-W2 light: program order only */
+#else
   if
   :: xchg_sc(1, FLAG, 1, old);          /* the publish is a seq_cst RMW */
      ld(1, SLEEPERS, s)                 /* seq_cst load */
@@ -59,6 +74,7 @@ proctype notifier() {
 #endif
      ld(1, SLEEPERS, s)
   fi;
+#endif
   if
   :: s != 0 ->
      fadd_sc(1, SEQ, 1, old);           /* R-W1 */
