@@ -520,18 +520,28 @@ int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *
   mcx__endpoint_t *e;
   if (mcx__ep_resolve(d, eh, &e))
     return MCX_ECLOSED;
+again:;
   /* A-C2 — acquire: pairs with R-C2 (connect): the record is initialized. */
   uint32_t w = mcx_load_acquire(&e->chan);
   if (!W_REC(w))
     return W_FLAGS(w) & MCX_CHW_OPEN_PENDING ? MCX_EAGAIN : MCX_ENOTOPEN;
+  if (W_REC(w) > d->g.n_chans)
+    return MCX_ENOTOPEN; /* not a record of this layout (corrupt word) */
   mcx__chan_t *ch = chan_at(d, W_REC(w) - 1);
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   for (;;) {
     uint32_t own = ST_SIDE(st, dir), peer = ST_SIDE(st, !dir);
     if ((st & ST_LIVE) && own == S_CLOSED && (W_FLAGS(w) & MCX_CHW_OPEN_PENDING))
       return MCX_EAGAIN; /* waits for the next connection */
-    if (!(st & ST_LIVE) || own != S_OPENP)
+    if (!(st & ST_LIVE) || own != S_OPENP) {
+      /* A tear-down between our two reads rewrites the endpoint's word (R-C2)
+       * before it frees the record (R-C3): a word that moved on means this
+       * state belongs to the old connection, so look again. Each retry needs
+       * another tear-down or connect. */
+      if (mcx_load_acquire(&e->chan) != w) /* A-C2 */
+        goto again;
       return MCX_ENOTOPEN; /* closed or finalized meanwhile */
+    }
     /* Opens are synchronizing: wait until the other side has opened too (it
      * may have opened, sent and closed already: its packets are queued). The
      * reference completes an open once the endpoint is connected: programs

@@ -59,7 +59,8 @@ static mcapi_status_t wait_req(mcapi_request_t *r)
 {
   mcapi_status_t st;
   size_t n;
-  mcapi_wait(r, &n, MCAPI_TIMEOUT_INFINITE, &st);
+  /* Bounded: a request that never completes fails the test, not the run. */
+  mcapi_wait(r, &n, 60000, &st);
   return st;
 }
 
@@ -368,6 +369,10 @@ static void cycle_phase(struct ctx *c)
     /* Opened before or after the connection: either is fine. */
     mcapi_pktchan_recv_open_i(&rh, me, &r, &st);
     CHECK_STARTED(st);
+    if (st != MCAPI_SUCCESS && st != MCAPI_PENDING) {
+      atomic_store(&c->failed, 1); /* the sender stops its cycles */
+      break;
+    }
     mcapi_request_t *rs[1] = {&r};
     size_t n;
     int opened = 0;
