@@ -130,6 +130,10 @@ size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_l
   l->rcap = pow2_at_least(2 * qcap);
   l->nbufs = MCAPI_MAX_BUFFERS;
   l->stride = (uint32_t)align_up(MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_PKT_SIZE : 1, MCAPI_BUF_ALIGN);
+  /* Colour: an odd number of alignment units apart, so consecutive buffers
+   * start in different cache sets. */
+  if ((l->stride / MCAPI_BUF_ALIGN) % 2 == 0)
+    l->stride += MCAPI_BUF_ALIGN;
   l->off_chans = align_up(off, 4096);
   off = l->off_chans + sizeof(mcx__chan_area_t) + (size_t)l->n * sizeof(mcx__chan_t);
   l->off_slots = align_up(off, 4096);

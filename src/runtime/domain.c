@@ -115,7 +115,7 @@ static void partition_name(char *out, size_t n, uint32_t domain_id)
 }
 
 typedef struct layout {
-  uint32_t max_eps, qcap, max_msg, nprio;
+  uint32_t max_eps, qcap, max_msg, nprio, big_stride;
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
   mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan.c) */
 } layout_t;
@@ -143,7 +143,13 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   l->off_slots = off;
   off = align_up(off + nrings * l->qcap * sizeof(mcx__msg_slot_t), 4096);
   l->off_big = off;
-  off = align_up(off + nrings * l->qcap * (size_t)l->max_msg, 4096);
+  /* Big buffers: an odd number of cache lines apart, so consecutive buffers
+   * start in different cache sets (a power-of-two stride maps them all to the
+   * same few sets). */
+  l->big_stride = (uint32_t)align_up(l->max_msg ? l->max_msg : 1, MCX_CACHELINE);
+  if ((l->big_stride / MCX_CACHELINE) % 2 == 0)
+    l->big_stride += MCX_CACHELINE;
+  off = align_up(off + nrings * l->qcap * (size_t)l->big_stride, 4096);
   l->off_states = off;
   off = align_up(off + MCX_STATE_CHANNELS * sizeof(mcx__state_t), 4096);
   l->off_state_bufs = off;
@@ -290,6 +296,7 @@ int mcx__take_geometry(mcx__domain_t *d)
   g->nprio = l.nprio;
   g->qcap = l.qcap;
   g->max_msg = l.max_msg;
+  g->big_stride = l.big_stride;
   g->n_chans = l.chan.n;
   g->off_chan_slots = l.chan.off_slots;
   g->chan_cap = l.chan.cap;

@@ -28,7 +28,7 @@
 #include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 2u
+#define MCX_PART_VERSION 3u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2, MCX_LOCK_KERNEL = 3 };
@@ -149,7 +149,7 @@ typedef struct mcx__state {
 typedef struct mcx__geom {
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, off_chans;
   size_t off_chan_slots;
-  uint32_t max_endpoints, nprio, qcap, max_msg, n_chans, chan_cap, chan_rcap;
+  uint32_t max_endpoints, nprio, qcap, max_msg, big_stride, n_chans, chan_cap, chan_rcap;
 } mcx__geom_t;
 
 /** A process's view of one domain partition. */
@@ -219,9 +219,9 @@ static inline mcx__ring_view_t mcx__ring_of(const mcx__domain_t *d, uint32_t idx
   mcx__ring_view_t v;
   v.ring = (mcx__mpsc_ring_t *)(d->base + h->off_rings + ring_no * sizeof(mcx__mpsc_ring_t));
   v.slots = (mcx__msg_slot_t *)(d->base + h->off_slots + ring_no * h->qcap * sizeof(mcx__msg_slot_t));
-  v.big = d->base + h->off_big + ring_no * h->qcap * (size_t)h->max_msg;
+  v.big = d->base + h->off_big + ring_no * h->qcap * (size_t)h->big_stride;
   v.mask = depth - 1;
-  v.big_stride = h->max_msg;
+  v.big_stride = h->big_stride;
   return v;
 }
 
