@@ -615,6 +615,8 @@ int mca_cmd_bench(int argc, char **argv)
     fprintf(stderr, "mca bench: --only '%s' matches no cell (ids look like msg.lockfree.spread.in.shm.24B.copy, "
                     "peer.pipe.spread.24B.copy, sweep.pkt.lockfree.spread.4096B.sum, scale., state.lockfree)\n",
             o.only);
+    regfree(&o.only_re);
+    free(r);
     return MCA_EXIT_USAGE;
   }
   int total = 0;
