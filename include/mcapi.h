@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mcapi.h
+ * @retval MCAPI_ERR_TRANSMISSION the next packet's slot was corrupt in shared
+ *         memory (a buffer or size no sender could have written): it is dropped.
  * @brief MCAPI 2.015: communication between nodes of one multicore system.
  *
  * Every function reports its outcome through its last argument, a
@@ -478,6 +480,8 @@ void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t bu
  * @retval MCAPI_ERR_MSG_TRUNCATED the message was larger than @p buffer_size:
  *         the first @p buffer_size bytes were stored, @p received_size holds the
  *         full size, and the message is consumed.
+ * @retval MCAPI_ERR_TRANSMISSION the next queued message was corrupt in shared
+ *         memory (an impossible size, written by a faulty process): it is dropped.
  */
 void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
                     size_t *received_size, mcapi_status_t *mcapi_status);

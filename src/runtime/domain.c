@@ -506,6 +506,8 @@ void mcx__admin_unlock(mcx__domain_t *d) { mcx__rmutex_unlock(&d->hdr->admin, mc
 
 int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
 {
+  if (slot >= MCA_MAX_NODES) /* a slot number read from the partition: checked */
+    return 0;
   const mcx__node_t *n = &mcx__nodes(d)[slot];
   return mcx_load_acquire(&n->state) == NODE_ACTIVE &&
          mcx_port_tid_alive(mcx_load_relaxed(&n->tid));

@@ -175,6 +175,8 @@ int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
       return MCX_OK;
     if (o == MCX_RING_TRUNCATED)
       return MCX_ETRUNC;
+    if (o == MCX_RING_CORRUPT)
+      return MCX_EIO;
     if (o == MCX_RING_EMPTY || i == BUT_RETRIES)
       return MCX_EAGAIN;
     mcx_port_cpu_relax();
@@ -200,6 +202,8 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
      * off, since that reads the producers' tail line. */
     int classify = b.spins + 1 >= b.limit;
     mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, classify);
+    if (o == MCX_RING_CORRUPT)
+      return MCX_EIO;
     if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
       mcx__backoff_end(&b);
       return o == MCX_RING_OK ? MCX_OK : MCX_ETRUNC;
@@ -216,6 +220,10 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
       continue;
     uint32_t key = mcx__wp_prepare(&ep->recv_wp);
     o = recv_once(d, ep, h, buf, cap, size, 0);
+    if (o == MCX_RING_CORRUPT) {
+      mcx__wp_cancel(&ep->recv_wp);
+      return MCX_EIO;
+    }
     if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
       mcx__wp_cancel(&ep->recv_wp);
       mcx__backoff_end(&b);

@@ -85,7 +85,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
     used &= used - 1;
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
     mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, classify);
-    if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
+    if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED || o == MCX_RING_CORRUPT) {
       res = o;
       break;
     }
@@ -94,7 +94,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   }
   if (glock)
     mcx__gunlock(d);
-  if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED)
+  if (res == MCX_RING_OK || res == MCX_RING_TRUNCATED || res == MCX_RING_CORRUPT)
     mcx__wp_notify(&ep->space_wp, d->shared); /* F-W2 after R2 */
   return res;
 }
@@ -110,7 +110,10 @@ MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t 
                        0))
     return MCX_EAGAIN;
   mcx__ring_outcome_t o = mcx__msg_dequeue_once(d, ep, buf, cap, size, 0, 0);
-  return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_EAGAIN;
+  return o == MCX_RING_OK          ? MCX_OK
+         : o == MCX_RING_TRUNCATED ? MCX_ETRUNC
+         : o == MCX_RING_CORRUPT   ? MCX_EIO
+                                   : MCX_EAGAIN;
 }
 
 #endif

@@ -220,7 +220,10 @@ static inline mcx__ring_view_t mcx__ring_of(const mcx__domain_t *d, uint32_t idx
   v.ring = (mcx__mpsc_ring_t *)(d->base + h->off_rings + ring_no * sizeof(mcx__mpsc_ring_t));
   v.slots = (mcx__msg_slot_t *)(d->base + h->off_slots + ring_no * h->qcap * sizeof(mcx__msg_slot_t));
   v.big = d->base + h->off_big + ring_no * h->qcap * (size_t)h->big_stride;
-  v.mask = depth - 1;
+  /* depth comes from the shared endpoint record: a value that is not a power
+   * of two within the layout's capacity (corrupt) counts as the capacity, so
+   * the ring is never indexed past its end and every side agrees. */
+  v.mask = (depth & (depth - 1)) == 0 && depth - 1 < h->qcap ? depth - 1 : h->qcap - 1;
   v.big_stride = h->big_stride;
   return v;
 }

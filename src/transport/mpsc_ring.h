@@ -83,6 +83,7 @@ typedef enum mcx__ring_outcome {
   MCX_RING_EMPTY_BUT_PRODUCER_INSERTING,
   MCX_RING_CLOSED_OR_STALE, /* deleted, or the generation moved on */
   MCX_RING_TRUNCATED,       /* dequeued, but the payload did not fit */
+  MCX_RING_CORRUPT,         /* a slot with an impossible size: released, nothing copied */
 } mcx__ring_outcome_t;
 
 /** Copies @p n <= MCX_SLOT_INLINE bytes with fixed-size moves (two that may
@@ -252,6 +253,14 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_deque
   }
   mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
   uint32_t size = s->size;
+  if (__builtin_expect(size > v->big_stride && size > MCX_SLOT_INLINE, 0)) {
+    /* Shared memory is input: a size no sender could have written. The slot
+     * is released and the message reported lost, never read past its buffer. */
+    mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
+    mcx_store_relaxed(&r->head, want);
+    *out_size = 0;
+    return MCX_RING_CORRUPT;
+  }
   size_t n = size <= cap_bytes ? size : cap_bytes;
   if (size <= MCX_SLOT_INLINE)
     mcx__copy_small(buf, s->data, n);
