@@ -68,7 +68,7 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
     return MCAPI_ERR_BUF_INVALID;
   case MCX_EISOPEN:
     return MCAPI_ERR_CHAN_OPEN;
-  case MCX_EIO: /* a corrupt slot read from the partition: the item is lost */
+  case MCX_ECORRUPT: /* a corrupt slot read from the partition: the item is lost */
     return MCAPI_ERR_TRANSMISSION;
   default:
     return MCAPI_ERR_GENERAL;

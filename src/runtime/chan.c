@@ -1153,7 +1153,7 @@ static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t
     /* Shared memory is input: an index or size no sender could have written. */
     MCX_DEBUG(1, "packet channel %u: corrupt slot (buffer %llu, size %u) dropped",
               chan_idx(d, ch), (unsigned long long)b, meta);
-    return MCX_EIO;
+    return MCX_ECORRUPT;
   }
   /* Holder-owned word: relaxed is enough for our own later release. */
   mcx_store_relaxed(&d->pkt_state[b], PB_WORD(mcx__self.node_slot, ST_GEN(st), chan_idx(d, ch)));

@@ -176,7 +176,7 @@ int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     if (o == MCX_RING_TRUNCATED)
       return MCX_ETRUNC;
     if (o == MCX_RING_CORRUPT)
-      return MCX_EIO;
+      return MCX_ECORRUPT;
     if (o == MCX_RING_EMPTY || i == BUT_RETRIES)
       return MCX_EAGAIN;
     mcx_port_cpu_relax();
@@ -203,7 +203,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     int classify = b.spins + 1 >= b.limit;
     mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, classify);
     if (o == MCX_RING_CORRUPT)
-      return MCX_EIO;
+      return MCX_ECORRUPT;
     if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
       mcx__backoff_end(&b);
       return o == MCX_RING_OK ? MCX_OK : MCX_ETRUNC;
@@ -222,7 +222,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     o = recv_once(d, ep, h, buf, cap, size, 0);
     if (o == MCX_RING_CORRUPT) {
       mcx__wp_cancel(&ep->recv_wp);
-      return MCX_EIO;
+      return MCX_ECORRUPT;
     }
     if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
       mcx__wp_cancel(&ep->recv_wp);

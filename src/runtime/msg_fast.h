@@ -112,7 +112,7 @@ MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t 
   mcx__ring_outcome_t o = mcx__msg_dequeue_once(d, ep, buf, cap, size, 0, 0);
   return o == MCX_RING_OK          ? MCX_OK
          : o == MCX_RING_TRUNCATED ? MCX_ETRUNC
-         : o == MCX_RING_CORRUPT   ? MCX_EIO
+         : o == MCX_RING_CORRUPT   ? MCX_ECORRUPT
                                    : MCX_EAGAIN;
 }
 
