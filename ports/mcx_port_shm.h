@@ -32,7 +32,10 @@ typedef struct mcx_port_shm {
  * @retval 0 created; @p out holds it open
  * @retval MCX_EEXIST an object of that name exists already
  * @retval MCX_EINVAL bad name or size 0
- * @retval MCX_EIO the OS refused (permissions, no space)
+ * @retval MCX_ENOMEM the file system has no room for @p size bytes (the
+ *         pages are reserved now, posix_fallocate, so a full /dev/shm is
+ *         this error and never a SIGBUS at a later access)
+ * @retval MCX_EIO the OS refused (permissions)
  */
 int mcx_port_shm_create(const char *name, size_t size, mcx_port_shm_t *out);
 
@@ -90,5 +93,32 @@ uint32_t mcx_port_fork_generation(void);
  * @return 1 alive, 0 dead (or never existed)
  */
 int mcx_port_tid_alive(uint32_t tid);
+
+/** @brief The process (thread group) of thread @p tid; 0 when it does not run. */
+uint32_t mcx_port_tid_pid(uint32_t tid);
+
+/**
+ * @brief Fills @p buf with @p n bytes from the kernel's random source
+ * (getrandom, else /dev/urandom). @retval 0 @retval MCX_EIO none available
+ */
+int mcx_port_random(void *buf, size_t n);
+
+/**
+ * @brief Owner and mode of the named object @p name, when it exists.
+ * @retval 0 *uid, *mode (permission bits) and *size set
+ * @retval MCX_ENOENT no such object
+ * @retval MCX_EIO it could not be examined
+ */
+int mcx_port_shm_stat(const char *name, uint32_t *uid, unsigned *mode, size_t *size);
+
+/**
+ * @brief A directory only the calling user can use (mode 0700, owned by it),
+ * created when missing: $XDG_RUNTIME_DIR/libmca, else /run/user/<uid>/libmca,
+ * else $HOME/.cache/libmca. Refuses any candidate that another user owns or
+ * others can write.
+ * @retval 0 the path is in @p out
+ * @retval MCX_ENOENT none is usable
+ */
+int mcx_port_private_dir(char *out, size_t n);
 
 #endif /* MCX_PORT_SHM_H */

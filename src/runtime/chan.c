@@ -246,7 +246,7 @@ static uint32_t ep_word(uint32_t type, uint32_t flags, uint32_t rec_plus1)
 static uint32_t dir_flag(uint32_t dir) { return dir == MCX_CHAN_SEND ? MCX_CHW_SEND : MCX_CHW_RECV; }
 
 /* ---- pmq transport (transport/pmq.c): the connection's data travels in one
- * POSIX message queue, made by whichever side uses it first and unlinked at
+ * POSIX message queue, made exclusively by connect and unlinked at
  * tear-down; the state machine and the wait points stay as they are. Packets are copied out of the queue
  * into a process-local pool: no zero-copy over a message queue. */
 static mcx__pmq_chan_t pmq_chan(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t st)
@@ -364,6 +364,13 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   mcx__spsc_view_t dv = data_view(d, ch), rv = ret_view(d, ch);
   mcx__spsc_init(&dv);
   mcx__spsc_init(&rv);
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    /* The connection's queue is made here, once, exclusively (O_EXCL), before
+     * anything is published: no side ever takes an existing object for it. */
+    mcx__pmq_chan_t c = pmq_chan(d, ch, gen << 16);
+    if ((r = mcx__pmq_chan_create(d, &c)) != MCX_OK)
+      goto out;
+  }
   st = gen << 16 | ST_LIVE;
   for (uint32_t dir = 0; dir < 2; dir++)
     if (w[dir]) /* an open was issued before the connection: it is pending now */

@@ -173,6 +173,10 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->max_msg = l->max_msg;
   h->owner_uid = mcx_port_uid();
   h->creator_pid = mcx_port_pid();
+  uint64_t tag = 0;
+  if (mcx_port_random(&tag, sizeof tag) != MCX_OK || tag == 0)
+    tag = mcx_port_now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)mcx_port_pid() << 32;
+  h->name_tag = tag;
   h->node_size = sizeof(mcx__node_t);
   h->ep_size = sizeof(mcx__endpoint_t);
   h->ring_size = sizeof(mcx__mpsc_ring_t);

@@ -28,7 +28,7 @@
 #include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 2u
+#define MCX_PART_VERSION 3u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2, MCX_LOCK_KERNEL = 3 };
@@ -63,6 +63,9 @@ typedef struct mcx__part_hdr {
   /* Channels (chan.c): records, ring slots, packet pools; see mcx__chan_layout(). */
   uint64_t off_chans, off_chan_slots, off_chan_pools, off_pkt_meta;
   uint32_t n_chans, chan_cap, chan_rcap, pkt_stride, n_pkt_bufs, pad_;
+  /* Random, drawn by the creator: part of the names of the domain's message
+   * queues (pmq), so no other user can guess one and create it first. */
+  uint64_t name_tag;
   /* Control plane: node/endpoint table updates. Robust: a holder's death is
    * detected by the next locker, which repairs half-done updates. */
   MCX_ALIGNED_LINE mcx__rmutex_t admin;
