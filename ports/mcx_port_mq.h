@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCX_PORT_MQ_NAME_MAX 128
+#define MCX_PORT_MQ_NAME_MAX 160
 
 /** Linux's hard ceilings for a privileged process (include/linux/ipc_namespace.h). */
 #define MCX_PORT_MQ_HARD_MSGMAX 65536u

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCX_PORT_SHM_NAME_MAX 64
+#define MCX_PORT_SHM_NAME_MAX 96
 
 /** An open shared-memory object: its descriptor and its size in bytes. */
 typedef struct mcx_port_shm {
@@ -71,6 +71,7 @@ void mcx_port_shm_close(mcx_port_shm_t *shm);
  * @brief Removes the name; mappings stay valid until unmapped.
  * @retval 0 removed
  * @retval MCX_ENOENT no such object
+ * @retval MCX_EPERM another user owns it: left alone
  * @retval MCX_EIO the OS refused
  */
 int mcx_port_shm_unlink(const char *name);
@@ -112,13 +113,20 @@ int mcx_port_random(void *buf, size_t n);
 int mcx_port_shm_stat(const char *name, uint32_t *uid, unsigned *mode, size_t *size);
 
 /**
- * @brief A directory only the calling user can use (mode 0700, owned by it),
- * created when missing: $XDG_RUNTIME_DIR/libmca, else /run/user/<uid>/libmca,
- * else $HOME/.cache/libmca. Refuses any candidate that another user owns or
- * others can write.
- * @retval 0 the path is in @p out
- * @retval MCX_ENOENT none is usable
+ * @brief A small per-user record: the value stored under @p key in a
+ * directory only the calling user can use (mode 0700, owned by it, not a
+ * symlink): $XDG_RUNTIME_DIR/libmca, else /run/user/<uid>/libmca, else
+ * $HOME/.cache/libmca. Any candidate another user owns or others can write is
+ * passed over.
+ * With @p proposal NULL it only reads. Otherwise, when no value is stored,
+ * @p proposal is stored atomically (written aside, then linked into place:
+ * of two processes proposing at once, one value wins and both read it).
+ * @param where receives the record's path (for messages); may be NULL
+ * @retval 0 the stored value is in @p out
+ * @retval MCX_ENOENT nothing stored (read only), or no usable directory
+ * @retval MCX_EIO the record could not be read or written
  */
-int mcx_port_private_dir(char *out, size_t n);
+int mcx_port_name_record(const char *key, const char *proposal, char *out, size_t n, char *where,
+                         size_t wn);
 
 #endif /* MCX_PORT_SHM_H */

@@ -117,6 +117,12 @@ int mcx_port_shm_unlink(const char *name)
 {
   if (!shm_name_ok(name))
     return MCX_EINVAL;
+  /* Never another user's object (root could remove it): look before. */
+  uint32_t uid;
+  unsigned mode;
+  size_t size;
+  if (mcx_port_shm_stat(name, &uid, &mode, &size) == MCX_OK && uid != (uint32_t)geteuid())
+    return MCX_EPERM;
   if (shm_unlink(name) == 0)
     return MCX_OK;
   return errno == ENOENT ? MCX_ENOENT : MCX_EIO;
@@ -187,11 +193,11 @@ int mcx_port_random(void *buf, size_t n)
 }
 
 /* A directory that is ours alone: owned by us, not a symlink, no group or
- * other write; made (0700) when missing. */
-static int own_dir(const char *path)
+ * other write; made (0700) when missing and @p make. */
+static int own_dir(const char *path, int make)
 {
   struct stat st;
-  if (mkdir(path, 0700) != 0 && errno != EEXIST)
+  if (make && mkdir(path, 0700) != 0 && errno != EEXIST)
     return 0;
   if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
       (st.st_mode & 0022))
@@ -199,7 +205,7 @@ static int own_dir(const char *path)
   return 1;
 }
 
-int mcx_port_private_dir(char *out, size_t n)
+static int private_dir(char *out, size_t n, int make)
 {
   const char *base[3];
   char run[48];
@@ -211,22 +217,66 @@ int mcx_port_private_dir(char *out, size_t n)
     if (!base[i] || base[i][0] != '/')
       continue;
     struct stat st;
-    /* The parent must be ours too (XDG_RUNTIME_DIR, /run/user/<uid>), or a
-     * home directory we own. */
+    /* Its parent must be ours too (XDG_RUNTIME_DIR, /run/user/<uid>, $HOME). */
     if (stat(base[i], &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
         (st.st_mode & 0022))
       continue;
-    int k = i == 2 ? snprintf(out, n, "%s/.cache", base[i]) : snprintf(out, n, "%s", base[i]);
-    if (k < 0 || (size_t)k >= n)
-      continue;
-    if (i == 2 && mkdir(out, 0700) != 0 && errno != EEXIST)
-      continue;
+    int k;
+    if (i == 2) {
+      k = snprintf(out, n, "%s/.cache", base[i]);
+      if (k < 0 || (size_t)k >= n || !own_dir(out, make))
+        continue;
+    }
     k = snprintf(out, n, i == 2 ? "%s/.cache/libmca" : "%s/libmca", base[i]);
-    if (k < 0 || (size_t)k >= n || !own_dir(out))
+    if (k < 0 || (size_t)k >= n || !own_dir(out, make))
       continue;
     return MCX_OK;
   }
   return MCX_ENOENT;
+}
+
+static int read_record(const char *path, char *out, size_t n)
+{
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? MCX_ENOENT : MCX_EIO;
+  struct stat st;
+  ssize_t k = -1;
+  if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && S_ISREG(st.st_mode))
+    k = read(fd, out, n - 1);
+  close(fd);
+  if (k <= 0)
+    return MCX_EIO;
+  out[k] = 0;
+  out[strcspn(out, "\n")] = 0;
+  return out[0] ? MCX_OK : MCX_EIO;
+}
+
+int mcx_port_name_record(const char *key, const char *proposal, char *out, size_t n, char *where,
+                         size_t wn)
+{
+  char dir[400], path[512], tmp[540];
+  if (!key || !*key || strchr(key, '/') || !out || n < 2)
+    return MCX_EINVAL;
+  if (private_dir(dir, sizeof dir, proposal != NULL))
+    return MCX_ENOENT;
+  snprintf(path, sizeof path, "%s/%s", dir, key);
+  if (where)
+    snprintf(where, wn, "%s", path);
+  int r = read_record(path, out, n);
+  if (r != MCX_ENOENT || !proposal)
+    return r;
+  snprintf(tmp, sizeof tmp, "%s.%u.tmp", path, (unsigned)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return MCX_EIO;
+  size_t len = strlen(proposal);
+  int ok = write(fd, proposal, len) == (ssize_t)len && write(fd, "\n", 1) == 1;
+  close(fd);
+  if (ok && link(tmp, path) != 0 && errno != EEXIST)
+    ok = 0;
+  unlink(tmp);
+  return ok ? read_record(path, out, n) : MCX_EIO;
 }
 
 /* Bumped in the child by a pthread_atfork handler. Relaxed: the child runs the

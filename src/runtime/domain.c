@@ -114,6 +114,58 @@ static void partition_name(char *out, size_t n, uint32_t domain_id)
   snprintf(out, n, "/mcx-%u-%s-d%u", mcx_port_uid(), k ? clean : "default", domain_id);
 }
 
+/* Whether @p rec is a private name of default name @p dflt: dflt-<16 hex>. */
+static int private_name_ok(const char *dflt, const char *rec)
+{
+  size_t n = strlen(dflt);
+  if (strncmp(rec, dflt, n) || rec[n] != '-' || strlen(rec + n + 1) != 16)
+    return 0;
+  return strspn(rec + n + 1, "0123456789abcdef") == 16;
+}
+
+/*
+ * The name to use for a partition whose default name is @p name. Anyone can
+ * create any name in /dev/shm first, and the sticky directory keeps us from
+ * removing another user's object: a partition name held by another user
+ * would deny us the domain forever. Then the domain lives under a private
+ * name, the default plus a random tag, recorded in a directory only we can
+ * use (mcx_port_name_record), where the domain's other processes find it.
+ * A recorded private name whose partition exists is used even when the
+ * default name is free again, so the domain's processes never split.
+ * @p squatted: the default name is held by another user (uid in *owner).
+ */
+static void choose_partition_name(char *name, size_t n, int squatted, uint32_t owner)
+{
+  char key[96], rec[96], where[512] = "";
+  snprintf(key, sizeof key, "%s", name + 1);
+  if (!squatted) {
+    uint32_t uid;
+    unsigned mode;
+    size_t size;
+    if (mcx_port_name_record(key, NULL, rec, sizeof rec, NULL, 0) == MCX_OK &&
+        private_name_ok(name, rec) &&
+        mcx_port_shm_stat(rec, &uid, &mode, &size) == MCX_OK && uid == mcx_port_uid())
+      snprintf(name, n, "%s", rec);
+    return;
+  }
+  uint64_t tag = 0;
+  char proposal[96];
+  if (mcx_port_random(&tag, sizeof tag) != MCX_OK)
+    tag = mcx_port_now_ns() * 0x9e3779b97f4a7c15ull;
+  snprintf(proposal, sizeof proposal, "%s-%016llx", name, (unsigned long long)tag);
+  int r = mcx_port_name_record(key, proposal, rec, sizeof rec, where, sizeof where);
+  if (r != MCX_OK || !private_name_ok(name, rec)) {
+    mcx_port_log("shared partition %s belongs to another user (uid %u) and no private name could "
+                 "be recorded (%s): the domain cannot be created",
+                 name, owner, *where ? where : "no private directory: set XDG_RUNTIME_DIR or HOME");
+    return;
+  }
+  mcx_port_log("shared partition %s belongs to another user (uid %u), who may be squatting the "
+               "name: using the private name %s (recorded in %s)",
+               name, owner, rec, where);
+  snprintf(name, n, "%s", rec);
+}
+
 typedef struct layout {
   uint32_t max_eps, qcap, max_msg, nprio;
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
@@ -277,9 +329,15 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   int r = compute_layout(o, &l);
   if (r)
     return r;
-  char name[64];
-  partition_name(name, sizeof name, domain_id);
+  char name[96], dflt[96];
+  partition_name(dflt, sizeof dflt, domain_id);
+  snprintf(name, sizeof name, "%s", dflt);
   unsigned mode = o->shm_mode ? o->shm_mode : 0600;
+  uint32_t owner;
+  unsigned omode;
+  size_t osize;
+  int squatted = mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK && owner != mcx_port_uid();
+  choose_partition_name(name, sizeof name, squatted, owner);
   for (int attempt = 0; attempt < 200; attempt++) {
     mcx_port_shm_t shm;
     r = mcx_port_shm_create_mode(name, l.total, mode, &shm);
@@ -311,6 +369,26 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       if (r == MCX_EAGAIN && attempt > 100) {
         /* Still too small after 100 ms: its creator died between creating
          * and sizing it. Nobody can have joined it: remove it, make ours. */
+        MCX_DEBUG(1, "removing partition %s: its creator never sized it", name);
+        mcx_port_shm_unlink(name);
+      }
+      mcx_port_sleep_ns(1000000);
+      continue;
+    }
+    if (r == MCX_EPERM && !squatted && !strcmp(name, dflt) &&
+        mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK && owner != mcx_port_uid()) {
+      squatted = 1; /* created by another user since we looked */
+      choose_partition_name(name, sizeof name, squatted, owner);
+      if (strcmp(name, dflt))
+        continue;
+    }
+    if (r == MCX_EPERM && mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK &&
+        owner == mcx_port_uid() && osize == 0) {
+      /* Ours, never sized, with a mode its creator did not get to pin (it
+       * died between shm_open and fchmod/ftruncate, or asked for another
+       * shm_mode): nobody can have joined it. Retire it after a while, as a
+       * stale partition. */
+      if (attempt > 100) {
         MCX_DEBUG(1, "removing partition %s: its creator never sized it", name);
         mcx_port_shm_unlink(name);
       }

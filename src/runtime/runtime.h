@@ -155,7 +155,7 @@ typedef struct mcx__domain {
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
   uint32_t compat;
-  char name[64]; /* the shm object's name */
+  char name[96]; /* the shm object's name (MCX_PORT_SHM_NAME_MAX) */
   uint32_t transport;     /* MCX_TRANSPORT_*_: the one branch of the message calls */
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
   /* The packet buffer pool, located once at attach (chan.c). */

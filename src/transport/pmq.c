@@ -318,7 +318,7 @@ static void sweep_one(const char *name, void *arg)
 /* Unlinks the domain's queues whose creator is dead (only_pid 0) or is @p only_pid. */
 static void sweep(const mcx__domain_t *d, uint32_t only_pid)
 {
-  char prefix[64];
+  char prefix[128];
   snprintf(prefix, sizeof prefix, "%s-p", d->name + 1); /* the partition's name, without '/' */
   struct sweep s = {strlen(prefix), only_pid, 0};
   if (mcx_port_mq_list(prefix, sweep_one, &s) != MCX_OK) {

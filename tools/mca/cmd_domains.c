@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mca_tool.h"
@@ -18,8 +20,42 @@ static int show(const char *name, int clean)
 {
   mcx_port_shm_t shm;
   int r = mcx_port_shm_open(name, sizeof(mcx__part_hdr_t), &shm);
+  uint32_t uid;
+  unsigned mode;
+  size_t osize;
+  if (r == MCX_EPERM && mcx_port_shm_stat(name, &uid, &mode, &osize) == MCX_OK &&
+      uid != mcx_port_uid()) {
+    /* Another user made an object under our name: never joined, never
+     * removed; libmca uses a private name for the domain instead. */
+    char rec[96], where[512] = "";
+    if (mcx_port_name_record(name + 1, NULL, rec, sizeof rec, where, sizeof where) == MCX_OK)
+      printf("%s: belongs to another user (uid %u, mode %03o), not ours: never joined or removed; "
+             "the domain uses the private name %s (recorded in %s)\n",
+             name, uid, mode, rec, where);
+    else
+      printf("%s: belongs to another user (uid %u, mode %03o), not ours: never joined or removed; "
+             "the domain will use a private name\n",
+             name, uid, mode);
+    return 0;
+  }
+  if (r == MCX_EAGAIN) {
+    /* Created but never sized: its creator died between creating and sizing
+     * it, unless that happened just now (a creator at work). */
+    char path[320];
+    struct stat st;
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < 2) {
+      printf("%s: being created\n", name);
+      return 0;
+    }
+    printf("%s: not sized: its creator died before sizing it%s\n", name,
+           clean ? " -> removed" : " (mca domains --clean removes it)");
+    if (clean)
+      mcx_port_shm_unlink(name);
+    return 0;
+  }
   if (r) {
-    printf("%s: cannot open (%s)\n", name, r == MCX_EPERM ? "another owner or too open" : "error");
+    printf("%s: cannot open (%s)\n", name, r == MCX_EPERM ? "too open" : "error");
     return 1;
   }
   uint8_t *base = mcx_port_shm_map(&shm, shm.size);
