@@ -318,7 +318,8 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   mcx__part_hdr_t *h = d->hdr;
   mcx__endpoint_t *e[2];
   int r = MCX_OK;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   if ((r = mcx__ep_resolve(d, send_ep, &e[MCX_CHAN_SEND])) ||
       (r = mcx__ep_resolve(d, recv_ep, &e[MCX_CHAN_RECV])))
     goto out;
@@ -473,7 +474,8 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
     return r;
   if (!mcx__ep_is_mine(e))
     return MCX_EPERM;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   mcx__chan_t *ch = NULL;
   uint32_t w = mcx_load_relaxed(&e->chan); /* under admin */
   if (!mcx__ep_still(d, eh, e)) {
@@ -691,7 +693,8 @@ int mcx__chan_close_progress(uint32_t handle)
     if (QUIET(ST_SIDE(st, !dir))) {
       /* Both sides done: tear the connection down. Under admin, so no open
        * slips in between the check and the endpoints' reset. */
-      mcx__admin_lock(d);
+      if (mcx__admin_lock_bounded(d) != MCX_OK)
+        return MCX_EIO;
       st = mcx_load_acquire(&ch->state);
       int done = (st & ST_LIVE) && ST_GEN(st) == gen && ST_SIDE(st, dir) == S_CLOSEP &&
                  QUIET(ST_SIDE(st, !dir));

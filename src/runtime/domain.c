@@ -538,6 +538,70 @@ void mcx__admin_lock(mcx__domain_t *d)
   }
 }
 
+/* Waits for the control-plane lock are bounded: its word is in shared
+ * memory, and a word naming a live thread that never lets go (a forged tid,
+ * a stopped or looping process) must not hang every control-plane call. A
+ * holder that dies is taken over (robust lock). A holder that lives is given
+ * ADMIN_WAIT_MEMBER_NS when it is a node's thread or a thread of a process
+ * with a node in the domain, ADMIN_WAIT_OTHER_NS otherwise (a joining
+ * process holds the lock briefly before its node is in the table); each
+ * counted from the time the lock last changed hands. */
+#define ADMIN_SLICE_NS 100000000ull
+#define ADMIN_WAIT_MEMBER_NS 30000000000ull
+#define ADMIN_WAIT_OTHER_NS 2000000000ull
+
+static int tid_is_member(const mcx__domain_t *d, uint32_t tid)
+{
+  const mcx__node_t *nodes = mcx__nodes(d);
+  uint32_t pid = mcx_port_tid_pid(tid);
+  for (uint32_t i = 0; i < d->hdr->max_nodes; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        (mcx_load_relaxed(&nodes[i].tid) == tid || (pid && mcx_load_relaxed(&nodes[i].pid) == pid)))
+      return 1;
+  return 0;
+}
+
+int mcx__admin_lock_bounded(mcx__domain_t *d)
+{
+  uint32_t depth, me = mcx__my_tid(), holder = 0;
+  uint64_t since = mcx_port_now_ns();
+  for (;;) {
+    int r = mcx__rmutex_lock(&d->hdr->admin, me, mcx_port_now_ns() + ADMIN_SLICE_NS, d->shared,
+                             &depth);
+    if (r == MCX_OK)
+      return MCX_OK;
+    if (r == MCX_EOWNERDEAD) {
+      MCX_DEBUG(1, "domain %u: a process died holding the control-plane lock; repairing",
+                d->domain_id);
+      mcx__sweep_dead_locked(d);
+      return MCX_OK;
+    }
+    uint32_t w = mcx_load_relaxed(&d->hdr->admin.word) & MCX__RMUTEX_TID_MASK;
+    if (r == MCX_ECLOSED || r == MCX_EBUSY) {
+      /* No thread has that id (the deleted mark), or it is ours though we do
+       * not hold the lock: the word was overwritten. */
+      mcx_port_log("domain %u: the control-plane lock word is corrupt (%#x): giving up",
+                   d->domain_id, w);
+      return MCX_EIO;
+    }
+    uint64_t now = mcx_port_now_ns();
+    if (w != holder) { /* it changed hands: the domain makes progress */
+      holder = w;
+      since = now;
+      continue;
+    }
+    int member = tid_is_member(d, w);
+    if (now - since >= (member ? ADMIN_WAIT_MEMBER_NS : ADMIN_WAIT_OTHER_NS)) {
+      mcx_port_log("domain %u: the control-plane lock has been held by thread %u (%s) for %llu ms: "
+                   "giving up",
+                   d->domain_id, w,
+                   member ? "a node of this domain" : "not a node of this domain",
+                   (unsigned long long)((now - since) / 1000000u));
+      return MCX_ETIMEDOUT;
+    }
+  }
+}
+
 void mcx__admin_unlock(mcx__domain_t *d) { mcx__rmutex_unlock(&d->hdr->admin, mcx__my_tid(), d->shared); }
 
 int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
@@ -574,7 +638,11 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
       return r;
     }
     d->refs++;
-    mcx__admin_lock(d);
+    if ((r = mcx__admin_lock_bounded(d)) != MCX_OK) {
+      detach_domain(d, 0);
+      mcx__mutex_unlock(&proc_lock, 0);
+      return MCX_EIO;
+    }
     if (!mcx_load_relaxed(&d->hdr->retired) || attempt > 50)
       break;
     /* The last node finalized (or a stale partition was retired) between our
@@ -645,7 +713,8 @@ int mcx__node_finalize(void)
   if (!mcx__is_node())
     return MCX_ENOENT;
   mcx__domain_t *d = mcx__self.dom;
-  mcx__ep_delete_all_of_node();
+  if (mcx__ep_delete_all_of_node() != MCX_OK)
+    return MCX_EIO; /* the control-plane lock could not be had: the node stays */
   mcx__req_release_node(mcx__self.key);
   mcx__admin_lock(d);
   mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
@@ -781,7 +850,8 @@ int mcx__any_dead_node(const mcx__domain_t *d)
 
 uint32_t mcx__sweep_dead(mcx__domain_t *d)
 {
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return 0;
   uint32_t n = mcx__sweep_dead_locked(d);
   mcx__admin_unlock(d);
   return n;
@@ -794,7 +864,8 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
     return MCX_EINVAL;
   mcx__node_t *nodes = mcx__nodes(d);
   int r = MCX_ENOENT;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   for (uint32_t i = 0; i < d->hdr->max_nodes; i++) {
     if (mcx_load_relaxed(&nodes[i].state) == 1 && mcx_load_relaxed(&nodes[i].node_id) == node_id) {
       *type = mcx_load_relaxed(&nodes[i].type);

@@ -326,6 +326,14 @@ int mcx__part_check(const char *name, const void *base, size_t size);
 uint32_t mcx__my_tid(void);
 /** The partition's control-plane lock (robust; repairs after a dead holder). */
 void mcx__admin_lock(mcx__domain_t *d);
+/**
+ * The same with a bounded wait: a holder that lives but never lets go (a
+ * forged owner word) is given up on, with a log line naming it.
+ * @retval 0 locked (repaired after a dead holder)
+ * @retval MCX_ETIMEDOUT held by the same live thread for too long
+ * @retval MCX_EIO the lock word is corrupt
+ */
+int mcx__admin_lock_bounded(mcx__domain_t *d);
 void mcx__admin_unlock(mcx__domain_t *d);
 /**
  * Reclaims every node whose process died: their orphaned ring reservations
