@@ -517,6 +517,28 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
   return r;
 }
 
+/* An open whose peer went away before opening: the side goes back to IDLE
+ * and, the peer being GONE, the connection is torn down, so the endpoint is
+ * free for a new connection (not left connected and open-pending). */
+static void abandon_open(mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, uint32_t gen)
+{
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return; /* the next finalize or sweep frees it */
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  while ((st & ST_LIVE) && ST_GEN(st) == gen && ST_SIDE(st, dir) == S_OPENP) {
+    uint32_t idle = ST_WITH(st, dir, S_IDLE);
+    if (QUIET(ST_SIDE(st, !dir))) {
+      teardown_locked(d, ch, idle);
+      break;
+    }
+    /* Acq_rel: as every side change. */
+    if (mcx_cas_acq_rel(&ch->state, &st, idle))
+      break;
+  }
+  mcx__admin_unlock(d);
+  announce(d, ch);
+}
+
 int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *handle)
 {
   mcx__domain_t *d = mcx__self.dom;
@@ -533,17 +555,33 @@ int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *
     uint32_t own = ST_SIDE(st, dir), peer = ST_SIDE(st, !dir);
     if ((st & ST_LIVE) && own == S_CLOSED && (W_FLAGS(w) & MCX_CHW_OPEN_PENDING))
       return MCX_EAGAIN; /* waits for the next connection */
-    if (!(st & ST_LIVE) || own != S_OPENP)
+    if (!(st & ST_LIVE) || own != S_OPENP) {
+      /* The record we read through the word was torn down after we read it
+       * (A-C1 saw R-C3, which comes after the tear-down's R-C2): an open
+       * that waits for the next connection is still pending. */
+      if (mcx_load_acquire(&e->chan) != w) /* A-C2 */
+        return MCX_EAGAIN;
       return MCX_ENOTOPEN; /* closed or finalized meanwhile */
+    }
     /* Opens are synchronizing: wait until the other side has opened too (it
      * may have opened, sent and closed already: its packets are queued). The
      * reference completes an open once the endpoint is connected: programs
      * open both sides one after the other from one thread. */
-    if (peer == S_GONE)
+    if (peer == S_GONE) {
+      if (!(st & ST_WAS_OPEN(!dir)))
+        abandon_open(d, ch, dir, ST_GEN(st)); /* it never opened: nothing to drain */
       return MCX_ECLOSED;
+    }
     if (peer != S_OPENP && peer != S_OPEN && !(st & ST_WAS_OPEN(!dir)) &&
-        d->compat != MCX_COMPAT_MCA203_)
+        d->compat != MCX_COMPAT_MCA203_) {
+      /* A peer whose node died before it opened never will: the sweep takes
+       * its side away (GONE), and the next pass says so. */
+      if (!mcx__node_alive(d, mcx_load_relaxed(&ch->owner[!dir])) && mcx__sweep_dead(d)) {
+        st = mcx_load_acquire(&ch->state); /* A-C1 */
+        continue;
+      }
       return MCX_EAGAIN;
+    }
     /* Acq_rel: the OPEN side's later data calls follow the peer's open. */
     if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPEN) | ST_WAS_OPEN(dir)))
       break;
@@ -705,6 +743,13 @@ int mcx__chan_close_progress(uint32_t handle)
         break;
       continue;
     }
+    /* A peer whose node died stays OPEN until a sweep: sweep now, so the
+     * connection is torn down by this close instead of at some later
+     * node's initialize. */
+    if (!mcx__node_alive(d, mcx_load_relaxed(&ch->owner[!dir])) && mcx__sweep_dead(d)) {
+      st = mcx_load_acquire(&ch->state); /* A-C1 */
+      continue;
+    }
     if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_CLOSED)))
       break;
   }
@@ -744,6 +789,13 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
                     try_fn fn, void *arg)
 {
   int r = fn(d, ch, arg);
+  /* Out of buffers: a receiver that died holding them never gives them
+   * back. The sweep takes its side away (and, on shm, returns its buffers):
+   * the next try says CHAN_NOTOPEN instead of MEM_LIMIT for ever. */
+  if (r == MCX_ENOMEM && dir == MCX_CHAN_SEND &&
+      !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) &&
+      mcx__sweep_dead((mcx__domain_t *)(uintptr_t)d))
+    r = fn(d, ch, arg);
   if (r != MCX_EAGAIN)
     return r;
   uint32_t timeout, fail;
@@ -995,7 +1047,19 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
   }
   /* Out of buffers when the pool is empty too: every buffer is held by a
    * receiver or queued (MEM_LIMIT, as the reference reports it). */
-  return mcx__pool_get(&d->pkt_pool, b);
+  int r = mcx__pool_get(&d->pkt_pool, b);
+  if (r == MCX_OK)
+    return r;
+  /* Unless a receiver died holding them: they come back to the pool by the
+   * sweep, which also takes a dead peer's side away (then NOTOPEN). Only a
+   * try of the control-plane lock: we may hold the global lock (taken after
+   * it elsewhere). */
+  if (mcx__any_dead_node(d) && mcx__sweep_dead_try((mcx__domain_t *)(uintptr_t)d)) {
+    if (!peer_alive(ch, MCX_CHAN_SEND))
+      return MCX_ENOTOPEN;
+    r = mcx__pool_get(&d->pkt_pool, b);
+  }
+  return r;
 }
 
 static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)

@@ -177,6 +177,8 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   l->max_eps = o->max_endpoints ? o->max_endpoints : MCX_DOMAIN_ENDPOINTS;
   l->qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
   l->max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
+  if (l->max_msg > (1u << 24))
+    return MCX_EINVAL; /* refused on every transport, before pmq's cap */
   /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
   if (o->transport == MCX_TRANSPORT_PMQ_)
     l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
@@ -361,6 +363,13 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       d->hdr = (mcx__part_hdr_t *)base;
       init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
       break;
+    }
+    if (r == MCX_ENOMEM) {
+      mcx_port_log("cannot create shared partition %s: its %zu bytes (%.1f MiB) do not fit in "
+                   "/dev/shm (full, or a small tmpfs as in a container); fewer endpoints, queue "
+                   "elements or a smaller max_msg_size make it smaller",
+                   name, l.total, (double)l.total / (1 << 20));
+      return r;
     }
     if (r != MCX_EEXIST)
       return r;
@@ -846,6 +855,17 @@ int mcx__any_dead_node(const mcx__domain_t *d)
         !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       return 1;
   return 0;
+}
+
+uint32_t mcx__sweep_dead_try(mcx__domain_t *d)
+{
+  uint32_t depth;
+  int r = mcx__rmutex_lock(&d->hdr->admin, mcx__my_tid(), 0, d->shared, &depth);
+  if (r != MCX_OK && r != MCX_EOWNERDEAD)
+    return 0; /* held: its holder or a later call sweeps */
+  uint32_t n = mcx__sweep_dead_locked(d);
+  mcx__admin_unlock(d);
+  return n;
 }
 
 uint32_t mcx__sweep_dead(mcx__domain_t *d)

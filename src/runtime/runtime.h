@@ -345,6 +345,8 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d);
 int mcx__any_dead_node(const mcx__domain_t *d);
 /** Takes the admin lock and sweeps. */
 uint32_t mcx__sweep_dead(mcx__domain_t *d);
+/** Sweeps only if the admin lock is free now (callers that may hold the global lock). */
+uint32_t mcx__sweep_dead_try(mcx__domain_t *d);
 /** Publishes tombstones for dead senders' orphaned reservations (admin lock held). */
 void mcx__resolve_orphans_locked(mcx__domain_t *d);
 /** Re-opens the rings of an endpoint left in EP_RECONFIG (admin lock held). */
