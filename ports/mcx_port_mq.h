@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCX_PORT_MQ_NAME_MAX 96
+#define MCX_PORT_MQ_NAME_MAX 160
 
 /** Linux's hard ceilings for a privileged process (include/linux/ipc_namespace.h). */
 #define MCX_PORT_MQ_HARD_MSGMAX 65536u
@@ -66,14 +66,18 @@ int mcx_port_mq_create(const char *name, uint32_t maxmsg, uint32_t msgsize, int 
  * @retval 0 opened
  * @retval MCX_ENOENT no such queue
  * @retval MCX_ELIMIT descriptor limits
- * @retval MCX_EPERM, MCX_EIO
+ * @retval MCX_EPERM not allowed, or the queue is not ours: another user owns
+ *         it or its mode lets others read or write it (fstat of the opened
+ *         descriptor; a squatter's queue under our name is never used)
+ * @retval MCX_EIO any other failure
  */
 int mcx_port_mq_open(const char *name, int nonblock, int *fd);
 
 /** @brief Closes a descriptor. */
 void mcx_port_mq_close(int fd);
 
-/** @brief Removes a name. @retval 0, MCX_ENOENT, MCX_EIO */
+/** @brief Removes a name, unless another user owns the queue.
+ * @retval 0, MCX_ENOENT, MCX_EPERM (another user's: left alone), MCX_EIO */
 int mcx_port_mq_unlink(const char *name);
 
 /**

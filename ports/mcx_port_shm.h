@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MCX_PORT_SHM_NAME_MAX 64
+#define MCX_PORT_SHM_NAME_MAX 96
 
 /** An open shared-memory object: its descriptor and its size in bytes. */
 typedef struct mcx_port_shm {
@@ -32,7 +32,10 @@ typedef struct mcx_port_shm {
  * @retval 0 created; @p out holds it open
  * @retval MCX_EEXIST an object of that name exists already
  * @retval MCX_EINVAL bad name or size 0
- * @retval MCX_EIO the OS refused (permissions, no space)
+ * @retval MCX_ENOMEM the file system has no room for @p size bytes (the
+ *         pages are reserved now, posix_fallocate, so a full /dev/shm is
+ *         this error and never a SIGBUS at a later access)
+ * @retval MCX_EIO the OS refused (permissions)
  */
 int mcx_port_shm_create(const char *name, size_t size, mcx_port_shm_t *out);
 
@@ -68,6 +71,7 @@ void mcx_port_shm_close(mcx_port_shm_t *shm);
  * @brief Removes the name; mappings stay valid until unmapped.
  * @retval 0 removed
  * @retval MCX_ENOENT no such object
+ * @retval MCX_EPERM another user owns it: left alone
  * @retval MCX_EIO the OS refused
  */
 int mcx_port_shm_unlink(const char *name);
@@ -90,5 +94,39 @@ uint32_t mcx_port_fork_generation(void);
  * @return 1 alive, 0 dead (or never existed)
  */
 int mcx_port_tid_alive(uint32_t tid);
+
+/** @brief The process (thread group) of thread @p tid; 0 when it does not run. */
+uint32_t mcx_port_tid_pid(uint32_t tid);
+
+/**
+ * @brief Fills @p buf with @p n bytes from the kernel's random source
+ * (getrandom, else /dev/urandom). @retval 0 @retval MCX_EIO none available
+ */
+int mcx_port_random(void *buf, size_t n);
+
+/**
+ * @brief Owner and mode of the named object @p name, when it exists.
+ * @retval 0 *uid, *mode (permission bits) and *size set
+ * @retval MCX_ENOENT no such object
+ * @retval MCX_EIO it could not be examined
+ */
+int mcx_port_shm_stat(const char *name, uint32_t *uid, unsigned *mode, size_t *size);
+
+/**
+ * @brief A small per-user record: the value stored under @p key in a
+ * directory only the calling user can use (mode 0700, owned by it, not a
+ * symlink): $XDG_RUNTIME_DIR/libmca, else /run/user/<uid>/libmca, else
+ * $HOME/.cache/libmca. Any candidate another user owns or others can write is
+ * passed over.
+ * With @p proposal NULL it only reads. Otherwise, when no value is stored,
+ * @p proposal is stored atomically (written aside, then linked into place:
+ * of two processes proposing at once, one value wins and both read it).
+ * @param where receives the record's path (for messages); may be NULL
+ * @retval 0 the stored value is in @p out
+ * @retval MCX_ENOENT nothing stored (read only), or no usable directory
+ * @retval MCX_EIO the record could not be read or written
+ */
+int mcx_port_name_record(const char *key, const char *proposal, char *out, size_t n, char *where,
+                         size_t wn);
 
 #endif /* MCX_PORT_SHM_H */

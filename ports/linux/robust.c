@@ -44,3 +44,24 @@ int mcx_port_tid_alive(uint32_t tid)
   char state = p[2];
   return !(state == 'Z' || state == 'X' || state == 'x');
 }
+
+uint32_t mcx_port_tid_pid(uint32_t tid)
+{
+  char path[48], buf[1024];
+  if (tid == 0)
+    return 0;
+  snprintf(path, sizeof path, "/proc/%u/status", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  const char *p = strstr(buf, "\nTgid:");
+  unsigned long v = 0;
+  if (!p || sscanf(p + 6, "%lu", &v) != 1)
+    return 0;
+  return (uint32_t)v;
+}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 #include <time.h>
 
@@ -106,8 +107,20 @@ int mcx_port_mq_create(const char *name, uint32_t maxmsg, uint32_t msgsize, int 
       return MCX_EIO;
     }
   }
+  /* The umask may narrow the mode (harmless) and nothing may widen it: pin it. */
+  (void)fchmod((int)q, 0600);
   *fd = (int)q;
   return MCX_OK;
+}
+
+/* A queue we may use: owned by our effective uid, readable and writable by
+ * nobody else. Anyone can create any name first (/dev/mqueue is world
+ * writable), and root opens every queue whatever its mode: an object of
+ * another owner under our name is a squatter's, never ours. */
+static int owned_by_us(int fd)
+{
+  struct stat st;
+  return fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
 }
 
 int mcx_port_mq_open(const char *name, int nonblock, int *fd)
@@ -129,6 +142,10 @@ int mcx_port_mq_open(const char *name, int nonblock, int *fd)
       return MCX_EIO;
     }
   }
+  if (!owned_by_us((int)q)) {
+    mq_close(q);
+    return MCX_EPERM;
+  }
   *fd = (int)q;
   return MCX_OK;
 }
@@ -143,6 +160,22 @@ int mcx_port_mq_unlink(const char *name)
 {
   if (!name_ok(name))
     return MCX_EINVAL;
+  /* Never another user's object (root could remove it): look before. */
+  char path[sizeof MQ_DIR + MCX_PORT_MQ_NAME_MAX];
+  struct stat st;
+  snprintf(path, sizeof path, MQ_DIR "%s", name);
+  if (lstat(path, &st) == 0 && st.st_uid != geteuid())
+    return MCX_EPERM;
+  if (lstat(path, &st) != 0 && errno != ENOENT) {
+    /* /dev/mqueue not mounted: open it to see whose it is. */
+    mqd_t q = mq_open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (q != (mqd_t)-1) {
+      int ours = fstat((int)q, &st) == 0 && st.st_uid == geteuid();
+      mq_close(q);
+      if (!ours)
+        return MCX_EPERM;
+    }
+  }
   if (mq_unlink(name) == 0)
     return MCX_OK;
   return errno == ENOENT ? MCX_ENOENT : MCX_EIO;

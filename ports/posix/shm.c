@@ -6,8 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +45,15 @@ int mcx_port_shm_create_mode(const char *name, size_t size, unsigned mode, mcx_p
     close(fd);
     shm_unlink(name);
     return e;
+  }
+  /* Reserve the pages now: on a full tmpfs a later first touch would kill
+   * every process that maps the object with SIGBUS. File systems without
+   * fallocate (EOPNOTSUPP) keep the old behaviour. */
+  int fe = posix_fallocate(fd, 0, (off_t)size);
+  if (fe == ENOSPC || fe == EFBIG || fe == ENOMEM) {
+    close(fd);
+    shm_unlink(name);
+    return MCX_ENOMEM;
   }
   out->fd = fd;
   out->size = size;
@@ -105,12 +117,167 @@ int mcx_port_shm_unlink(const char *name)
 {
   if (!shm_name_ok(name))
     return MCX_EINVAL;
+  /* Never another user's object (root could remove it): look before. */
+  uint32_t uid;
+  unsigned mode;
+  size_t size;
+  if (mcx_port_shm_stat(name, &uid, &mode, &size) == MCX_OK && uid != (uint32_t)geteuid())
+    return MCX_EPERM;
   if (shm_unlink(name) == 0)
     return MCX_OK;
   return errno == ENOENT ? MCX_ENOENT : MCX_EIO;
 }
 
 uint32_t mcx_port_uid(void) { return (uint32_t)geteuid(); }
+
+int mcx_port_shm_stat(const char *name, uint32_t *uid, unsigned *mode, size_t *size)
+{
+  if (!shm_name_ok(name))
+    return MCX_EINVAL;
+  /* O_RDONLY without O_CREAT never makes anything; fstat needs no permission
+   * beyond the open, and a name we may not open is examined by path. */
+  struct stat st;
+  int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+  int r;
+  if (fd >= 0) {
+    r = fstat(fd, &st);
+    close(fd);
+  } else {
+    if (errno == ENOENT)
+      return MCX_ENOENT;
+    char path[MCX_PORT_SHM_NAME_MAX + 16];
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    r = lstat(path, &st);
+    if (r != 0 && errno == ENOENT)
+      return MCX_ENOENT;
+  }
+  if (r != 0)
+    return MCX_EIO;
+  *uid = (uint32_t)st.st_uid;
+  *mode = (unsigned)(st.st_mode & 07777);
+  *size = (size_t)st.st_size;
+  return MCX_OK;
+}
+
+int mcx_port_random(void *buf, size_t n)
+{
+  uint8_t *p = buf;
+  while (n) {
+    ssize_t k = getrandom(p, n, 0);
+    if (k < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    p += k;
+    n -= (size_t)k;
+  }
+  if (!n)
+    return MCX_OK;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return MCX_EIO;
+  while (n) {
+    ssize_t k = read(fd, p, n);
+    if (k <= 0) {
+      if (k < 0 && errno == EINTR)
+        continue;
+      close(fd);
+      return MCX_EIO;
+    }
+    p += k;
+    n -= (size_t)k;
+  }
+  close(fd);
+  return MCX_OK;
+}
+
+/* A directory that is ours alone: owned by us, not a symlink, no group or
+ * other write; made (0700) when missing and @p make. */
+static int own_dir(const char *path, int make)
+{
+  struct stat st;
+  if (make && mkdir(path, 0700) != 0 && errno != EEXIST)
+    return 0;
+  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 0022))
+    return 0;
+  return 1;
+}
+
+static int private_dir(char *out, size_t n, int make)
+{
+  const char *base[3];
+  char run[48];
+  snprintf(run, sizeof run, "/run/user/%u", (unsigned)geteuid());
+  base[0] = getenv("XDG_RUNTIME_DIR");
+  base[1] = run;
+  base[2] = getenv("HOME");
+  for (int i = 0; i < 3; i++) {
+    if (!base[i] || base[i][0] != '/')
+      continue;
+    struct stat st;
+    /* Its parent must be ours too (XDG_RUNTIME_DIR, /run/user/<uid>, $HOME). */
+    if (stat(base[i], &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 0022))
+      continue;
+    int k;
+    if (i == 2) {
+      k = snprintf(out, n, "%s/.cache", base[i]);
+      if (k < 0 || (size_t)k >= n || !own_dir(out, make))
+        continue;
+    }
+    k = snprintf(out, n, i == 2 ? "%s/.cache/libmca" : "%s/libmca", base[i]);
+    if (k < 0 || (size_t)k >= n || !own_dir(out, make))
+      continue;
+    return MCX_OK;
+  }
+  return MCX_ENOENT;
+}
+
+static int read_record(const char *path, char *out, size_t n)
+{
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? MCX_ENOENT : MCX_EIO;
+  struct stat st;
+  ssize_t k = -1;
+  if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && S_ISREG(st.st_mode))
+    k = read(fd, out, n - 1);
+  close(fd);
+  if (k <= 0)
+    return MCX_EIO;
+  out[k] = 0;
+  out[strcspn(out, "\n")] = 0;
+  return out[0] ? MCX_OK : MCX_EIO;
+}
+
+int mcx_port_name_record(const char *key, const char *proposal, char *out, size_t n, char *where,
+                         size_t wn)
+{
+  char dir[400], path[512], tmp[540];
+  if (!key || !*key || strchr(key, '/') || !out || n < 2)
+    return MCX_EINVAL;
+  if (private_dir(dir, sizeof dir, proposal != NULL))
+    return MCX_ENOENT;
+  snprintf(path, sizeof path, "%s/%s", dir, key);
+  if (where)
+    snprintf(where, wn, "%s", path);
+  int r = read_record(path, out, n);
+  if (r != MCX_ENOENT || !proposal)
+    return r;
+  snprintf(tmp, sizeof tmp, "%s.%u.tmp", path, (unsigned)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return MCX_EIO;
+  size_t len = strlen(proposal);
+  int ok = write(fd, proposal, len) == (ssize_t)len && write(fd, "\n", 1) == 1;
+  close(fd);
+  if (ok && link(tmp, path) != 0 && errno != EEXIST)
+    ok = 0;
+  unlink(tmp);
+  return ok ? read_record(path, out, n) : MCX_EIO;
+}
 
 /* Bumped in the child by a pthread_atfork handler. Relaxed: the child runs the
  * handler on its only thread before anything else in it can read it. */

@@ -256,7 +256,7 @@ static uint32_t ep_word(uint32_t type, uint32_t flags, uint32_t rec_plus1)
 static uint32_t dir_flag(uint32_t dir) { return dir == MCX_CHAN_SEND ? MCX_CHW_SEND : MCX_CHW_RECV; }
 
 /* ---- pmq transport (transport/pmq.c): the connection's data travels in one
- * POSIX message queue, made by whichever side uses it first and unlinked at
+ * POSIX message queue, made exclusively by connect and unlinked at
  * tear-down; the state machine and the wait points stay as they are. Packets are copied out of the queue
  * into a process-local pool: no zero-copy over a message queue. */
 static mcx__pmq_chan_t pmq_chan(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t st)
@@ -328,7 +328,8 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   mcx__part_hdr_t *h = d->hdr;
   mcx__endpoint_t *e[2];
   int r = MCX_OK;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   if ((r = mcx__ep_resolve(d, send_ep, &e[MCX_CHAN_SEND])) ||
       (r = mcx__ep_resolve(d, recv_ep, &e[MCX_CHAN_RECV])))
     goto out;
@@ -374,6 +375,13 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   mcx__spsc_view_t dv = data_view(d, ch), rv = ret_view(d, ch);
   mcx__spsc_init(&dv);
   mcx__spsc_init(&rv);
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    /* The connection's queue is made here, once, exclusively (O_EXCL), before
+     * anything is published: no side ever takes an existing object for it. */
+    mcx__pmq_chan_t c = pmq_chan(d, ch, gen << 16);
+    if ((r = mcx__pmq_chan_create(d, &c)) != MCX_OK)
+      goto out;
+  }
   st = gen << 16 | ST_LIVE;
   for (uint32_t dir = 0; dir < 2; dir++)
     if (w[dir]) /* an open was issued before the connection: it is pending now */
@@ -476,7 +484,8 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
     return r;
   if (!mcx__ep_is_mine(e))
     return MCX_EPERM;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   mcx__chan_t *ch = NULL;
   uint32_t w = mcx_load_relaxed(&e->chan); /* under admin */
   if (!mcx__ep_still(d, eh, e)) {
@@ -518,6 +527,28 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
   return r;
 }
 
+/* An open whose peer went away before opening: the side goes back to IDLE
+ * and, the peer being GONE, the connection is torn down, so the endpoint is
+ * free for a new connection (not left connected and open-pending). */
+static void abandon_open(mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, uint32_t gen)
+{
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return; /* the next finalize or sweep frees it */
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  while ((st & ST_LIVE) && ST_GEN(st) == gen && ST_SIDE(st, dir) == S_OPENP) {
+    uint32_t idle = ST_WITH(st, dir, S_IDLE);
+    if (QUIET(ST_SIDE(st, !dir))) {
+      teardown_locked(d, ch, idle);
+      break;
+    }
+    /* Acq_rel: as every side change. */
+    if (mcx_cas_acq_rel(&ch->state, &st, idle))
+      break;
+  }
+  mcx__admin_unlock(d);
+  announce(d, ch);
+}
+
 int mcx__chan_open_progress(uint32_t eh, uint32_t type, uint32_t dir, uint32_t *handle)
 {
   mcx__domain_t *d = mcx__self.dom;
@@ -550,11 +581,21 @@ again:;
      * may have opened, sent and closed already: its packets are queued). The
      * reference completes an open once the endpoint is connected: programs
      * open both sides one after the other from one thread. */
-    if (peer == S_GONE)
+    if (peer == S_GONE) {
+      if (!(st & ST_WAS_OPEN(!dir)))
+        abandon_open(d, ch, dir, ST_GEN(st)); /* it never opened: nothing to drain */
       return MCX_ECLOSED;
+    }
     if (peer != S_OPENP && peer != S_OPEN && !(st & ST_WAS_OPEN(!dir)) &&
-        d->compat != MCX_COMPAT_MCA203_)
+        d->compat != MCX_COMPAT_MCA203_) {
+      /* A peer whose node died before it opened never will: the sweep takes
+       * its side away (GONE), and the next pass says so. */
+      if (!mcx__node_alive(d, mcx_load_relaxed(&ch->owner[!dir])) && mcx__sweep_dead(d)) {
+        st = mcx_load_acquire(&ch->state); /* A-C1 */
+        continue;
+      }
       return MCX_EAGAIN;
+    }
     /* Acq_rel: the OPEN side's later data calls follow the peer's open. */
     if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_OPEN) | ST_WAS_OPEN(dir)))
       break;
@@ -704,7 +745,8 @@ int mcx__chan_close_progress(uint32_t handle)
     if (QUIET(ST_SIDE(st, !dir))) {
       /* Both sides done: tear the connection down. Under admin, so no open
        * slips in between the check and the endpoints' reset. */
-      mcx__admin_lock(d);
+      if (mcx__admin_lock_bounded(d) != MCX_OK)
+        return MCX_EIO;
       st = mcx_load_acquire(&ch->state);
       int done = (st & ST_LIVE) && ST_GEN(st) == gen && ST_SIDE(st, dir) == S_CLOSEP &&
                  QUIET(ST_SIDE(st, !dir));
@@ -713,6 +755,13 @@ int mcx__chan_close_progress(uint32_t handle)
       mcx__admin_unlock(d);
       if (done)
         break;
+      continue;
+    }
+    /* A peer whose node died stays OPEN until a sweep: sweep now, so the
+     * connection is torn down by this close instead of at some later
+     * node's initialize. */
+    if (!mcx__node_alive(d, mcx_load_relaxed(&ch->owner[!dir])) && mcx__sweep_dead(d)) {
+      st = mcx_load_acquire(&ch->state); /* A-C1 */
       continue;
     }
     if (mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_CLOSED)))
@@ -754,6 +803,13 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
                     try_fn fn, void *arg)
 {
   int r = fn(d, ch, arg);
+  /* Out of buffers: a receiver that died holding them never gives them
+   * back. The sweep takes its side away (and, on shm, returns its buffers):
+   * the next try says CHAN_NOTOPEN instead of MEM_LIMIT for ever. */
+  if (r == MCX_ENOMEM && dir == MCX_CHAN_SEND &&
+      !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) &&
+      mcx__sweep_dead((mcx__domain_t *)(uintptr_t)d))
+    r = fn(d, ch, arg);
   if (r != MCX_EAGAIN)
     return r;
   uint32_t timeout, fail;
@@ -1053,7 +1109,19 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
   }
   /* Out of buffers when the pool is empty too: every buffer is held by a
    * receiver or queued (MEM_LIMIT, as the reference reports it). */
-  return mcx__pool_get(&d->pkt_pool, b);
+  int r = mcx__pool_get(&d->pkt_pool, b);
+  if (r == MCX_OK)
+    return r;
+  /* Unless a receiver died holding them: they come back to the pool by the
+   * sweep, which also takes a dead peer's side away (then NOTOPEN). Only a
+   * try of the control-plane lock: we may hold the global lock (taken after
+   * it elsewhere). */
+  if (mcx__any_dead_node(d) && mcx__sweep_dead_try((mcx__domain_t *)(uintptr_t)d)) {
+    if (!peer_alive(ch, MCX_CHAN_SEND))
+      return MCX_ENOTOPEN;
+    r = mcx__pool_get(&d->pkt_pool, b);
+  }
+  return r;
 }
 
 static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)

@@ -114,6 +114,58 @@ static void partition_name(char *out, size_t n, uint32_t domain_id)
   snprintf(out, n, "/mcx-%u-%s-d%u", mcx_port_uid(), k ? clean : "default", domain_id);
 }
 
+/* Whether @p rec is a private name of default name @p dflt: dflt-<16 hex>. */
+static int private_name_ok(const char *dflt, const char *rec)
+{
+  size_t n = strlen(dflt);
+  if (strncmp(rec, dflt, n) || rec[n] != '-' || strlen(rec + n + 1) != 16)
+    return 0;
+  return strspn(rec + n + 1, "0123456789abcdef") == 16;
+}
+
+/*
+ * The name to use for a partition whose default name is @p name. Anyone can
+ * create any name in /dev/shm first, and the sticky directory keeps us from
+ * removing another user's object: a partition name held by another user
+ * would deny us the domain forever. Then the domain lives under a private
+ * name, the default plus a random tag, recorded in a directory only we can
+ * use (mcx_port_name_record), where the domain's other processes find it.
+ * A recorded private name whose partition exists is used even when the
+ * default name is free again, so the domain's processes never split.
+ * @p squatted: the default name is held by another user (uid in *owner).
+ */
+static void choose_partition_name(char *name, size_t n, int squatted, uint32_t owner)
+{
+  char key[96], rec[96], where[512] = "";
+  snprintf(key, sizeof key, "%s", name + 1);
+  if (!squatted) {
+    uint32_t uid;
+    unsigned mode;
+    size_t size;
+    if (mcx_port_name_record(key, NULL, rec, sizeof rec, NULL, 0) == MCX_OK &&
+        private_name_ok(name, rec) &&
+        mcx_port_shm_stat(rec, &uid, &mode, &size) == MCX_OK && uid == mcx_port_uid())
+      snprintf(name, n, "%s", rec);
+    return;
+  }
+  uint64_t tag = 0;
+  char proposal[96];
+  if (mcx_port_random(&tag, sizeof tag) != MCX_OK)
+    tag = mcx_port_now_ns() * 0x9e3779b97f4a7c15ull;
+  snprintf(proposal, sizeof proposal, "%s-%016llx", name, (unsigned long long)tag);
+  int r = mcx_port_name_record(key, proposal, rec, sizeof rec, where, sizeof where);
+  if (r != MCX_OK || !private_name_ok(name, rec)) {
+    mcx_port_log("shared partition %s belongs to another user (uid %u) and no private name could "
+                 "be recorded (%s): the domain cannot be created",
+                 name, owner, *where ? where : "no private directory: set XDG_RUNTIME_DIR or HOME");
+    return;
+  }
+  mcx_port_log("shared partition %s belongs to another user (uid %u), who may be squatting the "
+               "name: using the private name %s (recorded in %s)",
+               name, owner, rec, where);
+  snprintf(name, n, "%s", rec);
+}
+
 typedef struct layout {
   uint32_t max_eps, qcap, max_msg, nprio, big_stride;
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
@@ -125,6 +177,8 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   l->max_eps = o->max_endpoints ? o->max_endpoints : MCX_DOMAIN_ENDPOINTS;
   l->qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
   l->max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
+  if (l->max_msg > (1u << 24))
+    return MCX_EINVAL; /* refused on every transport, before pmq's cap */
   /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
   if (o->transport == MCX_TRANSPORT_PMQ_)
     l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
@@ -179,6 +233,10 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->max_msg = l->max_msg;
   h->owner_uid = mcx_port_uid();
   h->creator_pid = mcx_port_pid();
+  uint64_t tag = 0;
+  if (mcx_port_random(&tag, sizeof tag) != MCX_OK || tag == 0)
+    tag = mcx_port_now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)mcx_port_pid() << 32;
+  h->name_tag = tag;
   h->node_size = sizeof(mcx__node_t);
   h->ep_size = sizeof(mcx__endpoint_t);
   h->ring_size = sizeof(mcx__mpsc_ring_t);
@@ -313,9 +371,15 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   int r = compute_layout(o, &l);
   if (r)
     return r;
-  char name[64];
-  partition_name(name, sizeof name, domain_id);
+  char name[96], dflt[96];
+  partition_name(dflt, sizeof dflt, domain_id);
+  snprintf(name, sizeof name, "%s", dflt);
   unsigned mode = o->shm_mode ? o->shm_mode : 0600;
+  uint32_t owner;
+  unsigned omode;
+  size_t osize;
+  int squatted = mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK && owner != mcx_port_uid();
+  choose_partition_name(name, sizeof name, squatted, owner);
   for (int attempt = 0; attempt < 200; attempt++) {
     mcx_port_shm_t shm;
     r = mcx_port_shm_create_mode(name, l.total, mode, &shm);
@@ -340,6 +404,13 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
       break;
     }
+    if (r == MCX_ENOMEM) {
+      mcx_port_log("cannot create shared partition %s: its %zu bytes (%.1f MiB) do not fit in "
+                   "/dev/shm (full, or a small tmpfs as in a container); fewer endpoints, queue "
+                   "elements or a smaller max_msg_size make it smaller",
+                   name, l.total, (double)l.total / (1 << 20));
+      return r;
+    }
     if (r != MCX_EEXIST)
       return r;
     r = mcx_port_shm_open_mode(name, sizeof(mcx__part_hdr_t), mode, &shm);
@@ -347,6 +418,26 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       if (r == MCX_EAGAIN && attempt > 100) {
         /* Still too small after 100 ms: its creator died between creating
          * and sizing it. Nobody can have joined it: remove it, make ours. */
+        MCX_DEBUG(1, "removing partition %s: its creator never sized it", name);
+        mcx_port_shm_unlink(name);
+      }
+      mcx_port_sleep_ns(1000000);
+      continue;
+    }
+    if (r == MCX_EPERM && !squatted && !strcmp(name, dflt) &&
+        mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK && owner != mcx_port_uid()) {
+      squatted = 1; /* created by another user since we looked */
+      choose_partition_name(name, sizeof name, squatted, owner);
+      if (strcmp(name, dflt))
+        continue;
+    }
+    if (r == MCX_EPERM && mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK &&
+        owner == mcx_port_uid() && osize == 0) {
+      /* Ours, never sized, with a mode its creator did not get to pin (it
+       * died between shm_open and fchmod/ftruncate, or asked for another
+       * shm_mode): nobody can have joined it. Retire it after a while, as a
+       * stale partition. */
+      if (attempt > 100) {
         MCX_DEBUG(1, "removing partition %s: its creator never sized it", name);
         mcx_port_shm_unlink(name);
       }
@@ -502,6 +593,70 @@ void mcx__admin_lock(mcx__domain_t *d)
   }
 }
 
+/* Waits for the control-plane lock are bounded: its word is in shared
+ * memory, and a word naming a live thread that never lets go (a forged tid,
+ * a stopped or looping process) must not hang every control-plane call. A
+ * holder that dies is taken over (robust lock). A holder that lives is given
+ * ADMIN_WAIT_MEMBER_NS when it is a node's thread or a thread of a process
+ * with a node in the domain, ADMIN_WAIT_OTHER_NS otherwise (a joining
+ * process holds the lock briefly before its node is in the table); each
+ * counted from the time the lock last changed hands. */
+#define ADMIN_SLICE_NS 100000000ull
+#define ADMIN_WAIT_MEMBER_NS 30000000000ull
+#define ADMIN_WAIT_OTHER_NS 2000000000ull
+
+static int tid_is_member(const mcx__domain_t *d, uint32_t tid)
+{
+  const mcx__node_t *nodes = mcx__nodes(d);
+  uint32_t pid = mcx_port_tid_pid(tid);
+  for (uint32_t i = 0; i < d->hdr->max_nodes; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        (mcx_load_relaxed(&nodes[i].tid) == tid || (pid && mcx_load_relaxed(&nodes[i].pid) == pid)))
+      return 1;
+  return 0;
+}
+
+int mcx__admin_lock_bounded(mcx__domain_t *d)
+{
+  uint32_t depth, me = mcx__my_tid(), holder = 0;
+  uint64_t since = mcx_port_now_ns();
+  for (;;) {
+    int r = mcx__rmutex_lock(&d->hdr->admin, me, mcx_port_now_ns() + ADMIN_SLICE_NS, d->shared,
+                             &depth);
+    if (r == MCX_OK)
+      return MCX_OK;
+    if (r == MCX_EOWNERDEAD) {
+      MCX_DEBUG(1, "domain %u: a process died holding the control-plane lock; repairing",
+                d->domain_id);
+      mcx__sweep_dead_locked(d);
+      return MCX_OK;
+    }
+    uint32_t w = mcx_load_relaxed(&d->hdr->admin.word) & MCX__RMUTEX_TID_MASK;
+    if (r == MCX_ECLOSED || r == MCX_EBUSY) {
+      /* No thread has that id (the deleted mark), or it is ours though we do
+       * not hold the lock: the word was overwritten. */
+      mcx_port_log("domain %u: the control-plane lock word is corrupt (%#x): giving up",
+                   d->domain_id, w);
+      return MCX_EIO;
+    }
+    uint64_t now = mcx_port_now_ns();
+    if (w != holder) { /* it changed hands: the domain makes progress */
+      holder = w;
+      since = now;
+      continue;
+    }
+    int member = tid_is_member(d, w);
+    if (now - since >= (member ? ADMIN_WAIT_MEMBER_NS : ADMIN_WAIT_OTHER_NS)) {
+      mcx_port_log("domain %u: the control-plane lock has been held by thread %u (%s) for %llu ms: "
+                   "giving up",
+                   d->domain_id, w,
+                   member ? "a node of this domain" : "not a node of this domain",
+                   (unsigned long long)((now - since) / 1000000u));
+      return MCX_ETIMEDOUT;
+    }
+  }
+}
+
 void mcx__admin_unlock(mcx__domain_t *d) { mcx__rmutex_unlock(&d->hdr->admin, mcx__my_tid(), d->shared); }
 
 int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
@@ -540,7 +695,11 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
       return r;
     }
     d->refs++;
-    mcx__admin_lock(d);
+    if ((r = mcx__admin_lock_bounded(d)) != MCX_OK) {
+      detach_domain(d, 0);
+      mcx__mutex_unlock(&proc_lock, 0);
+      return MCX_EIO;
+    }
     if (!mcx_load_relaxed(&d->hdr->retired) || attempt > 50)
       break;
     /* The last node finalized (or a stale partition was retired) between our
@@ -611,7 +770,8 @@ int mcx__node_finalize(void)
   if (!mcx__is_node())
     return MCX_ENOENT;
   mcx__domain_t *d = mcx__self.dom;
-  mcx__ep_delete_all_of_node();
+  if (mcx__ep_delete_all_of_node() != MCX_OK)
+    return MCX_EIO; /* the control-plane lock could not be had: the node stays */
   mcx__req_release_node(mcx__self.key);
   mcx__admin_lock(d);
   mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
@@ -745,9 +905,21 @@ int mcx__any_dead_node(const mcx__domain_t *d)
   return 0;
 }
 
+uint32_t mcx__sweep_dead_try(mcx__domain_t *d)
+{
+  uint32_t depth;
+  int r = mcx__rmutex_lock(&d->hdr->admin, mcx__my_tid(), 0, d->shared, &depth);
+  if (r != MCX_OK && r != MCX_EOWNERDEAD)
+    return 0; /* held: its holder or a later call sweeps */
+  uint32_t n = mcx__sweep_dead_locked(d);
+  mcx__admin_unlock(d);
+  return n;
+}
+
 uint32_t mcx__sweep_dead(mcx__domain_t *d)
 {
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return 0;
   uint32_t n = mcx__sweep_dead_locked(d);
   mcx__admin_unlock(d);
   return n;
@@ -760,7 +932,8 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
     return MCX_EINVAL;
   mcx__node_t *nodes = mcx__nodes(d);
   int r = MCX_ENOENT;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   for (uint32_t i = 0; i < d->hdr->max_nodes; i++) {
     if (mcx_load_relaxed(&nodes[i].state) == 1 && mcx_load_relaxed(&nodes[i].node_id) == node_id) {
       *type = mcx_load_relaxed(&nodes[i].type);

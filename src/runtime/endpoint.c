@@ -36,8 +36,9 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
   mcx__domain_t *d = mcx__self.dom;
   mcx__part_hdr_t *h = d->hdr;
   mcx__endpoint_t *eps = mcx__eps(d);
-  int r = MCX_OK;
-  mcx__admin_lock(d);
+  int r = mcx__admin_lock_bounded(d);
+  if (r)
+    return MCX_EIO;
   int slot = -1;
   uint32_t any_port = 0;
   for (uint32_t i = 0; i < h->max_endpoints; i++) {
@@ -217,7 +218,8 @@ int mcx__ep_delete(uint32_t handle)
     return r;
   if (!mcx__ep_is_mine(e))
     return MCX_EPERM;
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   mcx__glock(d);
   if (!mcx__ep_still(d, handle, e))
     r = MCX_ESTALE;
@@ -234,7 +236,8 @@ int mcx__ep_delete_all_of_node(void)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *eps = mcx__eps(d);
-  mcx__admin_lock(d);
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return MCX_EIO;
   mcx__glock(d);
   for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state);
@@ -447,7 +450,8 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
       return MCX_EINVAL;
     if (mcx_load_relaxed(&e->chan))
       return MCX_ECHAN;
-    mcx__admin_lock(d);
+    if (mcx__admin_lock_bounded(d) != MCX_OK)
+      return MCX_EIO;
     mcx__glock(d);
     if (!mcx__ep_still(d, handle, e))
       r = MCX_ESTALE;

@@ -497,7 +497,10 @@ int mcx__req_wait_any(size_t n, const uint32_t *handles, uint32_t timeout_ms, si
         *index = 0;
         return t < 0 ? t : 1;
       }
-      mcx__wp_sleep(wp, key, deadline, mcx__self.dom->shared);
+      /* In slices: progress re-checks the peers' liveness (a channel open
+       * whose peer died completes with an error), nobody announces that. */
+      uint64_t slice = mcx_port_now_ns() + 50000000ull;
+      mcx__wp_sleep(wp, key, slice < deadline ? slice : deadline, mcx__self.dom->shared);
     } else {
       /* Several events: poll with growing naps (20 µs .. 1 ms). */
       uint64_t now = mcx_port_now_ns();

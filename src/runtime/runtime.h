@@ -63,6 +63,9 @@ typedef struct mcx__part_hdr {
   /* Channels (chan.c): records, ring slots, packet pools; see mcx__chan_layout(). */
   uint64_t off_chans, off_chan_slots, off_chan_pools, off_pkt_meta;
   uint32_t n_chans, chan_cap, chan_rcap, pkt_stride, n_pkt_bufs, pad_;
+  /* Random, drawn by the creator: part of the names of the domain's message
+   * queues (pmq), so no other user can guess one and create it first. */
+  uint64_t name_tag;
   /* Control plane: node/endpoint table updates. Robust: a holder's death is
    * detected by the next locker, which repairs half-done updates. */
   MCX_ALIGNED_LINE mcx__rmutex_t admin;
@@ -164,7 +167,7 @@ typedef struct mcx__domain {
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
   uint32_t compat;
-  char name[64]; /* the shm object's name */
+  char name[96]; /* the shm object's name (MCX_PORT_SHM_NAME_MAX) */
   uint32_t transport;     /* MCX_TRANSPORT_*_: the one branch of the message calls */
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
   /* The packet buffer pool, located once at attach (chan.c). */
@@ -342,6 +345,14 @@ int mcx__part_check(const char *name, const void *base, size_t size);
 uint32_t mcx__my_tid(void);
 /** The partition's control-plane lock (robust; repairs after a dead holder). */
 void mcx__admin_lock(mcx__domain_t *d);
+/**
+ * The same with a bounded wait: a holder that lives but never lets go (a
+ * forged owner word) is given up on, with a log line naming it.
+ * @retval 0 locked (repaired after a dead holder)
+ * @retval MCX_ETIMEDOUT held by the same live thread for too long
+ * @retval MCX_EIO the lock word is corrupt
+ */
+int mcx__admin_lock_bounded(mcx__domain_t *d);
 void mcx__admin_unlock(mcx__domain_t *d);
 /**
  * Reclaims every node whose process died: their orphaned ring reservations
@@ -353,6 +364,8 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d);
 int mcx__any_dead_node(const mcx__domain_t *d);
 /** Takes the admin lock and sweeps. */
 uint32_t mcx__sweep_dead(mcx__domain_t *d);
+/** Sweeps only if the admin lock is free now (callers that may hold the global lock). */
+uint32_t mcx__sweep_dead_try(mcx__domain_t *d);
 /** Publishes tombstones for dead senders' orphaned reservations (admin lock held). */
 void mcx__resolve_orphans_locked(mcx__domain_t *d);
 /** Re-opens the rings of an endpoint left in EP_RECONFIG (admin lock held). */

@@ -55,6 +55,7 @@ typedef struct pmq_rx {
 
 typedef struct mcx__pmq {
   uint32_t uid, domain_id;
+  uint64_t tag; /* the partition's name_tag, copied at attach (names of queues) */
   uint32_t msgsize; /* mq_msgsize of every queue of the domain (= hdr->max_msg, >= 1) */
   uint32_t depth;   /* mq_maxmsg of a new endpoint's queue */
   uint32_t nslots; /* endpoints, then channels */
@@ -78,9 +79,12 @@ static void limit_hit(const char *fmt, ...)
   MCX_DEBUG(1, "%s", last_error);
 }
 
+/* Names end in the partition's random tag: another user cannot guess one
+ * and create it first (and a queue we open is checked to be ours anyway). */
 static void q_name(const mcx__domain_t *d, uint32_t pid, uint32_t idx, uint32_t epoch, char *out)
 {
-  snprintf(out, MCX_PORT_MQ_NAME_MAX, "%s-p%u-e%u-g%u", d->name, pid, idx, epoch);
+  snprintf(out, MCX_PORT_MQ_NAME_MAX, "%s-p%u-e%u-g%u-%016llx", d->name, pid, idx, epoch,
+           (unsigned long long)d->pmq->tag);
 }
 
 /* The pid of the process that created endpoint @p e's queue: its owner node's.
@@ -166,6 +170,10 @@ out:
   mcx__mutex_unlock(&s->lock, 0);
   if (r == MCX_ELIMIT)
     limit_hit("pmq: opening a queue failed: the descriptor limit (RLIMIT_NOFILE) is reached");
+  if (r == MCX_EPERM) {
+    limit_hit("pmq: refusing queue %s: it is not ours (another owner, or open to others)", name);
+    r = MCX_EIO;
+  }
   return r;
 }
 
@@ -236,6 +244,13 @@ static int create_failed(const mcx__domain_t *d, int r, const char *name, uint32
               "up, or a descriptor limit is reached",
               name, bytes, (unsigned long long)p->sys.rlimit);
     return MCX_ELIMIT;
+  case MCX_EPERM:
+  case MCX_EEXIST:
+    /* Only another user's object can stand in our way: ours were removed. */
+    limit_hit("pmq: cannot create %s: a queue of that name exists and belongs to another user "
+              "(left alone)",
+              name);
+    return MCX_EIO;
   default:
     limit_hit("pmq: cannot create %s: the system refused (%d)", name, r);
     return r;
@@ -275,10 +290,8 @@ static int create_queue(const mcx__domain_t *d, const char *name, uint32_t depth
   if (r)
     return r;
   r = mcx_port_mq_create(name, depth, d->pmq->msgsize, fd);
-  if (r == MCX_EEXIST) {
-    mcx_port_mq_unlink(name);
+  if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK)
     r = mcx_port_mq_create(name, depth, d->pmq->msgsize, fd);
-  }
   return r ? create_failed(d, r, name, depth, d->pmq->msgsize) : MCX_OK;
 }
 
@@ -305,7 +318,7 @@ static void sweep_one(const char *name, void *arg)
 /* Unlinks the domain's queues whose creator is dead (only_pid 0) or is @p only_pid. */
 static void sweep(const mcx__domain_t *d, uint32_t only_pid)
 {
-  char prefix[64];
+  char prefix[128];
   snprintf(prefix, sizeof prefix, "%s-p", d->name + 1); /* the partition's name, without '/' */
   struct sweep s = {strlen(prefix), only_pid, 0};
   if (mcx_port_mq_list(prefix, sweep_one, &s) != MCX_OK) {
@@ -337,6 +350,7 @@ int mcx__pmq_domain_open(mcx__domain_t *d)
   }
   p->uid = mcx_port_uid();
   p->domain_id = d->domain_id;
+  p->tag = d->hdr->name_tag;
   p->nslots = n;
   p->msgsize = d->g.max_msg ? d->g.max_msg : 1;
   p->pkt_size = MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_PKT_SIZE : 1;
@@ -654,7 +668,8 @@ int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32
 static void chan_name(const mcx__domain_t *d, const void *arg, char *out)
 {
   const mcx__pmq_chan_t *c = arg;
-  snprintf(out, MCX_PORT_MQ_NAME_MAX, "%s-p%u-c%u-g%u", d->name, c->pid, c->idx, c->gen);
+  snprintf(out, MCX_PORT_MQ_NAME_MAX, "%s-p%u-c%u-g%u-%016llx", d->name, c->pid, c->idx, c->gen,
+           (unsigned long long)d->pmq->tag);
 }
 
 static uint32_t chan_msgsize(const mcx__pmq_t *p, const mcx__pmq_chan_t *c)
@@ -667,34 +682,41 @@ int mcx__pmq_chan_create(mcx__domain_t *d, const mcx__pmq_chan_t *c)
   mcx__pmq_t *p = d->pmq;
   uint32_t cslot = p->neps + c->idx;
   pmq_slot_t *s = &p->slot[cslot];
-  mcx__mutex_lock(&s->lock, 0);
-  int have = s->q && s->q->epoch == c->gen;
-  mcx__mutex_unlock(&s->lock, 0);
-  if (have)
-    return MCX_OK; /* made by an earlier attempt of this open */
   char name[MCX_PORT_MQ_NAME_MAX];
   chan_name(d, c, name);
   uint32_t depth = c->depth < p->depth ? c->depth : p->depth, size = chan_msgsize(p, c);
   if (!depth)
     depth = 1;
-  int fd, r = precheck(d, name, depth, size);
-  if (!r) {
+  /* Exactly one side makes the queue, exclusively: the receiving side's
+   * process. Under the slot lock, so its threads do not race each other:
+   * EEXIST is then never "the peer made it". */
+  mcx__mutex_lock(&s->lock, 0);
+  int fd = -1, r = MCX_OK;
+  if (s->q && s->q->epoch == c->gen)
+    goto out; /* made by an earlier attempt of this open */
+  if ((r = precheck(d, name, depth, size)) != MCX_OK)
+    goto out;
+  r = mcx_port_mq_create(name, depth, size, &fd);
+  if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK) /* a dead process's, ours */
     r = mcx_port_mq_create(name, depth, size, &fd);
-    if (r == MCX_EEXIST)
-      return MCX_OK; /* the other side made it first: the caller opens it */
-    if (r)
-      r = create_failed(d, r, name, depth, size);
+  if (r) {
+    r = create_failed(d, r, name, depth, size);
+    goto out;
   }
-  if (r)
-    return r;
   pmq_q_t *q = q_new(fd, c->gen);
   if (!q) {
     mcx_port_mq_close(fd);
     mcx_port_mq_unlink(name);
-    return MCX_ENOMEM;
+    r = MCX_ENOMEM;
+    goto out;
   }
-  q_install(d, cslot, q);
-  return MCX_OK;
+  pmq_q_t *old = s->q;
+  s->q = q;
+  if (old)
+    q_unref(old);
+out:
+  mcx__mutex_unlock(&s->lock, 0);
+  return r;
 }
 
 void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c)
@@ -711,12 +733,16 @@ void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c)
   mcx__mutex_unlock(&p->rx_lock, 0);
 }
 
-/* The connection's queue, made on first use by either side (the state
- * machine guarantees both sides are open or were: no use after tear-down). */
+/* The connection's queue. The receiving side's process makes it (its open
+ * does; a first use there too); elsewhere a missing queue means the
+ * receiver has not opened yet: EAGAIN, as a full queue (the state machine
+ * guarantees no use after tear-down). */
 static int chan_acquire(mcx__domain_t *d, const mcx__pmq_chan_t *c, pmq_q_t **q)
 {
   uint32_t cslot = d->pmq->neps + c->idx;
   int r = q_acquire(d, cslot, c->gen, 0, chan_name, c, q);
+  if (r == MCX_ENOENT && c->pid != mcx_port_pid())
+    return MCX_EAGAIN;
   if (r == MCX_ENOENT && (r = mcx__pmq_chan_create(d, c)) == MCX_OK)
     r = q_acquire(d, cslot, c->gen, 0, chan_name, c, q);
   return r;

@@ -6,9 +6,14 @@
  * when the domain's transport is MCX_TRANSPORT_PMQ_; argument and handle
  * checks stay in msg.c / endpoint.c. See docs/pmq.md.
  *
- * Queue names: <partition name>-p<creator pid>-e<endpoint slot>-g<ring epoch>, i.e.
- * /mcx-<uid>-<namespace>-d<domain>-p<pid>-e<slot>-g<epoch> (MCX_NAMESPACE keeps
- * unrelated runs apart, as it does for partitions).
+ * Queue names: <partition name>-p<creator pid>-e<endpoint slot>-g<ring epoch>-<tag>, i.e.
+ * /mcx-<uid>-<namespace>-d<domain>-p<pid>-e<slot>-g<epoch>-<tag> (MCX_NAMESPACE keeps
+ * unrelated runs apart, as it does for partitions). <tag> is the partition's
+ * random name_tag (16 hex digits): another user cannot guess a name and
+ * create it first. Every queue is created exclusively by exactly one party
+ * (an endpoint's by its owner, a channel's by connect) and every queue opened
+ * is checked to be ours (owner uid, mode 0600) before it is used; a name held
+ * by another user's object is an error, never removed.
  * The ring epoch is the endpoint's incarnation (bumped by every create and
  * every NUM_RECV_BUFFERS change), so a re-sized or re-created endpoint gets a
  * new queue and a descriptor cached for the old one can never reach it.
@@ -85,8 +90,9 @@ int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, 
 /** @brief Messages queued to endpoint @p h (mq_getattr). */
 int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32_t *count);
 
-/* ---- channels: one queue per connection, made by the receiving side's open,
- * unlinked at tear-down; chan.c keeps its state machine and wait points. */
+/* ---- channels: one queue per connection, made by connect (exclusively,
+ * before the connection is published), unlinked at tear-down; chan.c keeps
+ * its state machine and wait points. */
 typedef struct mcx__pmq_chan {
   uint32_t idx;   /* channel record */
   uint32_t gen;   /* its generation: the queue's incarnation */
@@ -95,7 +101,8 @@ typedef struct mcx__pmq_chan {
   uint32_t depth; /* wanted mq_maxmsg (capped like an endpoint's) */
 } mcx__pmq_chan_t;
 
-/** @retval 0, MCX_ENOMEM (queues_max), MCX_ELIMIT (a limit; the message names it) */
+/** @retval 0, MCX_ENOMEM (queues_max), MCX_ELIMIT (a limit; the message names it),
+ * MCX_EIO (the name is held by another user's queue; left alone, the message says so) */
 int mcx__pmq_chan_create(mcx__domain_t *d, const mcx__pmq_chan_t *c);
 /** Unlinks the queue, drops this process's descriptors, pool and push-back. */
 void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c);

@@ -8,7 +8,9 @@
  * finalized) are recovered; bad partitions (wrong magic, wrong version,
  * truncated, another owner) are refused; nothing is left in /dev/shm.
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <signal.h>
 #include <errno.h>
 #include <sys/mman.h>
@@ -471,7 +473,74 @@ TEST(partition_with_wrong_magic_is_refused) { refuse(20, spoil_magic); }
 TEST(partition_with_wrong_version_is_refused) { refuse(21, spoil_version); }
 TEST(truncated_partition_is_refused) { refuse(22, spoil_size); }
 TEST(partition_with_corrupt_offsets_is_refused) { refuse(23, spoil_offsets); }
-TEST(partition_of_another_owner_is_refused) { refuse(24, spoil_owner); }
+/* A partition of another owner under our name is never joined: when not
+ * root, it is a too-open one of ours (refused); as root the object really
+ * belongs to another user, and the domain moves to a private name
+ * (docs/processes.md): the node initializes, and the other partition's node
+ * is not in its domain. */
+TEST(partition_of_another_owner_is_refused)
+{
+  if (geteuid() != 0) {
+    refuse(24, spoil_owner);
+    return;
+  }
+  char dir[] = "/tmp/mcx-proc-XXXXXX", cmd[64];
+  CHECK(mkdtemp(dir) != NULL);
+  const char *old = getenv("XDG_RUNTIME_DIR");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("XDG_RUNTIME_DIR", dir, 1); /* the private name's record goes there */
+  pid_t pid = fork();
+  if (pid == 0) {
+    mcapi_status_t s;
+    if (init_node(24, 1, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
+      _exit(1);
+    mcapi_endpoint_create(7, &s);
+    pause();
+    _exit(0);
+  }
+  char name[80];
+  part_name(name, sizeof name, 24);
+  int fd = -1;
+  for (int i = 0; i < 500 && fd < 0; i++) {
+    fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+      usleep(2000);
+  }
+  CHECK(fd >= 0);
+  usleep(20000);
+  spoil_owner(fd, 0);
+  mcapi_status_t st = init_node(24, 2, MCX_LOCKING_DEFAULT);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  if (st == MCAPI_SUCCESS) {
+    mcapi_endpoint_get(24, 1, 7, 0, &st);
+    CHECK_STATUS(st, MCAPI_TIMEOUT); /* not the other partition's domain */
+    mcapi_finalize(&st);
+  }
+  kill(pid, SIGKILL);
+  wait_child(pid);
+  close(fd);
+  shm_unlink(name);
+  /* pmq: the killed node's queue belongs to a partition nobody joins again. */
+  char prefix[120], qn[300];
+  snprintf(prefix, sizeof prefix, "%s-p%d-", name + 1, (int)pid);
+  DIR *mq = opendir("/dev/mqueue");
+  struct dirent *de;
+  while (mq && (de = readdir(mq)) != NULL)
+    if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+      snprintf(qn, sizeof qn, "/%s", de->d_name);
+      mq_unlink(qn);
+    }
+  if (mq)
+    closedir(mq);
+  if (saved) {
+    setenv("XDG_RUNTIME_DIR", saved, 1);
+    free(saved);
+  } else {
+    unsetenv("XDG_RUNTIME_DIR");
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
 
 TEST(partition_mode_is_0600_by_default_and_settable)
 {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +42,7 @@ typedef struct part_info {
   char name[300];
   enum { P_OK, P_CREATING, P_INVALID, P_UNREADABLE } state;
   const char *why;
+  char whybuf[700];
   uint32_t domain, max_eps, nprio;
   const char *locking;
   int compat203;
@@ -57,9 +59,45 @@ static void inspect(const char *name, part_info_t *p)
   snprintf(p->name, sizeof p->name, "%s", name);
   mcx_port_shm_t shm;
   int r = mcx_port_shm_open(name, sizeof(mcx__part_hdr_t), &shm);
+  uint32_t uid;
+  unsigned mode;
+  size_t osize;
+  if (r == MCX_EPERM && mcx_port_shm_stat(name, &uid, &mode, &osize) == MCX_OK &&
+      uid != mcx_port_uid()) {
+    /* Another user made an object under our name: never joined, never
+     * removed; libmca uses a private name for the domain instead. */
+    char rec[96], where[512] = "";
+    p->state = P_UNREADABLE;
+    if (mcx_port_name_record(name + 1, NULL, rec, sizeof rec, where, sizeof where) == MCX_OK)
+      snprintf(p->whybuf, sizeof p->whybuf,
+               "belongs to another user (uid %u, mode %03o), not ours: never joined or removed; "
+               "the domain uses the private name %s (recorded in %s)",
+               uid, mode, rec, where);
+    else
+      snprintf(p->whybuf, sizeof p->whybuf,
+               "belongs to another user (uid %u, mode %03o), not ours: never joined or removed; "
+               "the domain will use a private name",
+               uid, mode);
+    p->why = p->whybuf;
+    return;
+  }
+  if (r == MCX_EAGAIN) {
+    /* Created but never sized: its creator died between creating and sizing
+     * it, unless that happened just now (a creator at work). */
+    char path[320];
+    struct stat st;
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < 2) {
+      p->state = P_CREATING;
+      return;
+    }
+    p->state = P_INVALID;
+    p->why = "not sized: its creator died before sizing it";
+    return;
+  }
   if (r) {
     p->state = P_UNREADABLE;
-    p->why = r == MCX_EPERM ? "another owner or too open" : "cannot open";
+    p->why = r == MCX_EPERM ? "too open" : "cannot open";
     return;
   }
   uint8_t *base = mcx_port_shm_map(&shm, shm.size);
@@ -152,7 +190,9 @@ static void print_text(FILE *o, const part_info_t *p)
   switch (p->state) {
   case P_UNREADABLE: fprintf(o, "%s: %s\n", p->name, p->why); return;
   case P_CREATING: fprintf(o, "%s: being created\n", p->name); return;
-  case P_INVALID: fprintf(o, "%s: invalid header (mca domains --clean removes it)\n", p->name); return;
+  case P_INVALID:
+    fprintf(o, "%s: %s (mca domains --clean removes it)\n", p->name, p->why ? p->why : "invalid header");
+    return;
   default: break;
   }
   fprintf(o, "%s: domain %u, %s locking, %s, %.1f MiB reserved, %d node(s) alive, %d dead\n", p->name, p->domain,
@@ -301,7 +341,7 @@ static int clean(const char *prefix, int json_out)
       continue;
     if (mcx_port_shm_unlink(part_names[i]) == 0) {
       fprintf(log, "removed partition %s: %s\n", part_names[i],
-              p->state == P_INVALID ? "invalid header" : "every node dead");
+              p->state == P_INVALID ? (p->why ? p->why : "invalid header") : "every node dead");
       for (int k = 0; k < p->nnodes; k++)
         fprintf(log, "  node %u: pid %u tid %u dead\n", p->nodes[k].node, p->nodes[k].pid, p->nodes[k].tid);
       if (p->total_queued)
