@@ -77,7 +77,7 @@ done
 # --timeout is a stall detector: a healthy run longer than the timeout passes.
 # The run must outlast the timeout to prove it: the count grows until it does.
 stall_verdict=bad
-for count in 1500000 6000000 24000000; do
+for count in 200000 1500000 6000000 24000000; do
   v=$("$mca" stress --count $count --timeout 1 --json - "$topos/one_channel.json" 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -99,7 +99,15 @@ if [ "$stall_verdict" = ok ]; then ok "stress --timeout 1: a healthy run longer 
 
 # Ctrl-C on a run with process nodes leaves no partition or queue behind
 export MCX_NAMESPACE="cli_check_$$"
-for transport in shm pmq; do
+sigint_transports="shm pmq"
+if [ -n "${MCX_CLI_TSAN:-}" ]; then
+  # ThreadSanitizer holds an asynchronous signal until the thread next enters
+  # one of its intercepted calls: mca, blocked in a plain system call, never
+  # sees the SIGINT there. The default build checks this part.
+  echo "skip Ctrl-C checks: ThreadSanitizer build (signals are deferred)"
+  sigint_transports=""
+fi
+for transport in $sigint_transports; do
   [ "$transport" = pmq ] && [ ! -d /dev/mqueue ] && { echo "skip pmq: no /dev/mqueue"; continue; }
   # "parent": the signal to mca alone (kill); "group": to mca and its nodes, as Ctrl-C in a terminal
   for target in parent group; do
@@ -109,6 +117,12 @@ for transport in shm pmq; do
     sleep 0.2
     kids=$(pgrep -P "$pid")
     if [ "$target" = group ]; then kill -INT -- "-$pid"; else kill -INT "$pid"; fi
+    # Bounded: a run that ignores the signal fails the check, not the suite.
+    for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL -- "-$pid" 2>/dev/null
+      echo "mca stress did not stop within 30 s of SIGINT"
+    fi
     wait "$pid"; rc=$?
     left=$(ls /dev/shm /dev/mqueue 2>/dev/null | grep "$MCX_NAMESPACE")
     alive=""
