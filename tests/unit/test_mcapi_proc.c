@@ -412,24 +412,29 @@ TEST(zero_byte_partition_of_a_dead_creator_is_replaced)
 /* Writes a partition-like object by hand and expects initialize to refuse it. */
 static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
 {
-  /* Start from a real partition's header, spoiled by @p spoil. */
+  /* Start from a real partition's header, spoiled by @p spoil once its
+   * creator has finished it (the child says so: a spoil during creation
+   * would be overwritten). */
+  int ready[2];
+  CHECK(pipe(ready) == 0);
   pid_t pid = fork();
   if (pid == 0) {
     if (init_node(dom, 1, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
       _exit(1);
+    char one = 1;
+    if (write(ready[1], &one, 1) != 1)
+      _exit(1);
     pause();
     _exit(0);
   }
+  close(ready[1]);
+  char got = 0;
+  CHECK(read(ready[0], &got, 1) == 1 && got == 1);
+  close(ready[0]);
   char name[80];
   part_name(name, sizeof name, dom);
-  int fd = -1;
-  for (int i = 0; i < 500 && fd < 0; i++) {
-    fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-      usleep(2000);
-  }
+  int fd = shm_open(name, O_RDWR, 0);
   CHECK(fd >= 0);
-  usleep(20000);
   struct stat sb;
   fstat(fd, &sb);
   spoil(fd, (size_t)sb.st_size);
