@@ -615,6 +615,8 @@ void mcx__admin_unlock(mcx__domain_t *d) { mcx__rmutex_unlock(&d->hdr->admin, mc
 
 int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
 {
+  if (slot >= d->hdr->max_nodes)
+    return 0; /* read from shared memory: out of range is no node */
   const mcx__node_t *n = &mcx__nodes(d)[slot];
   return mcx_load_acquire(&n->state) == NODE_ACTIVE &&
          mcx_port_tid_alive(mcx_load_relaxed(&n->tid));
