@@ -429,6 +429,14 @@ static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
       usleep(2000);
   }
   CHECK(fd >= 0);
+  /* Spoil it once its creator has finished it (the magic is written last),
+   * not while the creator still writes the header. */
+  uint64_t magic = 0;
+  for (int i = 0; i < 5000 && magic != MCX_PART_MAGIC; i++) {
+    if (pread(fd, &magic, sizeof magic, 0) != (ssize_t)sizeof magic || magic != MCX_PART_MAGIC)
+      usleep(1000);
+  }
+  CHECK(magic == MCX_PART_MAGIC);
   usleep(20000);
   struct stat sb;
   fstat(fd, &sb);
