@@ -235,7 +235,9 @@ typedef mcapi_timeout_t mcapi_endp_attr_timeout_t;
  * @retval MCAPI_ERR_NODE_INVALID @p node_id is MCAPI_NODE_INVALID.
  * @retval MCAPI_ERR_NODE_INITIALIZED this thread is already a node.
  * @retval MCAPI_ERR_NODE_INITFAILED @p node_id is in use in the domain, the
- *         node table is full, or the partition could not be created.
+ *         node table is full, the partition could not be created (among
+ *         others: it does not fit in /dev/shm; the log says so), or the
+ *         domain's control-plane lock could not be had.
  * @post On success the node must be finalized by the same thread.
  */
 void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
@@ -253,6 +255,9 @@ void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
  * which ends the connection.
  * @retval MCAPI_SUCCESS the thread is no longer a node.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @retval MCAPI_ERR_NODE_FINALFAILED the domain's control-plane lock could not be
+ *         had (a thread that is alive held it for too long; the log names it):
+ *         the thread is still the node.
  */
 void mcapi_finalize(mcapi_status_t *mcapi_status);
 
@@ -313,8 +318,15 @@ void mcapi_node_get_attribute(mcapi_domain_t domain_id, mcapi_node_t node_id,
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PORT_INVALID @p port_id is above MCAPI_MAX_PORT.
  * @retval MCAPI_ERR_ENDP_EXISTS the node already has an endpoint on @p port_id.
- * @retval MCAPI_ERR_ENDP_LIMIT the domain's endpoint table is full.
+ * @retval MCAPI_ERR_ENDP_LIMIT the domain's endpoint table is full, the node has
+ *         MCAPI_MAX_ENDPOINTS endpoints, or (pmq) the system's message-queue
+ *         count, /proc/sys/fs/mqueue/queues_max, is reached.
  * @retval MCAPI_ERR_ENDP_NOPORTS MCAPI_PORT_ANY found no free port.
+ * @retval MCAPI_ERR_MEM_LIMIT (pmq) the endpoint's queue could not be made:
+ *         RLIMIT_MSGQUEUE, msg_max or a descriptor limit (mcx_pmq_limits() names it).
+ * @retval MCAPI_ERR_GENERAL (pmq) the queue's name is held by another user's
+ *         queue (left alone; the log names it), or the domain's control-plane
+ *         lock could not be had: a thread that is alive held it for too long.
  */
 mcapi_endpoint_t mcapi_endpoint_create(mcapi_port_t port_id, mcapi_status_t *mcapi_status);
 
@@ -322,6 +334,7 @@ mcapi_endpoint_t mcapi_endpoint_create(mcapi_port_t port_id, mcapi_status_t *mca
  * @brief Starts finding the endpoint (domain, node, port); completes through
  * mcapi_test(), mcapi_wait() or mcapi_wait_any() once it exists.
  * @retval MCAPI_PENDING started; @p endpoint is written on completion.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p endpoint or @p request is NULL.
  * @retval MCAPI_ERR_DOMAIN_INVALID @p domain_id is not the caller's domain.
@@ -355,6 +368,8 @@ mcapi_endpoint_t mcapi_endpoint_get(mcapi_domain_t domain_id, mcapi_node_t node_
  * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
  * @retval MCAPI_ERR_ENDP_NOTOWNER the endpoint belongs to another node.
  * @retval MCAPI_ERR_CHAN_OPEN the endpoint is connected to a channel.
+ * @retval MCAPI_ERR_GENERAL the domain's control-plane lock could not be had: a
+ *         thread that is alive held it for too long (the log names it).
  */
 void mcapi_endpoint_delete(mcapi_endpoint_t endpoint, mcapi_status_t *mcapi_status);
 
@@ -398,6 +413,8 @@ void mcapi_endpoint_get_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attrib
  * @retval MCAPI_ERR_ATTR_VALUE the value is out of range.
  * @retval MCAPI_ERR_MEM_LIMIT NUM_RECV_BUFFERS: messages are queued or in flight.
  * @retval MCAPI_ERR_CHAN_OPEN NUM_RECV_BUFFERS: the endpoint is connected.
+ * @retval MCAPI_ERR_GENERAL NUM_RECV_BUFFERS: the domain's control-plane lock could
+ *         not be had (a thread that is alive held it for too long).
  */
 void mcapi_endpoint_set_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attribute_num,
                                   const void *attribute, size_t attribute_size,
@@ -410,6 +427,7 @@ void mcapi_endpoint_set_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attrib
  * The buffer is copied before MCAPI_PENDING or MCAPI_SUCCESS is returned when
  * the receive queue has space; otherwise it must stay valid until completion.
  * @retval MCAPI_PENDING started.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_ENDP_INVALID either handle is stale or forged.
  * @retval MCAPI_ERR_ENDP_REMOTE @p send_endpoint is not the caller's.
@@ -421,7 +439,8 @@ void mcapi_endpoint_set_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attrib
  * @retval MCAPI_ERR_MEM_LIMIT the queue is full and @p send_endpoint is
  *         FAIL_ON_MEM_LIMIT (the default under MCX_COMPAT=mca-2.0.3).
  * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_ENDP_DELETED (the
- * receiver was deleted meanwhile) or MCAPI_ERR_REQUEST_CANCELLED.
+ * receiver was deleted meanwhile), MCAPI_ERR_CHAN_CONNECTED (an endpoint was
+ * connected to a channel meanwhile) or MCAPI_ERR_REQUEST_CANCELLED.
  */
 void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                       const void *buffer, size_t buffer_size, mcapi_priority_t priority,
@@ -453,6 +472,7 @@ void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_end
  * @brief Starts receiving a message into @p buffer; completes through
  * mcapi_test()/wait(), which report the received size.
  * @retval MCAPI_PENDING started.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
  * @retval MCAPI_ERR_ENDP_REMOTE the endpoint is not the caller's.
@@ -461,7 +481,8 @@ void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_end
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
  * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_MSG_TRUNCATED (the
  * first @p buffer_size bytes were stored, the message is consumed),
- * MCAPI_ERR_ENDP_DELETED or MCAPI_ERR_REQUEST_CANCELLED.
+ * MCAPI_ERR_ENDP_DELETED, MCAPI_ERR_CHAN_CONNECTED (the endpoint was connected
+ * to a channel meanwhile) or MCAPI_ERR_REQUEST_CANCELLED.
  */
 void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
                       mcapi_request_t *request, mcapi_status_t *mcapi_status);
@@ -519,14 +540,20 @@ mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint, mcapi_status
  * The channel has min(NUM_RECV_BUFFERS of the receive endpoint,
  * MCAPI_MAX_BUFFERS) packet buffers.
  * @retval MCAPI_PENDING connected; complete the request with mcapi_test()/wait().
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.
  * @retval MCAPI_ERR_ENDP_INVALID an endpoint handle is stale or forged, or both are the same.
  * @retval MCAPI_ERR_CHAN_CONNECTED an endpoint is already connected.
  * @retval MCAPI_ERR_CHAN_TYPE an endpoint has a pending open of the other channel type.
  * @retval MCAPI_ERR_CHAN_DIRECTION an endpoint has a pending open of the other direction.
- * @retval MCAPI_ERR_MEM_LIMIT the domain has no free channel record.
+ * @retval MCAPI_ERR_MEM_LIMIT the domain has no free channel record, or (pmq) the
+ *         connection's queue could not be made (a limit; mcx_pmq_limits() names it).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free (the connection stays made).
+ * @retval MCAPI_ERR_GENERAL (pmq) the connection's queue name is held by another
+ *         user's queue (left alone; the log names it), or the domain's
+ *         control-plane lock could not be had: a thread that is alive held it
+ *         for too long. Nothing is connected.
  */
 void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                              mcapi_request_t *request, mcapi_status_t *mcapi_status);
@@ -539,6 +566,7 @@ void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t re
  * on completion. An endpoint whose previous connection is still closing waits
  * for the next connection.
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p recv_handle or @p request is NULL.
  * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
@@ -548,6 +576,8 @@ void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t re
  * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
  * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
  * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_GENERAL the domain's control-plane lock could not be had: a
+ *         thread that is alive held it for too long (the log names it).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
  * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_ENDP_DELETED (the
  * other side's node finalized before opening) or MCAPI_ERR_REQUEST_CANCELLED
@@ -562,6 +592,7 @@ void mcapi_pktchan_recv_open_i(mcapi_pktchan_recv_hndl_t *recv_handle,
  * with the directions swapped (MCAPI_ERR_CHAN_DIRECTION: the endpoint is the
  * receive side).
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p send_handle or @p request is NULL.
  * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
@@ -571,6 +602,8 @@ void mcapi_pktchan_recv_open_i(mcapi_pktchan_recv_hndl_t *recv_handle,
  * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
  * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
  * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_GENERAL the domain's control-plane lock could not be had: a
+ *         thread that is alive held it for too long (the log names it).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
  */
 void mcapi_pktchan_send_open_i(mcapi_pktchan_send_hndl_t *send_handle,
@@ -583,6 +616,7 @@ void mcapi_pktchan_send_open_i(mcapi_pktchan_send_hndl_t *send_handle,
  * stays pending (and @p buffer must stay valid) until a buffer comes back.
  * @pre @p buffer holds @p size bytes (NULL allowed when @p size is 0).
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL, or @p buffer is NULL with a non-zero size.
  * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's open channels (stale or forged).
@@ -629,6 +663,7 @@ void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffe
  * length.
  * @post The buffer belongs to the caller until mcapi_pktchan_release().
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p buffer or @p request is NULL.
  * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's open channels.
@@ -637,9 +672,11 @@ void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffe
  * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
  * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing, or the send side closed
  *         and every packet has been received.
+ * @retval MCAPI_ERR_MEM_LIMIT (pmq) this side holds every buffer of its local
+ *         pool (received, not released).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
- * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_CHAN_NOTOPEN or
- * MCAPI_ERR_REQUEST_CANCELLED.
+ * On completion the request reports MCAPI_SUCCESS, MCAPI_ERR_CHAN_NOTOPEN,
+ * MCAPI_ERR_MEM_LIMIT (pmq, as above) or MCAPI_ERR_REQUEST_CANCELLED.
  */
 void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                           mcapi_request_t *request, mcapi_status_t *mcapi_status);
@@ -660,6 +697,8 @@ void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffe
  * @retval MCAPI_ERR_CHAN_OPENPENDING the open has not completed.
  * @retval MCAPI_ERR_CHAN_NOTOPEN this side is closed or closing, or the send side closed
  *         (or its node finalized) and every packet has been received.
+ * @retval MCAPI_ERR_MEM_LIMIT (pmq) this side holds every buffer of its local
+ *         pool (received, not released).
  */
 void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                         size_t *received_size, mcapi_status_t *mcapi_status);
@@ -710,6 +749,7 @@ mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_s
  * the last mcapi_pktchan_release(). The connection ends (both endpoints become
  * message endpoints, the handles stale) when the send side has closed too.
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.
  * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's channels (stale or forged).
@@ -726,6 +766,7 @@ void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
  * @brief Closes the send side of a packet channel; completes at once. Packets
  * already queued stay receivable until the receive side closes.
  * @retval MCAPI_PENDING started (complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.
  * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's channels (stale or forged).
@@ -744,14 +785,20 @@ void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle, mcapi_req
  * @brief Connects two endpoints as a scalar channel; as mcapi_pktchan_connect_i().
  * The channel queues NUM_RECV_BUFFERS of the receive endpoint scalars.
  * @retval MCAPI_PENDING connected; complete the request with mcapi_test()/wait().
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.
  * @retval MCAPI_ERR_ENDP_INVALID an endpoint handle is stale or forged, or both are the same.
  * @retval MCAPI_ERR_CHAN_CONNECTED an endpoint is already connected.
  * @retval MCAPI_ERR_CHAN_TYPE an endpoint has a pending open of the other channel type.
  * @retval MCAPI_ERR_CHAN_DIRECTION an endpoint has a pending open of the other direction.
- * @retval MCAPI_ERR_MEM_LIMIT the domain has no free channel record.
+ * @retval MCAPI_ERR_MEM_LIMIT the domain has no free channel record, or (pmq) the
+ *         connection's queue could not be made (a limit; mcx_pmq_limits() names it).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free (the connection stays made).
+ * @retval MCAPI_ERR_GENERAL (pmq) the connection's queue name is held by another
+ *         user's queue (left alone; the log names it), or the domain's
+ *         control-plane lock could not be had: a thread that is alive held it
+ *         for too long. Nothing is connected.
  */
 void mcapi_sclchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                              mcapi_request_t *request, mcapi_status_t *mcapi_status);
@@ -759,6 +806,7 @@ void mcapi_sclchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t re
 /**
  * @brief Opens the receive side of a scalar channel; as mcapi_pktchan_recv_open_i().
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p receive_handle or @p request is NULL.
  * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
@@ -768,6 +816,8 @@ void mcapi_sclchan_connect_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t re
  * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
  * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
  * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_GENERAL the domain's control-plane lock could not be had: a
+ *         thread that is alive held it for too long (the log names it).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
  */
 void mcapi_sclchan_recv_open_i(mcapi_sclchan_recv_hndl_t *receive_handle,
@@ -777,6 +827,7 @@ void mcapi_sclchan_recv_open_i(mcapi_sclchan_recv_hndl_t *receive_handle,
 /**
  * @brief Opens the send side of a scalar channel; as mcapi_pktchan_send_open_i().
  * @retval MCAPI_PENDING started (or already complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p send_handle or @p request is NULL.
  * @retval MCAPI_ERR_ENDP_INVALID the endpoint handle is stale or forged.
@@ -786,6 +837,8 @@ void mcapi_sclchan_recv_open_i(mcapi_sclchan_recv_hndl_t *receive_handle,
  * @retval MCAPI_ERR_CHAN_OPENPENDING an open of this side is already pending.
  * @retval MCAPI_ERR_CHAN_OPEN this side is already open.
  * @retval MCAPI_ERR_CHAN_CLOSEPENDING this side's close is still pending.
+ * @retval MCAPI_ERR_GENERAL the domain's control-plane lock could not be had: a
+ *         thread that is alive held it for too long (the log names it).
  * @retval MCAPI_ERR_REQUEST_LIMIT no request handle is free.
  */
 void mcapi_sclchan_send_open_i(mcapi_sclchan_send_hndl_t *send_handle,
@@ -867,6 +920,7 @@ mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
  * Queued scalars are dropped when the connection ends (once the send side has
  * closed too).
  * @retval MCAPI_PENDING started (complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.
  * @retval MCAPI_ERR_CHAN_INVALID not a receive handle of this node's channels.
@@ -883,6 +937,7 @@ void mcapi_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
  * @brief Closes the send side of a scalar channel; completes at once. Queued
  * scalars stay receivable until the receive side closes.
  * @retval MCAPI_PENDING started (complete); test or wait on @p request.
+ * @retval MCAPI_SUCCESS completed at once; test or wait on @p request for the outcome.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.
  * @retval MCAPI_ERR_CHAN_INVALID not a send handle of this node's channels.

@@ -15,8 +15,10 @@ MCX_API mcapi_endpoint_t mcapi_endpoint_create(mcapi_port_t port_id, mcapi_statu
   int r = mcx__ep_create(port_id, &h);
   if (r == MCX_EEXIST)
     SET(MCAPI_ERR_ENDP_EXISTS);
-  else if (r == MCX_ENOMEM)
-    SET(port_id == MCAPI_PORT_ANY ? MCAPI_ERR_ENDP_NOPORTS : MCAPI_ERR_ENDP_LIMIT);
+  else if (r == MCX_ENOMEM) /* the table (or the node's share of it) is full */
+    SET(MCAPI_ERR_ENDP_LIMIT);
+  else if (r == MCX_ENOENT) /* MCAPI_PORT_ANY: every port of the node is in use */
+    SET(MCAPI_ERR_ENDP_NOPORTS);
   else
     SET(mcx__status(r, CTX_ENDPOINT));
   return h;

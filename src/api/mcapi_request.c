@@ -7,6 +7,10 @@ static mcapi_status_t outcome(int result)
 {
   if (result >= MCX_REQ_STATUS(0))
     return (mcapi_status_t)(result - MCX_REQ_STATUS(0));
+  /* The request was started on a valid handle: one that went stale while it
+   * was pending names an endpoint deleted meanwhile (the headers' word). */
+  if (result == MCX_ESTALE)
+    return MCAPI_ERR_ENDP_DELETED;
   return mcx__status(result, CTX_SEND);
 }
 

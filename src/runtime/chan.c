@@ -259,13 +259,19 @@ static uint32_t dir_flag(uint32_t dir) { return dir == MCX_CHAN_SEND ? MCX_CHW_S
  * POSIX message queue, made exclusively by connect and unlinked at
  * tear-down; the state machine and the wait points stay as they are. Packets are copied out of the queue
  * into a process-local pool: no zero-copy over a message queue. */
+/* The pid of node slot @p slot; 0 for a slot out of range (shared memory is input). */
+static uint32_t pid_of_slot(const mcx__domain_t *d, uint32_t slot)
+{
+  return slot < MCA_MAX_NODES ? mcx_load_relaxed(&mcx__nodes(d)[slot].pid) : 0;
+}
+
 static mcx__pmq_chan_t pmq_chan(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t st)
 {
   uint32_t type = mcx_load_relaxed(&ch->type);
   mcx__pmq_chan_t c = {
       .idx = (uint32_t)(ch - chan_at(d, 0)),
       .gen = ST_GEN(st),
-      .pid = mcx_load_relaxed(&mcx__nodes(d)[mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])].pid),
+      .pid = pid_of_slot(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])),
       .type = type,
       .depth = type == MCAPI_PKT_CHAN ? mcx_load_relaxed(&ch->nbuf) : mcx_load_relaxed(&ch->mask) + 1,
   };
@@ -282,6 +288,8 @@ uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t w)
   if (!W_REC(w))
     return out | ((f & MCX_CHW_OPEN_PENDING) ? MCAPI_ENDP_STATUS_OPEN_PENDING : 0);
   out |= MCAPI_ENDP_STATUS_CONNECTED;
+  if (W_REC(w) > d->g.n_chans)
+    return out; /* a corrupt word (shared memory is input): no record to read */
   /* Relaxed: a snapshot for an attribute read. */
   uint32_t s = mcx_load_relaxed(&chan_at(d, W_REC(w) - 1)->state);
   switch (ST_SIDE(s, dir)) {
@@ -455,6 +463,11 @@ void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx)
   uint32_t w = mcx_load_relaxed(&e->chan);
   if (!W_REC(w))
     return; /* message endpoint or an open still waiting for a connection */
+  if (W_REC(w) > d->g.n_chans) { /* corrupt (shared memory is input) */
+    MCX_DEBUG(1, "endpoint %u: corrupt channel word %#x cleared", ep_idx, w);
+    mcx_store_release(&e->chan, 0);
+    return;
+  }
   mcx__chan_t *ch = chan_at(d, W_REC(w) - 1);
   uint32_t dir = (W_FLAGS(w) & MCX_CHW_RECV) ? MCX_CHAN_RECV : MCX_CHAN_SEND;
   uint32_t st = mcx_load_acquire(&ch->state);
@@ -499,6 +512,8 @@ int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)
     r = MCX_ECHDIR;
   } else if (!W_REC(w)) {
     r = MCX_EOPENP;
+  } else if (W_REC(w) > d->g.n_chans) {
+    r = MCX_EIO; /* a corrupt word (shared memory is input) */
   } else {
     ch = chan_at(d, W_REC(w) - 1);
     uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
@@ -561,7 +576,7 @@ again:;
   if (!W_REC(w))
     return W_FLAGS(w) & MCX_CHW_OPEN_PENDING ? MCX_EAGAIN : MCX_ENOTOPEN;
   if (W_REC(w) > d->g.n_chans)
-    return MCX_ENOTOPEN; /* not a record of this layout (corrupt word) */
+    return MCX_EIO; /* a corrupt word (shared memory is input) */
   mcx__chan_t *ch = chan_at(d, W_REC(w) - 1);
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   for (;;) {

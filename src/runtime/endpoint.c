@@ -75,6 +75,8 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
       if (!used)
         break;
     }
+    if (any_port == MCAPI_MAX_PORT)
+      r = MCX_ENOENT; /* no free port */
     port = any_port;
   }
   if (!r) {
