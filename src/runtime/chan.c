@@ -54,6 +54,10 @@ enum { S_IDLE = 0, S_OPENP = 1, S_OPEN = 2, S_CLOSEP = 3, S_GONE = 4, S_CLOSED =
 #define ST_LIVE 0x100u
 #define ST_WAS_OPEN(dir) (0x200u << (dir)) /* the side has been OPEN on this connection */
 #define ST_GEN(s) (((s) >> 16) & 0x7fffu)
+/* A free record whose generation reached the last one its handles can carry
+ * (15 bits): never used again, so a stale handle never names a new
+ * connection (spec profile; the mca-2.0.3 profile's handles carry none). */
+#define ST_RETIRED 0x80000000u
 #define ST_SIDE(s, dir) (((s) >> ((dir) * 4)) & 0xfu)
 #define ST_WITH(s, dir, v) (((s) & ~(0xfu << ((dir) * 4))) | ((uint32_t)(v) << ((dir) * 4)))
 #define QUIET(v) ((v) == S_IDLE || (v) == S_CLOSED || (v) == S_GONE)
@@ -158,10 +162,10 @@ static void pool_pieces(uint8_t *base, uint64_t off_meta, uint32_t nbufs, mcx__p
 
 void mcx__chan_attach(mcx__domain_t *d)
 {
-  const mcx__part_hdr_t *h = d->hdr; /* checked by check_header before this */
-  pool_pieces(d->base, h->off_pkt_meta, h->n_pkt_bufs, &d->pkt_pool, &d->pkt_state);
-  d->pkt_bufs = d->base + h->off_chan_pools;
-  d->pkt_stride = h->pkt_stride;
+  const mcx__geom_t *g = &d->g; /* the layout in process memory (mcx__take_geometry) */
+  pool_pieces(d->base, g->off_pkt_meta, g->n_pkt_bufs, &d->pkt_pool, &d->pkt_state);
+  d->pkt_bufs = d->base + g->off_chan_pools;
+  d->pkt_stride = g->pkt_stride;
 }
 
 void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l)
@@ -333,7 +337,6 @@ static int connectable(uint32_t w, uint32_t type, uint32_t dir)
 int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
 {
   mcx__domain_t *d = mcx__self.dom;
-  mcx__part_hdr_t *h = d->hdr;
   mcx__endpoint_t *e[2];
   int r = MCX_OK;
   if (mcx__admin_lock_bounded(d) != MCX_OK)
@@ -353,9 +356,9 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   }
   mcx__chan_t *ch = NULL;
   uint32_t idx, st = 0;
-  for (idx = 0; idx < h->n_chans; idx++) {
+  for (idx = 0; idx < d->g.n_chans; idx++) {
     st = mcx_load_relaxed(&chan_at(d, idx)->state); /* LIVE is set under admin only */
-    if (!(st & ST_LIVE)) {
+    if (!(st & (ST_LIVE | ST_RETIRED))) {
       ch = chan_at(d, idx);
       break;
     }
@@ -366,8 +369,8 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   }
   uint32_t gen = ST_GEN(st) ? ST_GEN(st) : 1;
   uint32_t depth = mcx_load_relaxed(&e[MCX_CHAN_RECV]->depth); /* NUM_RECV_BUFFERS */
-  if (depth < 2 || depth > h->chan_cap || (depth & (depth - 1)))
-    depth = h->chan_cap; /* a corrupt attribute: the layout's depth */
+  if (depth < 2 || depth > d->g.chan_cap || (depth & (depth - 1)))
+    depth = d->g.chan_cap; /* a corrupt attribute: the layout's depth */
   uint32_t nbuf = depth < PMQ_CHAN_BUFS ? depth : PMQ_CHAN_BUFS;
   uint32_t cap = depth;
   mcx_store_relaxed(&ch->type, type); /* the configuration is published by R-C1 */
@@ -452,9 +455,13 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
     mcx__pmq_chan_destroy(d, &c); /* unlinks the connection's queue */
   }
   uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
+  uint32_t retired = !gen && d->compat != MCX_COMPAT_MCA203_ ? ST_RETIRED : 0;
+  if (retired)
+    MCX_DEBUG(1, "domain %u: channel record %u retired (its generations are used up)",
+              d->domain_id, chan_idx(d, ch));
   /* R-C3 — release: the record is free, with a new generation (old handles go
    * stale); pairs with A-C1. */
-  mcx_store_release(&ch->state, (gen ? gen : 1) << 16);
+  mcx_store_release(&ch->state, retired | (gen ? gen : 1) << 16);
 }
 
 void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx)

@@ -312,10 +312,16 @@ int mcx__part_check(const char *name, const void *base, size_t size)
 }
 
 /* Whether every node recorded in the partition belongs to a dead process. */
-static int all_nodes_dead(const uint8_t *base, const mcx__part_hdr_t *h)
+static int all_nodes_dead(const uint8_t *base, size_t size)
 {
-  const mcx__node_t *nodes = (const mcx__node_t *)(base + h->off_nodes);
-  for (uint32_t i = 0; i < h->max_nodes; i++)
+  /* The node table's place is the same in every layout (after the header):
+   * computed here, not read again from a header another process may have
+   * changed since it was checked (shared memory is input). */
+  size_t off = align_up(sizeof(mcx__part_hdr_t), 4096);
+  if (off > size || size - off < (size_t)MCA_MAX_NODES * sizeof(mcx__node_t))
+    return 0;
+  const mcx__node_t *nodes = (const mcx__node_t *)(base + off);
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
         mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       return 0;
@@ -359,6 +365,10 @@ int mcx__take_geometry(mcx__domain_t *d)
   g->off_chan_slots = l.chan.off_slots;
   g->chan_cap = l.chan.cap;
   g->chan_rcap = l.chan.rcap;
+  g->off_chan_pools = l.chan.off_pools;
+  g->off_pkt_meta = l.chan.off_pool_meta;
+  g->n_pkt_bufs = l.chan.nbufs;
+  g->pkt_stride = l.chan.stride;
   return MCX_OK;
 }
 
@@ -472,11 +482,11 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       mcx_port_shm_unmap(base, size);
       return r;
     }
-    if (all_nodes_dead(base, h) && mcx_load_relaxed(&h->n_nodes) != 0) {
+    if (all_nodes_dead(base, size) && mcx_load_relaxed(&h->n_nodes) != 0) {
       /* Left by a crashed run: retire it under its lock, unlink, start anew. */
       uint32_t depth;
       mcx__rmutex_lock(&h->admin, mcx__my_tid(), MCX_NO_DEADLINE, 1, &depth);
-      if (!mcx_load_relaxed(&h->retired) && all_nodes_dead(base, h)) {
+      if (!mcx_load_relaxed(&h->retired) && all_nodes_dead(base, size)) {
         mcx_store_relaxed(&h->retired, 1);
         mcx_port_shm_unlink(name);
         if (h->locking == MCX_LOCK_KERNEL)
@@ -609,7 +619,7 @@ static int tid_is_member(const mcx__domain_t *d, uint32_t tid)
 {
   const mcx__node_t *nodes = mcx__nodes(d);
   uint32_t pid = mcx_port_tid_pid(tid);
-  for (uint32_t i = 0; i < d->hdr->max_nodes; i++)
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
         (mcx_load_relaxed(&nodes[i].tid) == tid || (pid && mcx_load_relaxed(&nodes[i].pid) == pid)))
       return 1;
@@ -718,7 +728,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   }
   mcx__node_t *nodes = mcx__nodes(d);
   int slot = -1;
-  for (uint32_t i = 0; i < h->max_nodes && !r; i++) {
+  for (uint32_t i = 0; i < MCA_MAX_NODES && !r; i++) {
     if (mcx_load_relaxed(&nodes[i].state) == NODE_ACTIVE) {
       if (mcx_load_relaxed(&nodes[i].node_id) == node_id)
         r = MCX_EBUSY; /* the id is taken */
@@ -829,14 +839,13 @@ static void resolve_orphan(mcx__domain_t *d, uint32_t dead_slot)
     return;
   uint32_t ring_no = (uint32_t)(rec >> 48) - 1;
   uint64_t pos = rec & MCX_RING_POS_MASK;
-  const mcx__part_hdr_t *h = d->hdr;
-  if (ring_no >= h->max_endpoints * h->nprio)
+  if (ring_no >= d->g.max_endpoints * d->g.nprio)
     return;
   /* A live node with the same record is the one that won the CAS. */
-  for (uint32_t i = 0; i < h->max_nodes; i++)
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (i != dead_slot && mcx_load_acquire(&nodes[i].inflight) == rec && mcx__node_alive(d, i))
       return;
-  uint32_t idx = ring_no / h->nprio, prio = ring_no % h->nprio;
+  uint32_t idx = ring_no / d->g.nprio, prio = ring_no % d->g.nprio;
   mcx__endpoint_t *e = &mcx__eps(d)[idx];
   mcx__ring_view_t v = mcx__ring_of(d, idx, prio, mcx_load_relaxed(&e->depth));
   if (mcx__mpsc_tombstone(&v, pos))
@@ -846,9 +855,8 @@ static void resolve_orphan(mcx__domain_t *d, uint32_t dead_slot)
 
 void mcx__resolve_orphans_locked(mcx__domain_t *d)
 {
-  const mcx__part_hdr_t *h = d->hdr;
   mcx__node_t *nodes = mcx__nodes(d);
-  for (uint32_t i = 0; i < h->max_nodes; i++)
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
         !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       resolve_orphan(d, i);
@@ -860,7 +868,7 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
   mcx__node_t *nodes = mcx__nodes(d);
   mcx__endpoint_t *eps = mcx__eps(d);
   uint32_t dead[MCA_MAX_NODES], ndead = 0;
-  for (uint32_t i = 0; i < h->max_nodes; i++)
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
         !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       dead[ndead++] = i;
@@ -868,7 +876,7 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
   for (uint32_t k = 0; k < ndead; k++)
     resolve_orphan(d, dead[k]);
   /* 2. Updates a dead admin-lock holder left half done. */
-  for (uint32_t i = 0; i < h->max_endpoints; i++) {
+  for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state);
     if ((st & 0xff) == EP_DELETING)
       mcx__ep_delete_locked(d, i);
@@ -878,7 +886,7 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
   /* 3. The dead nodes' endpoints, state channels and table slots. */
   for (uint32_t k = 0; k < ndead; k++) {
     mcx__state_delete_of_node_locked(d, dead[k]);
-    for (uint32_t i = 0; i < h->max_endpoints; i++) {
+    for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
       uint32_t st = mcx_load_relaxed(&eps[i].state);
       if ((st & 0xff) != EP_FREE && mcx_load_relaxed(&eps[i].owner_slot) == dead[k]) {
         mcx__chan_ep_gone(d, i); /* its side of a channel goes away first */
@@ -898,7 +906,7 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
 int mcx__any_dead_node(const mcx__domain_t *d)
 {
   const mcx__node_t *nodes = mcx__nodes(d);
-  for (uint32_t i = 0; i < d->hdr->max_nodes; i++)
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
         !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
       return 1;
@@ -934,7 +942,7 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
   int r = MCX_ENOENT;
   if (mcx__admin_lock_bounded(d) != MCX_OK)
     return MCX_EIO;
-  for (uint32_t i = 0; i < d->hdr->max_nodes; i++) {
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++) {
     if (mcx_load_relaxed(&nodes[i].state) == 1 && mcx_load_relaxed(&nodes[i].node_id) == node_id) {
       *type = mcx_load_relaxed(&nodes[i].type);
       r = MCX_OK;
@@ -957,20 +965,20 @@ void mcx__display_state(void)
          "priorities x %u slots, messages up to %u bytes)\n",
          h->domain_id, mcx__locking_name(d->locking),
          d->compat == MCX_COMPAT_MCA203_ ? "mca-2.0.3 compatibility" : "spec behaviour",
-         mcx_load_relaxed(&h->n_nodes), d->size, h->max_endpoints, h->nprio, h->qcap, h->max_msg);
+         mcx_load_relaxed(&h->n_nodes), d->size, d->g.max_endpoints, d->g.nprio, d->g.qcap, d->g.max_msg);
   mcx__node_t *nodes = mcx__nodes(d);
-  for (uint32_t i = 0; i < h->max_nodes; i++)
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
     if (mcx_load_acquire(&nodes[i].state) == 1)
       printf("  node %u: pid %u tid %u%s\n", mcx_load_relaxed(&nodes[i].node_id),
              mcx_load_relaxed(&nodes[i].pid), mcx_load_relaxed(&nodes[i].tid),
              i == mcx__self.node_slot ? " (this thread)" : "");
   mcx__endpoint_t *eps = mcx__eps(d);
-  for (uint32_t i = 0; i < h->max_endpoints; i++) {
+  for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     uint32_t st = mcx_load_acquire(&eps[i].state);
     if ((st & 0xff) != EP_ACTIVE)
       continue;
     uint32_t depth = mcx_load_relaxed(&eps[i].depth), queued = 0;
-    for (uint32_t p = 0; p < h->nprio; p++) {
+    for (uint32_t p = 0; p < d->g.nprio; p++) {
       mcx__ring_view_t v = mcx__ring_of(d, i, p, depth);
       queued += mcx__mpsc_count(&v);
     }

@@ -17,16 +17,36 @@ static void init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uin
   }
 }
 
-/* Called by mcx__mpsc_close while a reserved slot stays unpublished: the
- * sender may have died; admin lock held. */
-static void close_stuck(void *ctx) { mcx__resolve_orphans_locked(ctx); }
+struct close_ctx {
+  mcx__domain_t *d;
+  uint64_t tag; /* (ring number + 1) << 48, as in the senders' in-flight records */
+};
+
+/* Called by mcx__mpsc_close while the slot at @p pos stays unpublished, admin
+ * lock held: a dead sender's slot gets its tombstone; returns whether a live
+ * node still holds the reservation (its in-flight record names the slot).
+ * None does when the ring's positions were corrupted. */
+static int close_stuck(void *ctx, uint64_t pos)
+{
+  struct close_ctx *c = ctx;
+  mcx__resolve_orphans_locked(c->d);
+  const mcx__node_t *nodes = mcx__nodes(c->d);
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
+    /* Acquire: pairs with R3 of the sender (the record before its reservation). */
+    if (mcx_load_acquire(&nodes[i].inflight) == (c->tag | pos) && mcx__node_alive(c->d, i))
+      return 1;
+  MCX_DEBUG(1, "domain %u: no sender holds slot %llu of a closing ring (corrupt positions)",
+            c->d->domain_id, (unsigned long long)pos);
+  return 0;
+}
 
 static uint32_t close_rings(mcx__domain_t *d, uint32_t idx, uint32_t depth)
 {
   uint32_t dropped = 0;
   for (uint32_t p = 0; p < d->g.nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
-    dropped += mcx__mpsc_close(&v, close_stuck, d);
+    struct close_ctx c = {d, ((uint64_t)idx * d->g.nprio + p + 1) << 48};
+    dropped += mcx__mpsc_close(&v, close_stuck, &c);
   }
   return dropped;
 }
@@ -41,10 +61,12 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     return MCX_EIO;
   int slot = -1;
   uint32_t any_port = 0;
-  for (uint32_t i = 0; i < h->max_endpoints; i++) {
+  for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     uint32_t st = mcx_load_relaxed(&eps[i].state); /* under admin: no race with writers */
     if ((st & 0xff) == EP_FREE) {
-      if (slot < 0)
+      /* A slot at the last generation its handles can carry is retired in
+       * the spec profile: a stale handle never names a new endpoint. */
+      if (slot < 0 && (d->compat == MCX_COMPAT_MCA203_ || (st >> 8) != MCX_EP_GEN_MASK))
         slot = (int)i;
       continue;
     }
@@ -68,7 +90,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     /* The lowest port this node does not use. */
     for (any_port = 0; any_port < MCAPI_MAX_PORT; any_port++) {
       int used = 0;
-      for (uint32_t i = 0; i < h->max_endpoints && !used; i++)
+      for (uint32_t i = 0; i < d->g.max_endpoints && !used; i++)
         used = (mcx_load_relaxed(&eps[i].state) & 0xff) != EP_FREE &&
                mcx_load_relaxed(&eps[i].node_id) == mcx__self.node_id &&
                mcx_load_relaxed(&eps[i].port) == any_port;
@@ -86,7 +108,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     if (gen == 0)
       gen = 1;
     uint32_t epoch = (mcx_load_relaxed(&e->ring_epoch) + 1) & MCX_RING_GEN_MASK;
-    uint32_t depth = h->qcap;
+    uint32_t depth = d->g.qcap;
     /* pmq: the endpoint's queue first; nothing is published if that fails. */
     if (d->transport == MCX_TRANSPORT_PMQ_ &&
         (r = mcx__pmq_ep_create(d, (uint32_t)slot, epoch, &depth)) != MCX_OK)
@@ -123,7 +145,7 @@ out:
 int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
 {
   uint32_t node = (h >> 8) & 0xffu, k = h & 0xffu;
-  if ((h >> 16) != 0 || node >= d->hdr->max_nodes || k >= MCAPI_MAX_ENDPOINTS)
+  if ((h >> 16) != 0 || node >= MCA_MAX_NODES || k >= MCAPI_MAX_ENDPOINTS)
     return MCX_EINVAL;
   /* A-E3 — acquire: pairs with R-E3 (create): the endpoint is initialized. */
   uint32_t s1 = mcx_load_acquire(&mcx__nodes(d)[node].ep_slot[k]);
@@ -202,7 +224,7 @@ void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)
               dropped);
   /* Its index among its node's endpoints is free again. */
   uint32_t owner = mcx_load_relaxed(&e->owner_slot), k = mcx_load_relaxed(&e->ref_index);
-  if (owner < d->hdr->max_nodes && k < MCAPI_MAX_ENDPOINTS &&
+  if (owner < MCA_MAX_NODES && k < MCAPI_MAX_ENDPOINTS &&
       mcx_load_relaxed(&mcx__nodes(d)[owner].ep_slot[k]) == idx + 1)
     mcx_store_release(&mcx__nodes(d)[owner].ep_slot[k], 0);
   /* R-E3 — release: the ring is quiet before the slot reads as free (A-E1). */

@@ -35,25 +35,39 @@ typedef struct mcx__req {
 
 #define NWORDS ((MCA_MAX_REQUESTS + 63) / 64)
 
+/* Request handles: generation << 11 | (index + 1). 21 bits of generation
+ * (the state word's 24 hold them), and allocation goes round the pool, so a
+ * handle is recognized as stale until its slot has been reused 2^21 times,
+ * i.e. after about 2^31 requests of the process. */
+#define REQ_IDX_BITS 11u
+#define REQ_GEN_MASK 0x1fffffu
+_Static_assert(MCA_MAX_REQUESTS < (1u << REQ_IDX_BITS), "request index fits its handle bits");
+static inline uint32_t req_handle(uint32_t idx, uint32_t gen) { return gen << REQ_IDX_BITS | (idx + 1); }
+static inline uint32_t req_idx(uint32_t h) { return (h & ((1u << REQ_IDX_BITS) - 1)) - 1; }
+static inline uint32_t req_gen(uint32_t h) { return h >> REQ_IDX_BITS; }
+
 static mcx__req_t reqs[MCA_MAX_REQUESTS];
 /* Allocation bitset: bit set = in use. Contended by all threads of the process. */
 static MCX_ALIGNED_LINE mcx_atomic_u64 bitmap[NWORDS];
-static _Thread_local uint32_t alloc_hint;
+static _Thread_local uint32_t alloc_hint; /* the slot after this thread's last one */
 
 static int alloc_slot(uint32_t *idx)
 {
-  for (uint32_t k = 0; k < NWORDS; k++) {
-    uint32_t w = (alloc_hint + k) % NWORDS;
+  /* Round the pool: the first free slot at or after the hint, so a slot is
+   * not reused at once (stale handles stay recognizable longer). */
+  for (uint32_t k = 0; k <= NWORDS; k++) {
+    uint32_t w = (alloc_hint / 64 + k) % NWORDS;
+    uint64_t from = k == 0 ? ~UINT64_C(0) << (alloc_hint % 64) : ~UINT64_C(0);
     uint64_t cur = mcx_load_relaxed(&bitmap[w]);
-    while (~cur) {
-      uint32_t bit = (uint32_t)__builtin_ctzll(~cur);
+    while (~cur & from) {
+      uint32_t bit = (uint32_t)__builtin_ctzll(~cur & from);
       if (w * 64 + bit >= MCA_MAX_REQUESTS)
         break;
       /* A-Q1 — acquire: the previous user's last writes to the request happen
        * before ours; pairs with R-Q1 (free_slot). */
       if (mcx_cas_acquire(&bitmap[w], &cur, cur | (UINT64_C(1) << bit))) {
-        alloc_hint = w;
         *idx = w * 64 + bit;
+        alloc_hint = (*idx + 1) % MCA_MAX_REQUESTS;
         return MCX_OK;
       }
     }
@@ -102,7 +116,7 @@ static uint32_t reclaim_born_done(void)
 static void free_slot(uint32_t idx, uint32_t gen)
 {
   mcx__req_t *r = &reqs[idx];
-  uint32_t next = (gen + 1) & 0x7fffu;
+  uint32_t next = (gen + 1) & REQ_GEN_MASK;
   mcx_store_relaxed(&r->state, (next ? next : 1) << 8 | RS_FREE); /* ordered by R-Q1 */
   /* R-Q1 — release: pairs with A-Q1 in alloc_slot. */
   mcx_fetch_and_release(&bitmap[idx / 64], ~(UINT64_C(1) << (idx % 64)));
@@ -278,7 +292,7 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
   r->next = 0;
   r->queued = 0;
   mcx_store_release(&r->state, gen << 8 | (completed ? RS_COMPLETED : RS_VALID));
-  *handle = mcx__handle(idx, gen);
+  *handle = req_handle(idx, gen);
   return MCX_OK;
 }
 
@@ -323,20 +337,20 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
   /* R-Q2 — release: the outcome fields before the new state (pairs with the
    * acquire in lookup()). */
   mcx_store_release(&r->state, gen << 8 | (done ? RS_COMPLETED : RS_VALID));
-  *handle = mcx__handle(idx, gen);
+  *handle = req_handle(idx, gen);
   return done;
 }
 
 void mcx__req_discard(uint32_t handle)
 {
-  uint32_t idx = mcx__handle_idx(handle);
+  uint32_t idx = req_idx(handle);
   if (idx < MCA_MAX_REQUESTS)
-    free_slot(idx, mcx__handle_gen(handle));
+    free_slot(idx, req_gen(handle));
 }
 
 static int lookup(uint32_t handle, mcx__req_t **out, uint32_t *st)
 {
-  uint32_t idx = mcx__handle_idx(handle), gen = mcx__handle_gen(handle);
+  uint32_t idx = req_idx(handle), gen = req_gen(handle);
   if (handle == 0 || idx >= MCA_MAX_REQUESTS || gen == 0)
     return MCX_EINVAL;
   mcx__req_t *r = &reqs[idx];
@@ -431,7 +445,7 @@ static int test_one(uint32_t handle, int *result, size_t *size)
       return MCX_EINVAL;
     *result = (st & 0xff) == RS_CANCELLED ? MCX_ECANCELED : r->result;
     *size = r->size;
-    free_slot(mcx__handle_idx(handle), gen);
+    free_slot(req_idx(handle), gen);
     return 1;
   }
   return 0; /* BUSY */
@@ -532,7 +546,7 @@ int mcx__req_cancel(uint32_t handle)
       /* Acq_rel: a later test sees the cancellation and the fields with it. */
       if (mcx_cas_acq_rel(&r->state, &st, gen << 8 | RS_CANCELLED)) {
         if (is_recv(r->a.kind))
-          recv_q_remove(mcx__handle_idx(handle));
+          recv_q_remove(req_idx(handle));
         return MCX_OK;
       }
       break; /* st reloaded */

@@ -151,8 +151,9 @@ typedef struct mcx__state {
  * have changed since it was checked. */
 typedef struct mcx__geom {
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, off_chans;
-  size_t off_chan_slots;
+  size_t off_chan_slots, off_chan_pools, off_pkt_meta;
   uint32_t max_endpoints, nprio, qcap, max_msg, big_stride, n_chans, chan_cap, chan_rcap;
+  uint32_t n_pkt_bufs, pkt_stride;
 } mcx__geom_t;
 
 /** A process's view of one domain partition. */

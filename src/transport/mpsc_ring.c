@@ -15,13 +15,16 @@ void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch)
   mcx_store_release(&v->ring->tail, (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT);
 }
 
-uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, void (*stuck)(void *), void *ctx)
+uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, int (*stuck)(void *, uint64_t), void *ctx)
 {
   /* Acq_rel: after this no producer's CAS can succeed; we must also see the
    * reservations that won before us (their positions are below t). */
   uint64_t t = mcx_fetch_or_acq_rel(&v->ring->tail, MCX_RING_CLOSED);
   uint64_t end = t & MCX_RING_POS_MASK;
   uint64_t h = mcx_load_relaxed(&v->ring->head);
+  int64_t queued = mcx__pos_diff(end, h);
+  if (queued < 0 || (uint64_t)queued > (uint64_t)v->mask + 1)
+    return 0; /* corrupt positions: no slot between them can be trusted */
   uint32_t dropped = 0;
   for (uint64_t p = h; p != end; p = (p + 1) & MCX_RING_POS_MASK) {
     mcx__msg_slot_t *s = &v->slots[p & v->mask];
@@ -29,8 +32,8 @@ uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, void (*stuck)(void *), void 
      * write into the ring is still under way when close returns. */
     for (uint32_t spins = 1; mcx_load_acquire(&s->seq) != ((p + 1) & MCX_RING_POS_MASK); spins++) {
       mcx_port_yield();
-      if (stuck && spins % 1024 == 0)
-        stuck(ctx);
+      if (stuck && spins % 1024 == 0 && !stuck(ctx, p))
+        return dropped; /* no one holds the reservation: corrupt */
     }
     if (s->size != MCX_SLOT_TOMBSTONE)
       dropped++;

@@ -126,11 +126,16 @@ void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch);
 /**
  * Closes the ring: producers fail from now on. Waits (yielding) until every
  * reserved slot is published, so nothing writes into the ring afterwards;
- * while a slot stays unpublished it calls @p stuck(ctx) now and then (its
- * sender may have died: the callback publishes tombstones for such slots).
+ * while a slot stays unpublished it calls @p stuck(ctx, pos) now and then:
+ * the callback publishes tombstones for slots of senders that died, and
+ * returns nonzero while a live sender still holds the reservation of @p pos.
+ * When it returns 0 no one will publish the slot (the positions were
+ * corrupted by a process of the domain: shared memory is input), and close
+ * stops waiting. Positions further apart than the ring's capacity are
+ * corrupt too: nothing is drained then.
  * @return the number of messages that were queued (now dropped).
  */
-uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, void (*stuck)(void *), void *ctx);
+uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, int (*stuck)(void *, uint64_t), void *ctx);
 
 /**
  * Publishes a tombstone at @p pos if that position is reserved but not

@@ -2,21 +2,17 @@
 /*
  * Fuzz: a second process writes random values into the fields of a live
  * partition — header, node table, endpoint table, channel records, ring
- * positions, message slot sizes — while two node processes exchange
+ * positions, message slots, channel slots, packet buffer states — while two node processes exchange
  * messages, packets and scalars (every blocking call bounded by a 50 ms
  * TIMEOUT attribute). The nodes must survive: no signal, no hang past the
- * round's deadline; statuses only.
+ * round's deadline; statuses only. Every group must survive: the data path
+ * checks what it reads (ring positions against the capacity, slot sizes and
+ * packet buffer indexes against the layout, offsets from process memory).
  *
  * One round per field group, each in a fresh domain, MCX_STRESS_SECONDS in
  * total (default 3 s). A node that dies prints the signal, the last values
  * written (field, offset, value) and its stack; a node that hangs is asked
- * for its stack (SIGUSR1) before it is killed. The groups the data path
- * reads without checks yet (header offsets and geometry, ring positions, slot
- * sizes: msg.c, the rings, the inline addressing of runtime.h) are expected
- * to fail until the data path's checks land: a crash or hang there is
- * reported as "expected failure (data path)" and does not fail the test; one
- * in any other group (node table, endpoint table, channel records: the
- * control plane) does.
+ * for its stack (SIGUSR1) before it is killed; either fails the test.
  */
 #include <execinfo.h>
 #include <fcntl.h>
@@ -40,15 +36,11 @@ struct fuzz_log {
 };
 static struct fuzz_log *flog;
 
-enum group { G_HEADER, G_NODES, G_EPS, G_CHANS, G_RINGS, G_SLOTS, G_N };
-static const char *const group_name[G_N] = {"header", "node table", "endpoint table",
-                                            "channel records", "ring positions",
-                                            "message slot sizes"};
-/* Groups whose corruption the data path (msg.c, the rings, the inline
- * endpoint and ring addressing of runtime.h: being rewritten) reads without
- * checks: a crash or hang there is an expected failure for now. */
-static const int data_path[G_N] = {1, 0, 0, 0, 1, 1};
-
+enum group { G_HEADER, G_NODES, G_EPS, G_CHANS, G_RINGS, G_SLOTS, G_CHAN_SLOTS, G_PKT_META, G_N };
+static const char *const group_name[G_N] = {"header",          "node table",
+                                            "endpoint table",  "channel records",
+                                            "ring positions",  "message slot sizes",
+                                            "channel slots",   "packet buffer states"};
 static mcapi_domain_t dom;
 static double round_seconds;
 
@@ -248,6 +240,14 @@ static int fuzz_main(enum group g)
     lo = h->off_slots;
     hi = h->off_big;
     break;
+  case G_CHAN_SLOTS: /* packet descriptors (buffer indexes, sizes) and scalars */
+    lo = h->off_chan_slots;
+    hi = h->off_chan_pools;
+    break;
+  case G_PKT_META: /* which side holds each packet buffer */
+    lo = h->off_pkt_meta;
+    hi = h->off_chan_pools;
+    break;
   default:
     break;
   }
@@ -278,8 +278,6 @@ static pid_t spawn_node(mcapi_node_t n)
   }
   return c;
 }
-
-static int known_failures;
 
 static void run_group(enum group g)
 {
@@ -320,18 +318,10 @@ static void run_group(enum group g)
   snprintf(name, sizeof name, "/mcx-%u-%s-d%u", (unsigned)geteuid(),
            getenv("MCX_NAMESPACE") ? getenv("MCX_NAMESPACE") : "default", dom);
   shm_unlink(name);
-  if ((crashed || hung) && data_path[g]) {
-    known_failures++;
-    hung = 0;
-    printf("   %s: expected failure (data path: the checks of msg.c and the rings on these "
-           "fields are part of the data path's rewrite)\n",
-           group_name[g]);
-    crashed = 0;
-  }
   CHECK_EQ_U(crashed, 0);
   CHECK_EQ_U(hung, 0);
   printf("   %s: %u writes, nodes %s\n", group_name[g], atomic_load(&flog->count),
-         crashed || hung ? "FAILED" : "survived (or expected failure)");
+         crashed || hung ? "FAILED" : "survived");
 }
 
 TEST(header) { run_group(G_HEADER); }
@@ -340,6 +330,8 @@ TEST(endpoint_table) { run_group(G_EPS); }
 TEST(channel_records) { run_group(G_CHANS); }
 TEST(ring_positions) { run_group(G_RINGS); }
 TEST(message_slot_sizes) { run_group(G_SLOTS); }
+TEST(channel_slots) { run_group(G_CHAN_SLOTS); }
+TEST(packet_buffer_states) { run_group(G_PKT_META); }
 
 int main(void)
 {
@@ -354,6 +346,7 @@ int main(void)
   RUN(channel_records);
   RUN(ring_positions);
   RUN(message_slot_sizes);
-  printf("   %d expected failure(s) in data-path groups\n", known_failures);
+  RUN(channel_slots);
+  RUN(packet_buffer_states);
   return mcx_test_report();
 }
