@@ -1194,6 +1194,11 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
     return MCX_EMSGSIZE;
   struct pkt_arg a = {buf, NULL, size};
   r = pkt_send_once(d, ch, &a);
+  /* Out of buffers because the receiver died holding them: as in block_on,
+   * the sweep takes its side away and the retry says CHAN_NOTOPEN. */
+  if (r == MCX_ENOMEM && !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) &&
+      mcx__sweep_dead(d))
+    r = pkt_send_once(d, ch, &a);
   if (r == MCX_EAGAIN) {
     uint32_t timeout, fail;
     ep_attrs(d, ch, MCX_CHAN_SEND, &timeout, &fail);
