@@ -15,6 +15,16 @@ add_test(NAME model_unit COMMAND sh -c
   "'${_py}' -c 'import simpy' 2>/dev/null || { echo 'SKIP: simpy missing (scripts/deps.sh)'; exit 77; }; exec '${_py}' '${CMAKE_CURRENT_SOURCE_DIR}/model/test_model.py'")
 set_tests_properties(model_unit PROPERTIES LABELS "unit;model" TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${_menv}")
 
+# The stream model on a small input (a trimmed bench result with its measured inputs): properties, not a copied result.
+add_test(NAME model_stream COMMAND ${_py} ${CMAKE_CURRENT_SOURCE_DIR}/model/test_stream.py)
+set_tests_properties(model_stream PROPERTIES LABELS "unit;model" TIMEOUT 120 ENVIRONMENT "${_menv}")
+
+# The probe and the timed hand-off the stream model measures its inputs with: they run and give positive numbers.
+add_test(NAME model_probe_runs COMMAND sh -c
+  "'$<TARGET_FILE:model_opcount>' probe --cpus 0,1 > '${CMAKE_CURRENT_BINARY_DIR}/probe.json' && '${_py}' -c \"import json,sys; d=json.load(open(sys.argv[1])); assert all(d[k] > 0 for k in ('line_transfer_ns','line_stream_ns','lines_in_flight','memcpy_xcore_bytes_per_ns','memcpy_local_bytes_per_ns')), d\" '${CMAKE_CURRENT_BINARY_DIR}/probe.json' && '$<TARGET_FILE:mca_instr_driver>' --time scl64 1000 | grep -Eq '^ns_per_iteration [0-9.]+$' && ! '$<TARGET_FILE:model_opcount>' probe --cpus 0,0 2>/dev/null")
+set_tests_properties(model_probe_runs PROPERTIES LABELS "unit;model" TIMEOUT 120
+  ENVIRONMENT "MCX_NAMESPACE=${MCX_BUILD_TAG}_model_probe_runs")
+
 # The operation counter runs the driver under valgrind: a sanitizer build
 # cannot run under valgrind (ASan) or counts its own instrumentation (TSan),
 # so those builds skip the two counting tests; the default build runs them.
