@@ -526,6 +526,9 @@ def compare(bench, rows, cal, L, mi=None):
             e["regime"] = regime
             e["regimes_items_per_s"] = st
             e["terms"] = terms
+            if meas:
+                near = min(st, key=lambda k: abs(math.log(meas / st[k])))
+                e["nearest_regime"], e["nearest_ratio"] = near, meas / st[near]
         if ratio is None:
             e["verdict"] = "n/a"
         elif lockfree:
@@ -557,6 +560,15 @@ def envelope():
     except ValueError:
         return {}
     return e if isinstance(e, dict) else {}
+
+
+def summary(m):
+    """How many two-core lock-free cells (stream model) agree, and how many more lie within the
+    range of another regime than the one predicted."""
+    sc = [c for c in m["cells"] if c.get("model") == "stream" and c.get("ratio") is not None]
+    agree = [c for c in sc if c["verdict"] == "agrees"]
+    other = [c for c in sc if c["verdict"] != "agrees" and AGREE_LO <= c.get("nearest_ratio", 0) <= AGREE_HI]
+    return {"lockfree": len(sc), "agree": len(agree), "other_regime": len(other)}
 
 
 def build(bench, bench_path, ops, ops_path, cal, sim=False, seed=1, mi=None):
@@ -592,6 +604,7 @@ def build(bench, bench_path, ops, ops_path, cal, sim=False, seed=1, mi=None):
         out["machine"].update({"line_transfer_ns": pr["line_transfer_ns"], "lines_in_flight": pr["lines_in_flight"],
                                "copy_mb_per_s": pr["memcpy_xcore_bytes_per_ns"] * 1e3,
                                "copy_local_mb_per_s": pr["memcpy_local_bytes_per_ns"] * 1e3})
+    out["summary"] = summary(out)
     base = next((r for r in rows if r["type"] == "message" and r["locking"] == "lockfree" and r["size"] == 24), rows[0])
     out["figure6"] = figure6(base, cal, L)
     if sim:
@@ -661,6 +674,11 @@ def table(m, out=None):
                                                  "%.2f" % c["rtt_ratio"] if c["rtt_ratio"] is not None else "-",
                                                  c["verdict"], (": " + (c.get("gap") or c.get("why")))
                                                  if c.get("gap") or c.get("why") else ""), file=out)
+    st = summary(m)
+    if st["lockfree"]:
+        print("\nlock-free cells on two cores: %d of %d within %.1f-%.0fx of the predicted regime; %d more within "
+              "that range of another regime of the model" % (st["agree"], st["lockfree"], AGREE_LO, AGREE_HI,
+                                                              st["other_regime"]), file=out)
     if m.get("simulation"):
         print("\nMVA vs simulation (2 cores; exp = product form, det = fixed times, 4ch = four channels on two cores):", file=out)
         for s in m["simulation"]:
