@@ -82,7 +82,8 @@ class Stream(unittest.TestCase):
         seen_bound = False
         for m_ in (1, 2, 4, 8, 16, 64, 1024):
             mi = copy.deepcopy(self.mi)
-            mi["probe"]["lines_in_flight"] = m_
+            mi["probe"]["lines_in_flight"] = m_  # loads and stores alike
+            mi["probe"]["store_lines_in_flight"] = m_
             t, terms = model.stream_model(row, mi, "scalar", 8)
             x = 1e9 / t["pipelined"]
             self.assertGreaterEqual(x, prev)
@@ -92,12 +93,15 @@ class Stream(unittest.TestCase):
                 seen_bound = True
             prev = x
         self.assertTrue(seen_bound, "with enough lines in flight the instructions bound the stream")
-        # strictly lower per-item time when the transfers dominate
-        mi1, mi2 = copy.deepcopy(self.mi), copy.deepcopy(self.mi)
-        mi1["probe"]["lines_in_flight"], mi2["probe"]["lines_in_flight"] = 1, 2
-        t1, _ = model.stream_model(row, mi1, "scalar", 8)
-        t2, _ = model.stream_model(row, mi2, "scalar", 8)
-        self.assertLess(t2["pipelined"], t1["pipelined"])
+        # strictly lower per-item time when the transfers dominate, for either kind of miss
+        for key in ("lines_in_flight", "store_lines_in_flight"):
+            mi1, mi2 = copy.deepcopy(self.mi), copy.deepcopy(self.mi)
+            mi1["probe"][key], mi2["probe"][key] = 1, 2
+            t1, _ = model.stream_model(row, mi1, "scalar", 8)
+            t2, _ = model.stream_model(row, mi2, "scalar", 8)
+            self.assertLess(t2["pipelined"], t1["pipelined"], key)
+            # one transfer at a time: no regime overlaps more than the lines in flight allow
+            self.assertGreaterEqual(t1["serialized"], t1["caught_up"])
 
     def test_copies_at_memcpy_bandwidth(self):
         row = model.control_row(self.rows, "message", "lockfree")

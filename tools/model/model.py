@@ -44,7 +44,8 @@ SIDE_FIELDS = ("loads", "stores", "rmw", "transfers", "upgrades", "cold", "priva
 CALIB_FIELDS = ("hit_ns", "mem_ns", "rmw_ns")
 # A cell agrees with the model when measured / predicted lies in [AGREE_LO, AGREE_HI].
 AGREE_LO, AGREE_HI = 0.5, 2.0
-PROBE_FIELDS = ("line_transfer_ns", "lines_in_flight", "memcpy_xcore_bytes_per_ns", "memcpy_local_bytes_per_ns")
+PROBE_FIELDS = ("line_transfer_ns", "lines_in_flight", "store_lines_in_flight", "memcpy_xcore_bytes_per_ns",
+                "memcpy_local_bytes_per_ns")
 # The hand-off loops of mca_instr_driver timed natively, per exchange type: (case, payload bytes).
 HANDOFF_CASES = {"message": (("msg24", 24), ("msg8k", 8192)), "scalar": (("scl64", 8),), "packet": (("pkt24", 24),)}
 
@@ -393,7 +394,7 @@ REGIME_WHY = {
     "pipelined": "transfers overlap (lines in flight); per item the slower side's instructions or the "
                  "transfers divided by the lines in flight",
     "caught_up": "the receiver waits on the slot the sender writes next: one line round trip per item in "
-                 "series with the slower side's instructions and copy",
+                 "series with the slower side's instructions and both copies",
     "serialized": "every transfer of an item waits for the previous one (the buffer returns through the pool): "
                   "both sides' instructions, both copies and every transfer in series",
 }
@@ -406,22 +407,30 @@ def stream_model(row, mi, typ, size):
     if h is None:
         return None
     pr = mi["probe"]
-    lt, m = pr["line_transfer_ns"], max(1.0, pr["lines_in_flight"])
+    lt, m, ms = pr["line_transfer_ns"], max(1.0, pr["lines_in_flight"]), max(1.0, pr["store_lines_in_flight"])
     ins = row["send"]["instructions"] + row["recv"]["instructions"]
     fs = row["send"]["instructions"] / ins if ins > 0 else 0.5
     # each side copies the payload once; across cores the lines stream at memcpy_xcore instead
-    # of memcpy_local (the local part is in the hand-off time already)
+    # of memcpy_local (the local part is in the hand-off time already). Both copies cross the one
+    # link between the two cores that memcpy_xcore was measured on, one copy at a time, so they
+    # share it: the fabric carries 2 x copy per item, whichever regime.
     nbytes = 0 if typ == "scalar" else size
     copy = max(0.0, nbytes / pr["memcpy_xcore_bytes_per_ns"] - nbytes / pr["memcpy_local_bytes_per_ns"])
-    side_s, side_r = h * fs + copy, h * (1.0 - fs) + copy
-    x = sum(row[s][k] for s in ("send", "recv") for k in ("transfers", "upgrades"))
+    side_s, side_r = h * fs, h * (1.0 - fs)
+    xt = sum(row[s]["transfers"] for s in ("send", "recv"))
+    xu = sum(row[s]["upgrades"] for s in ("send", "recv"))
+    x = xt + xu
+    # overlapped: a line pulled in (transfer) goes at the loads' lines in flight, an upgrade (a
+    # store to a line the other core holds) at the stores'
+    flight = xt * lt / m + xu * lt / ms
     t = {
-        "pipelined": max(side_s, side_r, x * lt / m),
-        "caught_up": max(side_s, side_r) + 2.0 * lt,
-        "serialized": side_s + side_r + x * lt,
+        "pipelined": max(side_s, side_r, flight + 2.0 * copy),
+        "caught_up": max(side_s, side_r) + 2.0 * copy + 2.0 * lt,
+        "serialized": side_s + side_r + 2.0 * copy + x * lt,
     }
     terms = {"handoff_ns": h, "send_ns": side_s, "recv_ns": side_r, "copy_ns": copy, "transactions": x,
-             "transfers_in_flight_ns": x * lt / m, "line_transfer_ns": lt, "lines_in_flight": m}
+             "transfers_in_flight_ns": flight, "line_transfer_ns": lt, "lines_in_flight": m,
+             "store_lines_in_flight": ms}
     return t, terms
 
 
@@ -602,6 +611,7 @@ def build(bench, bench_path, ops, ops_path, cal, sim=False, seed=1, mi=None):
     if mi:
         pr = mi["probe"]
         out["machine"].update({"line_transfer_ns": pr["line_transfer_ns"], "lines_in_flight": pr["lines_in_flight"],
+                               "store_lines_in_flight": pr["store_lines_in_flight"],
                                "copy_mb_per_s": pr["memcpy_xcore_bytes_per_ns"] * 1e3,
                                "copy_local_mb_per_s": pr["memcpy_local_bytes_per_ns"] * 1e3})
     out["summary"] = summary(out)
@@ -648,8 +658,9 @@ def table(m, out=None):
     print("mca model: L = %.0f ns (transaction = L/4 = %.1f ns), hit %.2f ns, memory %.0f ns, RMW %.1f ns, %d cpus"
           % (mc["L_ns"], mc["transaction_ns"], mc["hit_ns"], mc["mem_ns"], mc["rmw_ns"], mc["cpus"]), file=out)
     if m.get("inputs"):
-        print("stream inputs: one line transfer %.0f ns, %.1f lines in flight, memcpy %.1f B/ns across cores, "
-              "%.0f B/ns local; hand-off %s" % (mc["line_transfer_ns"], mc["lines_in_flight"], mc["copy_mb_per_s"] / 1e3,
+        print("stream inputs: one line transfer %.0f ns, %.1f lines in flight (loads), %.1f (stores), memcpy %.1f B/ns "
+              "across cores, %.0f B/ns local; hand-off %s" % (mc["line_transfer_ns"], mc["lines_in_flight"],
+                                                             mc["store_lines_in_flight"], mc["copy_mb_per_s"] / 1e3,
                                                mc["copy_local_mb_per_s"] / 1e3,
                                                ", ".join("%s %s B %.0f ns" % (t, sz, v) for t, d in m["inputs"]["handoff_ns"].items()
                                                          for sz, v in sorted(d.items(), key=lambda x: int(x[0])))), file=out)
@@ -778,7 +789,9 @@ def main(argv=None):
         cal = calibrate(find_driver(a.driver, a.mca)) if a.calibrate else ops["calibration"]
         if a.inputs:
             mi = load_json(a.inputs, "model inputs")
-            mi = check_inputs(mi.get("model_inputs", mi) if isinstance(mi, dict) else mi, a.inputs)
+            if isinstance(mi, dict):  # an inputs object, a bench JSON (model_inputs) or a model JSON (inputs)
+                mi = mi.get("model_inputs") or mi.get("inputs") or mi
+            mi = check_inputs(mi, a.inputs)
         elif isinstance(bench.get("model_inputs"), dict):
             mi = check_inputs(bench["model_inputs"], path)
         elif bench["machine"]["cpus"] >= 2:

@@ -33,7 +33,8 @@
  *       writes 32 lines, A reads them as a dependent chase in random order
  *       (one transfer at a time) and as independent loads in order (as many
  *       in flight as the core and prefetcher allow); the ratio of the two
- *       times. memcpy_xcore_bytes_per_ns: A copies 64 KiB that B has just
+ *       times; store_lines_in_flight: the same for stores to the lines, in order,
+ *       drained by a full fence. memcpy_xcore_bytes_per_ns: A copies 64 KiB that B has just
  *       written. memcpy_local_bytes_per_ns: an 8 KiB copy within A's cache.
  *       Medians over the rounds.
  *
@@ -573,7 +574,7 @@ static int cmp_dbl(const void *a, const void *b)
 
 static volatile uint64_t probe_sink;
 
-/* One round: B writes, then A times @p how (0: chase, 1: independent loads, 2: copy). */
+/* One round: B writes, then A times @p how (0: chase, 1: independent loads, 2: copy, 3: stores). */
 static double probe_round(unsigned *turn, int how, unsigned char *dst)
 {
   *turn += 2;
@@ -593,6 +594,13 @@ static double probe_round(unsigned *turn, int how, unsigned char *dst)
     const volatile uint64_t *l = pr.lines; /* one scalar load per line, in order; orders nothing */
     for (int k = 0; k < PROBE_LINES; k++)
       s += l[k * 8];
+  } else if (how == 3) {
+    volatile uint64_t *l = pr.lines; /* one scalar store per line, in order */
+    for (int k = 0; k < PROBE_LINES; k++)
+      l[k * 8 + 1] = (uint64_t)k;
+    /* a full fence: the stores leave the store buffer (each line owned) before the clock stops;
+     * it orders nothing the writer reads */
+    atomic_thread_fence(memory_order_seq_cst);
   } else {
     memcpy(dst, pr.buf, XCOPY_BYTES);
     s = dst[XCOPY_BYTES - 1];
@@ -607,7 +615,7 @@ static int run_probe(int cpu_a, int cpu_b)
   pr.lines = aligned_alloc(64, PROBE_LINES * 64);
   pr.buf = aligned_alloc(64, XCOPY_BYTES);
   unsigned char *dst = aligned_alloc(64, XCOPY_BYTES), *lsrc = aligned_alloc(64, LCOPY_BYTES);
-  double *t = malloc(PROBE_ROUNDS * sizeof *t), res[3], tloc;
+  double *t = malloc(PROBE_ROUNDS * sizeof *t), res[4], tloc;
   if (!pr.lines || !pr.buf || !dst || !lsrc || !t) {
     fprintf(stderr, "model_opcount: probe: out of memory\n");
     return 1;
@@ -630,7 +638,7 @@ static int run_probe(int cpu_a, int cpu_b)
   pr.cpu_b = cpu_b;
   pin_self(cpu_a);
   unsigned turn = 0;
-  for (int how = 0; how < 3; how++) {
+  for (int how = 0; how < 4; how++) {
     pr.what = how == 2;
     atomic_store_explicit(&pr.stop, 0, memory_order_relaxed);
     pthread_t w;
@@ -655,15 +663,17 @@ static int run_probe(int cpu_a, int cpu_b)
   }
   qsort(t, PROBE_ROUNDS, sizeof *t, cmp_dbl);
   tloc = t[PROBE_ROUNDS / 2];
-  double chase = res[0] / PROBE_LINES, ind = res[1] / PROBE_LINES;
+  double chase = res[0] / PROBE_LINES, ind = res[1] / PROBE_LINES, sto = res[3] / PROBE_LINES;
   printf("{\"cpus\": [%d, %d], \"line_transfer_ns\": %.3f, \"line_stream_ns\": %.3f, "
-         "\"lines_in_flight\": %.3f,\n \"memcpy_xcore_bytes_per_ns\": %.3f, "
+         "\"lines_in_flight\": %.3f,\n \"line_store_stream_ns\": %.3f, \"store_lines_in_flight\": %.3f,\n"
+         " \"memcpy_xcore_bytes_per_ns\": %.3f, "
          "\"memcpy_local_bytes_per_ns\": %.3f,\n"
          " \"method\": \"B writes %d lines, A reads them as a dependent chase in random order "
          "(line_transfer_ns per line) and as independent loads in order (line_stream_ns per line); "
-         "lines_in_flight = their ratio; A copies %d bytes B has just written "
+         "lines_in_flight = their ratio; A stores to each of them in order, then a full fence "
+         "(line_store_stream_ns; store_lines_in_flight = line_transfer_ns / it); A copies %d bytes B has just written "
          "(memcpy_xcore) and %d bytes within its cache (memcpy_local); medians of %d rounds\"}\n",
-         cpu_a, cpu_b, chase, ind, ind > 0 ? chase / ind : 0.0, XCOPY_BYTES / res[2],
+         cpu_a, cpu_b, chase, ind, ind > 0 ? chase / ind : 0.0, sto, sto > 0 ? chase / sto : 0.0, XCOPY_BYTES / res[2],
          LCOPY_BYTES / (tloc > 0 ? tloc : 1), PROBE_LINES, XCOPY_BYTES, LCOPY_BYTES, PROBE_ROUNDS);
   free(t);
   free(lsrc);
