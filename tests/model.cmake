@@ -50,7 +50,8 @@ set_tests_properties(model_count_quick PROPERTIES LABELS "unit;model" TIMEOUT 30
 # The command: a fixture bench JSON gives a table and model JSON; bad input is named.
 add_test(NAME model_smoke_fixture COMMAND sh -c
   "'$<TARGET_FILE:mca>' model '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/bench_small.json' --json '${CMAKE_CURRENT_BINARY_DIR}/model_smoke.json' | grep 'measured / predicted' >/dev/null && '${_py}' -c \"import json,sys; d=json.load(open(sys.argv[1])); assert d['schema']=='mca-model/1' and d['cells'] and d['predictions']\" '${CMAKE_CURRENT_BINARY_DIR}/model_smoke.json'")
-set_tests_properties(model_smoke_fixture PROPERTIES LABELS "unit;model" TIMEOUT 120)
+set_tests_properties(model_smoke_fixture PROPERTIES LABELS "unit;model" TIMEOUT 120
+  ENVIRONMENT "MCX_NAMESPACE=${MCX_BUILD_TAG}_model_smoke_fixture")
 add_test(NAME model_rejects_bad_json COMMAND ${MCA_EXPECT} fail "not a mca bench result|not valid JSON" $<TARGET_FILE:mca> model ${PROJECT_SOURCE_DIR}/tests/topologies_bad/missing_comma.json)
 add_test(NAME model_rejects_missing_file COMMAND ${MCA_EXPECT} 2 "cannot read bench result" $<TARGET_FILE:mca> model /nonexistent/bench.json)
 set_tests_properties(model_rejects_bad_json model_rejects_missing_file PROPERTIES LABELS "unit;model")

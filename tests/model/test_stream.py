@@ -112,10 +112,13 @@ class Stream(unittest.TestCase):
         tf, terms_f = model.stream_model(row, fast, "message", big)
         self.assertLess(tf["caught_up"], ts["caught_up"])
         pr = slow["probe"]
-        self.assertAlmostEqual(terms_s["copy_ns"], big / pr["memcpy_xcore_bytes_per_ns"]
-                               - big / pr["memcpy_local_bytes_per_ns"], places=6)
-        # a larger payload never costs less
-        t24, _ = model.stream_model(row, slow, "message", 24)
+        nb = big - row["size"]  # the bytes beyond the counted slot line
+        self.assertAlmostEqual(terms_s["copy_ns"], nb / pr["memcpy_xcore_bytes_per_ns"]
+                               - nb / pr["memcpy_local_bytes_per_ns"], places=6)
+        self.assertEqual(terms_s["first_payload_line_ns"], pr["line_transfer_ns"])
+        # a larger payload never costs less; one that fits the counted slot line copies nothing extra
+        t24, terms24 = model.stream_model(row, slow, "message", row["size"])
+        self.assertEqual((terms24["copy_ns"], terms24["first_payload_line_ns"]), (0.0, 0.0))
         self.assertLess(t24["caught_up"], ts["caught_up"])
 
     def test_a_cell_beating_every_regime_does_not_apply(self):

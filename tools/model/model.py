@@ -17,6 +17,12 @@ machine (L from the bench JSON, hit / memory / RMW costs from
 `model_opcount calibrate`). Solved by exact mean-value analysis and, for what
 the closed form cannot express (deterministic service, bursts, several
 channels sharing cores), by a SimPy discrete-event simulation.
+
+Lock-free cells with one side per core are predicted by the stream model
+instead: per item, the hand-off's instructions (timed natively), the copies
+at the memcpy bandwidth between the cores, and the coherence transfers with
+as many lines in flight as the probe measured (`model_opcount probe`), in
+three regimes (pipelined, caught up, serialized).
 """
 import argparse
 import datetime
@@ -328,7 +334,8 @@ def check_inputs(mi, where):
         raise ModelError("%s: model_inputs is missing 'handoff_ns' (`mca_instr_driver --time`)" % where)
     for t, sizes in ho.items():
         if not isinstance(sizes, dict) or not sizes or any(
-                not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0 for v in sizes.values()):
+                not str(k).isdigit() or not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0
+                for k, v in sizes.items()):
             raise ModelError("%s: model_inputs.handoff_ns.%s must map sizes to positive ns, got %r" % (where, t, sizes))
     return mi
 
@@ -414,8 +421,11 @@ def stream_model(row, mi, typ, size):
     # of memcpy_local (the local part is in the hand-off time already). Both copies cross the one
     # link between the two cores that memcpy_xcore was measured on, one copy at a time, so they
     # share it: the fabric carries 2 x copy per item, whichever regime.
-    nbytes = 0 if typ == "scalar" else size
+    # Bytes beyond what the slot line of the counted (smallest) size carries are payload lines of
+    # their own: the receiver waits one line transfer for the first of them, the rest stream.
+    nbytes = 0 if typ == "scalar" else max(0, size - row["size"])
     copy = max(0.0, nbytes / pr["memcpy_xcore_bytes_per_ns"] - nbytes / pr["memcpy_local_bytes_per_ns"])
+    first = lt if nbytes > 0 else 0.0
     side_s, side_r = h * fs, h * (1.0 - fs)
     xt = sum(row[s]["transfers"] for s in ("send", "recv"))
     xu = sum(row[s]["upgrades"] for s in ("send", "recv"))
@@ -425,10 +435,11 @@ def stream_model(row, mi, typ, size):
     flight = xt * lt / m + xu * lt / ms
     t = {
         "pipelined": max(side_s, side_r, flight + 2.0 * copy),
-        "caught_up": max(side_s, side_r) + 2.0 * copy + 2.0 * lt,
-        "serialized": side_s + side_r + 2.0 * copy + x * lt,
+        "caught_up": max(side_s, side_r) + first + 2.0 * copy + 2.0 * lt,
+        "serialized": side_s + side_r + first + 2.0 * copy + x * lt,
     }
-    terms = {"handoff_ns": h, "send_ns": side_s, "recv_ns": side_r, "copy_ns": copy, "transactions": x,
+    terms = {"handoff_ns": h, "send_ns": side_s, "recv_ns": side_r, "copy_ns": copy, "first_payload_line_ns": first,
+             "transactions": x,
              "transfers_in_flight_ns": flight, "line_transfer_ns": lt, "lines_in_flight": m,
              "store_lines_in_flight": ms}
     return t, terms
@@ -544,7 +555,9 @@ def compare(bench, rows, cal, L, mi=None):
             # every lock-free cell: within 0.5-2x it agrees, else the model does not apply, and why
             if AGREE_LO <= ratio <= AGREE_HI:
                 e["verdict"] = "agrees"
-                e["why"] = REGIME_WHY[regime] if regime else "the single-station ceiling"
+                e["why"] = (REGIME_WHY[regime] if regime else
+                            "the single-station model: on one core both sides' work runs in series" if cores == 1
+                            else "the single-station model (no stream inputs)")
             else:
                 e["verdict"] = "model does not apply"
                 e["why"] = does_not_apply(c, ratio, st, regime)
