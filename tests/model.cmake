@@ -60,3 +60,9 @@ set_tests_properties(model_rejects_bad_json model_rejects_missing_file PROPERTIE
 add_test(NAME model_report_section COMMAND sh -c
   "'$<TARGET_FILE:mca>' report '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/bench_small.json' --model '${CMAKE_CURRENT_BINARY_DIR}/model_smoke.json' -o '${CMAKE_CURRENT_BINARY_DIR}/report_model.html' && grep -q 'Performance model' '${CMAKE_CURRENT_BINARY_DIR}/report_model.html'")
 set_tests_properties(model_report_section PROPERTIES LABELS "unit;model" DEPENDS model_smoke_fixture TIMEOUT 120)
+
+# The stream model in the report: its inputs, the summary sentence and the regime column, from a bench
+# result without peers (the report's summary must not need them).
+add_test(NAME model_report_stream COMMAND sh -c
+  "'$<TARGET_FILE:mca>' model '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/model_stream.json' --json '${CMAKE_CURRENT_BINARY_DIR}/model_stream.model.json' >/dev/null && '$<TARGET_FILE:mca>' report '${CMAKE_CURRENT_SOURCE_DIR}/fixtures/model_stream.json' --model '${CMAKE_CURRENT_BINARY_DIR}/model_stream.model.json' -o '${CMAKE_CURRENT_BINARY_DIR}/report_stream.html' && grep -q 'Stream model: [0-9]* of [0-9]* two-core lock-free cells' '${CMAKE_CURRENT_BINARY_DIR}/report_stream.html' && grep -q 'regime (nearest)' '${CMAKE_CURRENT_BINARY_DIR}/report_stream.html' && grep -q 'lines in' '${CMAKE_CURRENT_BINARY_DIR}/report_stream.html'")
+set_tests_properties(model_report_stream PROPERTIES LABELS "unit;model" TIMEOUT 120)
