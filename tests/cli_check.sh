@@ -7,6 +7,7 @@
 # usage: cli_check.sh MCA TOPOLOGY_DIR
 set -uo pipefail
 mca="$1"; topos="$2"
+src="$topos/../../.."
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
@@ -31,7 +32,7 @@ expect 2 "unknown command" -- "$mca" help nosuch
 expect 2 "unknown command" -- "$mca" nosuch
 
 # every option of every C subcommand's usage line is described in its --help
-for c in bench stress sync sem coherence domains; do
+for c in bench stress sync sem coherence domains model report hint; do
   h=$("$mca" help "$c")
   for o in $(grep -E '^(usage:|  +\[)' <<<"$h" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
     [ "$(grep -c -- "$o" <<<"$h")" -ge 2 ] || { bad "mca $c --help does not describe $o"; }
@@ -54,6 +55,13 @@ expect 2 "--cpus: expected online CPU numbers" -- "$mca" stress --cpus 0,99999 "
 expect 2 "--cpus: expected online CPU numbers" -- "$mca" sync --cpus x
 expect 2 "--cpus: expected online CPU numbers" -- "$mca" sem --cpus -1
 expect 2 "--cpus: expected two CPUs" -- "$mca" coherence --cpus 0
+expect 2 "--exchanges: expected a whole number" -- "$mca" model --count --exchanges -5
+expect 2 "--exchanges: expected a whole number" -- "$mca" model --count --exchanges 3x
+expect 2 "--seed: expected a whole number" -- "$mca" model --seed 3x "$src/tests/fixtures/model_stream.json"
+expect 2 "--count: expected a positive integer" -- "$mca" bench --instr --count 3x
+expect 2 "--count: expected a positive integer" -- "$mca" bench --instr --count -5
+# a command without options says so instead of running
+expect 2 "unknown option" -- "$mca" demo --bogus
 # --only that matches nothing
 expect 2 "matches no cell" -- "$mca" bench --smoke --no-scale --only 'no_such_cell_zzz'
 # output paths are checked before the run starts (these would run for minutes)
@@ -61,9 +69,11 @@ for c in "bench --quick" "sync" "sem" "coherence"; do
   expect 2 "directory /nonexistent/dir does not exist" -- "$mca" $c --json /nonexistent/dir/out.json
 done
 expect 2 "does not exist" -- "$mca" stress --json /nonexistent/dir/out.json "$topos/ring.json"
+expect 2 "does not exist" -- "$mca" model "$src/tests/fixtures/model_stream.json" --json /nonexistent/dir/out.json
+expect 2 "does not exist" -- "$mca" hint --json /nonexistent/dir/out.json "$src/tests/hint/no_such.c"
 
 # --json - : the JSON alone on stdout, with the envelope
-for c in "stress --count 500 $topos/one_channel.json" "domains"; do
+for c in "stress --count 500 $topos/one_channel.json" "domains" "model $src/tests/fixtures/model_stream.json"; do
   if "$mca" $c --json - 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -73,6 +83,17 @@ assert d["command"].startswith("mca "), d["command"]
 assert d["machine"]["cpus"] >= 1 and d["build"]["commit"], d
 '; then ok "mca $c --json - : envelope on stdout"; else bad "mca $c --json -"; fi
 done
+
+# mca hint needs libclang's binding: exit 3 without it (then there is nothing to check)
+hc=$(ls "$src"/tests/hint/cases/*.c | head -1)
+hj=$("$mca" hint --json - "$hc" -- -I"$src/include" 2>/dev/null); hrc=$?
+if [ "$hrc" -eq 3 ]; then echo "skip mca hint --json - (no libclang binding)"
+elif python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["schema"] == "mca-hint/1" and d["command"].startswith("mca hint") and d["build"]["commit"], d
+assert isinstance(d["findings"], list)
+' "$hj"; then ok "mca hint --json - : JSON alone on stdout, with the envelope"; else bad "mca hint --json - (exit $hrc)"; fi
 
 # --timeout is a stall detector: a healthy run longer than the timeout passes.
 # The run must outlast the timeout to prove it: the count grows until it does.

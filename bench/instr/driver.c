@@ -13,6 +13,11 @@
  * found at build time.
  *
  * Usage: mca_instr_driver CASE N     (mca_instr_driver --list prints the cases)
+ *        mca_instr_driver --time CASE N
+ *            runs natively and prints `ns_per_iteration X`: the median of 5
+ *            timed runs of N iterations each (what one hand-off costs one
+ *            core with everything in its cache; `mca model` takes it as the
+ *            per-item instruction cost)
  */
 #include <mcapi.h>
 #include <mcx.h>
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef MCA_HAVE_CK
 #include <ck_ring.h>
@@ -322,16 +328,47 @@ static const struct instr_case cases[] = {
 __attribute__((noinline)) void instr_measure(loop_fn fn, long n);
 __attribute__((noinline)) void instr_measure(loop_fn fn, long n) { fn(n); }
 
+static double now_ns(void)
+{
+  struct timespec t;
+  timespec_get(&t, TIME_UTC);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* --time: the median of 5 timed runs, ns per iteration. */
+static void time_case(loop_fn fn, long n)
+{
+  double per[5];
+  for (int r = 0; r < 5; r++) {
+    double t0 = now_ns();
+    instr_measure(fn, n);
+    per[r] = (now_ns() - t0) / (double)n;
+  }
+  qsort(per, 5, sizeof per[0], cmp_double);
+  printf("ns_per_iteration %.3f\n", per[2]);
+}
+
 int main(int argc, char **argv)
 {
   size_t ncases = sizeof cases / sizeof cases[0];
+  int timed = argc == 4 && !strcmp(argv[1], "--time");
+  if (timed) {
+    argv++;
+    argc--;
+  }
   if (argc == 2 && !strcmp(argv[1], "--list")) {
     for (size_t i = 0; i < ncases; i++)
       puts(cases[i].name);
     return 0;
   }
   if (argc != 3) {
-    fprintf(stderr, "usage: mca_instr_driver CASE N | --list\n");
+    fprintf(stderr, "usage: mca_instr_driver [--time] CASE N | --list\n");
     return 2;
   }
   char *end;
@@ -359,7 +396,10 @@ int main(int argc, char **argv)
     }
     memset(src_buf, 0x5a, sizeof src_buf);
     cases[i].fn(1000); /* warm-up: first-use paths, caches, lazy binding */
-    instr_measure(cases[i].fn, n);
+    if (timed)
+      time_case(cases[i].fn, n);
+    else
+      instr_measure(cases[i].fn, n);
     if (memcmp(src_buf, dst_buf, 24) && cases[i].fn != loop_scl64 && cases[i].fn != loop_pkt24 &&
         cases[i].fn != loop_ring_scl64 && cases[i].fn != loop_ring_pkt24
 #ifdef MCA_HAVE_CK

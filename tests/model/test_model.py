@@ -16,6 +16,8 @@ sys.path.insert(0, os.path.join(SRC, "tools", "model"))
 import model  # noqa: E402
 
 FIXTURE = os.path.join(SRC, "tests", "fixtures", "bench_small.json")
+# the stream model's inputs (probe, hand-off times) of another run, so the test measures nothing
+STREAM_INPUTS = os.path.join(SRC, "tests", "fixtures", "model_stream.json")
 OPCOUNTS = os.path.join(SRC, "tools", "model", "opcounts.json")
 SIM_TOLERANCE = 0.03  # relative; 40000 cycles, seed 7
 
@@ -112,7 +114,7 @@ class CommandLine(unittest.TestCase):
     def test_fixture_gives_table_and_json(self):
         with tempfile.TemporaryDirectory() as t:
             out = os.path.join(t, "model.json")
-            rc, text, err = run_main([FIXTURE, "--json", out])
+            rc, text, err = run_main([FIXTURE, "--json", out, "--inputs", STREAM_INPUTS])
             self.assertEqual(rc, 0, err)
             self.assertIn("measured / predicted", text)
             m = json.load(open(out))
@@ -122,11 +124,16 @@ class CommandLine(unittest.TestCase):
             self.assertNotIn("peer.ideal_ring.spread.24B", ids)  # peers are not modelled
             for c in m["cells"]:
                 self.assertGreater(c["predicted_items_per_s"], 0)
-                self.assertIn(c["verdict"], ("stop", "gap", "n/a", "model does not apply"))
+                self.assertIn(c["verdict"], ("stop", "gap", "n/a", "model does not apply", "agrees"))
                 if c["verdict"] == "gap":
                     self.assertTrue(c["gap"])
+                lo, hi = m["agree_range"]
+                if ".lockfree." in c["cell"] and c["ratio"] is not None:
+                    # lock-free: within the range the model agrees, outside it does not apply; a reason either way
+                    self.assertEqual(c["verdict"], "agrees" if lo <= c["ratio"] <= hi else "model does not apply")
+                    self.assertTrue(c["why"])
                 # beating the predicted ceiling is never "stop": the model says it does not apply, and why
-                if c["ratio"] is not None and c["ratio"] > m["apply_ratio"]:
+                elif c["ratio"] is not None and c["ratio"] > m["apply_ratio"]:
                     self.assertEqual(c["verdict"], "model does not apply")
                     self.assertTrue(c["why"])
             self.assertEqual(set(m["figure6"]["curves"]), {"1", "2"})

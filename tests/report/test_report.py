@@ -146,6 +146,16 @@ class FirstScreen(unittest.TestCase):
         B.summary(B.Bench(d, fixture))  # no exception on a result without rtt_ns, hist or scale
         B.latency_figures(B.Bench(d, fixture))
 
+    def test_result_without_peers(self):
+        # `mca bench --no-peers`: the round-trip answer names no ideal ring, and nothing fails
+        fixture = os.path.join(HERE, "..", "fixtures", "bench_small.json")
+        with open(fixture) as f:
+            d = json.load(f)
+        d["cells"] = [c for c in d["cells"] if c.get("kind") != "peer"]
+        self.assertTrue(d["cells"])
+        ans = " ".join(a["a"] for a in B.summary(B.Bench(d, fixture)))
+        self.assertNotIn("ideal ring", ans)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -12,6 +12,7 @@ sees.
 """
 import argparse
 import difflib
+import datetime
 import json
 import os
 import re
@@ -1159,12 +1160,20 @@ def main(argv):
     ap.add_argument("--diff", action="store_true", help="print the rewrite as a unified diff (report on stderr)")
     ap.add_argument("--output-dir", "-o", metavar="DIR", help="with --apply: write rewritten files here")
     ap.add_argument("-p", dest="ccdb", metavar="PATH", help="compile_commands.json or its directory")
-    ap.add_argument("--json", metavar="FILE", help="also write the findings as JSON")
+    ap.add_argument("--json", metavar="FILE", help="also write the findings as JSON ('-': to standard output, "
+                                                   "the report then on standard error)")
     opt = ap.parse_args(argv)
+    to_stdout = opt.json == "-"
+    if opt.json and not to_stdout:
+        d = os.path.dirname(os.path.abspath(opt.json))
+        if not os.path.isdir(d) or not os.access(d, os.W_OK):
+            print("mca hint: --json %s: the directory %s does not exist or is not writable" % (opt.json, d),
+                  file=sys.stderr)
+            return 2
     # libclang may change the process's directory (-working-directory): fix every path first
     if opt.output_dir:
         opt.output_dir = os.path.abspath(opt.output_dir)
-    if opt.json:
+    if opt.json and not to_stdout:
         opt.json = os.path.abspath(opt.json)
     if opt.ccdb:
         opt.ccdb = os.path.abspath(opt.ccdb)
@@ -1175,7 +1184,7 @@ def main(argv):
         return 3
     rc = 0
     allf = []
-    rep = sys.stderr if opt.diff else sys.stdout
+    rep = sys.stderr if opt.diff or to_stdout else sys.stdout
     for path in opt.files:
         os.chdir(base)
         if not os.path.exists(path):
@@ -1221,8 +1230,21 @@ def main(argv):
         sum(f["verdict"] == "none" for f in allf),
         " (rewritten)" if opt.apply and n else ""), file=rep)
     if opt.json:
-        with open(opt.json, "w") as fh:
-            json.dump({"schema": "mca-hint/1", "findings": allf}, fh, indent=1)
+        # the envelope members (docs/json.md) that `mca hint` passes in $MCA_JSON_ENVELOPE
+        try:
+            env = json.loads(os.environ.get("MCA_JSON_ENVELOPE") or "{}")
+        except ValueError:
+            env = {}
+        doc = {"schema": "mca-hint/1",
+               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+               **{k: env[k] for k in ("command", "machine", "build") if isinstance(env, dict) and k in env},
+               "findings": allf}
+        if to_stdout:
+            json.dump(doc, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            with open(opt.json, "w") as fh:
+                json.dump(doc, fh, indent=1)
     return rc
 
 

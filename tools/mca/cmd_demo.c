@@ -141,6 +141,10 @@ int mca_cmd_demo(int argc, char **argv)
            "ping-pong),\nonce with lock-free queues and once under the global lock.\n");
     return 0;
   }
+  if (argc > 1) {
+    fprintf(stderr, "mca demo: unknown option '%s' (the demo takes none; mca help demo)\n", argv[1]);
+    return 2;
+  }
   int ncpu = mcx_port_ncpus();
   struct demo d = {.cpu_a = 0, .cpu_b = ncpu > 1 ? 1 : 0};
   d.domain = 1;

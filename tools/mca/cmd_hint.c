@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "mca_tool.h"
 
 static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
@@ -46,6 +47,10 @@ int mca_cmd_hint(int argc, char **argv)
   args[1] = script;
   for (int i = 1; i < argc; i++)
     args[i + 1] = argv[i];
+  /* the JSON envelope's members (docs/json.md), for hint.py's --json */
+  char *env_obj = mca_json_envelope_object();
+  if (env_obj)
+    setenv("MCA_JSON_ENVELOPE", env_obj, 1);
   execvp("python3", args);
   perror("mca hint: python3");
   return 127;

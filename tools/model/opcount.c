@@ -27,6 +27,16 @@
  *       Prints JSON: ns per L1-resident pointer-chase step (a local hit), per
  *       pointer-chase step over 256 MiB in random line order (a memory access),
  *       and per uncontended atomic fetch-add on a private line.
+ *   model_opcount probe [--cpus A,B]
+ *       Prints JSON: what a stream gets from the hardware between CPU A (the
+ *       reader) and CPU B (the writer; default 0 and 1). lines_in_flight: B
+ *       writes 32 lines, A reads them as a dependent chase in random order
+ *       (one transfer at a time) and as independent loads in order (as many
+ *       in flight as the core and prefetcher allow); the ratio of the two
+ *       times; store_lines_in_flight: the same for stores to the lines, in order,
+ *       drained by a full fence. memcpy_xcore_bytes_per_ns: A copies 64 KiB that B has just
+ *       written. memcpy_local_bytes_per_ns: an 8 KiB copy within A's cache.
+ *       Medians over the rounds.
  *
  * Standard output carries the lines the trace reader needs:
  *   opcount.map START END OFFSET NAME   every mapping of a /dev/shm/mcx-* partition
@@ -35,6 +45,7 @@
  *   opcount.done K W                    exchanges counted and warm-up
  */
 #include <errno.h>
+#include <sched.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -508,13 +519,178 @@ static int run_calibrate(void)
   return 0;
 }
 
+/* ---- probe: lines in flight and memcpy bandwidth between two CPUs ----------------- */
+
+enum { PROBE_LINES = 32, PROBE_ROUNDS = 301, XCOPY_BYTES = 64 << 10, LCOPY_BYTES = 8 << 10 };
+
+static struct probe {
+  _Alignas(64) atomic_uint turn; /* A sets odd: B writes; B sets even: A reads */
+  _Alignas(64) atomic_uint stop;
+  int cpu_b, what; /* 0: lines, 1: copy buffer */
+  uint64_t *lines; /* PROBE_LINES lines, 8 words each */
+  unsigned char *buf;
+} pr;
+
+static void pin_self(int cpu)
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static uint32_t chase_next[PROBE_LINES];
+
+static void *probe_writer(void *arg)
+{
+  (void)arg;
+  pin_self(pr.cpu_b);
+  unsigned seen = 0;
+  for (;;) {
+    unsigned t;
+    /* acquire: pairs with the reader's release of an odd turn (or of stop) */
+    while (((t = atomic_load_explicit(&pr.turn, memory_order_acquire)) == seen || !(t & 1)) &&
+           !atomic_load_explicit(&pr.stop, memory_order_relaxed))
+      ;
+    if (atomic_load_explicit(&pr.stop, memory_order_relaxed))
+      return NULL;
+    seen = t;
+    if (pr.what == 0) {
+      for (int i = 0; i < PROBE_LINES; i++) /* every line to B's cache, modified */
+        pr.lines[i * 8] = chase_next[i] + ((uint64_t)t << 32);
+    } else {
+      memset(pr.buf, (int)(t & 0xff), XCOPY_BYTES);
+    }
+    /* release: pairs with the reader's acquire of the even turn */
+    atomic_store_explicit(&pr.turn, t + 1, memory_order_release);
+  }
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static volatile uint64_t probe_sink;
+
+/* One round: B writes, then A times @p how (0: chase, 1: independent loads, 2: copy, 3: stores). */
+static double probe_round(unsigned *turn, int how, unsigned char *dst)
+{
+  *turn += 2;
+  /* release: pairs with the writer's acquire of the odd turn */
+  atomic_store_explicit(&pr.turn, *turn - 1, memory_order_release);
+  /* acquire: pairs with the writer's release of the even turn */
+  while (atomic_load_explicit(&pr.turn, memory_order_acquire) != *turn)
+    ;
+  double t0 = now_ns();
+  uint64_t s = 0;
+  if (how == 0) {
+    uint32_t i = 0;
+    for (int k = 0; k < PROBE_LINES; k++)
+      i = (uint32_t)pr.lines[i * 8]; /* the next index is in the line: one transfer at a time */
+    s = i;
+  } else if (how == 1) {
+    const volatile uint64_t *l = pr.lines; /* one scalar load per line, in order; orders nothing */
+    for (int k = 0; k < PROBE_LINES; k++)
+      s += l[k * 8];
+  } else if (how == 3) {
+    volatile uint64_t *l = pr.lines; /* one scalar store per line, in order */
+    for (int k = 0; k < PROBE_LINES; k++)
+      l[k * 8 + 1] = (uint64_t)k;
+    /* a full fence: the stores leave the store buffer (each line owned) before the clock stops;
+     * it orders nothing the writer reads */
+    atomic_thread_fence(memory_order_seq_cst);
+  } else {
+    memcpy(dst, pr.buf, XCOPY_BYTES);
+    s = dst[XCOPY_BYTES - 1];
+  }
+  double dt = now_ns() - t0;
+  probe_sink = s;
+  return dt;
+}
+
+static int run_probe(int cpu_a, int cpu_b)
+{
+  pr.lines = aligned_alloc(64, PROBE_LINES * 64);
+  pr.buf = aligned_alloc(64, XCOPY_BYTES);
+  unsigned char *dst = aligned_alloc(64, XCOPY_BYTES), *lsrc = aligned_alloc(64, LCOPY_BYTES);
+  double *t = malloc(PROBE_ROUNDS * sizeof *t), res[4], tloc;
+  if (!pr.lines || !pr.buf || !dst || !lsrc || !t) {
+    fprintf(stderr, "model_opcount: probe: out of memory\n");
+    return 1;
+  }
+  /* a random cyclic order of the lines for the chase */
+  uint32_t order[PROBE_LINES];
+  for (uint32_t i = 0; i < PROBE_LINES; i++)
+    order[i] = i;
+  for (uint32_t i = PROBE_LINES - 1; i > 0; i--) {
+    uint32_t j = (uint32_t)(rng() % (i + 1)), x = order[i];
+    order[i] = order[j];
+    order[j] = x;
+  }
+  for (uint32_t i = 0; i < PROBE_LINES; i++)
+    chase_next[order[i]] = order[(i + 1) % PROBE_LINES];
+  memset(pr.lines, 0, PROBE_LINES * 64);
+  memset(pr.buf, 0, XCOPY_BYTES);
+  memset(dst, 0, XCOPY_BYTES);
+  memset(lsrc, 1, LCOPY_BYTES);
+  pr.cpu_b = cpu_b;
+  pin_self(cpu_a);
+  unsigned turn = 0;
+  for (int how = 0; how < 4; how++) {
+    pr.what = how == 2;
+    atomic_store_explicit(&pr.stop, 0, memory_order_relaxed);
+    pthread_t w;
+    if (pthread_create(&w, NULL, probe_writer, NULL)) {
+      fprintf(stderr, "model_opcount: probe: cannot start the writer thread\n");
+      return 1;
+    }
+    for (int r = 0; r < 20; r++) /* warm-up */
+      probe_round(&turn, how, dst);
+    for (int r = 0; r < PROBE_ROUNDS; r++)
+      t[r] = probe_round(&turn, how, dst);
+    atomic_store_explicit(&pr.stop, 1, memory_order_relaxed);
+    pthread_join(w, NULL);
+    qsort(t, PROBE_ROUNDS, sizeof *t, cmp_dbl);
+    res[how] = t[PROBE_ROUNDS / 2];
+  }
+  for (int r = 0; r < PROBE_ROUNDS; r++) {
+    double t0 = now_ns();
+    memcpy(dst, lsrc, LCOPY_BYTES);
+    probe_sink = dst[r % LCOPY_BYTES];
+    t[r] = now_ns() - t0;
+  }
+  qsort(t, PROBE_ROUNDS, sizeof *t, cmp_dbl);
+  tloc = t[PROBE_ROUNDS / 2];
+  double chase = res[0] / PROBE_LINES, ind = res[1] / PROBE_LINES, sto = res[3] / PROBE_LINES;
+  printf("{\"cpus\": [%d, %d], \"line_transfer_ns\": %.3f, \"line_stream_ns\": %.3f, "
+         "\"lines_in_flight\": %.3f,\n \"line_store_stream_ns\": %.3f, \"store_lines_in_flight\": %.3f,\n"
+         " \"memcpy_xcore_bytes_per_ns\": %.3f, "
+         "\"memcpy_local_bytes_per_ns\": %.3f,\n"
+         " \"method\": \"B writes %d lines, A reads them as a dependent chase in random order "
+         "(line_transfer_ns per line) and as independent loads in order (line_stream_ns per line); "
+         "lines_in_flight = their ratio; A stores to each of them in order, then a full fence "
+         "(line_store_stream_ns; store_lines_in_flight = line_transfer_ns / it); A copies %d bytes B has just written "
+         "(memcpy_xcore) and %d bytes within its cache (memcpy_local); medians of %d rounds\"}\n",
+         cpu_a, cpu_b, chase, ind, ind > 0 ? chase / ind : 0.0, sto, sto > 0 ? chase / sto : 0.0, XCOPY_BYTES / res[2],
+         LCOPY_BYTES / (tloc > 0 ? tloc : 1), PROBE_LINES, XCOPY_BYTES, LCOPY_BYTES, PROBE_ROUNDS);
+  free(t);
+  free(lsrc);
+  free(dst);
+  free(pr.buf);
+  free(pr.lines);
+  return 0;
+}
+
 static int usage(void)
 {
   fprintf(stderr,
           "usage: model_opcount exchange --type message|packet|scalar --locking lockfree|global\n"
           "                     [--size BYTES] [--exchanges K] [--warmup W]\n"
           "       model_opcount toy [--exchanges K]\n"
-          "       model_opcount calibrate\n");
+          "       model_opcount calibrate\n"
+          "       model_opcount probe [--cpus A,B]\n");
   return 2;
 }
 
@@ -523,6 +699,16 @@ int main(int argc, char **argv)
   if (argc < 2)
     return usage();
   const char *mode = argv[1];
+  if (!strcmp(mode, "probe")) {
+    int a = 0, b = 1;
+    char tail;
+    if (argc == 4 && !strcmp(argv[2], "--cpus") && sscanf(argv[3], "%d,%d%c", &a, &b, &tail) == 2 && a >= 0 &&
+        b >= 0 && a != b)
+      return run_probe(a, b);
+    if (argc == 2)
+      return run_probe(0, 1);
+    return usage();
+  }
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v)

@@ -38,6 +38,8 @@ def rtt(c):
 
 
 def rtt_L(c):
+    if not c:  # a cell the run did not have (e.g. no peers)
+        return None
     s = c.get("summary") or {}
     return med(s.get("rtt_over_L") or s.get("rtt_p50_over_L")) if ok(c) else None
 

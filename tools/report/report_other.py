@@ -249,6 +249,14 @@ def model(page, d, path):
     s = page.section(_uid(page, "model"), "Performance model (mca model)")
     mc = d.get("machine") or {}
     cells = [c for c in d.get("cells") or [] if c.get("measured_items_per_s") and c.get("predicted_items_per_s")]
+    mi = d.get("inputs") or {}
+    pr = mi.get("probe") or {}
+    stream = (f"<p>Lock-free cells on two cores: the stream model, from inputs measured with the run ({F.esc(mi.get('when', ''))}): "
+              f"one cache-line transfer {F.ns(pr.get('line_transfer_ns'))}, {pr.get('lines_in_flight', 0):.1f} lines in "
+              f"flight, memcpy {pr.get('memcpy_xcore_bytes_per_ns', 0):.1f} B/ns across cores, and the time of one "
+              "hand-off on one core; three regimes (pipelined, caught up, serialized), one predicted per exchange "
+              "type.</p>") if pr else ""
+    page.html(s, stream)
     page.html(s, _source(path, d) + "<p>The interconnect as one queueing station and each core a customer (exact "
                  "mean-value analysis); the memory operations of one exchange counted from the implementation under "
                  f"valgrind lackey; costs of this machine: L = {F.ns(mc.get('L_ns'))}, one coherence transaction L/4, "
@@ -268,8 +276,12 @@ def model(page, d, path):
         a += "; outside: " + ", ".join(f"{F.esc(c['cell'])} ({F.ratio(c['ratio'], 2)})" for c in outside[:5])
         a += ", …" if len(outside) > 5 else ""
     a += "."
+    sm = d.get("summary") or {}
+    if sm.get("lockfree"):
+        a += (f" Stream model: {sm['agree']} of {sm['lockfree']} two-core lock-free cells within 0.5–2x of the "
+              f"predicted regime, {sm['other_regime']} more within that range of another regime of the model.")
     if na:
-        a += f" {len(na)} cells beat their predicted ceiling: the model does not apply to them (see the table)."
+        a += f" The model does not apply to {len(na)} cells; the table says why."
     page.answers.append({"q": "Does the performance model explain the measurements?", "a": a,
                          "tone": "good" if not outside else "info", "href": "#" + s["id"]})
     groups = {}
@@ -299,9 +311,11 @@ def model(page, d, path):
                        "Each point a libmca cell of the bench result; on the solid line the model is exact, between "
                        "the dotted lines it is within 2x. Circles: within 0.5–2x; crosses: outside.", data, lay))
     page.table(s, [("cell", "cell"), ("meas", "measured", "num"), ("pred", "predicted", "num"),
-                   ("ratio", "measured / predicted", "num"), ("verdict", "verdict")],
+                   ("ratio", "measured / predicted", "num"), ("regime", "regime (nearest)"), ("verdict", "verdict")],
                [{"cell": c["cell"], "meas": F.rate(c["measured_items_per_s"]), "pred": F.rate(c["predicted_items_per_s"]),
                  "ratio": F.ratio(c["ratio"], 2),
+                 "regime": (c["regime"] + (f" ({c['nearest_regime']})" if c.get("nearest_regime") not in (None, c["regime"])
+                                           else "")) if c.get("regime") else "",
                  "verdict": c.get("verdict", "") + (": " + c["gap"] if c.get("gap") else "")
                  + (": " + c["why"] if c.get("why") else "")} for c in cells],
                title="Every cell", collapsed=True, small=True)
