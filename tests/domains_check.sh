@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# `mca domains` shows a crashed run's partition with its dead node and queued
-# message; `mca domains --clean` removes it.
+# `mca domains` shows a crashed run's partition with its dead node, queued
+# message and message counters; `mca domains --clean` removes it.
 set -euo pipefail
 mca="$1"; leaver="$2"
 export MCX_NAMESPACE="domains_check_$$"
 obj="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d40"
 rm -f "$obj"
-"$leaver" --leave-stale 40
+cap=$("$leaver" --leave-stale 40)
 test -e "$obj" || { echo "no partition left behind"; exit 1; }
 out=$("$mca" domains --namespace "$MCX_NAMESPACE")
 echo "$out"
@@ -25,7 +25,16 @@ assert p["domain"] == 40 and p["nodes_alive"] == 0 and p["nodes_dead"] == 1, p
 assert p["nodes"][0]["alive"] is False and p["nodes"][0]["pid"] > 0, p
 e = p["endpoints"][0]
 assert e["port"] == 5 and e["queued"] == 1 and e["channel"] == "message endpoint" and e["waiting_receivers"] == 0, e
-'
+assert e["sent"] == 1 and e["received"] == 0 and e["dropped"] == 0 and e["high_water"] == 1, e
+# port 6: sends until the first refusal of a full queue (its capacity, cap), then
+# 40 received, 40 sent, 40 received
+c = [x for x in p["endpoints"] if x["port"] == 6][0]
+cap = int(sys.argv[1])
+assert c["sent"] == cap + 40 and c["received"] == 80 and c["dropped"] == 1 and c["queued"] == cap - 40, (c, cap)
+# the depth is sampled at the 64th receive: cap + 40 - 64 left, with the one being taken
+assert c["high_water"] == cap - 23, (c, cap)
+' "$cap"
+grep -q "port 6: .*messages sent $((cap + 40)), received 80, dropped 1" <<<"$out"
 # --watch refreshes; --count bounds it
 w=$("$mca" domains --namespace "$MCX_NAMESPACE" --watch 0.1 --count 2)
 [ "$(grep -c 'mca domains --watch' <<<"$w")" -eq 2 ] || { echo "--watch --count 2 did not refresh twice"; exit 1; }
@@ -37,7 +46,7 @@ done
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 echo "$out"
 grep -q "removed partition /mcx-$(id -u)-${MCX_NAMESPACE}-d40: every node dead" <<<"$out"
-grep -q "1 queued message(s) dropped" <<<"$out"
+grep -q " $((1 + cap - 40)) queued message(s) dropped" <<<"$out"
 test ! -e "$obj" || { echo "--clean left $obj"; exit 1; }
 "$mca" domains --clean --namespace "$MCX_NAMESPACE" | grep -q "nothing to remove"
 echo "mca domains: ok"

@@ -11,8 +11,14 @@
 
 static void init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uint32_t epoch)
 {
+  mcx__endpoint_t *e = &mcx__eps(d)[idx];
   for (uint32_t p = 0; p < d->g.nprio; p++) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    /* The ring's counts go to the endpoint's before the reset (a resize;
+     * create zeroes them after). Owner under the admin lock: plain stores. */
+    mcx__ctr_add(&e->n_received, mcx_load_relaxed(&v.ring->head));
+    if (mcx_load_relaxed(&v.ring->hwm) > mcx_load_relaxed(&e->hwm))
+      mcx_store_relaxed(&e->hwm, mcx_load_relaxed(&v.ring->hwm));
     mcx__mpsc_init(&v, epoch);
   }
 }
@@ -125,6 +131,10 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     mcx_store_relaxed(&e->get_count, 0);
     mcx_store_relaxed(&e->chan, 0);
     mcx_store_relaxed(&e->used_prios, 0);
+    mcx_store_relaxed(&e->n_sent, 0); /* the counters: ordered by R-E1 like the rest */
+    mcx_store_relaxed(&e->n_received, 0);
+    mcx_store_relaxed(&e->n_dropped, 0);
+    mcx_store_relaxed(&e->hwm, 0);
     mcx_store_relaxed(&e->ref_index, k);
     mcx_store_relaxed(&e->ref_closed, 0);
     /* R-E1 — release: fields and reset rings before the endpoint reads as

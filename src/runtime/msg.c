@@ -54,6 +54,9 @@ static int why_closed(mcx__domain_t *d, uint32_t to)
 }
 
 /* A send; @p block = 0 makes one attempt (the request path). */
+static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
+                      uint32_t to, const void *buf, size_t size, uint32_t prio, int block);
+
 static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
                      int block)
 {
@@ -64,6 +67,19 @@ static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, u
     return r;
   if (size > d->g.max_msg)
     return MCX_EMSGSIZE;
+  r = send_attempts(d, src, dst, from, to, buf, size, prio, block);
+  /* The sender's counters (its own line; see mcx__endpoint_t). */
+  if (r == MCX_OK)
+    mcx__ctr_add(&src->n_sent, 1);
+  else if (r == MCX_ENOMEM || r == MCX_ETIMEDOUT)
+    mcx__ctr_add(&src->n_dropped, 1);
+  return r;
+}
+
+static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
+                      uint32_t to, const void *buf, size_t size, uint32_t prio, int block)
+{
+  int r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
   uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
@@ -160,6 +176,16 @@ static int ring_stuck(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h)
   return 0;
 }
 
+/* pmq: the receiver's count (the shm rings count in mcx__msg_dequeue_once). */
+static int pmq_recv_counted(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, size_t cap,
+                            size_t *size, int block)
+{
+  int r = mcx__pmq_recv(d, ep, h, buf, cap, size, block);
+  if (r == MCX_OK || r == MCX_ETRUNC)
+    mcx__ctr_add(&ep->n_received, 1);
+  return r;
+}
+
 int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
 {
   mcx__domain_t *d = mcx__self.dom;
@@ -168,7 +194,7 @@ int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   if (r)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_recv(d, ep, h, buf, cap, size, 0);
+    return pmq_recv_counted(d, ep, h, buf, cap, size, 0);
   for (int i = 0;; i++) {
     mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, 1);
     if (o == MCX_RING_OK)
@@ -191,7 +217,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   if (r)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_recv(d, ep, h, buf, cap, size, 1);
+    return pmq_recv_counted(d, ep, h, buf, cap, size, 1);
   uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b;

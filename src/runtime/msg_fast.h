@@ -64,8 +64,10 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
                            (mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)),
                        0))
     return MCX_EAGAIN;
-  return mcx__msg_enqueue_once(d, dst, from, buf, size, prio, 0) == MCX_RING_OK ? MCX_OK
-                                                                                : MCX_EAGAIN;
+  if (mcx__msg_enqueue_once(d, dst, from, buf, size, prio, 0) != MCX_RING_OK)
+    return MCX_EAGAIN;
+  mcx__ctr_add(&src->n_sent, 1);
+  return MCX_OK;
 }
 
 /** One scan of @p ep's rings, highest priority first: OK / TRUNCATED when a

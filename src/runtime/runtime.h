@@ -28,7 +28,7 @@
 #include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 3u
+#define MCX_PART_VERSION 4u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2, MCX_LOCK_KERNEL = 3 };
@@ -123,7 +123,24 @@ typedef struct mcx__endpoint {
   MCX_ALIGNED_LINE mcx__waitpoint_t recv_wp;
   /* Line 3 — senders waiting for space sleep here; the receiver notifies. */
   MCX_ALIGNED_LINE mcx__waitpoint_t space_wp;
+  /* Line 4 — traffic counters, written only by the owner (the node that
+   * sends from and receives on this endpoint) with plain stores, read by
+   * `mca domains`: no locked instruction, and the line stays in the owner's
+   * cache. Reset at create. */
+  MCX_ALIGNED_LINE mcx_atomic_u64 n_sent; /* messages sent from this endpoint */
+  /* Messages received on it: on shm, those taken before the rings' last
+   * reset (a resize), the rings' heads count the rest; on pmq, all. */
+  mcx_atomic_u64 n_received;
+  mcx_atomic_u64 n_dropped; /* sends from it refused for want of space (MEM_LIMIT, TIMEOUT) */
+  mcx_atomic_u32 hwm;       /* high-water mark before the rings' last reset (see the rings') */
 } mcx__endpoint_t;
+
+/** Adds @p n to an owner-written counter. Relaxed, no read-modify-write:
+ * only the owner writes it; readers (mca domains) need no ordering. */
+static inline void mcx__ctr_add(mcx_atomic_u64 *c, uint64_t n)
+{
+  mcx_store_relaxed(c, mcx_load_relaxed(c) + n);
+}
 
 /* ---- state channels (state.c): latest-value exchange, NBW protocol */
 #define MCX_STATE_CHANNELS 16

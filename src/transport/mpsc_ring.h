@@ -61,9 +61,11 @@ typedef struct mcx__mpsc_ring {
   /* Written by producers only (CAS); read by the consumer when it classifies
    * an empty ring and by delete. */
   MCX_ALIGNED_LINE mcx_atomic_u64 tail;
-  /* Written by the consumer only; read by producers on the full path. */
+  /* Written by the consumer only; read by producers on the full path. The
+   * head is also the count of messages taken since the ring's last reset. */
   MCX_ALIGNED_LINE mcx_atomic_u64 head;
   mcx_atomic_u64 reading; /* pos+1 of the slot being copied out (a hint) */
+  mcx_atomic_u32 hwm;     /* high-water mark, sampled every 64th take (mca domains) */
 } mcx__mpsc_ring_t;
 
 /** Where a ring's pieces are, resolved from the partition. */
@@ -227,6 +229,19 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
  * A message larger than @p cap_bytes is consumed, truncated, and reported as
  * MCX_RING_TRUNCATED.
  */
+/** The queue's depth for the high-water mark, seen by the consumer at head
+ * @p h (the message just taken counts): every 64th take, since it reads
+ * the producers' tail line. Relaxed: a statistic; bounded by the capacity
+ * (positions from another process are input). */
+static inline void mcx__mpsc_sample_depth(const mcx__ring_view_t *v, uint64_t h)
+{
+  int64_t depth = mcx__pos_diff(mcx_load_relaxed(&v->ring->tail) & MCX_RING_POS_MASK, h) + 1;
+  if (depth > (int64_t)v->mask + 1)
+    depth = (int64_t)v->mask + 1;
+  if (depth > (int64_t)mcx_load_relaxed(&v->ring->hwm))
+    mcx_store_relaxed(&v->ring->hwm, (uint32_t)depth); /* consumer-owned */
+}
+
 static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, void *buf,
                                                     size_t cap_bytes, size_t *out_size,
                                                     int classify)
@@ -277,6 +292,8 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_deque
   mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
   mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
   *out_size = size;
+  if (__builtin_expect((want & 63) == 0, 0))
+    mcx__mpsc_sample_depth(v, want);
   return n == size ? MCX_RING_OK : MCX_RING_TRUNCATED;
 }
 

@@ -606,7 +606,38 @@ int main(int argc, char **argv)
     mcapi_status_t s;
     mcapi_endpoint_t e = mcapi_endpoint_create(5, &s);
     mcapi_msg_send(e, e, "stale", 6, 3, &s);
-    _exit(s == MCAPI_SUCCESS ? 0 : 2);
+    if (s != MCAPI_SUCCESS)
+      _exit(2);
+    /* Port 6's counters: sends to itself that fail at once on a full queue
+     * until the first refusal (one dropped), then receives and sends. */
+    mcapi_endpoint_t c = mcapi_endpoint_create(6, &s);
+    mcapi_boolean_t yes = MCAPI_TRUE;
+    mcapi_endpoint_set_attribute(c, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &s);
+    if (s != MCAPI_SUCCESS)
+      _exit(3);
+    unsigned cap = 0;
+    for (; cap < 100000; cap++) {
+      mcapi_msg_send(c, c, "c", 2, 1, &s);
+      if (s != MCAPI_SUCCESS)
+        break;
+    }
+    if (s != MCAPI_ERR_MEM_LIMIT || cap < 40)
+      _exit(4);
+    /* 40 received, 40 sent (full again), 40 received: 80 in all. */
+    char buf[8];
+    size_t n;
+    for (int round = 0; round < 3; round++)
+      for (int i = 0; i < 40; i++) {
+        if (round == 1)
+          mcapi_msg_send(c, c, "c", 2, 1, &s);
+        else
+          mcapi_msg_recv(c, buf, sizeof buf, &n, &s);
+        if (s != MCAPI_SUCCESS)
+          _exit(5);
+      }
+    printf("%u\n", cap); /* the queue's capacity */
+    fflush(stdout);
+    _exit(0);
   }
   if (argc == 3 && !strcmp(argv[1], "--echo"))
     return child_echo((mcapi_domain_t)atoi(argv[2]), MCX_LOCKING_DEFAULT, 1000);

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mca domains: the MCAPI domain partitions of this user in /dev/shm — nodes
- * (pid, tid, alive), endpoints with their queue depth, channel state and
- * waiting threads — as a table, as JSON (--json), or refreshed like top
+ * (pid, tid, alive), endpoints with their queue depth, high-water mark,
+ * messages sent, received and dropped, channel state and waiting threads
+ * — as a table, as JSON (--json), or refreshed like top
  * (--watch). --clean removes what dead processes left (partitions whose
  * nodes all died, invalid headers, message queues of partitions that are
  * gone) and names each thing it removed.
- *
- * Per-endpoint traffic counters (high-water mark, items sent, received,
- * dropped) are not in the partition today and are not shown.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,8 +27,9 @@
 enum { MAX_PARTS = 256, MAX_SHOWN_EPS = 1024, MAX_SHOWN_NODES = 256 };
 
 typedef struct ep_info {
-  uint32_t node, port, queued, depth, prios, recv_waiters, send_waiters, status;
+  uint32_t node, port, queued, depth, prios, recv_waiters, send_waiters, status, hwm;
   uint32_t per_prio[8];
+  uint64_t sent, received, dropped;
 } ep_info_t;
 
 typedef struct node_info {
@@ -162,6 +161,21 @@ static void inspect(const char *name, part_info_t *p)
         e->per_prio[q] = n;
       e->queued += n;
     }
+    /* The owner's counters (relaxed: statistics). The high-water mark is
+     * sampled by the receiver, so at least what is queued now. */
+    e->sent = mcx_load_relaxed(&eps[i].n_sent);
+    e->received = mcx_load_relaxed(&eps[i].n_received);
+    e->dropped = mcx_load_relaxed(&eps[i].n_dropped);
+    e->hwm = mcx_load_relaxed(&eps[i].hwm);
+    for (uint32_t q = 0; q < h->nprio; q++) { /* the rings' own counts (zero on pmq) */
+      mcx__ring_view_t v = mcx__ring_of(&d, i, q, e->depth);
+      e->received += mcx_load_relaxed(&v.ring->head);
+      uint32_t w = mcx_load_relaxed(&v.ring->hwm);
+      if (w > e->hwm)
+        e->hwm = w;
+    }
+    if (e->hwm < e->queued)
+      e->hwm = e->queued;
     e->recv_waiters = mcx_load_relaxed(&eps[i].recv_wp.sleepers);
     e->send_waiters = mcx_load_relaxed(&eps[i].space_wp.sleepers);
     e->status = mcx__chan_ep_status(&d, mcx_load_relaxed(&eps[i].chan));
@@ -207,10 +221,11 @@ static void print_text(FILE *o, const part_info_t *p)
     for (uint32_t q = 0; q < e->prios && q < 8; q++)
       if (e->per_prio[q] && k < sizeof per - 16)
         k += (size_t)snprintf(per + k, sizeof per - k, " p%u:%u", q, e->per_prio[q]);
-    fprintf(o, "  endpoint node %u port %u: %u queued (depth %u per priority)%s%s; %s; waiting: %u receiver(s), "
-               "%u sender(s)\n",
-            e->node, e->port, e->queued, e->depth, *per ? " —" : "", per, chan_state(e->status), e->recv_waiters,
-            e->send_waiters);
+    fprintf(o, "  endpoint node %u port %u: %u queued (depth %u per priority, high-water %u)%s%s; %s; waiting: "
+               "%u receiver(s), %u sender(s); messages sent %llu, received %llu, dropped %llu\n",
+            e->node, e->port, e->queued, e->depth, e->hwm, *per ? " —" : "", per, chan_state(e->status),
+            e->recv_waiters, e->send_waiters, (unsigned long long)e->sent, (unsigned long long)e->received,
+            (unsigned long long)e->dropped);
   }
   fprintf(o, "  %d of %u endpoints in use, %d messages queued\n", p->neps, p->max_eps, p->total_queued);
 }
@@ -239,8 +254,11 @@ static void print_json(FILE *o, const part_info_t *p, int first)
             i ? "," : "", e->node, e->port, e->queued, e->depth);
     for (uint32_t q = 0; q < e->prios && q < 8; q++)
       fprintf(o, "%s%u", q ? ", " : "", e->per_prio[q]);
-    fprintf(o, "], \"channel\": \"%s\", \"waiting_receivers\": %u, \"waiting_senders\": %u}", chan_state(e->status),
-            e->recv_waiters, e->send_waiters);
+    fprintf(o,
+            "], \"high_water\": %u, \"sent\": %llu, \"received\": %llu, \"dropped\": %llu, \"channel\": \"%s\", "
+            "\"waiting_receivers\": %u, \"waiting_senders\": %u}",
+            e->hwm, (unsigned long long)e->sent, (unsigned long long)e->received, (unsigned long long)e->dropped,
+            chan_state(e->status), e->recv_waiters, e->send_waiters);
   }
   fputs("]}", o);
 }
@@ -394,8 +412,7 @@ static int show(const char *prefix, FILE *o, int json)
   int bad = 0;
   if (json) {
     mca_json_envelope(o, "mca-domains/1");
-    fprintf(o, "\"uid\": %u,\n\"counters\": \"per-endpoint traffic counters are not in the partition\",\n"
-               "\"partitions\": [",
+    fprintf(o, "\"uid\": %u,\n\"partitions\": [",
             mcx_port_uid());
   }
   for (int i = 0; i < n; i++) {
@@ -419,9 +436,9 @@ static int usage(FILE *o)
   fprintf(o, "usage: mca domains [--json FILE|-] [--watch [SECONDS]] [--count N] [--clean] [--namespace NS]\n\n"
              "Lists this user's MCAPI domain partitions in /dev/shm: per domain its nodes (pid, tid,\n"
              "alive or dead), its endpoints with the messages queued per priority and the queue depth,\n"
-             "the channel state, and the threads waiting to receive or for space.\n"
-             "(Per-endpoint traffic counters - high-water mark, sent, received, dropped - are not\n"
-             "in the partition and are not shown.)\n\n"
+             "the channel state, the threads waiting to receive or for space, and its message\n"
+             "counters: sent from it, received on it, sends refused for want of space (dropped),\n"
+             "and its queue's high-water mark (sampled every 64 receives, and at least what is queued).\n\n"
              "  --json FILE       write the listing as JSON (schema mca-domains/1, docs/json.md); '-': stdout\n"
              "  --watch [S]       refresh every S seconds (default 1) like top, until Ctrl-C\n"
              "  --count N         with --watch: stop after N refreshes\n"
