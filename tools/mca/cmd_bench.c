@@ -82,7 +82,8 @@ static void usage(FILE *o)
           "                 mode beside a bare per-slot-sequence ring, ck_ring and Boost;\n"
           "                 `mca bench --instr --help` lists its options\n"
           "Ctrl-C stops the forked nodes and removes the partitions the run made.\n"
-          "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error.\n");
+          "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error,\n"
+          "3 not supported on this platform (--instr and --prio on Windows).\n");
 }
 
 static int parse_sizes(opts_t *o, const char *s)
