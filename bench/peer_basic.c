@@ -10,16 +10,23 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
-#include <mqueue.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef _WIN32
+/* Windows: pipes are the C runtime's (_pipe); no socketpair, POSIX message
+ * queues or Linux futex: those peers report "not supported on this platform". */
+#include <io.h>
+#define NS_WIN(what) "not supported on this platform (Windows has no " what ")"
+#else
+#include <linux/futex.h>
+#include <mqueue.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <unistd.h>
+#endif
 
 #include "tools/mca/bench.h"
 
@@ -156,7 +163,9 @@ struct side_h {
   void *q;
   int side;
   int fd_out, fd_in;
+#ifndef _WIN32
   mqd_t mq_out, mq_in;
+#endif
 };
 static int generic_open(bench_ctx_t *c, int side, void **h)
 {
@@ -234,7 +243,11 @@ static int pipe_prepare(bench_ctx_t *c)
 {
   struct fds *f = calloc(1, sizeof *f);
   int p0[2], p1[2];
+#ifdef _WIN32
+  if (_pipe(p0, 1 << 16, _O_BINARY) || _pipe(p1, 1 << 16, _O_BINARY)) {
+#else
   if (pipe(p0) || pipe(p1)) {
+#endif
     free(f);
     bench_fail(c, BENCH_ERR, "pipe: %s", strerror(errno));
     return BENCH_ERR;
@@ -246,6 +259,7 @@ static int pipe_prepare(bench_ctx_t *c)
   c->priv = f;
   return 0;
 }
+#ifndef _WIN32
 static int socket_prepare(bench_ctx_t *c)
 {
   struct fds *f = calloc(1, sizeof *f);
@@ -260,6 +274,7 @@ static int socket_prepare(bench_ctx_t *c)
   c->priv = f;
   return 0;
 }
+#endif
 static void fds_destroy(bench_ctx_t *c)
 {
   struct fds *f = c->priv;
@@ -282,10 +297,17 @@ static int fd_recv(bench_ctx_t *c, void *h, void *buf)
 }
 const bench_ops_t bench_peer_pipe = {"pipe", pipe_prepare, generic_open, fd_send, fd_recv,
                                      generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL};
+#ifdef _WIN32
+const bench_ops_t bench_peer_socket = {.name = "unix_socketpair", .unavailable = NS_WIN("socketpair()")};
+#else
 const bench_ops_t bench_peer_socket = {"unix_socketpair", socket_prepare, generic_open, fd_send,
                                        fd_recv, generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL};
+#endif
 
 /* ------------------------------------------------ POSIX message queues */
+#ifdef _WIN32
+const bench_ops_t bench_peer_mqueue = {.name = "posix_mqueue", .unavailable = NS_WIN("POSIX message queues")};
+#else
 struct pmq {
   mqd_t q[2];
   char name[2][64];
@@ -346,6 +368,7 @@ static int mqueue_recv(bench_ctx_t *c, void *h, void *buf)
 }
 const bench_ops_t bench_peer_mqueue = {"posix_mqueue", mqueue_prepare, generic_open, mqueue_send,
                                        mqueue_recv, generic_close, mqueue_destroy, 0, 0, 0, NULL, NULL, NULL};
+#endif
 
 /* ------------------------------------------------ one-core ping-pong references */
 /* One mailbox per direction: a counter and up to 64 bytes of payload. */
@@ -359,30 +382,34 @@ struct mboxes {
 };
 static int mbox_prepare(bench_ctx_t *c)
 {
-  struct mboxes *b = aligned_alloc(64, sizeof *b);
+  struct mboxes *b = bench_aligned_alloc(64, sizeof *b);
   memset(b, 0, sizeof *b);
   c->priv = b;
   return 0;
 }
-static void mbox_destroy(bench_ctx_t *c) { free(c->priv); }
+static void mbox_destroy(bench_ctx_t *c) { bench_aligned_free(c->priv); }
 static void mbox_put(bench_ctx_t *c, struct side_h *s, const void *buf, int wake)
 {
   struct mbox *m = &((struct mboxes *)s->q)->m[s->side];
   memcpy(m->data, buf, c->size);
   atomic_fetch_add_explicit(&m->seq, 1, memory_order_release);
+#ifndef _WIN32
   if (wake)
     syscall(SYS_futex, &m->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+#endif
 }
 static int yield_send(bench_ctx_t *c, void *h, const void *buf)
 {
   mbox_put(c, h, buf, 0);
   return 0;
 }
+#ifndef _WIN32
 static int futex_send(bench_ctx_t *c, void *h, const void *buf)
 {
   mbox_put(c, h, buf, 1);
   return 0;
 }
+#endif
 static int mbox_get(bench_ctx_t *c, struct side_h *s, void *buf, int futex)
 {
   struct mboxes *b = s->q;
@@ -390,17 +417,27 @@ static int mbox_get(bench_ctx_t *c, struct side_h *s, void *buf, int futex)
   uint32_t want = ++b->got[!s->side];
   uint32_t v;
   while ((v = atomic_load_explicit(&m->seq, memory_order_acquire)) != want) {
+    (void)v, (void)futex;
+#ifndef _WIN32
     if (futex)
       syscall(SYS_futex, &m->seq, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
     else
+#endif
       sched_yield();
   }
   memcpy(buf, m->data, c->size);
   return 0;
 }
 static int yield_recv(bench_ctx_t *c, void *h, void *buf) { return mbox_get(c, h, buf, 0); }
+#ifndef _WIN32
 static int futex_recv(bench_ctx_t *c, void *h, void *buf) { return mbox_get(c, h, buf, 1); }
+#endif
 const bench_ops_t bench_peer_yield = {"sched_yield_pingpong", mbox_prepare, generic_open,
                                       yield_send, yield_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL};
+#ifdef _WIN32
+const bench_ops_t bench_peer_futex = {.name = "futex_pingpong", .max_size = 64, .pingpong_only = 1,
+                                      .unavailable = NS_WIN("futex system call")};
+#else
 const bench_ops_t bench_peer_futex = {"futex_pingpong", mbox_prepare, generic_open, futex_send,
                                       futex_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL};
+#endif

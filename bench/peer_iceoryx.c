@@ -13,18 +13,18 @@
  * when iceoryx is absent at build time or RouDi does not come up (another
  * RouDi already running on the machine, for instance).
  */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "tools/mca/bench.h"
 
 #ifdef MCA_HAVE_ICEORYX
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <iceoryx_binding_c/chunk.h>
 #include <iceoryx_binding_c/log.h>
 #include <iceoryx_binding_c/publisher.h>

@@ -81,6 +81,15 @@ int mcx_port_pid_alive(uint32_t pid);
 void *mcx_port_map_anon(size_t size);
 void mcx_port_unmap(void *p, size_t size);
 
+/* ---- what the system is (what reports record: mca's JSON "platform", "os", "arch") */
+typedef struct mcx_port_sysinfo {
+  char platform[32]; /**< "linux", "windows", "windows (wine)": the OS the program runs on */
+  char os[128];      /**< its name and release, e.g. "Linux 6.1.0-18-amd64", "Windows 10.0.19045" */
+  char arch[32];     /**< the machine, e.g. "x86_64", "aarch64" */
+} mcx_port_sysinfo_t;
+/** Fills @p out (every field NUL-terminated; "unknown" for what cannot be read). */
+void mcx_port_sysinfo(mcx_port_sysinfo_t *out);
+
 /* ---- environment and diagnostics */
 /** getenv(). */
 const char *mcx_port_getenv(const char *name);

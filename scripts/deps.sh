@@ -41,13 +41,17 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need
 
 # Optional parts, on request:
 #   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)
-#   deps.sh ship         spin (model checking), doxygen, help2man (API docs, man pages)
+#   deps.sh ship         spin (model checking), doxygen, help2man (API docs, man
+#                        pages), and what deps.sh windows installs (CI's Windows step)
 #   deps.sh windows      MinGW-w64 (posix threads) and Wine (scripts/wine-test.sh)
+windows_deps() {
+  command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need_apt+=(gcc-mingw-w64-x86-64-posix)
+  # wine: the loader; wine64: the 64-bit Windows runtime it runs programs with.
+  { command -v wine >/dev/null && [ -e /usr/lib/wine/wine64 ]; } || need_apt+=(wine wine64)
+}
 case "${1:-}" in
   windows)
-    command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need_apt+=(gcc-mingw-w64-x86-64-posix)
-    # wine: the loader; wine64: the 64-bit Windows runtime it runs programs with.
-    { command -v wine >/dev/null && [ -e /usr/lib/wine/wine64 ]; } || need_apt+=(wine wine64)
+    windows_deps
     ;;
   cross)
     case "${2:-}" in
@@ -64,6 +68,7 @@ case "${1:-}" in
     command -v spin >/dev/null || need_apt+=(spin)
     command -v doxygen >/dev/null || need_apt+=(doxygen)
     command -v help2man >/dev/null || need_apt+=(help2man)
+    windows_deps
     ;;
 esac
 

@@ -3,7 +3,8 @@
 # Cross-builds libmca for 64-bit Windows with MinGW-w64 and runs the unit,
 # conformance and (bounded) stress suites under Wine.
 # Usage: scripts/wine-test.sh [unit|all]
-#   unit: the unit suite only; all (default): unit, conformance and stress
+#   unit: the unit suite only; all (default): unit, conformance and stress,
+#   and `mca bench --quick` (its JSON must name the platform)
 # Needs gcc-mingw-w64-x86-64-posix and wine (scripts/deps.sh windows installs
 # them). Wine runs headless in a prefix of its own under a temporary
 # directory, removed at the end. Numbers measured under Wine are not Windows
@@ -16,7 +17,7 @@ t0=$SECONDS
 ./scripts/deps.sh windows
 bld="build/cross-windows"
 cmake -S . -B "$bld" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/x86_64-w64-mingw32.cmake \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCA_BUILD_TOOLS=ON >/dev/null
 # Warnings are failures for the Windows build of the library.
 log=$(mktemp)
 cmake --build "$bld" -j2 2>&1 | tee "$log"
@@ -61,4 +62,47 @@ for t in json.load(sys.stdin)["tests"]:
 '
 t2=$SECONDS
 ctest --test-dir "$bld" -L "$labels" -j2 --timeout 300 --output-on-failure
-echo "wine-test: suites took $((SECONDS - t2)) s; the whole Windows step $((SECONDS - t0)) s"
+echo "wine-test: suites took $((SECONDS - t2)) s"
+
+# The mca command: what needs what Windows lacks says so and exits 3; with
+# `all`, `mca bench --quick` runs (bounded) and its JSON names the platform.
+mca="$bld/tools/mca/mca.exe"
+for cmd in domains stress report coherence model sync sem hint "bench --instr" "bench --prio 1"; do
+  rc=0
+  # shellcheck disable=SC2086 # the command and its option are two words
+  out=$(timeout 60 wine "$mca" $cmd 2>&1 </dev/null) || rc=$?
+  if [ "$rc" != 3 ] || ! grep -q "not supported on this platform (" <<<"$out"; then
+    echo "wine-test: 'mca $cmd' exited $rc, expected 3 with 'not supported on this platform (why)': $out" >&2
+    exit 1
+  fi
+done
+echo "wine-test: mca: the commands Windows cannot run say so (exit 3)"
+if [ "$suite" = all ]; then
+  t3=$SECONDS
+  json=$(mktemp "${TMPDIR:-/tmp}/mca-wine-bench.XXXXXX.json")
+  rc=0
+  timeout 400 wine "$mca" bench --quick --no-progress --json "$json" >"$json.log" 2>&1 </dev/null || rc=$?
+  if [ "$rc" != 0 ]; then
+    tail -20 "$json.log" >&2
+    echo "wine-test: mca bench --quick exited $rc (124: did not finish within 400 s)" >&2
+    exit 1
+  fi
+  python3 - "$json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["machine"]
+assert m.get("platform") == "windows (wine)", "machine.platform is %r, expected 'windows (wine)'" % m.get("platform")
+cells = d["cells"]
+ok = [c for c in cells if c["status"] == "ok"]
+na = [c for c in cells if c["status"] == "n/a"]
+bad = [c for c in cells if c["status"] not in ("ok", "n/a")]
+assert not bad, "cells failed: %s" % [(c["id"], c.get("note")) for c in bad]
+assert any(c["id"].startswith("msg.lockfree.spread.in.shm") for c in ok), "no lock-free message cell ran"
+assert all(c.get("note") for c in na), "a cell not run without a note"
+print("wine-test: mca bench --quick: platform %s (%s), %d cells measured, %d not applicable here"
+      % (m["platform"], m["os"], len(ok), len(na)))
+PY
+  rm -f "$json" "$json.log"
+  echo "wine-test: mca bench --quick took $((SECONDS - t3)) s (numbers under Wine are not Windows numbers)"
+fi
+echo "wine-test: the whole Windows step took $((SECONDS - t0)) s"

@@ -8,6 +8,7 @@ import sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "mca-bench/1", d["schema"]
 assert d["machine"]["cpus"] >= 1
+assert d["machine"]["platform"] in ("linux", "windows", "windows (wine)"), d["machine"]
 cfg = d["config"]
 assert cfg["slow_factor"] == 1.5 and cfg["min_clean"] >= 1 and cfg["cpus"], cfg
 assert d["cells"] and d["targets"]

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,4 +78,21 @@ void mcx_port_log(const char *fmt, ...)
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+}
+
+void mcx_port_sysinfo(mcx_port_sysinfo_t *out)
+{
+  struct utsname u;
+  if (uname(&u)) {
+    snprintf(out->platform, sizeof out->platform, "unknown");
+    snprintf(out->os, sizeof out->os, "unknown");
+    snprintf(out->arch, sizeof out->arch, "unknown");
+    return;
+  }
+  size_t i = 0;
+  for (; u.sysname[i] && i + 1 < sizeof out->platform; i++) /* "Linux" -> "linux" */
+    out->platform[i] = (char)(u.sysname[i] >= 'A' && u.sysname[i] <= 'Z' ? u.sysname[i] - 'A' + 'a' : u.sysname[i]);
+  out->platform[i] = 0;
+  snprintf(out->os, sizeof out->os, "%.60s %.60s", u.sysname, u.release);
+  snprintf(out->arch, sizeof out->arch, "%.30s", u.machine);
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/common/mcx_err.h"
 #include "../mcx_port.h"
@@ -175,4 +176,41 @@ void *mcx__win_no_aligned_alloc(size_t align, size_t size)
   (void)align;
   (void)size;
   return NULL;
+}
+
+/* The Windows release from RtlGetVersion (GetVersionEx is capped by the
+ * manifest); Wine is recognized by the wine_get_version export of ntdll. */
+void mcx_port_sysinfo(mcx_port_sysinfo_t *out)
+{
+  HMODULE nt = GetModuleHandleW(L"ntdll.dll");
+  typedef LONG(WINAPI * rtl_get_version_t)(OSVERSIONINFOW *);
+  typedef const char *(CDECL * wine_get_version_t)(void);
+  rtl_get_version_t rgv = NULL;
+  wine_get_version_t wgv = NULL;
+  if (nt) {
+    FARPROC a = GetProcAddress(nt, "RtlGetVersion"), b = GetProcAddress(nt, "wine_get_version");
+    memcpy(&rgv, &a, sizeof a); /* a function pointer of another type: copied, not cast */
+    memcpy(&wgv, &b, sizeof b);
+  }
+  const char *wine = wgv ? wgv() : NULL;
+  snprintf(out->platform, sizeof out->platform, "%s", wine ? "windows (wine)" : "windows");
+  OSVERSIONINFOW v;
+  memset(&v, 0, sizeof v);
+  v.dwOSVersionInfoSize = sizeof v;
+  if (rgv && rgv(&v) == 0)
+    snprintf(out->os, sizeof out->os, "Windows %lu.%lu.%lu", (unsigned long)v.dwMajorVersion,
+             (unsigned long)v.dwMinorVersion, (unsigned long)v.dwBuildNumber);
+  else
+    snprintf(out->os, sizeof out->os, "Windows");
+  if (wine) {
+    size_t k = strlen(out->os);
+    snprintf(out->os + k, sizeof out->os - k, " (Wine %.40s)", wine);
+  }
+  SYSTEM_INFO si;
+  GetNativeSystemInfo(&si);
+  const char *arch = si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? "x86_64"
+                     : si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "aarch64"
+                     : si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_INTEL ? "x86"
+                                                                                 : "unknown";
+  snprintf(out->arch, sizeof out->arch, "%s", arch);
 }

@@ -390,6 +390,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   size_t osize;
   int squatted = mcx_port_shm_stat(name, &owner, &omode, &osize) == MCX_OK && owner != mcx_port_uid();
   choose_partition_name(name, sizeof name, squatted, owner);
+  int created = 0;
   for (int attempt = 0; attempt < 200; attempt++) {
     mcx_port_shm_t shm;
     r = mcx_port_shm_create_mode(name, l.total, mode, &shm);
@@ -412,6 +413,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       d->size = l.total;
       d->hdr = (mcx__part_hdr_t *)base;
       init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
+      created = 1;
       break;
     }
     if (r == MCX_ENOMEM) {
@@ -518,6 +520,8 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   d->fastpath = d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_;
   mcx__chan_attach(d);
   if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
+    if (created) /* nobody joined a partition whose transport cannot open: not left behind */
+      mcx_port_shm_unlink(name);
     mcx_port_shm_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
     return r;

@@ -102,6 +102,30 @@ static inline mrapi_domain_t test_domain(unsigned k)
 }
 
 /* Number of /dev/shm entries belonging to @p domain (partition and segments). */
+#ifdef _WIN32
+/* Windows has no directory of named mappings: the names the domain uses are
+ * probed (the partition, and the segments the tests number below 256). */
+#include "ports/mcx_port_shm.h"
+static inline int shm_name_live(const char *name)
+{
+  mcx_port_shm_t shm;
+  int r = mcx_port_shm_open(name, 0, &shm);
+  if (r == 0)
+    mcx_port_shm_close(&shm);
+  return r != MCX_ENOENT && r != MCX_EINVAL;
+}
+static inline int shm_leftovers(mrapi_domain_t domain)
+{
+  char name[96], seg[112];
+  mcx__mr_partition_name(domain, name, sizeof name); /* "/mcx-mrapi-<uid>-<namespace>-<domain>" */
+  int n = shm_name_live(name);
+  for (unsigned seq = 0; seq < 256; seq++) {
+    snprintf(seg, sizeof seg, "%s-s%u", name, seq);
+    n += shm_name_live(seg);
+  }
+  return n;
+}
+#else
 static inline int shm_leftovers(mrapi_domain_t domain)
 {
   char name[96], prefix_seg[100];
@@ -119,5 +143,6 @@ static inline int shm_leftovers(mrapi_domain_t domain)
   closedir(d);
   return n;
 }
+#endif
 
 #endif

@@ -49,11 +49,31 @@ TEST(mapping_create_is_exclusive_and_open_sees_the_exact_size)
   CHECK_EQ_U(mcx_port_shm_open(n, 8, &b), MCX_ENOENT);
   CHECK_EQ_U(mcx_port_shm_unlink(n), MCX_ENOENT);
   CHECK(q[999] == 42);
+  /* The name is free again at once, as after shm_unlink, though views of
+   * the unlinked object live on: a create makes a new, zero-filled object. */
+  mcx_port_shm_t c;
+  CHECK_EQ_U(mcx_port_shm_create(n, 2000, &c), MCX_OK);
+  CHECK_EQ_U(mcx_port_shm_create(n, 2000, &b), MCX_EEXIST);
+  char *r = mcx_port_shm_map(&c, 2000);
+  CHECK(r && r[999] == 0 && q[999] == 42);
+  CHECK_EQ_U(mcx_port_shm_open(n, 8, &b), MCX_OK);
+  CHECK_EQ_U(b.size, 2000);
+  mcx_port_shm_close(&b);
+  CHECK_EQ_U(mcx_port_shm_unlink(n), MCX_OK);
+  CHECK_EQ_U(mcx_port_shm_open(n, 8, &b), MCX_ENOENT);
+  mcx_port_shm_close(&c);
+  if (r)
+    mcx_port_shm_unmap(r, 2000);
   mcx_port_shm_unmap(p, 1000);
   mcx_port_shm_unmap(q, 1000);
-  /* The last view gone, the name is free again. */
+  /* An object outlives its handles and views until it is unlinked, as a
+   * POSIX one does (its creator keeps it while it runs). */
   CHECK_EQ_U(mcx_port_shm_create(n, 64, &a), MCX_OK);
   mcx_port_shm_close(&a);
+  CHECK_EQ_U(mcx_port_shm_open(n, 8, &b), MCX_OK);
+  CHECK_EQ_U(b.size, 64);
+  mcx_port_shm_close(&b);
+  CHECK_EQ_U(mcx_port_shm_unlink(n), MCX_OK);
   CHECK_EQ_U(mcx_port_shm_open(n, 8, &b), MCX_ENOENT);
 }
 

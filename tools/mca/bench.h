@@ -101,6 +101,17 @@ typedef struct bench_ctx {
   unsigned char area[]; /* subject scratch (bench_ctx_alloc's extra bytes) */
 } bench_ctx_t;
 
+/* 64-byte aligned memory: the C runtime of Windows has no aligned_alloc
+ * (its free() could not release one). */
+#if defined(_WIN32) && !defined(__cplusplus)
+#include <malloc.h>
+#define bench_aligned_alloc(align, size) _aligned_malloc((size), (align))
+#define bench_aligned_free(p) _aligned_free(p)
+#else
+#define bench_aligned_alloc(align, size) aligned_alloc((align), (size))
+#define bench_aligned_free(p) free(p)
+#endif
+
 /* ---- time, pinning, waiting (bench_util.c) */
 uint64_t bench_now_ns(void);
 /** Median cost of one pair of clock reads (subtracted from timed intervals). */
@@ -132,7 +143,11 @@ static inline void bench_relax(unsigned *i)
 void bench_yield(void);
 void *bench_shared_alloc(size_t size); /* zeroed MAP_SHARED anonymous memory */
 void bench_shared_free(void *p, size_t size);
+#if defined(__MINGW32__) /* MinGW's printf archetype is Microsoft's; the C99 stdio is gnu_printf */
+void bench_fail(bench_ctx_t *c, int status, const char *fmt, ...) __attribute__((format(gnu_printf, 3, 4)));
+#else
 void bench_fail(bench_ctx_t *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#endif
 
 /* ---- running one sample (bench_run.c) */
 /* Runs c (allocated with bench_ctx_alloc) to completion; returns c->status. */

@@ -2,11 +2,11 @@
 /* mca bench: what every run records about the machine and the build. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include "bench.h"
 #include "bench_report.h"
+#include "ports/mcx_port.h"
 
 #ifndef MCA_BUILD_COMMIT
 #define MCA_BUILD_COMMIT "unknown"
@@ -52,15 +52,16 @@ void bench_machine_read(bench_machine_t *m)
     fclose(f);
   }
   m->cpus = bench_ncpus();
-  struct utsname u;
-  if (!uname(&u))
-    snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+  mcx_port_sysinfo_t u;
+  mcx_port_sysinfo(&u);
+  snprintf(m->kernel, sizeof m->kernel, "%s %s", u.os, u.arch);
   snprintf(m->compiler, sizeof m->compiler, "%s", MCA_COMPILER);
   snprintf(m->flags, sizeof m->flags, "%s", MCA_BUILD_FLAGS);
   snprintf(m->build_type, sizeof m->build_type, "%s", MCA_BUILD_TYPE);
   /* The commit at run time when the source tree is at hand, else the one built. */
   snprintf(m->commit, sizeof m->commit, "%s", MCA_BUILD_COMMIT);
   m->commit_source = "build";
+#ifndef _WIN32 /* Windows: no POSIX shell for popen; the commit built is recorded */
   FILE *g = popen("git -C '" MCA_SOURCE_DIR "' rev-parse HEAD 2>/dev/null", "r");
   if (g) {
     char b[80] = "";
@@ -77,6 +78,7 @@ void bench_machine_read(bench_machine_t *m)
     m->dirty = fgets(b, sizeof b, d) != NULL;
     pclose(d);
   }
+#endif
   time_t t = time(NULL);
   strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 }

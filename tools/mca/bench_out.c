@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "bench_report.h"
 #include "cli.h"
+#include "ports/mcx_port.h"
 
 #ifndef MCA_VERSION
 #define MCA_VERSION "unknown"
@@ -433,9 +433,8 @@ int bench_write_json(const char *path, const bench_results_t *r)
   if (!f)
     return -1;
   const bench_machine_t *m = &r->machine;
-  struct utsname u;
-  memset(&u, 0, sizeof u);
-  uname(&u);
+  mcx_port_sysinfo_t u;
+  mcx_port_sysinfo(&u);
   fprintf(f, "{\n\"schema\": \"mca-bench/1\",\n\"date\": ");
   jstr(f, m->date);
   fprintf(f, ",\n\"command\": ");
@@ -444,8 +443,12 @@ int bench_write_json(const char *path, const bench_results_t *r)
   jstr(f, m->cpu);
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
   jstr(f, m->kernel);
-  fprintf(f, ", \"os\": \"%s %s\", \"arch\": ", u.sysname, u.release);
-  jstr(f, u.machine);
+  fprintf(f, ", \"platform\": ");
+  jstr(f, u.platform);
+  fprintf(f, ", \"os\": ");
+  jstr(f, u.os);
+  fprintf(f, ", \"arch\": ");
+  jstr(f, u.arch);
   fprintf(f, "},\n\"build\": {\"version\": ");
   jstr(f, MCA_VERSION);
   fprintf(f, ", \"compiler\": ");

@@ -6,12 +6,14 @@
  * meet again, run the measured phase, meet a last time and close.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#ifndef _WIN32 /* Windows: no fork(), so no cross-process samples (bench_run_sample) */
+#include <signal.h>
+#include <sys/wait.h>
+#endif
 
 #include "bench.h"
 #include "mcx_hpc.h"
@@ -203,7 +205,7 @@ static void run_side(bench_ctx_t *c, int side)
 {
   bench_pin(c->cpu[side]);
   size_t bsz = (c->size + 63) & ~(size_t)63;
-  unsigned char *buf = aligned_alloc(64, bsz ? bsz : 64);
+  unsigned char *buf = bench_aligned_alloc(64, bsz ? bsz : 64);
   memset(buf, 0xa5, bsz ? bsz : 64);
   side_state_t ss = {c->size > 8 ? bench_checksum(buf + 8, c->size - 8) : 0, seq_mask(c->size), 0};
   void *h = NULL;
@@ -212,7 +214,7 @@ static void run_side(bench_ctx_t *c, int side)
     bench_fail(c, r, "side %d could not open", side);
     if (h) /* what it did open (a node, endpoints, queues) is released */
       c->ops->close(c, side, h);
-    free(buf);
+    bench_aligned_free(buf);
     return;
   }
   uint64_t t0 = bench_now_ns();
@@ -265,7 +267,7 @@ static void run_side(bench_ctx_t *c, int side)
   barrier(c);
 out:
   c->ops->close(c, side, h);
-  free(buf);
+  bench_aligned_free(buf);
 }
 
 static void *side1_thread(void *arg)
@@ -296,6 +298,10 @@ int bench_run_sample(bench_ctx_t *c)
     }
   }
   if (c->cross_process) {
+#ifdef _WIN32
+    bench_fail(c, BENCH_NA, "not supported on this platform (the second process of a sample is a fork()ed "
+                            "child; Windows has no fork())");
+#else
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -319,6 +325,7 @@ int bench_run_sample(bench_ctx_t *c)
         usleep(1000);
       }
     }
+#endif
   } else {
     pthread_t t0, t1;
     pthread_create(&t1, NULL, side1_thread, c);
@@ -363,15 +370,17 @@ double bench_measure_L(unsigned rounds)
   unsigned nb = rounds / L_BATCH;
   if (nb < 3)
     nb = 3;
-  struct lprobe *p = aligned_alloc(64, sizeof *p);
+  struct lprobe *p = bench_aligned_alloc(64, sizeof *p);
   memset(p, 0, sizeof *p);
   unsigned warm = nb / 4 + 1; /* the first batches are warm-up */
   p->rounds = (nb + warm) * L_BATCH;
   p->cpu = bench_cpu(1);
   double *per = malloc(nb * sizeof(double));
   pthread_t t;
+#ifndef _WIN32
   cpu_set_t old;
   pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+#endif
   pthread_create(&t, NULL, lprobe_b, p);
   bench_pin(bench_cpu(0));
   uint64_t tc = bench_timer_cost_ns(), i = 0;
@@ -388,10 +397,14 @@ double bench_measure_L(unsigned rounds)
       per[b - warm] = (double)(dt > tc ? dt - tc : 0) / L_BATCH;
   }
   pthread_join(t, NULL);
+#ifdef _WIN32
+  bench_pin(-1); /* back to every CPU of the process */
+#else
   pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+#endif
   double med = bench_median(per, (int)nb);
   free(per);
-  free(p);
+  bench_aligned_free(p);
   return med;
 }
 

@@ -25,8 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
+#ifndef _WIN32 /* Windows counts no context switches per thread: csw is not measured there */
+#include <sys/resource.h>
+#endif
 
 #include "bench.h"
 #include "bench_report.h"
@@ -84,10 +86,14 @@ struct scale_run {
 
 static uint64_t thread_csw(void)
 {
+#ifdef _WIN32
+  return 0;
+#else
   struct rusage ru;
   if (getrusage(RUSAGE_THREAD, &ru))
     return 0;
   return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+#endif
 }
 
 static const char *st_name(mcapi_status_t st)
@@ -318,7 +324,12 @@ static int scale_sample(scale_row_t *row, mcx_locking_t lk, double seconds, int 
   row->slow[k] = lo > 0 && hi / lo > BENCH_SLOW_FACTOR; /* probes disagree; the median test comes later */
   row->L[k] = hi;
   row->items_s[k] = items ? (double)items * 1e9 / (double)(t1 - t0) : 0;
+#ifdef _WIN32
+  row->csw[k] = NAN; /* not measured (thread_csw) */
+  (void)csw;
+#else
   row->csw[k] = items ? (double)csw / (double)items : NAN;
+#endif
   row->futex[k] = items ? (double)fx / (double)items : NAN;
   row->semop[k] = items ? (double)sm / (double)items : NAN;
   pthread_barrier_destroy(&run.ready);

@@ -6,11 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sys/mman.h>
+#endif
 
 #include "bench.h"
+#include "ports/mcx_port.h"
+
+#ifdef _WIN32
+/* Windows: affinity and memory through the port (one processor group of up
+ * to 64 CPUs); no fork(), so memory the sides share needs no MAP_SHARED. */
+#define CPU_SETSIZE 64
+#endif
 
 uint64_t bench_now_ns(void)
 {
@@ -49,19 +58,28 @@ int bench_ncpu;
 
 void bench_default_cpus(void)
 {
-  cpu_set_t set;
   bench_ncpu = 0;
+#ifdef _WIN32
+  for (int i = 0; i < mcx_port_ncpus() && i < CPU_SETSIZE; i++)
+    bench_cpus[bench_ncpu++] = i;
+#else
+  cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
     for (int i = 0; i < CPU_SETSIZE && bench_ncpu < 1024; i++)
       if (CPU_ISSET(i, &set))
         bench_cpus[bench_ncpu++] = i;
+#endif
   if (!bench_ncpu)
     bench_cpus[bench_ncpu++] = 0;
 }
 
 int bench_set_cpus(const char *list)
 {
+#ifdef _WIN32
+  long online = mcx_port_ncpus();
+#else
   long online = sysconf(_SC_NPROCESSORS_CONF);
+#endif
   int n = 0;
   const char *s = list;
   while (*s) {
@@ -110,6 +128,9 @@ int bench_cpu(int i) { return bench_cpus[i % bench_ncpus()]; }
 
 int bench_pin(int cpu)
 {
+#ifdef _WIN32
+  return mcx_port_pin_self(cpu) ? -1 : 0;
+#else
   cpu_set_t set;
   CPU_ZERO(&set);
   int n = bench_ncpus();
@@ -120,20 +141,29 @@ int bench_pin(int cpu)
     CPU_SET(cpu, &set);
   }
   return sched_setaffinity(0, sizeof set, &set);
+#endif
 }
 
 void bench_yield(void) { sched_yield(); }
 
 void *bench_shared_alloc(size_t size)
 {
+#ifdef _WIN32
+  return mcx_port_map_anon(size);
+#else
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
+#endif
 }
 
 void bench_shared_free(void *p, size_t size)
 {
+#ifdef _WIN32
+  mcx_port_unmap(p, size);
+#else
   if (p)
     munmap(p, size);
+#endif
 }
 
 void bench_fail(bench_ctx_t *c, int status, const char *fmt, ...)

@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The conventions every mca subcommand shares (cli.h). */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef _WIN32 /* Windows: no real-time scheduler class, no signals to clean up after (below) */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#endif
+
+#include "ports/mcx_port.h"
 
 #include "bench.h"
 #include "bench_report.h"
@@ -102,6 +105,10 @@ int mca_parse_prio(const char *cmd, const char *s, int *prio)
 
 int mca_set_prio(const char *cmd, int prio)
 {
+#ifdef _WIN32
+  fprintf(stderr, "mca %s: --prio %d: not supported on this platform (Windows has no SCHED_FIFO)\n", cmd, prio);
+  return MCA_EXIT_UNSUPPORTED;
+#else
   struct sched_param sp = {.sched_priority = prio};
   int r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
   if (r) {
@@ -110,6 +117,7 @@ int mca_set_prio(const char *cmd, int prio)
     return -1;
   }
   return 0;
+#endif
 }
 
 const char *mca_opt_value(const char *cmd, int argc, char **argv, int *i)
@@ -169,7 +177,11 @@ void mca_json_to_stdout(void)
   if (saved_stdout >= 0)
     return;
   fflush(stdout);
+#ifdef _WIN32
+  saved_stdout = dup(1);
+#else
   saved_stdout = fcntl(1, F_DUPFD_CLOEXEC, 3);
+#endif
   if (saved_stdout >= 0)
     dup2(2, 1);
 }
@@ -247,10 +259,14 @@ const char *mca_command_line(void)
 
 static int affinity_cpus(void)
 {
+#ifdef _WIN32
+  return bench_ncpus();
+#else
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set))
     return (int)sysconf(_SC_NPROCESSORS_ONLN);
   return CPU_COUNT(&set);
+#endif
 }
 
 static void envelope_members(FILE *f)
@@ -261,9 +277,8 @@ static void envelope_members(FILE *f)
     bench_machine_read(&m);
     have = 1;
   }
-  struct utsname u;
-  memset(&u, 0, sizeof u);
-  uname(&u);
+  mcx_port_sysinfo_t u;
+  mcx_port_sysinfo(&u);
   time_t t = time(NULL);
   char date[32];
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -275,12 +290,12 @@ static void envelope_members(FILE *f)
   mca_json_str(f, m.cpu);
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", affinity_cpus(), m.virtualized ? "true" : "false");
   mca_json_str(f, m.kernel);
-  char os[200];
-  snprintf(os, sizeof os, "%s %s", u.sysname, u.release);
+  fputs(", \"platform\": ", f);
+  mca_json_str(f, u.platform);
   fputs(", \"os\": ", f);
-  mca_json_str(f, os);
+  mca_json_str(f, u.os);
   fputs(", \"arch\": ", f);
-  mca_json_str(f, u.machine);
+  mca_json_str(f, u.arch);
   fputs("},\n\"build\": {\"version\": ", f);
   mca_json_str(f, MCA_VERSION);
   fputs(", \"compiler\": ", f);
@@ -307,6 +322,9 @@ void mca_json_envelope(FILE *f, const char *schema)
 
 char *mca_json_envelope_object(void)
 {
+#ifdef _WIN32
+  return NULL; /* no open_memstream; its caller (mca model) is not built there */
+#else
   char *buf = NULL;
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
@@ -317,8 +335,14 @@ char *mca_json_envelope_object(void)
   fputs("}", f);
   fclose(f);
   return buf;
+#endif
 }
 
+#ifdef _WIN32
+/* Windows: Ctrl-C ends the process, and with its last handle every named
+ * mapping it made is gone; there is nothing to clean up. */
+void mca_cleanup_on_interrupt(const char *cmd) { (void)cmd; }
+#else
 /* ---- Ctrl-C: children, then what they and we left in /dev/shm and /dev/mqueue */
 static int sig_pipe[2] = {-1, -1};
 static const char *sig_cmd = "";
@@ -452,3 +476,4 @@ void mca_cleanup_on_interrupt(const char *cmd)
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
 }
+#endif

@@ -7,7 +7,8 @@
  *
  * Exit codes of every subcommand: 0 success, 1 a check or target failed,
  * 2 usage error (a bad option or value, an unreadable input, an output that
- * cannot be written). Every parser below prints one line
+ * cannot be written), 3 not supported on this platform (a command or option
+ * that needs what the OS lacks: "mca CMD: ... not supported on this platform (why)"). Every parser below prints one line
  * "mca CMD: --opt: expected ..., got 'x'" and returns -1 on a bad value.
  */
 #ifndef MCA_CLI_H
@@ -18,6 +19,7 @@
 #define MCA_EXIT_OK 0
 #define MCA_EXIT_FAIL 1
 #define MCA_EXIT_USAGE 2
+#define MCA_EXIT_UNSUPPORTED 3
 
 /** A whole decimal integer in [min, max]: "3x", "", "-5" below a positive min, overflow are refused. */
 int mca_parse_int(const char *cmd, const char *opt, const char *s, long long min, long long max, long long *out);

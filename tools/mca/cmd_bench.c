@@ -10,7 +10,11 @@
  * round trip L is measured before and after every sample.
  */
 #include <getopt.h>
+#ifdef _WIN32
+#include "ere_lite.h" /* no <regex.h> in the C runtime of Windows */
+#else
 #include <regex.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +82,8 @@ static void usage(FILE *o)
           "                 mode beside a bare per-slot-sequence ring, ck_ring and Boost;\n"
           "                 `mca bench --instr --help` lists its options\n"
           "Ctrl-C stops the forked nodes and removes the partitions the run made.\n"
-          "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error.\n");
+          "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error,\n"
+          "3 not supported on this platform (--instr and --prio on Windows).\n");
 }
 
 static int parse_sizes(opts_t *o, const char *s)
@@ -410,8 +415,14 @@ static void probes(bench_results_t *r, const opts_t *o)
   st = run_mode(&tiny, &probe, BENCH_PINGPONG, &s);
   free(s.hist);
   r->have_pmq = st == BENCH_OK;
+#ifdef _WIN32
+  if (!r->have_pmq) /* the transport is not built there: the domain is refused (MCX_TRANSPORT=pmq) */
+    snprintf(r->probe_pmq, sizeof r->probe_pmq, "not supported on this platform (Windows has no POSIX "
+                                                "message queues; %s)", probe.note);
+#else
   if (!r->have_pmq)
     snprintf(r->probe_pmq, sizeof r->probe_pmq, "%s", probe.note);
+#endif
 }
 
 static int isatty_err;
@@ -426,8 +437,16 @@ static void progress(const opts_t *o, int done, int total, const char *id, doubl
 
 int mca_cmd_bench(int argc, char **argv)
 {
+#ifdef _WIN32
+  if (argc > 1 && !strcmp(argv[1], "--instr")) {
+    fprintf(stderr, "mca bench: --instr: not supported on this platform (it counts instructions under "
+                    "valgrind's callgrind, which does not run Windows programs)\n");
+    return MCA_EXIT_UNSUPPORTED;
+  }
+#else
   if (argc > 1 && !strcmp(argv[1], "--instr"))
     return mca_bench_instr(argc - 1, argv + 1);
+#endif
   opts_t o;
   memset(&o, 0, sizeof o);
   o.repeat = 5;
@@ -466,7 +485,12 @@ int mca_cmd_bench(int argc, char **argv)
     case 'o':
       o.only = optarg;
       if (regcomp(&o.only_re, optarg, REG_EXTENDED | REG_NOSUB)) {
+#ifdef _WIN32
+        fprintf(stderr, "mca bench: --only: bad regular expression '%s' (here: alternatives, '.', [..], "
+                        "*, +, ?, ^, $; groups and intervals are not supported on this platform)\n", optarg);
+#else
         fprintf(stderr, "mca bench: --only: bad regular expression '%s'\n", optarg);
+#endif
         return 2;
       }
       break;
@@ -497,8 +521,9 @@ int mca_cmd_bench(int argc, char **argv)
     o.progress = 0;
   }
   /* Real-time scheduling only when asked: every thread and forked node inherits it. */
-  if (prio && mca_set_prio("bench", prio))
-    return MCA_EXIT_USAGE;
+  int prc;
+  if (prio && (prc = mca_set_prio("bench", prio)) != 0)
+    return prc == MCA_EXIT_UNSUPPORTED ? prc : MCA_EXIT_USAGE;
   mca_cleanup_on_interrupt("bench");
   if (!repeat_set)
     o.repeat = o.smoke ? 1 : o.quick ? 3 : 5;

@@ -6,7 +6,8 @@
 typedef struct mca_subcommand {
   const char *name;
   const char *summary;
-  int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name; NULL: not in this build */
+  const char *unsupported;           /* why this platform cannot run it (run is NULL) */
 } mca_subcommand_t;
 
 int mca_cmd_demo(int argc, char **argv);
