@@ -90,10 +90,11 @@ mcapi_endpoint_t mcx__foreign_get(mcapi_domain_t domain_id, mcapi_node_t node_id
       mcapi_msg_recv(me, &r, sizeof r, &n, &st);
       if (st == MCAPI_SUCCESS && n == sizeof r && r.magic == MCX_BRIDGE_REP_MAGIC && r.token == q.token) {
         out = (mcapi_status_t)r.status;
-        if (out == MCAPI_SUCCESS)
+        if (out == MCAPI_SUCCESS) {
           h = mcapi_endpoint_get(self, r.proxy_node, r.proxy_port, 0, &out);
-        if (out != MCAPI_SUCCESS) /* the proxy went away (its bridge stopped) */
-          out = out == MCAPI_TIMEOUT ? MCAPI_ERR_DOMAIN_INVALID : out;
+          if (out != MCAPI_SUCCESS) /* the proxy went away (its bridge stopped) */
+            out = MCAPI_ERR_DOMAIN_INVALID;
+        }
         break;
       }
       if (st == MCAPI_SUCCESS)

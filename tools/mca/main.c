@@ -21,6 +21,7 @@ static const mca_subcommand_t subcommands[] = {
     {"model", "performance model: predicted ceiling per type and mode, measured/predicted", mca_cmd_model},
     {"sync", "overhead of mutexes, events, semaphores, spinlocks, atomics (pinned, medians)", mca_cmd_sync},
     {"sem", "next-semaphore hint vs wait-then-lock: time per acquire/release, context switches", mca_cmd_sem},
+    {"bridge", "join this machine's domain to domains on other hosts over nng; --bench", mca_cmd_bridge},
     {"hint", "find blocking calls followed by a semaphore acquire; rewrite them into _then_lock", mca_cmd_hint},
 };
 
