@@ -102,6 +102,7 @@ mcapi_endpoint_t mcx__foreign_get(mcapi_domain_t domain_id, mcapi_node_t node_id
       waited += FOREIGN_SLICE_MS;
       if (waited >= limit)
         break;
+      mcx__sweep_dead(mcx__self.dom); /* a bridge killed meanwhile loses its endpoint */
       mcapi_endpoint_t again = mcapi_endpoint_get(self, mcx_bridge_node(), MCX_BRIDGE_PORT, 0, &st);
       if (st != MCAPI_SUCCESS || again != bridge) { /* the bridge stopped */
         out = MCAPI_ERR_DOMAIN_INVALID;

@@ -69,7 +69,15 @@ static int intact(const item_t *it)
 static mcapi_endpoint_t get_remote(unsigned long rd, unsigned long rn, unsigned long rp)
 {
   mcapi_status_t st;
-  mcapi_endpoint_t h = mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, 30000, &st);
+  mcapi_endpoint_t h = 0;
+  /* The bridge may be restarting (MCAPI_ERR_DOMAIN_INVALID meanwhile): 30 s. */
+  for (int i = 0; i < 300; i++) {
+    h = mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, 30000, &st);
+    if (st != MCAPI_ERR_DOMAIN_INVALID)
+      break;
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL);
+  }
   if (st != MCAPI_SUCCESS)
     die("endpoint_get of the remote endpoint", st);
   return h;
