@@ -12,6 +12,7 @@
  * Frames: u32 length (of what follows, little-endian), u8 type, body.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,6 +547,8 @@ static void dial_thread(void *arg)
   nng_stream_dialer *dialer = NULL;
   nng_aio *aio = NULL;
   int rv = nng_stream_dialer_alloc(&dialer, p->url);
+  if (rv == 0 && !strncmp(p->url, "tcp", 3))
+    rv = nng_stream_dialer_set_bool(dialer, NNG_OPT_TCP_NODELAY, true); /* frames are small: no Nagle */
   if (rv == 0)
     rv = nng_aio_alloc(&aio, NULL, NULL);
   if (rv) {
@@ -1138,6 +1141,8 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     record_open(b, p);
   }
   int rv = nng_stream_listener_alloc(&b->listener, b->cfg.listen);
+  if (rv == 0 && !strncmp(b->cfg.listen, "tcp", 3))
+    rv = nng_stream_listener_set_bool(b->listener, NNG_OPT_TCP_NODELAY, true);
   if (rv == 0)
     rv = nng_stream_listener_listen(b->listener);
   if (rv) {

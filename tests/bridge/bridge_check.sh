@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | netns
+# CASE: messages | priorities | restart | refused | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -179,6 +179,33 @@ refused)
   wait_state 1 2 up
   wait_state 2 1 up
   grep -h "refused" "$work"/b*.log | sort | uniq -c
+  ;;
+config)
+  # Bad configurations are refused with a message naming the problem.
+  newkey "$work/key"; mkdir -p "$work/s"
+  check() { # check EXPECTED_RC PATTERN JSON
+    echo "$3" > "$work/c.json"
+    out=$("$mca" bridge --check "$work/c.json" 2>&1); rc=$?
+    echo "$out"
+    [ $rc -eq "$1" ] || fail "rc $rc for $3"
+    echo "$out" | grep -q "$2" || fail "no '$2' for $3"
+  }
+  good='"listen": "ipc:///tmp/x.sock", "key_file": "'$work/key'", "state_dir": "'$work/s'"'
+  check 0 "domain 1, listen ipc:///tmp/x.sock, 1 peer" '{"domain": 1, '"$good"', "peers": {"2": "tcp://10.0.0.2:7302"}}'
+  check 1 "expected .,. or .}." '{"domain": 1, '"$good"', "peers": {"2": "tcp://h:1"}'
+  check 1 'unknown key "colour"' '{"domain": 1, "colour": 3, '"$good"', "peers": {}}'
+  check 1 "other than the local one" '{"domain": 1, '"$good"', "peers": {"1": "tcp://h:1"}}'
+  check 1 "tcp://host:port or ipc:///path" '{"domain": 1, '"$good"', "peers": {"2": "http://h:1"}}'
+  check 1 '"domain" must be a whole number' '{"domain": -1, '"$good"', "peers": {}}'
+  chmod 644 "$work/key"
+  check 1 "readable or writable by others" '{"domain": 1, '"$good"', "peers": {}}'
+  printf 'short' > "$work/key"; chmod 600 "$work/key"
+  check 1 "16 to 64 bytes" '{"domain": 1, '"$good"', "peers": {}}'
+  # The benchmark runs end to end (its numbers are not checked).
+  "$mca" bridge --bench --count 200 --rtts 100 > "$work/bench.log" 2>&1 || fail "bench: $(cat "$work/bench.log")"
+  cat "$work/bench.log"
+  grep -q "MCAPI message through two bridges" "$work/bench.log" && grep -q "raw nng push/pull" "$work/bench.log" ||
+    fail "bench output"
   ;;
 *)
   echo "unknown case $case_"; exit 2 ;;
