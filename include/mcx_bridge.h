@@ -65,7 +65,7 @@ mcapi_node_t mcx_bridge_node(void);
 
 typedef struct mcx_bridge_peer {
   uint32_t domain; /**< the remote domain id */
-  char url[256];   /**< its bridge's listen URL (tcp://host:port, ipc:///path) */
+  char url[256];   /**< its bridge's listen URL (tcp://host:port, tls+tcp://host:port, ipc:///path) */
 } mcx_bridge_peer_t;
 
 typedef struct mcx_bridge_config {
@@ -78,7 +78,11 @@ typedef struct mcx_bridge_config {
   unsigned key_len;     /**< at least 16 */
   char state_dir[256];  /**< delivery records and status file (must exist) */
   unsigned window;      /**< data frames in flight per connection (0: 64) */
-  int quiet;            /**< 1: log only errors */
+  /** For tls+tcp:// URLs (nng's TLS, mutual): a PEM file with this bridge's
+   * certificate and private key, and the PEM file of the CA both sides'
+   * certificates must be signed by. Empty: no TLS. */
+  char tls_cert_key[256];
+  char tls_ca[256];
 } mcx_bridge_config_t;
 
 /**

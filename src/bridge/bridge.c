@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <nng/nng.h>
+#include <nng/supplemental/tls/tls.h>
 #include <nng/supplemental/util/platform.h>
 
 #include "common/mcx_atomic.h"
@@ -94,6 +95,7 @@ typedef struct peer {
 typedef struct proxy {
   mcapi_endpoint_t ep;
   int peer;
+  int broken; /* a receive failed (a channel was connected to it): logged once, skipped */
   uint32_t node, port, local_port;
 } proxy_t;
 
@@ -124,6 +126,7 @@ typedef struct bridge {
   resolve_t *remote_res, *local_res;
   uint64_t next_res_id;
   unsigned window;
+  nng_tls_config *tls_client, *tls_server;
 } bridge_t;
 
 static mcx_atomic_u32 g_stop;
@@ -338,7 +341,7 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
       return -1;
     }
   } else if (recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
-    blog(b, "refused a connection: no valid hello");
+    blog(b, "refused a connection: no valid hello (a failed TLS handshake, or not a bridge)");
     return -1;
   }
   if (get32(theirs) != HELLO_MAGIC || get32(theirs + 4) != WIRE_VERSION) {
@@ -547,8 +550,18 @@ static void dial_thread(void *arg)
   nng_stream_dialer *dialer = NULL;
   nng_aio *aio = NULL;
   int rv = nng_stream_dialer_alloc(&dialer, p->url);
-  if (rv == 0 && !strncmp(p->url, "tcp", 3))
+  if (rv == 0 && strstr(p->url, "tcp://"))
     rv = nng_stream_dialer_set_bool(dialer, NNG_OPT_TCP_NODELAY, true); /* frames are small: no Nagle */
+  if (rv == 0 && !strncmp(p->url, "tls+", 4)) {
+    rv = b->tls_client ? nng_stream_dialer_set_ptr(dialer, NNG_OPT_TLS_CONFIG, b->tls_client) : NNG_ENOTSUP;
+    if (rv == 0) { /* the peer's certificate must name the host dialed */
+      char host[256];
+      const char *h = p->url + strlen("tls+tcp://");
+      size_t n = strcspn(h, ":/");
+      snprintf(host, sizeof host, "%.*s", (int)n, h);
+      nng_tls_config_server_name(b->tls_client, host);
+    }
+  }
   if (rv == 0)
     rv = nng_aio_alloc(&aio, NULL, NULL);
   if (rv) {
@@ -839,14 +852,16 @@ static int drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
     peer_t *p = &b->peers[x->peer];
     /* Nothing is taken while the peer is away or the window is full: the
      * proxy's queue fills and its senders feel the back-pressure. */
-    while (p->up && p->next_seq - 1 - p->acked < b->window) {
+    while (!x->broken && p->up && p->next_seq - 1 - p->acked < b->window) {
       mcapi_priority_t prio;
       mcapi_status_t st;
       size_t n = mcx_msg_try_recv_prio(x->ep, buf + 25, cap - 25, &prio, &st);
       if (st == MCAPI_ERR_MEM_LIMIT)
         break;
       if (st != MCAPI_SUCCESS) {
-        blog(b, "proxy port %#x: %s", x->local_port, mcapi_display_status(st, (char[64]){0}, 64));
+        blog(b, "proxy port %#x: %s; it no longer forwards (a channel connected to it?)", x->local_port,
+             mcapi_display_status(st, (char[64]){0}, 64));
+        x->broken = 1;
         break;
       }
       busy = 1;
@@ -1088,6 +1103,29 @@ static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v)
   mcapi_endpoint_set_attribute(ep, attr, &v, sizeof v, &st);
 }
 
+/* Mutual TLS: each side shows a certificate signed by the CA, the dialer
+ * checks the listener's name. Fails when this nng has no TLS engine. */
+static int setup_tls(bridge_t *b)
+{
+  int rv = 0;
+  nng_tls_config **cfgs[2] = {&b->tls_client, &b->tls_server};
+  for (int i = 0; i < 2 && !rv; i++) {
+    rv = nng_tls_config_alloc(cfgs[i], i ? NNG_TLS_MODE_SERVER : NNG_TLS_MODE_CLIENT);
+    if (!rv)
+      rv = nng_tls_config_auth_mode(*cfgs[i], NNG_TLS_AUTH_MODE_REQUIRED);
+    if (!rv)
+      rv = nng_tls_config_ca_file(*cfgs[i], b->cfg.tls_ca);
+    if (!rv)
+      rv = nng_tls_config_cert_key_file(*cfgs[i], b->cfg.tls_cert_key, NULL);
+  }
+  if (rv)
+    blog(b, "TLS (%s, %s): %s%s", b->cfg.tls_cert_key, b->cfg.tls_ca, nng_strerror(rv),
+         rv == NNG_ENOTSUP ? " (this nng was built without TLS)" : "");
+  else
+    blog(b, "TLS: %s", nng_tls_engine_description());
+  return rv ? -1 : 0;
+}
+
 int mcx_bridge_run(const mcx_bridge_config_t *cfg)
 {
   static bridge_t bs;
@@ -1127,6 +1165,8 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   set_attr_u32(b->req_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
   nng_mtx_alloc(&b->evmtx);
   nng_mtx_alloc(&b->thmtx);
+  if (b->cfg.tls_cert_key[0] && setup_tls(b))
+    goto stop;
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
     p->domain = cfg->peers[i].domain;
@@ -1141,8 +1181,10 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     record_open(b, p);
   }
   int rv = nng_stream_listener_alloc(&b->listener, b->cfg.listen);
-  if (rv == 0 && !strncmp(b->cfg.listen, "tcp", 3))
+  if (rv == 0 && strstr(b->cfg.listen, "tcp://"))
     rv = nng_stream_listener_set_bool(b->listener, NNG_OPT_TCP_NODELAY, true);
+  if (rv == 0 && !strncmp(b->cfg.listen, "tls+", 4))
+    rv = b->tls_server ? nng_stream_listener_set_ptr(b->listener, NNG_OPT_TLS_CONFIG, b->tls_server) : NNG_ENOTSUP;
   if (rv == 0)
     rv = nng_stream_listener_listen(b->listener);
   if (rv) {
@@ -1227,6 +1269,10 @@ stop:
     n = e->next, free(e->body), free(e);
   nng_mtx_free(b->evmtx);
   nng_mtx_free(b->thmtx);
+  if (b->tls_client)
+    nng_tls_config_free(b->tls_client);
+  if (b->tls_server)
+    nng_tls_config_free(b->tls_server);
 fin:
   mcapi_finalize(&st);
   blog(b, "stopped");

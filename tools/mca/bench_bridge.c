@@ -27,6 +27,7 @@
 #include <nng/protocol/reqrep0/req.h>
 #include <nng/supplemental/util/platform.h>
 
+#include "cli.h"
 #include "mcapi.h"
 #include "mcx_bridge.h"
 
@@ -359,18 +360,19 @@ int mca_bridge_bench(int argc, char **argv)
   int rounds = 5;
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(argv[i], "--transport") && v && (!strcmp(v, "ipc") || !strcmp(v, "tcp")))
+    if (!strcmp(argv[i], "--transport") && v && (!strcmp(v, "ipc") || !strcmp(v, "tcp"))) {
       kind = argv[++i];
-    else if (!strcmp(argv[i], "--size") && v && (size = atoll(v)) >= 16 && size <= MCAPI_MAX_MSG_SIZE)
-      i++;
-    else if (!strcmp(argv[i], "--count") && v && (count = atoll(v)) >= 100 && count <= 10000000)
-      i++;
-    else if (!strcmp(argv[i], "--rtts") && v && (rtts = atoll(v)) >= 100 && rtts <= 10000000)
-      i++;
-    else {
-      fprintf(stderr, "mca bridge --bench: bad option '%s' (--transport ipc|tcp, --size 16..%d, "
-                      "--count 100.., --rtts 100..)\n",
-              argv[i], MCAPI_MAX_MSG_SIZE);
+    } else if (!strcmp(argv[i], "--size") && v) {
+      if (mca_parse_int("bridge", "--size", argv[++i], 16, MCAPI_MAX_MSG_SIZE, &size))
+        return 2;
+    } else if (!strcmp(argv[i], "--count") && v) {
+      if (mca_parse_int("bridge", "--count", argv[++i], 100, 10000000, &count))
+        return 2;
+    } else if (!strcmp(argv[i], "--rtts") && v) {
+      if (mca_parse_int("bridge", "--rtts", argv[++i], 100, 10000000, &rtts))
+        return 2;
+    } else {
+      fprintf(stderr, "mca bridge --bench: unknown option or missing value '%s' (mca help bridge)\n", argv[i]);
       return 2;
     }
   }

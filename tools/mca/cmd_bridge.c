@@ -11,6 +11,36 @@
 #include "json.h"
 #include "mca_tool.h"
 
+static int usage(FILE *f)
+{
+  fprintf(f, "usage: mca bridge --config FILE\n"
+             "       mca bridge --check FILE\n"
+             "       mca bridge --bench [--transport ipc|tcp] [--count N] [--rtts N] [--size BYTES]\n\n"
+             "Joins this machine's MCAPI domain to the domains of other hosts: the bridge is a\n"
+             "node of its domain (node 16000 unless the configuration says otherwise) and holds\n"
+             "nng connections to the other domains' bridges. mcapi_endpoint_get() of a\n"
+             "(domain, node, port) of a configured domain then returns a proxy endpoint whose\n"
+             "messages reach the remote one. Stop it with SIGINT or SIGTERM.\n\n"
+             "  --config FILE  run with the JSON configuration FILE (docs/bridge.md):\n"
+             "                 {\"domain\": 1, \"listen\": \"tcp://0.0.0.0:7301\",\n"
+             "                  \"peers\": {\"2\": \"tcp://hostb:7302\"}, \"key_file\": \"/etc/mca/key\",\n"
+             "                  \"state_dir\": \"/var/lib/mca-bridge\"}\n"
+             "                 tls+tcp:// URLs add \"tls\": {\"cert_key\": PEM, \"ca\": PEM} (mutual TLS)\n"
+             "                 state_dir/status shows each peer's state (up, down, refused).\n"
+             "  --check FILE   only read and check the configuration\n"
+             "  --bench        message round trip and throughput between two domains bridged\n"
+             "                 on this machine, beside raw nng req/rep and push/pull over the\n"
+             "                 same transport; the bridge's cost as a ratio\n"
+             "  --transport T  ipc (default) or tcp (127.0.0.1)\n"
+             "  --count N      messages per throughput round (default 20000; 5 rounds)\n"
+             "  --rtts N       timed round trips (default 2000)\n"
+             "  --size BYTES   message size (default 64)\n");
+#ifndef MCA_HAVE_BRIDGE
+  fprintf(f, "\nNot built here: nng was not found at build time (Debian: libnng-dev; CMake option MCX_BRIDGE).\n");
+#endif
+  return f == stderr ? 2 : 0;
+}
+
 #ifdef MCA_HAVE_BRIDGE
 #include "mcx_bridge.h"
 
@@ -57,6 +87,11 @@ static int get_str(const char *path, const json_t *o, const char *key, char *out
   return 0;
 }
 
+static int url_ok(const char *u)
+{
+  return !strncmp(u, "tcp://", 6) || !strncmp(u, "ipc://", 6) || !strncmp(u, "tls+tcp://", 10);
+}
+
 /* Reads the configuration (docs/bridge.md: config format). */
 int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c);
 int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
@@ -75,7 +110,7 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
     fail(path, root, "the configuration must be a JSON object");
     goto out;
   }
-  static const char *known[] = {"domain", "node", "listen", "peers", "key_file", "state_dir", "window"};
+  static const char *known[] = {"domain", "node", "listen", "peers", "key_file", "state_dir", "window", "tls"};
   for (int i = 0; i < root->n; i++) {
     int ok = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
@@ -115,8 +150,8 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
       goto out;
     }
     if (u->type != JSON_STRING || strlen(u->str) >= sizeof c->peers[0].url ||
-        (strncmp(u->str, "tcp://", 6) && strncmp(u->str, "ipc://", 6))) {
-      fail(path, u, "a peer's URL must be tcp://host:port or ipc:///path");
+        !url_ok(u->str)) {
+      fail(path, u, "a peer's URL must be tcp://host:port, tls+tcp://host:port or ipc:///path");
       goto out;
     }
     for (unsigned k = 0; k < c->npeers; k++)
@@ -128,8 +163,19 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
     snprintf(c->peers[c->npeers].url, sizeof c->peers[0].url, "%s", u->str);
     c->npeers++;
   }
-  if (strncmp(c->listen, "tcp://", 6) && strncmp(c->listen, "ipc://", 6)) {
-    fail(path, json_get(root, "listen"), "\"listen\" must be tcp://host:port or ipc:///path");
+  if (!url_ok(c->listen)) {
+    fail(path, json_get(root, "listen"), "\"listen\" must be tcp://host:port, tls+tcp://host:port or ipc:///path");
+    goto out;
+  }
+  const json_t *tls = json_get(root, "tls");
+  int wants_tls = !strncmp(c->listen, "tls+", 4);
+  for (unsigned k = 0; k < c->npeers; k++)
+    wants_tls |= !strncmp(c->peers[k].url, "tls+", 4);
+  if (tls && (tls->type != JSON_OBJECT || get_str(path, tls, "cert_key", c->tls_cert_key, sizeof c->tls_cert_key) ||
+              get_str(path, tls, "ca", c->tls_ca, sizeof c->tls_ca)))
+    goto out;
+  if (wants_tls && !tls) {
+    fail(path, root, "tls+tcp:// needs \"tls\": {\"cert_key\": PEM file, \"ca\": PEM file}");
     goto out;
   }
   /* The key: its own file, readable by its owner only. */
@@ -167,33 +213,10 @@ out:
   return rc;
 }
 
-static int usage(FILE *f)
-{
-  fprintf(f, "usage: mca bridge --config FILE [--quiet]\n"
-             "       mca bridge --check FILE\n"
-             "       mca bridge --bench [--transport ipc|tcp] [--count N] [--size BYTES]\n\n"
-             "Joins this machine's MCAPI domain to the domains of other hosts: the bridge is a\n"
-             "node of its domain (node %u unless the configuration says otherwise) and holds\n"
-             "nng connections to the other domains' bridges. mcapi_endpoint_get() of a\n"
-             "(domain, node, port) of a configured domain then returns a proxy endpoint whose\n"
-             "messages reach the remote one. Stop it with SIGINT or SIGTERM.\n\n"
-             "  --config FILE  run with the JSON configuration FILE (docs/bridge.md):\n"
-             "                 {\"domain\": 1, \"listen\": \"tcp://0.0.0.0:7301\",\n"
-             "                  \"peers\": {\"2\": \"tcp://hostb:7302\"}, \"key_file\": \"/etc/mca/key\",\n"
-             "                  \"state_dir\": \"/var/lib/mca-bridge\"}\n"
-             "                 state_dir/status shows each peer's state (up, down, refused).\n"
-             "  --check FILE   only read and check the configuration\n"
-             "  --bench        message round trip and throughput between two domains bridged\n"
-             "                 over ipc:// (or tcp:// on 127.0.0.1), beside raw nng req/rep and\n"
-             "                 push/pull over the same transport\n",
-          MCX_BRIDGE_NODE);
-  return f == stderr ? 2 : 0;
-}
-
 int mca_cmd_bridge(int argc, char **argv)
 {
   const char *config = NULL;
-  int check = 0, quiet = 0;
+  int check = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
       return usage(stdout);
@@ -202,8 +225,6 @@ int mca_cmd_bridge(int argc, char **argv)
     if ((!strcmp(argv[i], "--config") || !strcmp(argv[i], "--check")) && i + 1 < argc) {
       check = !strcmp(argv[i], "--check");
       config = argv[++i];
-    } else if (!strcmp(argv[i], "--quiet")) {
-      quiet = 1;
     } else {
       fprintf(stderr, "mca bridge: unknown option '%s'\n", argv[i]);
       return usage(stderr);
@@ -214,7 +235,6 @@ int mca_cmd_bridge(int argc, char **argv)
   mcx_bridge_config_t c;
   if (mca_bridge_load_config(config, &c))
     return 1;
-  c.quiet = quiet;
   if (check) {
     printf("mca bridge: %s: domain %u, listen %s, %u peer(s)\n", config, c.domain, c.listen, c.npeers);
     return 0;
@@ -232,8 +252,9 @@ int mca_cmd_bridge(int argc, char **argv)
 
 int mca_cmd_bridge(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+      return usage(stdout);
   fprintf(stderr, "mca bridge: not built: nng was not found at build time (Debian: libnng-dev; "
                   "CMake option MCX_BRIDGE)\n");
   return 2;
