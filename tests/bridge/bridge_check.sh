@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | tls | config
+# CASE: messages | priorities | restart | refused | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -224,6 +224,48 @@ tls)
   cat "$work/r2.log"
   grep -q "recv: 2000 items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "messages over TLS"
   grep -h "TLS" "$work"/b*.log | sort -u
+  ;;
+netns)
+  # Two network namespaces joined by a veth pair: the bridges talk tcp over
+  # it; the link goes down for a second mid-stream and comes back.
+  [ "$(id -u)" = 0 ] || { echo "skipped: network namespaces need root"; exit 77; }
+  command -v ip >/dev/null || { echo "skipped: the ip command (iproute2) is not installed"; exit 77; }
+  na=mcxa$$ nb=mcxb$$
+  netns_cleanup() { timeout 10 ip netns del "$na" 2>/dev/null; timeout 10 ip netns del "$nb" 2>/dev/null; cleanup; }
+  trap netns_cleanup EXIT
+  timeout 10 ip netns add "$na" 2>/dev/null || { echo "skipped: cannot create a network namespace here"; exit 77; }
+  timeout 10 ip netns add "$nb" || fail "ip netns add"
+  timeout 10 ip link add "v$na" type veth peer name "v$nb" || fail "ip link add veth"
+  timeout 10 ip link set "v$na" netns "$na" && timeout 10 ip link set "v$nb" netns "$nb" || fail "ip link set netns"
+  ip netns exec "$na" ip addr add 10.77.0.1/24 dev "v$na" && ip netns exec "$na" ip link set "v$na" up &&
+    ip netns exec "$na" ip link set lo up || fail "namespace a"
+  ip netns exec "$nb" ip addr add 10.77.0.2/24 dev "v$nb" && ip netns exec "$nb" ip link set "v$nb" up &&
+    ip netns exec "$nb" ip link set lo up || fail "namespace b"
+  newkey "$work/key"
+  u1="tcp://10.77.0.1:7301" u2="tcp://10.77.0.2:7302"
+  conf 1 "$u1" "$work/key" 2 "$u2"
+  conf 2 "$u2" "$work/key" 1 "$u1"
+  ip netns exec "$na" "$mca" bridge --config "$work/b1.json" >>"$work/b1.log" 2>&1 & pids+=($!)
+  ip netns exec "$nb" "$mca" bridge --config "$work/b2.json" >>"$work/b2.log" 2>&1 & pids+=($!)
+  wait_state 1 2 up
+  wait_state 2 1 up
+  n=100000
+  ip netns exec "$nb" "$node" recv 2 2 10 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  ip netns exec "$na" "$node" recv 1 1 11 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
+  ip netns exec "$na" "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  ip netns exec "$nb" "$node" send 2 4 1 1 11 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  sleep 0.3
+  kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down (make it longer)"
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  echo "link down"
+  sleep 1
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
+  cat "$work/r1.log" "$work/r2.log"
+  grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r1.log" || fail "domain 1 receiver"
+  grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "domain 2 receiver"
   ;;
 config)
   # Bad configurations are refused with a message naming the problem.
