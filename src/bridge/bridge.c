@@ -126,8 +126,10 @@ typedef struct bridge {
   resolve_t *remote_res, *local_res;
   uint64_t next_res_id;
   unsigned window;
-  nng_tls_config *tls_client, *tls_server;
+  nng_tls_config *tls_server;
 } bridge_t;
+
+static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
@@ -549,18 +551,19 @@ static void dial_thread(void *arg)
   unsigned backoff = BACKOFF_MIN_MS;
   nng_stream_dialer *dialer = NULL;
   nng_aio *aio = NULL;
+  nng_tls_config *tls = NULL;
   int rv = nng_stream_dialer_alloc(&dialer, p->url);
   if (rv == 0 && strstr(p->url, "tcp://"))
     rv = nng_stream_dialer_set_bool(dialer, NNG_OPT_TCP_NODELAY, true); /* frames are small: no Nagle */
   if (rv == 0 && !strncmp(p->url, "tls+", 4)) {
-    rv = b->tls_client ? nng_stream_dialer_set_ptr(dialer, NNG_OPT_TLS_CONFIG, b->tls_client) : NNG_ENOTSUP;
-    if (rv == 0) { /* the peer's certificate must name the host dialed */
-      char host[256];
-      const char *h = p->url + strlen("tls+tcp://");
-      size_t n = strcspn(h, ":/");
-      snprintf(host, sizeof host, "%.*s", (int)n, h);
-      nng_tls_config_server_name(b->tls_client, host);
-    }
+    /* The peer's certificate must name the host dialled. */
+    char host[256];
+    const char *h = p->url + strlen("tls+tcp://");
+    size_t n = strcspn(h, ":/");
+    snprintf(host, sizeof host, "%.*s", (int)n, h);
+    rv = b->cfg.tls_cert_key[0] ? make_tls(b, &tls, host) : NNG_ENOTSUP;
+    if (rv == 0)
+      rv = nng_stream_dialer_set_ptr(dialer, NNG_OPT_TLS_CONFIG, tls);
   }
   if (rv == 0)
     rv = nng_aio_alloc(&aio, NULL, NULL);
@@ -593,12 +596,13 @@ static void dial_thread(void *arg)
       char why[150];
       snprintf(why, sizeof why, "down: %s (retry in %u ms)", nng_strerror(rv), backoff);
       nng_mtx_lock(p->mtx);
-      int quiet = p->attempts > 1 && backoff == BACKOFF_MAX_MS; /* log each step up, then rarely */
+      unsigned attempts = p->attempts;
       snprintf(p->why, sizeof p->why, "%s", why);
       if (p->state != PS_REFUSED)
         p->state = PS_DOWN;
       nng_mtx_unlock(p->mtx);
-      if (!quiet || p->attempts % 20 == 0)
+      /* Each step of the backoff is logged, then one attempt in 20. */
+      if (backoff < BACKOFF_MAX_MS || attempts % 20 == 0)
         blog(b, "peer domain %u (%s): %s", p->domain, p->url, why);
     }
     nap(backoff);
@@ -611,6 +615,8 @@ out:
     nng_stream_dialer_close(dialer);
     nng_stream_dialer_free(dialer);
   }
+  if (tls)
+    nng_tls_config_free(tls);
   free(d);
 }
 
@@ -1103,21 +1109,29 @@ static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v)
   mcapi_endpoint_set_attribute(ep, attr, &v, sizeof v, &st);
 }
 
-/* Mutual TLS: each side shows a certificate signed by the CA, the dialer
- * checks the listener's name. Fails when this nng has no TLS engine. */
+/* Mutual TLS: each side shows a certificate signed by the CA; a dialer
+ * checks the listener's name (@p host). Fails when nng has no TLS engine. */
+static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host)
+{
+  int rv = nng_tls_config_alloc(out, host ? NNG_TLS_MODE_CLIENT : NNG_TLS_MODE_SERVER);
+  if (!rv)
+    rv = nng_tls_config_auth_mode(*out, NNG_TLS_AUTH_MODE_REQUIRED);
+  if (!rv)
+    rv = nng_tls_config_ca_file(*out, b->cfg.tls_ca);
+  if (!rv)
+    rv = nng_tls_config_cert_key_file(*out, b->cfg.tls_cert_key, NULL);
+  if (!rv && host)
+    rv = nng_tls_config_server_name(*out, host);
+  if (rv && *out) {
+    nng_tls_config_free(*out);
+    *out = NULL;
+  }
+  return rv;
+}
+
 static int setup_tls(bridge_t *b)
 {
-  int rv = 0;
-  nng_tls_config **cfgs[2] = {&b->tls_client, &b->tls_server};
-  for (int i = 0; i < 2 && !rv; i++) {
-    rv = nng_tls_config_alloc(cfgs[i], i ? NNG_TLS_MODE_SERVER : NNG_TLS_MODE_CLIENT);
-    if (!rv)
-      rv = nng_tls_config_auth_mode(*cfgs[i], NNG_TLS_AUTH_MODE_REQUIRED);
-    if (!rv)
-      rv = nng_tls_config_ca_file(*cfgs[i], b->cfg.tls_ca);
-    if (!rv)
-      rv = nng_tls_config_cert_key_file(*cfgs[i], b->cfg.tls_cert_key, NULL);
-  }
+  int rv = make_tls(b, &b->tls_server, NULL);
   if (rv)
     blog(b, "TLS (%s, %s): %s%s", b->cfg.tls_cert_key, b->cfg.tls_ca, nng_strerror(rv),
          rv == NNG_ENOTSUP ? " (this nng was built without TLS)" : "");
@@ -1269,8 +1283,6 @@ stop:
     n = e->next, free(e->body), free(e);
   nng_mtx_free(b->evmtx);
   nng_mtx_free(b->thmtx);
-  if (b->tls_client)
-    nng_tls_config_free(b->tls_client);
   if (b->tls_server)
     nng_tls_config_free(b->tls_server);
 fin:

@@ -90,6 +90,12 @@ messages)
   echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of a missing remote endpoint: $out"
   out=$("$node" get 1 5 9 2 10 300) || fail "get"
   echo "$out"; [ "$out" = "get: MCAPI_ERR_DOMAIN_INVALID" ] || fail "get in an unconfigured domain: $out"
+  # SIGTERM stops a bridge cleanly (exit 0, threads joined, memory freed).
+  for d in 1 2; do
+    kill -TERM "${bpid[$d]}"
+    wait "${bpid[$d]}" || fail "bridge $d exited with $? on SIGTERM"
+    grep -q "mca bridge d$d: stopped" "$work/b$d.log" || fail "bridge $d did not say it stopped"
+  done
   ;;
 priorities)
   # 20 items at priority 5, then 20 at 0, queued remotely before anyone reads.
@@ -297,5 +303,9 @@ config)
 *)
   echo "unknown case $case_"; exit 2 ;;
 esac
+# Sanitizer builds: a report in any process's output fails the test.
+if grep -l "AddressSanitizer\|LeakSanitizer\|ThreadSanitizer\|runtime error:" "$work"/*.log 2>/dev/null; then
+  fail "sanitizer report above"
+fi
 echo "bridge_$case_: ok"
 exit 0
