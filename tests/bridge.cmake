@@ -19,4 +19,8 @@ foreach(c messages priorities restart refused tls netns config)
   add_test(NAME bridge_${c} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_check.sh ${c} "${_mca}"
            $<TARGET_FILE:bridge_node>)
   set_tests_properties(bridge_${c} PROPERTIES LABELS unit TIMEOUT 180 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+  if(CMAKE_C_FLAGS MATCHES "-fsanitize")
+    # Instrumented processes are 5-20 times slower: shorter streams.
+    set_tests_properties(bridge_${c} PROPERTIES ENVIRONMENT "MCX_BRIDGE_TEST_ITEMS=20000")
+  endif()
 endforeach()

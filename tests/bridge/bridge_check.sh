@@ -110,7 +110,7 @@ restart)
   two_bridges ipc
   # 1. kill -9 of the receiving side's bridge mid-stream, twice, restarted:
   #    nothing acknowledged is lost, nothing duplicated or reordered.
-  n=300000
+  n=${MCX_BRIDGE_TEST_ITEMS:-300000}
   "$node" recv 2 2 10 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
   wait_line "$work/r2.log" ready
   "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
@@ -255,7 +255,7 @@ netns)
   ip netns exec "$nb" "$mca" bridge --config "$work/b2.json" >>"$work/b2.log" 2>&1 & pids+=($!)
   wait_state 1 2 up
   wait_state 2 1 up
-  n=100000
+  n=${MCX_BRIDGE_TEST_ITEMS:-100000}
   ip netns exec "$nb" "$node" recv 2 2 10 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
   ip netns exec "$na" "$node" recv 1 1 11 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
   wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
