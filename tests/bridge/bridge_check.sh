@@ -90,6 +90,19 @@ messages)
   echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of a missing remote endpoint: $out"
   out=$("$node" get 1 5 9 2 10 300) || fail "get"
   echo "$out"; [ "$out" = "get: MCAPI_ERR_DOMAIN_INVALID" ] || fail "get in an unconfigured domain: $out"
+  # The peer's bridge is gone: sends are held in the proxy's queue (64), then
+  # a FAIL_ON_MEM_LIMIT sender gets MCAPI_ERR_MEM_LIMIT; once the bridge is
+  # back, the held items arrive, in order.
+  kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+  wait_state 1 2 down
+  "$node" recv 2 2 10 64 >"$work/r5.log" 2>&1 & r5=$!; pids+=($r5)
+  wait_line "$work/r5.log" ready
+  out=$("$node" sendfail 1 6 2 2 10 1000) || fail "sendfail"
+  echo "$out"; [ "$out" = "sendfail: 64 sent, then MCAPI_ERR_MEM_LIMIT" ] || fail "FAIL_ON_MEM_LIMIT while the peer is down"
+  start_bridge 2
+  wait $r5 || fail "held items: $(cat "$work/r5.log")"
+  cat "$work/r5.log"
+  grep -q "recv: 64 items, in order, no duplicate, 0 lost" "$work/r5.log" || fail "held items"
   # SIGTERM stops a bridge cleanly (exit 0, threads joined, memory freed).
   for d in 1 2; do
     kill -TERM "${bpid[$d]}"

@@ -9,6 +9,7 @@
  *   prio DOMAIN NODE RDOMAIN RNODE RPORT N      N items at priority 5, then N at 0
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
+ *   sendfail DOMAIN NODE RDOMAIN RNODE RPORT MAX  FAIL_ON_MEM_LIMIT sends until refused
  *
  * An item is {sender, sequence, priority, check} followed by a fill pattern
  * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
@@ -179,6 +180,24 @@ int main(int argc, char **argv)
   mcapi_timeout_t t = 60000;
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   mcapi_endpoint_t to = get_remote(rd, rn, rp);
+  if (!strcmp(mode, "sendfail")) {
+    mcapi_boolean_t yes = MCAPI_TRUE;
+    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
+    if (st != MCAPI_SUCCESS)
+      die("set FAIL_ON_MEM_LIMIT", st);
+    unsigned long i;
+    for (i = 1; i <= count; i++) {
+      item_t it;
+      make(&it, (uint32_t)i, 1);
+      mcapi_msg_send(me, to, &it, sizeof it, 1, &st);
+      if (st != MCAPI_SUCCESS)
+        break;
+    }
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("sendfail: %lu sent, then %s\n", i - 1, st == MCAPI_SUCCESS ? "none refused" : mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
   if (!strcmp(mode, "prio")) {
     for (unsigned long i = 1; i <= 2 * count; i++) {
       item_t it;
