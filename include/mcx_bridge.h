@@ -86,7 +86,8 @@ typedef struct mcx_bridge_config {
 } mcx_bridge_config_t;
 
 /**
- * @brief Runs a bridge until mcx_bridge_stop(). Makes the calling thread node
+ * @brief Runs a bridge until mcx_bridge_stop(); one at a time per process
+ * (its state is static). Makes the calling thread node
  * @p cfg->node of domain @p cfg->domain (it finalizes it before returning).
  * @retval 0 stopped
  * @retval -1 it could not start (the reason is logged)

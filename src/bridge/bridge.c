@@ -23,6 +23,7 @@
 #include <nng/supplemental/util/platform.h>
 
 #include "common/mcx_atomic.h"
+#include "mcx.h"
 #include "mcx_bridge.h"
 #include "ports/mcx_port.h"
 
@@ -1167,6 +1168,10 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     return -1;
   }
   int rc = -1;
+  if (mcx_transport() != MCX_TRANSPORT_SHM) {
+    blog(b, "domain %u uses another transport than shared memory (MCX_TRANSPORT=shm is needed)", b->cfg.domain);
+    goto fin;
+  }
   b->req_ep = mcapi_endpoint_create(MCX_BRIDGE_PORT, &st);
   if (st == MCAPI_SUCCESS)
     b->send_ep = mcapi_endpoint_create(MCX_BRIDGE_PORT + 1, &st);
