@@ -123,13 +123,16 @@ restart)
   two_bridges ipc
   # 1. kill -9 of the receiving side's bridge mid-stream, twice, restarted:
   #    nothing acknowledged is lost, nothing duplicated or reordered.
-  n=${MCX_BRIDGE_TEST_ITEMS:-300000}
-  "$node" recv 2 2 10 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  # The receiver is paced and reports its progress; the kills happen at
+  # progress points. Back-pressure keeps the sender at most a few hundred
+  # items ahead of the receiver, so the stream is still running then.
+  n=${MCX_BRIDGE_TEST_ITEMS:-100000}
+  "$node" recv 2 2 10 $n pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
   wait_line "$work/r2.log" ready
   "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
   for round in 1 2; do
-    sleep 0.4
-    kill -0 $s1 2>/dev/null || fail "the stream ended before the kill (make it longer)"
+    wait_line "$work/r2.log" "^progress $((round * n / 4))\$" 120
+    kill -0 $s1 2>/dev/null || fail "the stream ended before the kill"
     kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
     echo "killed the bridge of domain 2 mid-stream (round $round)"
     sleep 0.5
@@ -143,11 +146,11 @@ restart)
   # 2. kill -9 of the sending side's bridge mid-stream, restarted: the items
   #    it held are lost (its proxy's queue and window), the rest arrive in
   #    order without duplicates; the sender gets the endpoint again.
-  "$node" recv 2 2 12 $n loss >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  "$node" recv 2 2 12 $n loss pace >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
   wait_line "$work/r3.log" ready
   "$node" send 1 3 2 2 12 $n >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
-  sleep 0.4
-  kill -0 $s3 2>/dev/null || fail "the stream ended before the kill (make it longer)"
+  wait_line "$work/r3.log" "^progress $((n / 4))\$" 120
+  kill -0 $s3 2>/dev/null || fail "the stream ended before the kill"
   kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
   echo "killed the bridge of domain 1 mid-stream"
   sleep 0.3
@@ -268,14 +271,14 @@ netns)
   ip netns exec "$nb" "$mca" bridge --config "$work/b2.json" >>"$work/b2.log" 2>&1 & pids+=($!)
   wait_state 1 2 up
   wait_state 2 1 up
-  n=${MCX_BRIDGE_TEST_ITEMS:-100000}
-  ip netns exec "$nb" "$node" recv 2 2 10 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
-  ip netns exec "$na" "$node" recv 1 1 11 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  n=${MCX_BRIDGE_TEST_ITEMS:-40000}
+  ip netns exec "$nb" "$node" recv 2 2 10 $n pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  ip netns exec "$na" "$node" recv 1 1 11 $n pace >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
   wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
   ip netns exec "$na" "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
   ip netns exec "$nb" "$node" send 2 4 1 1 11 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
-  sleep 0.3
-  kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down (make it longer)"
+  wait_line "$work/r2.log" "^progress $((n / 4))\$" 120
+  kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down"
   timeout 10 ip netns exec "$na" ip link set "v$na" down
   echo "link down"
   sleep 1

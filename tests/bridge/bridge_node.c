@@ -4,7 +4,8 @@
  * calls only; the endpoint it sends to is in another domain, reached through
  * the bridges.
  *
- *   recv DOMAIN NODE PORT COUNT [loss]   receives COUNT items, checks them
+ *   recv DOMAIN NODE PORT COUNT [loss] [pace]  receives COUNT items, checks them
+ *                                        (pace: at most about 20000 per second)
  *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT FIRST   sends items FIRST..COUNT
  *   prio DOMAIN NODE RDOMAIN RNODE RPORT N      N items at priority 5, then N at 0
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
@@ -94,7 +95,11 @@ int main(int argc, char **argv)
   init(d, n);
   if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
-    int loss = argc > 6 && !strcmp(argv[6], "loss");
+    int loss = 0, pace = 0;
+    for (int a = 6; a < argc; a++) {
+      loss |= !strcmp(argv[a], "loss");
+      pace |= !strcmp(argv[a], "pace");
+    }
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
@@ -158,6 +163,14 @@ int main(int argc, char **argv)
       }
       last = it.seq;
       got++;
+      if (got % 1000 == 0) { /* the test acts on progress, not on time */
+        printf("progress %lu\n", got);
+        fflush(stdout);
+      }
+      if (pace && got % 20 == 0) { /* at most ~20000 items/s: a stream long enough to act on */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
     }
     printf("recv: %lu items, in order, no duplicate, %lu lost\n", got, gaps);
     mcapi_finalize(&st);
