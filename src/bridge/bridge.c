@@ -762,7 +762,10 @@ static int poll_requests(bridge_t *b)
       reply_local(b, q.reply_node, q.reply_port, q.token, MCAPI_ERR_DOMAIN_INVALID, 0);
       continue;
     }
-    for (unsigned k = 0; k < b->nproxies; k++) /* known already */
+    /* Known already and the peer away: its proxy at once (sends are held
+     * until the peer is back). With the peer up, asked again: the remote
+     * endpoint may have been deleted since. */
+    for (unsigned k = 0; !b->peers[pi].up && k < b->nproxies; k++)
       if (b->proxies[k].peer == pi && b->proxies[k].node == q.node && b->proxies[k].port == q.port) {
         reply_local(b, q.reply_node, q.reply_port, q.token, MCAPI_SUCCESS, b->proxies[k].local_port);
         pi = -1;
@@ -1248,7 +1251,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     else if (idle < 2000)
       mcx_port_yield();
     else
-      mcx_port_sleep_ns(idle < 20000 ? 20000 : 200000);
+      mcx_port_sleep_ns(idle < 20000 ? 20000 : idle < 100000 ? 200000 : 1000000);
   }
   free(buf);
   rc = 0;
