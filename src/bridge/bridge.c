@@ -93,12 +93,35 @@ typedef struct peer {
   uint64_t delivered_total, dropped_total, sent_total;
 } peer_t;
 
+/* What a data frame carries (its priority field): a message of that
+ * priority, or a packet channel's open, packet or close (docs/bridge.md). */
+enum { K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102 };
+/* A proxy's mode: messages; the receive side of a packet channel a local
+ * sender connected to it (opening, open, closing); out of use. */
+enum { PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN };
+
 typedef struct proxy {
   mcapi_endpoint_t ep;
   int peer;
-  int broken; /* a receive failed (a channel was connected to it): logged once, skipped */
+  int mode; /* PX_* */
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_request_t req, rreq;
+  void *rbuf;
+  int rposted;
   uint32_t node, port, local_port;
 } proxy_t;
+
+/* The remote end of a bridged packet channel: an endpoint of the bridge's
+ * node connected to the destination, its send side open. */
+#define MAX_RCHANS 16
+#define RCHAN_PORT_BASE 0x6d630e00u
+typedef struct rchan {
+  int used, peer, open, sending, closing, failed;
+  uint32_t node, port;
+  mcapi_endpoint_t ep;
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_request_t open_req, send_req, close_req;
+} rchan_t;
 
 typedef struct dest {
   uint32_t node, port;
@@ -128,9 +151,11 @@ typedef struct bridge {
   uint64_t next_res_id;
   unsigned window;
   nng_tls_config *tls_server;
+  rchan_t rchans[MAX_RCHANS];
 } bridge_t;
 
 static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
+static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
@@ -854,44 +879,205 @@ static void on_resolve(bridge_t *b, int pi, const uint8_t *m, uint32_t len)
 }
 
 /* ---- data: drain proxies into the window */
+/* Numbers a data frame, keeps it in the window and writes it. */
+static int emit(bridge_t *b, peer_t *p, const proxy_t *x, uint32_t kind, const void *data, size_t n)
+{
+  uint32_t body = 20 + (uint32_t)n, total;
+  uint8_t *f = frame_new(F_DATA, body, &total);
+  if (!f)
+    return -1;
+  uint64_t seq = p->next_seq++;
+  put64(f + 5, seq);
+  put32(f + 13, x->node);
+  put32(f + 17, x->port);
+  put32(f + 21, kind);
+  if (n)
+    memcpy(f + 25, data, n);
+  out_frame_t *o = &p->win[seq % b->window];
+  o->seq = seq, o->buf = f, o->len = total;
+  p->sent_total++;
+  peer_write(p, f, total);
+  return 0;
+}
+
+/* A receive on a message proxy failed: a local sender connected a packet
+ * channel to it? Then the bridge opens the receive side and tells the peer. */
+static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t why)
+{
+  mcapi_status_t st;
+  mcapi_uint_t status = 0, type = 0;
+  mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_STATUS, &status, sizeof status, &st);
+  mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_TYPE, &type, sizeof type, &st);
+  if ((status & MCAPI_ENDP_STATUS_CONNECTED) && (status & MCAPI_ENDP_STATUS_RECV_SIDE) && type == MCAPI_PKT_CHAN) {
+    mcapi_pktchan_recv_open_i(&x->rh, x->ep, &x->req, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
+      x->mode = PX_PKT_OPENING;
+      emit(b, p, x, K_CHAN_OPEN, NULL, 0);
+      blog(b, "proxy port %#x: packet channel to domain %u node %u port %u", x->local_port, p->domain, x->node,
+           x->port);
+      return;
+    }
+    why = st;
+  }
+  blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port, mcapi_display_status(why, (char[64]){0}, 64),
+       type == MCAPI_SCL_CHAN                  ? "scalar channels do not cross the bridge"
+       : (status & MCAPI_ENDP_STATUS_SEND_SIDE) ? "a channel from a remote sender does not cross the bridge"
+                                                : "not a message endpoint");
+  x->mode = PX_BROKEN;
+}
+
 static int drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
 {
   int busy = 0;
   for (unsigned i = 0; i < b->nproxies; i++) {
     proxy_t *x = &b->proxies[i];
     peer_t *p = &b->peers[x->peer];
+    mcapi_status_t st;
+    size_t sz;
+    if (x->mode == PX_PKT_OPENING && mcapi_test(&x->req, &sz, &st))
+      x->mode = st == MCAPI_SUCCESS ? PX_PKT : PX_BROKEN;
+    if (x->mode == PX_PKT_CLOSING && mcapi_test(&x->req, &sz, &st))
+      x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
     /* Nothing is taken while the peer is away or the window is full: the
      * proxy's queue fills and its senders feel the back-pressure. */
-    while (!x->broken && p->up && p->next_seq - 1 - p->acked < b->window) {
+    while ((x->mode == PX_MSG || x->mode == PX_PKT) && p->up && p->next_seq - 1 - p->acked < b->window) {
+      if (x->mode == PX_PKT) {
+        /* One receive request kept posted: it completes with a packet, or
+         * with an error once the sender has closed and all was taken. */
+        size_t n = 0;
+        if (!x->rposted) {
+          mcapi_pktchan_recv_i(x->rh, &x->rbuf, &x->rreq, &st);
+          if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+            x->rbuf = NULL;
+          x->rposted = st == MCAPI_SUCCESS || st == MCAPI_PENDING;
+        }
+        if (x->rposted && !mcapi_test(&x->rreq, &n, &st))
+          break;
+        x->rposted = 0;
+        void *pkt = x->rbuf;
+        if (st != MCAPI_SUCCESS) { /* the sender closed and all was taken */
+          mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
+          x->mode = PX_PKT_CLOSING;
+          emit(b, p, x, K_CHAN_CLOSE, NULL, 0);
+          busy = 1;
+          break;
+        }
+        int rc = emit(b, p, x, K_PKT, pkt, n);
+        mcapi_pktchan_release(pkt, &st);
+        busy = 1;
+        if (rc)
+          break;
+        continue;
+      }
       mcapi_priority_t prio;
-      mcapi_status_t st;
-      size_t n = mcx_msg_try_recv_prio(x->ep, buf + 25, cap - 25, &prio, &st);
+      size_t n = mcx_msg_try_recv_prio(x->ep, buf, cap, &prio, &st);
       if (st == MCAPI_ERR_MEM_LIMIT)
         break;
       if (st != MCAPI_SUCCESS) {
-        blog(b, "proxy port %#x: %s; it no longer forwards (a channel connected to it?)", x->local_port,
-             mcapi_display_status(st, (char[64]){0}, 64));
-        x->broken = 1;
-        break;
+        proxy_check_chan(b, p, x, st);
+        continue;
       }
       busy = 1;
-      uint32_t body = 20 + (uint32_t)n, total;
-      uint8_t *f = frame_new(F_DATA, body, &total);
-      if (!f)
+      if (emit(b, p, x, prio, buf, n))
         break;
-      uint64_t seq = p->next_seq++;
-      put64(f + 5, seq);
-      put32(f + 13, x->node);
-      put32(f + 17, x->port);
-      put32(f + 21, prio);
-      memcpy(f + 25, buf + 25, n);
-      out_frame_t *o = &p->win[seq % b->window];
-      o->seq = seq, o->buf = f, o->len = total;
-      p->sent_total++;
-      peer_write(p, f, total);
     }
   }
   return busy;
+}
+
+/* ---- the remote end of packet channels (node thread) */
+static rchan_t *rchan_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    rchan_t *c = &b->rchans[i];
+    if (c->used && !c->closing && c->peer == pi && c->node == node && c->port == port)
+      return c;
+  }
+  return NULL;
+}
+
+/* Data frame of kind @p kind for (node, port): 1 done, 0 hold (try again
+ * later, nothing acknowledged), -1 dropped (logged). */
+static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
+                        size_t len)
+{
+  mcapi_status_t st;
+  size_t sz;
+  rchan_t *c = rchan_find(b, pi, node, port);
+  if (kind == K_CHAN_OPEN) {
+    if (c)
+      return 1;
+    for (unsigned i = 0; i < MAX_RCHANS && !c; i++)
+      if (!b->rchans[i].used)
+        c = &b->rchans[i];
+    mcapi_endpoint_t to = dest_ep(b, node, port, 1);
+    if (!c || !to)
+      return -1;
+    memset(c, 0, sizeof *c);
+    for (uint32_t k = 0; k < 256; k++) {
+      c->ep = mcapi_endpoint_create(RCHAN_PORT_BASE + k, &st);
+      if (st != MCAPI_ERR_ENDP_EXISTS)
+        break;
+    }
+    if (st != MCAPI_SUCCESS)
+      return -1;
+    mcapi_request_t r;
+    mcapi_pktchan_connect_i(c->ep, to, &r, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING)
+      mcapi_wait(&r, &sz, 1000, &st);
+    if (st == MCAPI_SUCCESS)
+      mcapi_pktchan_send_open_i(&c->sh, c->ep, &c->open_req, &st);
+    if (st != MCAPI_SUCCESS && st != MCAPI_PENDING) {
+      blog(b, "packet channel to node %u port %u: %s", node, port, mcapi_display_status(st, (char[64]){0}, 64));
+      mcapi_endpoint_delete(c->ep, &st);
+      return -1;
+    }
+    c->used = 1, c->peer = pi, c->node = node, c->port = port;
+    return 1;
+  }
+  if (!c || c->failed)
+    return -1;
+  if (!c->open) { /* the receiver has not opened its side yet: hold */
+    if (!mcapi_test(&c->open_req, &sz, &st))
+      return 0;
+    if (st != MCAPI_SUCCESS) {
+      c->failed = 1;
+      return -1;
+    }
+    c->open = 1;
+  }
+  if (c->sending) { /* the packet of this frame went out when this completes */
+    if (!mcapi_test(&c->send_req, &sz, &st))
+      return 0;
+    c->sending = 0;
+    return st == MCAPI_SUCCESS ? 1 : -1;
+  }
+  if (kind == K_CHAN_CLOSE) {
+    mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+    c->closing = 1;
+    return 1;
+  }
+  mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
+  if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+    return -1;
+  if (mcapi_test(&c->send_req, &sz, &st))
+    return st == MCAPI_SUCCESS ? 1 : -1;
+  c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
+  return 0;
+}
+
+/* Channels whose close completed: their endpoint goes. */
+static void tick_rchans(bridge_t *b)
+{
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    rchan_t *c = &b->rchans[i];
+    mcapi_status_t st;
+    size_t sz;
+    if (c->used && c->closing && mcapi_test(&c->close_req, &sz, &st)) {
+      mcapi_endpoint_delete(c->ep, &st);
+      c->used = 0;
+    }
+  }
 }
 
 static void on_ack(bridge_t *b, peer_t *p, const uint8_t *m, uint32_t len)
@@ -941,11 +1127,17 @@ static int deliver(bridge_t *b, peer_t *p)
       break;
     } else {
       uint32_t node = get32(m + 8), port = get32(m + 12), prio = get32(m + 16);
-      mcapi_endpoint_t to = dest_ep(b, node, port, 0);
+      mcapi_endpoint_t to = 0;
       mcapi_status_t st = MCAPI_ERR_ENDP_INVALID;
-      if (to)
+      if (prio >= K_PKT) {
+        int r = deliver_chan(b, (int)(p - b->peers), prio, node, port, m + 20, e->len - 21);
+        if (r == 0)
+          break; /* held: no acknowledgement */
+        st = r > 0 ? MCAPI_SUCCESS : MCAPI_ERR_CHAN_INVALID;
+      } else if ((to = dest_ep(b, node, port, 0)) != 0) {
         mcapi_msg_send(b->send_ep, to, m + 20, e->len - 21, prio, &st);
-      if (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED) {
+      }
+      if (prio < K_PKT && (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED)) {
         to = dest_ep(b, node, port, 1); /* deleted and made again? */
         if (to)
           mcapi_msg_send(b->send_ep, to, m + 20, e->len - 21, prio, &st);
@@ -1237,6 +1429,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     uint64_t now = nng_clock();
     if (now - last_tick >= 2) {
       tick_resolves(b);
+      tick_rchans(b);
       last_tick = now;
     }
     if (now - last_status >= 250) {

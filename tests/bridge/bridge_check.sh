@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | tls | netns | config
+# CASE: messages | priorities | restart | refused | channels | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -203,6 +203,27 @@ refused)
   wait_state 1 2 up
   wait_state 2 1 up
   grep -h "refused" "$work"/b*.log | sort | uniq -c
+  ;;
+channels)
+  # A packet channel from a node of domain 1 to an endpoint of domain 2:
+  # connect, open, packets (each checked, in order), close.
+  two_bridges ipc
+  "$node" pktrecv 2 2 20 5000 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" pktsend 1 3 2 2 20 5000 >"$work/s1.log" 2>&1 || fail "packet sender: $(cat "$work/s1.log")"
+  wait $r2 || fail "packet receiver: $(cat "$work/r2.log")"
+  cat "$work/s1.log" "$work/r2.log"
+  grep -q "pktrecv: 5000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r2.log" || fail "packet receiver"
+  grep -q "pktsend: 5000 packets sent, close: MCAPI_SUCCESS" "$work/s1.log" || fail "packet sender's close"
+  # A receiver slower than the sender: the remote channel fills, the bridge
+  # holds the packet (no acknowledgement), the local channel fills, the
+  # sender waits; all arrive in order. The same proxy serves a second channel.
+  "$node" pktrecv 2 2 20 3000 pace >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  "$node" pktsend 1 3 2 2 20 3000 >"$work/s3.log" 2>&1 || fail "packet sender: $(cat "$work/s3.log")"
+  wait $r3 || fail "slow packet receiver: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "pktrecv: 3000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow packet receiver"
   ;;
 tls)
   # nng's TLS under the handshake: certificates of one CA connect, a

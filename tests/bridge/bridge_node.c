@@ -11,6 +11,10 @@
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
  *   sendfail DOMAIN NODE RDOMAIN RNODE RPORT MAX  FAIL_ON_MEM_LIMIT sends until refused
+ *   pktrecv DOMAIN NODE PORT COUNT [pace]       opens a packet channel's receive side,
+ *                                               checks COUNT packets, then the sender's close
+ *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT  connects a packet channel to the
+ *                                               remote endpoint, sends COUNT packets, closes
  *
  * An item is {sender, sequence, priority, check} followed by a fill pattern
  * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
@@ -93,6 +97,46 @@ int main(int argc, char **argv)
   unsigned long d = strtoul(argv[2], NULL, 10), n = strtoul(argv[3], NULL, 10);
   mcapi_status_t st;
   init(d, n);
+  if (!strcmp(mode, "pktrecv")) {
+    unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
+    mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_pktchan_recv_hndl_t rh;
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_pktchan_recv_open_i(&rh, ep, &req, &st);
+    printf("ready\n");
+    fflush(stdout);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_recv_open", st);
+    for (unsigned long i = 1; i <= count; i++) {
+      item_t *it;
+      mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
+      if (st != MCAPI_SUCCESS)
+        die("pktchan_recv", st);
+      if (sz != sizeof *it || !intact(it) || it->seq != i) {
+        printf("pktrecv: packet %lu is seq %u (size %zu, %s)\n", i, it->seq, sz, intact(it) ? "intact" : "TORN");
+        return 1;
+      }
+      mcapi_pktchan_release(it, &st);
+      if (argc > 6 && !strcmp(argv[6], "pace") && i % 20 == 0) { /* slower than the sender: its channel fills */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+    }
+    void *more;
+    mcapi_pktchan_recv(rh, &more, &sz, &st); /* the sender has closed: nothing more */
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("pktrecv: %lu packets in order, then %s\n", count, mcapi_display_status(st, m, sizeof m));
+    mcapi_pktchan_recv_close_i(rh, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_finalize(&st);
+    return 0;
+  }
   if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
     int loss = 0, pace = 0;
@@ -193,6 +237,32 @@ int main(int argc, char **argv)
   mcapi_timeout_t t = 60000;
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   mcapi_endpoint_t to = get_remote(rd, rn, rp);
+  if (!strcmp(mode, "pktsend")) {
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_pktchan_connect_i(me, to, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_connect", st);
+    mcapi_pktchan_send_hndl_t sh;
+    mcapi_pktchan_send_open_i(&sh, me, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_send_open", st);
+    for (unsigned long i = 1; i <= count; i++) {
+      item_t it;
+      make(&it, (uint32_t)i, 0);
+      mcapi_pktchan_send(sh, &it, sizeof it, &st);
+      if (st != MCAPI_SUCCESS)
+        die("pktchan_send", st);
+    }
+    mcapi_pktchan_send_close_i(sh, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("pktsend: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
   if (!strcmp(mode, "sendfail")) {
     mcapi_boolean_t yes = MCAPI_TRUE;
     mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
