@@ -26,7 +26,9 @@ command -v valgrind >/dev/null || need_apt+=(valgrind)
 [ -f /usr/include/hwloc.h ] || need_apt+=(libhwloc-dev)
 # Messaging peers of `mca bench` (each optional; a peer that is absent is skipped).
 [ -f /usr/include/zmq.h ] || need_apt+=(libzmq3-dev)
+# nng is also the transport of `mca bridge` (optional: MCX_BRIDGE); its TLS test makes certificates with openssl.
 [ -f /usr/include/nng/nng.h ] || need_apt+=(libnng-dev)
+command -v openssl >/dev/null || need_apt+=(openssl)
 if [ ! -f /usr/include/iceoryx_binding_c/publisher.h ] && [ -z "$(ls -d /usr/include/iceoryx/*/iceoryx_binding_c 2>/dev/null)" ] &&
   apt-cache show libiceoryx-binding-c-dev >/dev/null 2>&1; then
   need_apt+=(iceoryx libiceoryx-binding-c-dev)

@@ -25,14 +25,14 @@ expect() {
 }
 
 expect 0 "^mca [0-9]" -- "$mca" --version
-for c in demo domains bench stress report coherence model sync sem hint; do
+for c in demo domains bench stress report coherence model sync sem hint bridge; do
   expect 0 "usage: mca $c" -- "$mca" help "$c"
 done
 expect 2 "unknown command" -- "$mca" help nosuch
 expect 2 "unknown command" -- "$mca" nosuch
 
 # every option of every C subcommand's usage line is described in its --help
-for c in bench stress sync sem coherence domains model report hint; do
+for c in bench stress sync sem coherence domains model report hint bridge; do
   h=$("$mca" help "$c")
   for o in $(grep -E '^(usage:|  +\[)' <<<"$h" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
     [ "$(grep -c -- "$o" <<<"$h")" -ge 2 ] || { bad "mca $c --help does not describe $o"; }

@@ -38,6 +38,12 @@ typedef enum mcx__ctx {
 
 mcapi_status_t mcx__status(int r, mcx__ctx_t ctx);
 
+/** mcapi_endpoint_get() of an endpoint in another domain, through the
+ * local domain's bridge (mcx_foreign.c, docs/bridge.md). */
+mcapi_endpoint_t mcx__foreign_get(mcapi_domain_t domain_id, mcapi_node_t node_id,
+                                  mcapi_port_t port_id, mcapi_timeout_t timeout,
+                                  mcapi_status_t *mcapi_status);
+
 /* ---- non-blocking calls (mcapi_request.c) */
 /** A request result that is already an MCAPI status (an _i call's own error). */
 #define MCX_REQ_STATUS(s) (0x10000 + (int)(s))

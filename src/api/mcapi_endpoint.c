@@ -64,6 +64,8 @@ MCX_API mcapi_endpoint_t mcapi_endpoint_get(mcapi_domain_t domain_id, mcapi_node
   if (!mcapi_status)
     return 0;
   REQUIRE_NODE(0);
+  if (domain_id != mcx__self.dom->domain_id) /* another domain: through its bridge (mcx_foreign.c) */
+    return mcx__foreign_get(domain_id, node_id, port_id, timeout, mcapi_status);
   mcapi_status_t s = check_get(domain_id, node_id, port_id);
   if (s != MCAPI_SUCCESS) {
     SET(s);

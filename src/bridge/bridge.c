@@ -1,0 +1,1493 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bridge (docs/bridge.md): a node of its local domain that joins it to
+ * the bridges of other domains over nng byte streams (tcp://, ipc://).
+ *
+ * Threads: the calling thread is the node and owns every MCAPI object and
+ * every protocol state (windows, records, resolves). I/O threads only dial,
+ * accept, do the handshake and read frames; they hand what they read to the
+ * node thread through one locked event list. The node thread writes frames
+ * itself (bounded by the window, so a write never waits long).
+ *
+ * Frames: u32 length (of what follows, little-endian), u8 type, body.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nng/nng.h>
+#include <nng/supplemental/tls/tls.h>
+#include <nng/supplemental/util/platform.h>
+
+#include "common/mcx_atomic.h"
+#include "mcx.h"
+#include "mcx_bridge.h"
+#include "ports/mcx_port.h"
+
+enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6 };
+enum { EV_UP = 1, EV_DOWN = 2, EV_FRAME = 3 };
+enum { PS_DOWN = 0, PS_UP = 1, PS_REFUSED = 2 };
+
+#define HELLO_MAGIC 0x4258434du /* "MCXB" */
+#define WIRE_VERSION 1u
+#define MAX_FRAME (1u << 20)
+#define IO_TIMEOUT_MS 5000
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 5000
+#define MAX_PROXIES 64
+#define PROXY_PORT_BASE 0x6d630c00u
+#define HELLO_LEN 68 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered) */
+
+typedef struct ev {
+  struct ev *next;
+  int type, peer;
+  uint32_t gen;
+  uint8_t *body; /* EV_FRAME: type byte + body; EV_UP: the peer's hello */
+  uint32_t len;
+} ev_t;
+
+typedef struct out_frame {
+  uint64_t seq;
+  uint8_t *buf; /* the whole frame, length prefix included */
+  uint32_t len;
+} out_frame_t;
+
+typedef struct resolve {
+  struct resolve *next;
+  uint64_t id;
+  int peer;
+  uint32_t node, port;
+  uint64_t deadline; /* ms (nng_clock), UINT64_MAX: never */
+  uint32_t timeout_ms;
+  /* local side: who asked */
+  uint32_t reply_node, reply_port;
+  uint64_t token;
+} resolve_t;
+
+typedef struct peer {
+  uint32_t domain;
+  char url[256];
+  int dialer; /* we dial (our domain id is lower) */
+  /* Shared with the I/O threads, under mtx. */
+  nng_mtx *mtx;
+  nng_mtx *wmtx; /* one writer of the stream at a time */
+  nng_stream *conn;
+  uint32_t gen;
+  int state;
+  unsigned attempts;
+  char why[160];
+  uint64_t rx_inc, rx_delivered; /* the delivery record (also on disk) */
+  /* Node thread only. */
+  uint32_t seen_gen;
+  int up;
+  uint64_t next_seq, acked; /* sent 1..next_seq-1; acknowledged 1..acked */
+  out_frame_t *win;
+  int rx_known;            /* rx_delivered is a base for rx_inc */
+  uint64_t ack_sent;
+  int force_ack;
+  ev_t *pend_head, *pend_tail; /* DATA received, not yet delivered (destination full) */
+  FILE *rec;
+  uint64_t delivered_total, dropped_total, sent_total;
+} peer_t;
+
+/* What a data frame carries (its priority field): a message of that
+ * priority, or a packet channel's open, packet or close (docs/bridge.md). */
+enum { K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102 };
+/* A proxy's mode: messages; the receive side of a packet channel a local
+ * sender connected to it (opening, open, closing); out of use. */
+enum { PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN };
+
+typedef struct proxy {
+  mcapi_endpoint_t ep;
+  int peer;
+  int mode; /* PX_* */
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_request_t req, rreq;
+  void *rbuf;
+  int rposted;
+  uint32_t node, port, local_port;
+} proxy_t;
+
+/* The remote end of a bridged packet channel: an endpoint of the bridge's
+ * node connected to the destination, its send side open. */
+#define MAX_RCHANS 16
+#define RCHAN_PORT_BASE 0x6d630e00u
+typedef struct rchan {
+  int used, peer, open, sending, closing, failed;
+  uint32_t node, port;
+  mcapi_endpoint_t ep;
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_request_t open_req, send_req, close_req;
+} rchan_t;
+
+typedef struct dest {
+  uint32_t node, port;
+  mcapi_endpoint_t ep;
+} dest_t;
+
+typedef struct bridge {
+  mcx_bridge_config_t cfg;
+  uint64_t inc;
+  peer_t peers[MCX_BRIDGE_MAX_PEERS];
+  nng_mtx *evmtx;
+  ev_t *ev_head, *ev_tail;
+  nng_stream_listener *listener;
+  struct thr {
+    nng_thread *t;
+    mcx_atomic_u32 done; /* set by the thread as its last act; joined by spawn() or at the end */
+    void (*fn)(void *);
+    void *arg;
+  } threads[64];
+  nng_mtx *thmtx;
+  mcapi_endpoint_t req_ep, send_ep;
+  proxy_t proxies[MAX_PROXIES];
+  unsigned nproxies;
+  dest_t dests[MAX_PROXIES];
+  unsigned ndests;
+  resolve_t *remote_res, *local_res;
+  uint64_t next_res_id;
+  unsigned window;
+  nng_tls_config *tls_server;
+  rchan_t rchans[MAX_RCHANS];
+} bridge_t;
+
+static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
+static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
+
+static mcx_atomic_u32 g_stop;
+static mcx_atomic_u32 g_quit_io;
+
+void mcx_bridge_stop(void) { mcx_store_relaxed(&g_stop, 1); /* polled by the loop; no data hangs on it */ }
+
+static void blog(const bridge_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void blog(const bridge_t *b, const char *fmt, ...)
+{
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "mca bridge d%u: %s\n", b->cfg.domain, line);
+  fflush(stderr);
+}
+
+/* ---- little-endian fields */
+static void put32(uint8_t *p, uint32_t v)
+{
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t get32(const uint8_t *p)
+{
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+/* ---- stream I/O (blocking, bounded) */
+static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout)
+{
+  nng_aio *aio;
+  int rv = nng_aio_alloc(&aio, NULL, NULL);
+  if (rv)
+    return rv;
+  uint8_t *p = buf;
+  while (len) {
+    nng_iov iov = {.iov_buf = p, .iov_len = len};
+    nng_aio_set_iov(aio, 1, &iov);
+    nng_aio_set_timeout(aio, timeout);
+    if (rx)
+      nng_stream_recv(s, aio);
+    else
+      nng_stream_send(s, aio);
+    nng_aio_wait(aio);
+    if ((rv = nng_aio_result(aio)) != 0)
+      break;
+    size_t n = nng_aio_count(aio);
+    if (n == 0) {
+      rv = NNG_ECLOSED;
+      break;
+    }
+    p += n;
+    len -= n;
+  }
+  nng_aio_free(aio);
+  return rv;
+}
+
+/* Reads one frame: *type, body malloc'd (freed by the caller). */
+static int read_frame(nng_stream *s, uint8_t **body, uint32_t *len, nng_duration timeout)
+{
+  uint8_t h[4];
+  int rv = io_all(s, h, 4, 1, timeout);
+  if (rv)
+    return rv;
+  uint32_t n = get32(h);
+  if (n == 0 || n > MAX_FRAME)
+    return NNG_EPROTO;
+  uint8_t *b = malloc(n);
+  if (!b)
+    return NNG_ENOMEM;
+  if ((rv = io_all(s, b, n, 1, timeout)) != 0) {
+    free(b);
+    return rv;
+  }
+  *body = b;
+  *len = n;
+  return 0;
+}
+
+static uint8_t *frame_new(uint8_t type, uint32_t body_len, uint32_t *total)
+{
+  uint8_t *f = malloc(5 + (size_t)body_len);
+  if (!f)
+    return NULL;
+  put32(f, body_len + 1);
+  f[4] = type;
+  *total = 5 + body_len;
+  return f;
+}
+
+static void push_ev(bridge_t *b, int type, int peer, uint32_t gen, uint8_t *body, uint32_t len)
+{
+  ev_t *e = calloc(1, sizeof *e);
+  if (!e) {
+    free(body);
+    return;
+  }
+  e->type = type, e->peer = peer, e->gen = gen, e->body = body, e->len = len;
+  nng_mtx_lock(b->evmtx);
+  if (b->ev_tail)
+    b->ev_tail->next = e;
+  else
+    b->ev_head = e;
+  b->ev_tail = e;
+  nng_mtx_unlock(b->evmtx);
+}
+
+/* ---- handshake (docs/bridge.md: security) */
+static void make_hello(bridge_t *b, int pi, uint8_t out[HELLO_LEN])
+{
+  memset(out, 0, HELLO_LEN);
+  put32(out, HELLO_MAGIC);
+  put32(out + 4, WIRE_VERSION);
+  put32(out + 8, b->cfg.domain);
+  put64(out + 12, b->inc);
+  for (int i = 0; i < 8; i++)
+    put32(out + 20 + 4 * i, nng_random()); /* nonce, 32 bytes */
+  if (pi >= 0) {
+    peer_t *p = &b->peers[pi];
+    nng_mtx_lock(p->mtx);
+    put64(out + 52, p->rx_inc);
+    put64(out + 60, p->rx_delivered);
+    nng_mtx_unlock(p->mtx);
+  }
+}
+static uint64_t hello_rx_delivered(const uint8_t *h)
+{
+  return get64(h + 60);
+}
+
+static void auth_tag(const bridge_t *b, const uint8_t *hello_from, const uint8_t *hello_to, uint8_t tag[32])
+{
+  uint8_t m[9 + 2 * HELLO_LEN];
+  memcpy(m, "mcxb-auth", 9);
+  memcpy(m + 9, hello_from, HELLO_LEN);
+  memcpy(m + 9 + HELLO_LEN, hello_to, HELLO_LEN);
+  mcx_hmac_sha256(b->cfg.key, b->cfg.key_len, m, sizeof m, tag);
+}
+
+static int send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len)
+{
+  uint32_t total;
+  uint8_t *f = frame_new(type, len, &total);
+  if (!f)
+    return NNG_ENOMEM;
+  memcpy(f + 5, body, len);
+  int rv = io_all(s, f, total, 0, IO_TIMEOUT_MS);
+  free(f);
+  return rv;
+}
+
+static int recv_typed(nng_stream *s, uint8_t type, uint8_t *out, uint32_t len)
+{
+  uint8_t *body;
+  uint32_t n;
+  int rv = read_frame(s, &body, &n, IO_TIMEOUT_MS);
+  if (rv)
+    return rv;
+  rv = (n == len + 1 && body[0] == type) ? 0 : NNG_EPROTO;
+  if (!rv)
+    memcpy(out, body + 1, len);
+  free(body);
+  return rv;
+}
+
+static int find_peer(const bridge_t *b, uint32_t domain)
+{
+  for (unsigned i = 0; i < b->cfg.npeers; i++)
+    if (b->peers[i].domain == domain)
+      return (int)i;
+  return -1;
+}
+
+static int ct_eq(const uint8_t *a, const uint8_t *c, size_t n)
+{
+  uint8_t d = 0;
+  for (size_t i = 0; i < n; i++)
+    d |= a[i] ^ c[i];
+  return d == 0;
+}
+
+static void set_state(peer_t *p, int state, const char *why)
+{
+  nng_mtx_lock(p->mtx);
+  p->state = state;
+  snprintf(p->why, sizeof p->why, "%s", why);
+  nng_mtx_unlock(p->mtx);
+}
+
+/* Runs the handshake on a new stream; @p expect is the peer index a dialer
+ * expects, -1 on the listening side. Returns the peer index or -1 (closed). */
+static int handshake(bridge_t *b, nng_stream *s, int expect)
+{
+  uint8_t mine[HELLO_LEN], theirs[HELLO_LEN], tag[32], want[32];
+  int pi = expect;
+  char why[160];
+  if (expect >= 0) {
+    make_hello(b, pi, mine);
+    if (send_raw(s, F_HELLO, mine, HELLO_LEN) || recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
+      snprintf(why, sizeof why, "handshake: no hello from the peer (closed: refused?)");
+      set_state(&b->peers[pi], PS_DOWN, why);
+      return -1;
+    }
+  } else if (recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
+    blog(b, "refused a connection: no valid hello (a failed TLS handshake, or not a bridge)");
+    return -1;
+  }
+  if (get32(theirs) != HELLO_MAGIC || get32(theirs + 4) != WIRE_VERSION) {
+    blog(b, "refused a connection: not a bridge of this version");
+    return -1;
+  }
+  uint32_t dom = get32(theirs + 8);
+  if (expect >= 0 && dom != b->peers[pi].domain) {
+    snprintf(why, sizeof why, "refused: %s is domain %u, not %u", b->peers[pi].url, dom, b->peers[pi].domain);
+    blog(b, "%s", why);
+    set_state(&b->peers[pi], PS_REFUSED, why);
+    return -1;
+  }
+  if (expect < 0) {
+    pi = find_peer(b, dom);
+    if (pi < 0 || dom == b->cfg.domain) {
+      blog(b, "refused a connection from domain %u: not a configured peer", dom);
+      return -1;
+    }
+    make_hello(b, pi, mine);
+    if (send_raw(s, F_HELLO, mine, HELLO_LEN))
+      return -1;
+  }
+  peer_t *p = &b->peers[pi];
+  /* The dialer proves the key first; the listener answers only a good proof. */
+  if (expect >= 0) {
+    auth_tag(b, mine, theirs, tag);
+    if (send_raw(s, F_AUTH, tag, 32) || recv_typed(s, F_AUTH, tag, 32)) {
+      snprintf(why, sizeof why, "refused by domain %u (wrong key?)", dom);
+      blog(b, "%s", why);
+      set_state(p, PS_REFUSED, why);
+      return -1;
+    }
+    auth_tag(b, theirs, mine, want);
+    if (!ct_eq(tag, want, 32)) {
+      snprintf(why, sizeof why, "refused domain %u: wrong key", dom);
+      blog(b, "%s", why);
+      set_state(p, PS_REFUSED, why);
+      return -1;
+    }
+  } else {
+    if (recv_typed(s, F_AUTH, tag, 32)) {
+      blog(b, "refused domain %u: no key proof", dom);
+      return -1;
+    }
+    auth_tag(b, theirs, mine, want);
+    if (!ct_eq(tag, want, 32)) {
+      snprintf(why, sizeof why, "refused domain %u: wrong key", dom);
+      blog(b, "%s", why);
+      set_state(p, PS_REFUSED, why);
+      return -1;
+    }
+    auth_tag(b, mine, theirs, tag);
+    if (send_raw(s, F_AUTH, tag, 32))
+      return -1;
+  }
+  /* Up: this stream replaces any older one. */
+  nng_stream *old;
+  uint32_t gen;
+  nng_mtx_lock(p->mtx);
+  old = p->conn;
+  p->conn = s;
+  gen = ++p->gen;
+  p->state = PS_UP;
+  snprintf(p->why, sizeof p->why, "connected");
+  nng_mtx_unlock(p->mtx);
+  if (old)
+    nng_stream_close(old); /* its reader ends and frees it */
+  uint8_t *h = malloc(HELLO_LEN);
+  if (h)
+    memcpy(h, theirs, HELLO_LEN);
+  push_ev(b, EV_UP, pi, gen, h, HELLO_LEN);
+  blog(b, "peer domain %u (%s): up", dom, p->url);
+  return pi;
+}
+
+/* Reads frames until the stream fails; then the peer is down (if this
+ * stream is still its connection). Frees the stream. */
+static void reader(bridge_t *b, int pi, nng_stream *s)
+{
+  peer_t *p = &b->peers[pi];
+  nng_mtx_lock(p->mtx);
+  uint32_t gen = p->gen;
+  nng_mtx_unlock(p->mtx);
+  int rv;
+  for (;;) {
+    uint8_t *body;
+    uint32_t n;
+    rv = read_frame(s, &body, &n, NNG_DURATION_INFINITE);
+    if (rv)
+      break;
+    push_ev(b, EV_FRAME, pi, gen, body, n);
+  }
+  nng_stream_close(s);
+  nng_mtx_lock(p->wmtx); /* the node thread is not writing to it */
+  nng_mtx_lock(p->mtx);
+  int mine = p->conn == s;
+  if (mine) {
+    p->conn = NULL;
+    p->state = PS_DOWN;
+    snprintf(p->why, sizeof p->why, "connection lost: %s", nng_strerror(rv));
+  }
+  nng_mtx_unlock(p->mtx);
+  nng_mtx_unlock(p->wmtx);
+  nng_stream_free(s);
+  if (mine) {
+    push_ev(b, EV_DOWN, pi, gen, NULL, 0);
+    if (!mcx_load_relaxed(&g_quit_io))
+      blog(b, "peer domain %u: down (%s)", p->domain, nng_strerror(rv));
+  }
+}
+
+typedef struct accepted {
+  bridge_t *b;
+  nng_stream *s;
+} accepted_t;
+
+static void conn_thread(void *arg)
+{
+  accepted_t *a = arg;
+  int pi = handshake(a->b, a->s, -1);
+  if (pi < 0) {
+    nng_stream_close(a->s);
+    nng_stream_free(a->s);
+  } else {
+    reader(a->b, pi, a->s);
+  }
+  free(a);
+}
+
+static void thread_main(void *arg)
+{
+  struct thr *t = arg;
+  t->fn(t->arg);
+  mcx_store_release(&t->done, 1); /* R-T1: pairs with A-T1 in spawn() (only a flag: the join orders the rest) */
+}
+
+/* Starts @p fn on a free slot, joining finished threads first; frees @p arg
+ * when no thread could be started. */
+static void spawn(bridge_t *b, void (*fn)(void *), void *arg)
+{
+  int ok = 0;
+  nng_mtx_lock(b->thmtx);
+  for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0] && !ok; i++) {
+    struct thr *t = &b->threads[i];
+    if (t->t && mcx_load_acquire(&t->done)) { /* A-T1: pairs with R-T1 */
+      nng_thread_destroy(t->t);
+      t->t = NULL;
+    }
+    if (t->t)
+      continue;
+    mcx_store_relaxed(&t->done, 0);
+    t->fn = fn, t->arg = arg;
+    ok = nng_thread_create(&t->t, thread_main, t) == 0;
+    if (!ok)
+      t->t = NULL;
+  }
+  nng_mtx_unlock(b->thmtx);
+  if (!ok && arg != b)
+    free(arg);
+}
+
+static void listen_thread(void *arg)
+{
+  bridge_t *b = arg;
+  nng_aio *aio;
+  if (nng_aio_alloc(&aio, NULL, NULL))
+    return;
+  while (!mcx_load_relaxed(&g_quit_io)) {
+    nng_stream_listener_accept(b->listener, aio);
+    nng_aio_wait(aio);
+    if (nng_aio_result(aio) == NNG_ECLOSED)
+      break;
+    if (nng_aio_result(aio))
+      continue;
+    accepted_t *a = malloc(sizeof *a);
+    nng_stream *s = nng_aio_get_output(aio, 0);
+    if (!a) {
+      nng_stream_free(s);
+      continue;
+    }
+    a->b = b, a->s = s;
+    spawn(b, conn_thread, a);
+  }
+  nng_aio_free(aio);
+}
+
+typedef struct dial_arg {
+  bridge_t *b;
+  int pi;
+} dial_arg_t;
+
+/* Sleeps @p ms in short steps, so a stop is not held up. */
+static void nap(unsigned ms)
+{
+  for (unsigned t = 0; t < ms && !mcx_load_relaxed(&g_quit_io); t += 20)
+    nng_msleep(20);
+}
+
+static void dial_thread(void *arg)
+{
+  dial_arg_t *d = arg;
+  bridge_t *b = d->b;
+  peer_t *p = &b->peers[d->pi];
+  unsigned backoff = BACKOFF_MIN_MS;
+  nng_stream_dialer *dialer = NULL;
+  nng_aio *aio = NULL;
+  nng_tls_config *tls = NULL;
+  int rv = nng_stream_dialer_alloc(&dialer, p->url);
+  if (rv == 0 && strstr(p->url, "tcp://"))
+    rv = nng_stream_dialer_set_bool(dialer, NNG_OPT_TCP_NODELAY, true); /* frames are small: no Nagle */
+  if (rv == 0 && !strncmp(p->url, "tls+", 4)) {
+    /* The peer's certificate must name the host dialled. */
+    char host[256];
+    const char *h = p->url + strlen("tls+tcp://");
+    size_t n = strcspn(h, ":/");
+    snprintf(host, sizeof host, "%.*s", (int)n, h);
+    rv = b->cfg.tls_cert_key[0] ? make_tls(b, &tls, host) : NNG_ENOTSUP;
+    if (rv == 0)
+      rv = nng_stream_dialer_set_ptr(dialer, NNG_OPT_TLS_CONFIG, tls);
+  }
+  if (rv == 0)
+    rv = nng_aio_alloc(&aio, NULL, NULL);
+  if (rv) {
+    char why[150];
+    snprintf(why, sizeof why, "cannot dial %s: %s", p->url, nng_strerror(rv));
+    blog(b, "%s", why);
+    set_state(p, PS_REFUSED, why);
+    goto out;
+  }
+  while (!mcx_load_relaxed(&g_quit_io)) {
+    nng_mtx_lock(p->mtx);
+    p->attempts++;
+    nng_mtx_unlock(p->mtx);
+    nng_aio_set_timeout(aio, IO_TIMEOUT_MS);
+    nng_stream_dialer_dial(dialer, aio);
+    nng_aio_wait(aio);
+    rv = nng_aio_result(aio);
+    if (rv == 0) {
+      nng_stream *s = nng_aio_get_output(aio, 0);
+      if (handshake(b, s, d->pi) >= 0) {
+        backoff = BACKOFF_MIN_MS;
+        reader(b, d->pi, s);
+        nap(BACKOFF_MIN_MS);
+        continue;
+      }
+      nng_stream_close(s);
+      nng_stream_free(s);
+    } else {
+      char why[150];
+      snprintf(why, sizeof why, "down: %s (retry in %u ms)", nng_strerror(rv), backoff);
+      nng_mtx_lock(p->mtx);
+      unsigned attempts = p->attempts;
+      snprintf(p->why, sizeof p->why, "%s", why);
+      if (p->state != PS_REFUSED)
+        p->state = PS_DOWN;
+      nng_mtx_unlock(p->mtx);
+      /* Each step of the backoff is logged, then one attempt in 20. */
+      if (backoff < BACKOFF_MAX_MS || attempts % 20 == 0)
+        blog(b, "peer domain %u (%s): %s", p->domain, p->url, why);
+    }
+    nap(backoff);
+    backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
+  }
+out:
+  if (aio)
+    nng_aio_free(aio);
+  if (dialer) {
+    nng_stream_dialer_close(dialer);
+    nng_stream_dialer_free(dialer);
+  }
+  if (tls)
+    nng_tls_config_free(tls);
+  free(d);
+}
+
+/* ---- writing (node thread) */
+static int peer_write(peer_t *p, const uint8_t *f, uint32_t len)
+{
+  int rv = NNG_ECLOSED;
+  nng_mtx_lock(p->wmtx);
+  nng_mtx_lock(p->mtx);
+  nng_stream *s = p->gen == p->seen_gen ? p->conn : NULL;
+  nng_mtx_unlock(p->mtx);
+  if (s) {
+    rv = io_all(s, (void *)f, len, 0, IO_TIMEOUT_MS);
+    if (rv)
+      nng_stream_close(s); /* its reader reports the peer down */
+  }
+  nng_mtx_unlock(p->wmtx);
+  return rv;
+}
+
+static void send_small(peer_t *p, uint8_t type, const uint8_t *body, uint32_t len)
+{
+  uint32_t total;
+  uint8_t *f = frame_new(type, len, &total);
+  if (!f)
+    return;
+  memcpy(f + 5, body, len);
+  peer_write(p, f, total);
+  free(f);
+}
+
+/* ---- delivery record: which data frames of the peer's incarnation are in
+ * local queues. Written after each delivery, before its acknowledgement. */
+static void record_open(bridge_t *b, peer_t *p)
+{
+  char path[400];
+  snprintf(path, sizeof path, "%s/delivered-d%u-from-d%u", b->cfg.state_dir, b->cfg.domain, p->domain);
+  p->rec = fopen(path, "r+b");
+  if (p->rec) {
+    uint8_t r[16];
+    if (fread(r, 1, 16, p->rec) == 16) {
+      p->rx_inc = get64(r);
+      p->rx_delivered = get64(r + 8);
+    }
+  } else {
+    p->rec = fopen(path, "w+b");
+  }
+  if (!p->rec)
+    blog(b, "cannot open %s: delivery record kept in memory only", path);
+  else
+    setvbuf(p->rec, NULL, _IONBF, 0);
+}
+
+static void record_store(peer_t *p)
+{
+  if (!p->rec)
+    return;
+  uint8_t r[16];
+  put64(r, p->rx_inc);
+  put64(r + 8, p->rx_delivered);
+  fseek(p->rec, 0, SEEK_SET);
+  fwrite(r, 1, 16, p->rec); /* unbuffered: in the kernel when it returns */
+}
+
+/* ---- local MCAPI side (node thread) */
+static mcapi_endpoint_t local_get(bridge_t *b, uint32_t node, uint32_t port)
+{
+  mcapi_status_t st;
+  mcapi_endpoint_t h = mcapi_endpoint_get(b->cfg.domain, node, port, 0, &st);
+  return st == MCAPI_SUCCESS ? h : 0;
+}
+
+static void reply_local(bridge_t *b, uint32_t node, uint32_t port, uint64_t token, mcapi_status_t status,
+                        uint32_t proxy_port)
+{
+  mcapi_endpoint_t to = local_get(b, node, port);
+  if (!to)
+    return; /* the caller gave up */
+  mcx_bridge_rep_t r = {.magic = MCX_BRIDGE_REP_MAGIC, .status = (uint32_t)status,
+                        .proxy_node = b->cfg.node, .proxy_port = proxy_port, .token = token};
+  mcapi_status_t st;
+  mcapi_msg_send(b->req_ep, to, &r, sizeof r, 0, &st);
+}
+
+static proxy_t *proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  for (unsigned i = 0; i < b->nproxies; i++)
+    if (b->proxies[i].peer == pi && b->proxies[i].node == node && b->proxies[i].port == port)
+      return &b->proxies[i];
+  if (b->nproxies == MAX_PROXIES)
+    return NULL;
+  for (uint32_t k = 0; k < 4096; k++) {
+    mcapi_status_t st;
+    mcapi_endpoint_t ep = mcapi_endpoint_create(PROXY_PORT_BASE + k, &st);
+    if (st == MCAPI_ERR_ENDP_EXISTS)
+      continue;
+    if (st != MCAPI_SUCCESS) {
+      blog(b, "no proxy endpoint for d%u n%u p%u: %s", b->peers[pi].domain, node, port,
+           mcapi_display_status(st, (char[64]){0}, 64));
+      return NULL;
+    }
+    proxy_t *x = &b->proxies[b->nproxies++];
+    x->ep = ep, x->peer = pi, x->node = node, x->port = port, x->local_port = PROXY_PORT_BASE + k;
+    blog(b, "proxy port %#x stands for domain %u node %u port %u", x->local_port, b->peers[pi].domain, node,
+         port);
+    return x;
+  }
+  return NULL;
+}
+
+static void send_resolve(bridge_t *b, resolve_t *r)
+{
+  uint8_t m[28];
+  uint64_t now = nng_clock();
+  uint32_t left = r->deadline == UINT64_MAX ? UINT32_MAX
+                  : r->deadline > now       ? (uint32_t)(r->deadline - now)
+                                            : 0;
+  put64(m, r->id);
+  put32(m + 8, r->node);
+  put32(m + 12, r->port);
+  put32(m + 16, left);
+  put64(m + 20, 0);
+  if (b->peers[r->peer].up)
+    send_small(&b->peers[r->peer], F_RESOLVE, m, sizeof m);
+}
+
+static int poll_requests(bridge_t *b)
+{
+  int busy = 0;
+  for (int i = 0; i < 16; i++) {
+    mcx_bridge_req_t q;
+    mcapi_priority_t prio;
+    mcapi_status_t st;
+    size_t n = mcx_msg_try_recv_prio(b->req_ep, &q, sizeof q, &prio, &st);
+    if (st == MCAPI_ERR_MEM_LIMIT)
+      break;
+    busy = 1;
+    if (st != MCAPI_SUCCESS || n != sizeof q || q.magic != MCX_BRIDGE_REQ_MAGIC)
+      continue; /* not a request: dropped */
+    int pi = find_peer(b, q.domain);
+    if (pi < 0) {
+      reply_local(b, q.reply_node, q.reply_port, q.token, MCAPI_ERR_DOMAIN_INVALID, 0);
+      continue;
+    }
+    /* Known already and the peer away: its proxy at once (sends are held
+     * until the peer is back). With the peer up, asked again: the remote
+     * endpoint may have been deleted since. */
+    for (unsigned k = 0; !b->peers[pi].up && k < b->nproxies; k++)
+      if (b->proxies[k].peer == pi && b->proxies[k].node == q.node && b->proxies[k].port == q.port) {
+        reply_local(b, q.reply_node, q.reply_port, q.token, MCAPI_SUCCESS, b->proxies[k].local_port);
+        pi = -1;
+        break;
+      }
+    if (pi < 0)
+      continue;
+    resolve_t *r = calloc(1, sizeof *r);
+    if (!r) {
+      reply_local(b, q.reply_node, q.reply_port, q.token, MCAPI_ERR_MEM_LIMIT, 0);
+      continue;
+    }
+    r->id = ++b->next_res_id, r->peer = pi, r->node = q.node, r->port = q.port;
+    r->deadline = q.timeout_ms == MCAPI_TIMEOUT_INFINITE ? UINT64_MAX : nng_clock() + q.timeout_ms;
+    r->reply_node = q.reply_node, r->reply_port = q.reply_port, r->token = q.token;
+    r->next = b->local_res;
+    b->local_res = r;
+    send_resolve(b, r);
+  }
+  return busy;
+}
+
+/* Remote resolves: answered when the endpoint exists or the time is up. */
+static void tick_resolves(bridge_t *b)
+{
+  uint64_t now = nng_clock();
+  for (resolve_t **pp = &b->remote_res; *pp;) {
+    resolve_t *r = *pp;
+    int found = local_get(b, r->node, r->port) != 0;
+    if (found || now >= r->deadline) {
+      uint8_t m[12];
+      put64(m, r->id);
+      put32(m + 8, found ? 0 : 1);
+      if (b->peers[r->peer].up)
+        send_small(&b->peers[r->peer], F_RESOLVED, m, sizeof m);
+      *pp = r->next;
+      free(r);
+      continue;
+    }
+    pp = &r->next;
+  }
+  /* Local ones whose answer did not come in time (the peer is down). */
+  for (resolve_t **pp = &b->local_res; *pp;) {
+    resolve_t *r = *pp;
+    if (r->deadline != UINT64_MAX && now >= r->deadline + 500) {
+      reply_local(b, r->reply_node, r->reply_port, r->token, MCAPI_TIMEOUT, 0);
+      *pp = r->next;
+      free(r);
+      continue;
+    }
+    pp = &r->next;
+  }
+}
+
+static void on_resolved(bridge_t *b, int pi, const uint8_t *m, uint32_t len)
+{
+  if (len < 12)
+    return;
+  uint64_t id = get64(m);
+  uint32_t status = get32(m + 8);
+  for (resolve_t **pp = &b->local_res; *pp; pp = &(*pp)->next) {
+    resolve_t *r = *pp;
+    if (r->id != id || r->peer != pi)
+      continue;
+    proxy_t *x = status == 0 ? proxy_for(b, pi, r->node, r->port) : NULL;
+    reply_local(b, r->reply_node, r->reply_port, r->token,
+                status != 0 ? MCAPI_TIMEOUT : x ? MCAPI_SUCCESS : MCAPI_ERR_ENDP_LIMIT, x ? x->local_port : 0);
+    *pp = r->next;
+    free(r);
+    return;
+  }
+}
+
+static void on_resolve(bridge_t *b, int pi, const uint8_t *m, uint32_t len)
+{
+  if (len < 20)
+    return;
+  resolve_t *r = calloc(1, sizeof *r);
+  if (!r)
+    return;
+  r->id = get64(m), r->peer = pi, r->node = get32(m + 8), r->port = get32(m + 12);
+  uint32_t t = get32(m + 16);
+  r->deadline = t == UINT32_MAX ? UINT64_MAX : nng_clock() + t;
+  r->next = b->remote_res;
+  b->remote_res = r;
+}
+
+/* ---- data: drain proxies into the window */
+/* Numbers a data frame, keeps it in the window and writes it. */
+static int emit(bridge_t *b, peer_t *p, const proxy_t *x, uint32_t kind, const void *data, size_t n)
+{
+  uint32_t body = 20 + (uint32_t)n, total;
+  uint8_t *f = frame_new(F_DATA, body, &total);
+  if (!f)
+    return -1;
+  uint64_t seq = p->next_seq++;
+  put64(f + 5, seq);
+  put32(f + 13, x->node);
+  put32(f + 17, x->port);
+  put32(f + 21, kind);
+  if (n)
+    memcpy(f + 25, data, n);
+  out_frame_t *o = &p->win[seq % b->window];
+  o->seq = seq, o->buf = f, o->len = total;
+  p->sent_total++;
+  peer_write(p, f, total);
+  return 0;
+}
+
+/* A receive on a message proxy failed: a local sender connected a packet
+ * channel to it? Then the bridge opens the receive side and tells the peer. */
+static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t why)
+{
+  mcapi_status_t st;
+  mcapi_uint_t status = 0, type = 0;
+  mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_STATUS, &status, sizeof status, &st);
+  mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_TYPE, &type, sizeof type, &st);
+  if ((status & MCAPI_ENDP_STATUS_CONNECTED) && (status & MCAPI_ENDP_STATUS_RECV_SIDE) && type == MCAPI_PKT_CHAN) {
+    mcapi_pktchan_recv_open_i(&x->rh, x->ep, &x->req, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
+      x->mode = PX_PKT_OPENING;
+      emit(b, p, x, K_CHAN_OPEN, NULL, 0);
+      blog(b, "proxy port %#x: packet channel to domain %u node %u port %u", x->local_port, p->domain, x->node,
+           x->port);
+      return;
+    }
+    why = st;
+  }
+  blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port, mcapi_display_status(why, (char[64]){0}, 64),
+       type == MCAPI_SCL_CHAN                  ? "scalar channels do not cross the bridge"
+       : (status & MCAPI_ENDP_STATUS_SEND_SIDE) ? "a channel from a remote sender does not cross the bridge"
+                                                : "not a message endpoint");
+  x->mode = PX_BROKEN;
+}
+
+static int drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
+{
+  int busy = 0;
+  for (unsigned i = 0; i < b->nproxies; i++) {
+    proxy_t *x = &b->proxies[i];
+    peer_t *p = &b->peers[x->peer];
+    mcapi_status_t st;
+    size_t sz;
+    if (x->mode == PX_PKT_OPENING && mcapi_test(&x->req, &sz, &st))
+      x->mode = st == MCAPI_SUCCESS ? PX_PKT : PX_BROKEN;
+    if (x->mode == PX_PKT_CLOSING && mcapi_test(&x->req, &sz, &st))
+      x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
+    /* Nothing is taken while the peer is away or the window is full: the
+     * proxy's queue fills and its senders feel the back-pressure. */
+    while ((x->mode == PX_MSG || x->mode == PX_PKT) && p->up && p->next_seq - 1 - p->acked < b->window) {
+      if (x->mode == PX_PKT) {
+        /* One receive request kept posted: it completes with a packet, or
+         * with an error once the sender has closed and all was taken. */
+        size_t n = 0;
+        if (!x->rposted) {
+          mcapi_pktchan_recv_i(x->rh, &x->rbuf, &x->rreq, &st);
+          if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+            x->rbuf = NULL;
+          x->rposted = st == MCAPI_SUCCESS || st == MCAPI_PENDING;
+        }
+        if (x->rposted && !mcapi_test(&x->rreq, &n, &st))
+          break;
+        x->rposted = 0;
+        void *pkt = x->rbuf;
+        if (st != MCAPI_SUCCESS) { /* the sender closed and all was taken */
+          mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
+          x->mode = PX_PKT_CLOSING;
+          emit(b, p, x, K_CHAN_CLOSE, NULL, 0);
+          busy = 1;
+          break;
+        }
+        int rc = emit(b, p, x, K_PKT, pkt, n);
+        mcapi_pktchan_release(pkt, &st);
+        busy = 1;
+        if (rc)
+          break;
+        continue;
+      }
+      mcapi_priority_t prio;
+      size_t n = mcx_msg_try_recv_prio(x->ep, buf, cap, &prio, &st);
+      if (st == MCAPI_ERR_MEM_LIMIT)
+        break;
+      if (st != MCAPI_SUCCESS) {
+        proxy_check_chan(b, p, x, st);
+        continue;
+      }
+      busy = 1;
+      if (emit(b, p, x, prio, buf, n))
+        break;
+    }
+  }
+  return busy;
+}
+
+/* ---- the remote end of packet channels (node thread) */
+static rchan_t *rchan_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    rchan_t *c = &b->rchans[i];
+    if (c->used && !c->closing && c->peer == pi && c->node == node && c->port == port)
+      return c;
+  }
+  return NULL;
+}
+
+/* Data frame of kind @p kind for (node, port): 1 done, 0 hold (try again
+ * later, nothing acknowledged), -1 dropped (logged). */
+static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
+                        size_t len)
+{
+  mcapi_status_t st;
+  size_t sz;
+  rchan_t *c = rchan_find(b, pi, node, port);
+  if (kind == K_CHAN_OPEN) {
+    if (c)
+      return 1;
+    for (unsigned i = 0; i < MAX_RCHANS && !c; i++)
+      if (!b->rchans[i].used)
+        c = &b->rchans[i];
+    mcapi_endpoint_t to = dest_ep(b, node, port, 1);
+    if (!c || !to)
+      return -1;
+    memset(c, 0, sizeof *c);
+    for (uint32_t k = 0; k < 256; k++) {
+      c->ep = mcapi_endpoint_create(RCHAN_PORT_BASE + k, &st);
+      if (st != MCAPI_ERR_ENDP_EXISTS)
+        break;
+    }
+    if (st != MCAPI_SUCCESS)
+      return -1;
+    mcapi_request_t r;
+    mcapi_pktchan_connect_i(c->ep, to, &r, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING)
+      mcapi_wait(&r, &sz, 1000, &st);
+    if (st == MCAPI_SUCCESS)
+      mcapi_pktchan_send_open_i(&c->sh, c->ep, &c->open_req, &st);
+    if (st != MCAPI_SUCCESS && st != MCAPI_PENDING) {
+      blog(b, "packet channel to node %u port %u: %s", node, port, mcapi_display_status(st, (char[64]){0}, 64));
+      mcapi_endpoint_delete(c->ep, &st);
+      return -1;
+    }
+    c->used = 1, c->peer = pi, c->node = node, c->port = port;
+    return 1;
+  }
+  if (!c || c->failed)
+    return -1;
+  if (!c->open) { /* the receiver has not opened its side yet: hold */
+    if (!mcapi_test(&c->open_req, &sz, &st))
+      return 0;
+    if (st != MCAPI_SUCCESS) {
+      c->failed = 1;
+      return -1;
+    }
+    c->open = 1;
+  }
+  if (c->sending) { /* the packet of this frame went out when this completes */
+    if (!mcapi_test(&c->send_req, &sz, &st))
+      return 0;
+    c->sending = 0;
+    return st == MCAPI_SUCCESS ? 1 : -1;
+  }
+  if (kind == K_CHAN_CLOSE) {
+    mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+    c->closing = 1;
+    return 1;
+  }
+  mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
+  if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+    return -1;
+  if (mcapi_test(&c->send_req, &sz, &st))
+    return st == MCAPI_SUCCESS ? 1 : -1;
+  c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
+  return 0;
+}
+
+/* Channels whose close completed: their endpoint goes. */
+static void tick_rchans(bridge_t *b)
+{
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    rchan_t *c = &b->rchans[i];
+    mcapi_status_t st;
+    size_t sz;
+    if (c->used && c->closing && mcapi_test(&c->close_req, &sz, &st)) {
+      mcapi_endpoint_delete(c->ep, &st);
+      c->used = 0;
+    }
+  }
+}
+
+static void on_ack(bridge_t *b, peer_t *p, const uint8_t *m, uint32_t len)
+{
+  if (len < 8)
+    return;
+  uint64_t upto = get64(m);
+  while (p->acked < upto && p->acked + 1 < p->next_seq) {
+    out_frame_t *o = &p->win[(p->acked + 1) % b->window];
+    free(o->buf);
+    o->buf = NULL;
+    p->acked++;
+  }
+}
+
+static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh)
+{
+  for (unsigned i = 0; i < b->ndests; i++)
+    if (b->dests[i].node == node && b->dests[i].port == port) {
+      if (fresh)
+        b->dests[i].ep = local_get(b, node, port);
+      return b->dests[i].ep;
+    }
+  mcapi_endpoint_t ep = local_get(b, node, port);
+  if (ep && b->ndests < MAX_PROXIES)
+    b->dests[b->ndests++] = (dest_t){node, port, ep};
+  return ep;
+}
+
+/* Delivers the held data frames of @p p in order; stops at a full queue. */
+static int deliver(bridge_t *b, peer_t *p)
+{
+  int busy = 0;
+  while (p->pend_head) {
+    ev_t *e = p->pend_head;
+    const uint8_t *m = e->body + 1;
+    uint64_t seq = get64(m);
+    if (p->rx_known && seq <= p->rx_delivered) {
+      p->force_ack = 1; /* sent again after a reconnect: already here */
+    } else if (p->rx_known && seq != p->rx_delivered + 1) {
+      /* A gap cannot happen on one ordered stream: drop the connection. */
+      blog(b, "peer domain %u: data %" PRIu64 " after %" PRIu64 ", reconnecting", p->domain, seq, p->rx_delivered);
+      nng_mtx_lock(p->mtx);
+      if (p->conn)
+        nng_stream_close(p->conn);
+      nng_mtx_unlock(p->mtx);
+      break;
+    } else {
+      uint32_t node = get32(m + 8), port = get32(m + 12), prio = get32(m + 16);
+      mcapi_endpoint_t to = 0;
+      mcapi_status_t st = MCAPI_ERR_ENDP_INVALID;
+      if (prio >= K_PKT) {
+        int r = deliver_chan(b, (int)(p - b->peers), prio, node, port, m + 20, e->len - 21);
+        if (r == 0)
+          break; /* held: no acknowledgement */
+        st = r > 0 ? MCAPI_SUCCESS : MCAPI_ERR_CHAN_INVALID;
+      } else if ((to = dest_ep(b, node, port, 0)) != 0) {
+        mcapi_msg_send(b->send_ep, to, m + 20, e->len - 21, prio, &st);
+      }
+      if (prio < K_PKT && (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED)) {
+        to = dest_ep(b, node, port, 1); /* deleted and made again? */
+        if (to)
+          mcapi_msg_send(b->send_ep, to, m + 20, e->len - 21, prio, &st);
+      }
+      if (st == MCAPI_ERR_MEM_LIMIT)
+        break; /* full: no acknowledgement, the sender's window fills */
+      if (st == MCAPI_SUCCESS) {
+        p->delivered_total++;
+      } else {
+        p->dropped_total++;
+        blog(b, "data %" PRIu64 " from domain %u for node %u port %u dropped: %s", seq, p->domain, node, port,
+             mcapi_display_status(st, (char[64]){0}, 64));
+      }
+      nng_mtx_lock(p->mtx);
+      p->rx_delivered = seq;
+      p->rx_known = 1;
+      nng_mtx_unlock(p->mtx);
+      record_store(p);
+    }
+    busy = 1;
+    p->pend_head = e->next;
+    if (!p->pend_head)
+      p->pend_tail = NULL;
+    free(e->body);
+    free(e);
+  }
+  if (p->up && (p->force_ack || p->rx_delivered != p->ack_sent)) {
+    uint8_t m[8];
+    put64(m, p->rx_delivered);
+    send_small(p, F_ACK, m, 8);
+    p->ack_sent = p->rx_delivered;
+    p->force_ack = 0;
+  }
+  return busy;
+}
+
+static void drop_pending(peer_t *p)
+{
+  while (p->pend_head) {
+    ev_t *e = p->pend_head;
+    p->pend_head = e->next;
+    free(e->body);
+    free(e);
+  }
+  p->pend_tail = NULL;
+}
+
+static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
+{
+  peer_t *p = &b->peers[pi];
+  p->seen_gen = gen;
+  p->up = 1;
+  /* Receiving side: a new incarnation of the peer starts a new record. */
+  uint64_t inc = get64(hello + 12);
+  drop_pending(p); /* sent again by the peer, in order */
+  nng_mtx_lock(p->mtx);
+  if (inc != p->rx_inc) {
+    p->rx_inc = inc;
+    p->rx_delivered = 0;
+    p->rx_known = 0;
+  } else {
+    p->rx_known = 1;
+  }
+  nng_mtx_unlock(p->mtx);
+  record_store(p);
+  p->ack_sent = UINT64_MAX; /* tell the peer where we are */
+  /* Sending side: what the peer's record says it has is acknowledged; the
+   * rest goes again, in order. */
+  if (get64(hello + 52) == b->inc) {
+    uint8_t m[8];
+    put64(m, hello_rx_delivered(hello));
+    on_ack(b, p, m, 8);
+  }
+  for (uint64_t s = p->acked + 1; s < p->next_seq; s++) {
+    out_frame_t *o = &p->win[s % b->window];
+    if (o->buf && o->seq == s)
+      peer_write(p, o->buf, o->len);
+  }
+  for (resolve_t *r = b->local_res; r; r = r->next)
+    if (r->peer == pi)
+      send_resolve(b, r);
+}
+
+static int process_events(bridge_t *b)
+{
+  nng_mtx_lock(b->evmtx);
+  ev_t *e = b->ev_head;
+  b->ev_head = b->ev_tail = NULL;
+  nng_mtx_unlock(b->evmtx);
+  int busy = e != NULL;
+  while (e) {
+    ev_t *next = e->next;
+    peer_t *p = &b->peers[e->peer];
+    int keep = 0;
+    if (e->type == EV_UP) {
+      on_up(b, e->peer, e->gen, e->body);
+    } else if (e->type == EV_DOWN) {
+      if (e->gen == p->seen_gen)
+        p->up = 0;
+    } else if (e->gen == p->seen_gen && e->len >= 1) {
+      const uint8_t *m = e->body + 1;
+      uint32_t n = e->len - 1;
+      switch (e->body[0]) {
+      case F_DATA:
+        if (n >= 20) {
+          /* The first data of a new incarnation sets the base. */
+          if (!p->rx_known) {
+            nng_mtx_lock(p->mtx);
+            p->rx_delivered = get64(m) - 1;
+            p->rx_known = 1;
+            nng_mtx_unlock(p->mtx);
+          }
+          e->next = NULL;
+          if (p->pend_tail)
+            p->pend_tail->next = e;
+          else
+            p->pend_head = e;
+          p->pend_tail = e;
+          keep = 1;
+        }
+        break;
+      case F_ACK: on_ack(b, p, m, n); break;
+      case F_RESOLVE: on_resolve(b, e->peer, m, n); break;
+      case F_RESOLVED: on_resolved(b, e->peer, m, n); break;
+      default: break;
+      }
+    }
+    if (!keep) {
+      free(e->body);
+      free(e);
+    }
+    e = next;
+  }
+  return busy;
+}
+
+static void write_status(bridge_t *b)
+{
+  char path[400], tmp[420];
+  snprintf(path, sizeof path, "%s/status", b->cfg.state_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return;
+  fprintf(f, "bridge domain %u node %u listen %s proxies %u\n", b->cfg.domain, b->cfg.node, b->cfg.listen,
+          b->nproxies);
+  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+    peer_t *p = &b->peers[i];
+    nng_mtx_lock(p->mtx);
+    static const char *names[] = {"down", "up", "refused"};
+    fprintf(f,
+            "peer domain %u url %s state %s attempts %u sent %" PRIu64 " acked %" PRIu64
+            " delivered %" PRIu64 " dropped %" PRIu64 " why \"%s\"\n",
+            p->domain, p->url, names[p->state], p->attempts, p->sent_total, p->acked, p->delivered_total,
+            p->dropped_total, p->why);
+    nng_mtx_unlock(p->mtx);
+  }
+  fclose(f);
+  rename(tmp, path);
+}
+
+static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v)
+{
+  mcapi_status_t st;
+  mcapi_endpoint_set_attribute(ep, attr, &v, sizeof v, &st);
+}
+
+/* Mutual TLS: each side shows a certificate signed by the CA; a dialer
+ * checks the listener's name (@p host). Fails when nng has no TLS engine. */
+static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host)
+{
+  int rv = nng_tls_config_alloc(out, host ? NNG_TLS_MODE_CLIENT : NNG_TLS_MODE_SERVER);
+  if (!rv)
+    rv = nng_tls_config_auth_mode(*out, NNG_TLS_AUTH_MODE_REQUIRED);
+  if (!rv)
+    rv = nng_tls_config_ca_file(*out, b->cfg.tls_ca);
+  if (!rv)
+    rv = nng_tls_config_cert_key_file(*out, b->cfg.tls_cert_key, NULL);
+  if (!rv && host)
+    rv = nng_tls_config_server_name(*out, host);
+  if (rv && *out) {
+    nng_tls_config_free(*out);
+    *out = NULL;
+  }
+  return rv;
+}
+
+static int setup_tls(bridge_t *b)
+{
+  int rv = make_tls(b, &b->tls_server, NULL);
+  if (rv)
+    blog(b, "TLS (%s, %s): %s%s", b->cfg.tls_cert_key, b->cfg.tls_ca, nng_strerror(rv),
+         rv == NNG_ENOTSUP ? " (this nng was built without TLS)" : "");
+  else
+    blog(b, "TLS: %s", nng_tls_engine_description());
+  return rv ? -1 : 0;
+}
+
+int mcx_bridge_run(const mcx_bridge_config_t *cfg)
+{
+  static bridge_t bs;
+  bridge_t *b = &bs;
+  memset(b, 0, sizeof *b);
+  b->cfg = *cfg;
+  if (!b->cfg.node)
+    b->cfg.node = mcx_bridge_node();
+  b->window = cfg->window ? cfg->window : 64;
+  mcx_store_relaxed(&g_stop, 0);
+  mcx_store_relaxed(&g_quit_io, 0);
+  if (b->cfg.key_len < 16) {
+    blog(b, "the key must be at least 16 bytes");
+    return -1;
+  }
+  b->inc = (uint64_t)nng_random() << 32 | nng_random();
+  if (!b->inc)
+    b->inc = 1;
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_initialize(b->cfg.domain, b->cfg.node, NULL, NULL, &info, &st);
+  if (st != MCAPI_SUCCESS) {
+    blog(b, "cannot join domain %u as node %u: %s", b->cfg.domain, b->cfg.node,
+         mcapi_display_status(st, (char[64]){0}, 64));
+    return -1;
+  }
+  int rc = -1;
+  if (mcx_transport() != MCX_TRANSPORT_SHM) {
+    blog(b, "domain %u uses another transport than shared memory (MCX_TRANSPORT=shm is needed)", b->cfg.domain);
+    goto fin;
+  }
+  b->req_ep = mcapi_endpoint_create(MCX_BRIDGE_PORT, &st);
+  if (st == MCAPI_SUCCESS)
+    b->send_ep = mcapi_endpoint_create(MCX_BRIDGE_PORT + 1, &st);
+  if (st != MCAPI_SUCCESS) {
+    blog(b, "cannot create the bridge endpoints: %s (is another bridge running?)",
+         mcapi_display_status(st, (char[64]){0}, 64));
+    goto fin;
+  }
+  set_attr_u32(b->send_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+  set_attr_u32(b->req_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+  nng_mtx_alloc(&b->evmtx);
+  nng_mtx_alloc(&b->thmtx);
+  if (b->cfg.tls_cert_key[0] && setup_tls(b))
+    goto stop;
+  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+    peer_t *p = &b->peers[i];
+    p->domain = cfg->peers[i].domain;
+    snprintf(p->url, sizeof p->url, "%s", cfg->peers[i].url);
+    p->dialer = b->cfg.domain < p->domain;
+    nng_mtx_alloc(&p->mtx);
+    nng_mtx_alloc(&p->wmtx);
+    p->win = calloc(b->window, sizeof *p->win);
+    p->next_seq = 1;
+    p->seen_gen = UINT32_MAX;
+    snprintf(p->why, sizeof p->why, p->dialer ? "dialing" : "waiting for it to dial");
+    record_open(b, p);
+  }
+  int rv = nng_stream_listener_alloc(&b->listener, b->cfg.listen);
+  if (rv == 0 && strstr(b->cfg.listen, "tcp://"))
+    rv = nng_stream_listener_set_bool(b->listener, NNG_OPT_TCP_NODELAY, true);
+  if (rv == 0 && !strncmp(b->cfg.listen, "tls+", 4))
+    rv = b->tls_server ? nng_stream_listener_set_ptr(b->listener, NNG_OPT_TLS_CONFIG, b->tls_server) : NNG_ENOTSUP;
+  if (rv == 0)
+    rv = nng_stream_listener_listen(b->listener);
+  if (rv) {
+    blog(b, "cannot listen on %s: %s", b->cfg.listen, nng_strerror(rv));
+    goto stop;
+  }
+  blog(b, "node %u of domain %u, listening on %s, %u peer(s)", b->cfg.node, b->cfg.domain, b->cfg.listen,
+       b->cfg.npeers);
+  spawn(b, listen_thread, b);
+  for (unsigned i = 0; i < b->cfg.npeers; i++)
+    if (b->peers[i].dialer) {
+      dial_arg_t *d = malloc(sizeof *d);
+      if (d) {
+        d->b = b, d->pi = (int)i;
+        spawn(b, dial_thread, d);
+      }
+    }
+  size_t cap = 25 + (size_t)MCAPI_MAX_MSG_SIZE * 64;
+  uint8_t *buf = malloc(cap);
+  uint64_t last_status = 0, last_tick = 0;
+  unsigned idle = 0;
+  while (buf && !mcx_load_relaxed(&g_stop)) {
+    int busy = poll_requests(b);
+    busy |= process_events(b);
+    for (unsigned i = 0; i < b->cfg.npeers; i++)
+      busy |= deliver(b, &b->peers[i]);
+    busy |= drain_proxies(b, buf, cap);
+    uint64_t now = nng_clock();
+    if (now - last_tick >= 2) {
+      tick_resolves(b);
+      tick_rchans(b);
+      last_tick = now;
+    }
+    if (now - last_status >= 250) {
+      write_status(b);
+      last_status = now;
+    }
+    /* Spin, then yield, then nap: MCAPI queues cannot wake this thread. */
+    if (busy)
+      idle = 0;
+    else if (++idle < 64)
+      mcx_port_cpu_relax();
+    else if (idle < 2000)
+      mcx_port_yield();
+    else
+      mcx_port_sleep_ns(idle < 20000 ? 20000 : idle < 100000 ? 200000 : 1000000);
+  }
+  free(buf);
+  rc = 0;
+stop:
+  mcx_store_relaxed(&g_quit_io, 1);
+  if (b->listener)
+    nng_stream_listener_close(b->listener);
+  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+    peer_t *p = &b->peers[i];
+    nng_mtx_lock(p->mtx);
+    if (p->conn)
+      nng_stream_close(p->conn);
+    nng_mtx_unlock(p->mtx);
+  }
+  for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0]; i++)
+    if (b->threads[i].t)
+      nng_thread_destroy(b->threads[i].t); /* joins */
+  write_status(b);
+  if (b->listener)
+    nng_stream_listener_free(b->listener);
+  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+    peer_t *p = &b->peers[i];
+    drop_pending(p);
+    for (unsigned k = 0; p->win && k < b->window; k++)
+      free(p->win[k].buf);
+    free(p->win);
+    if (p->rec)
+      fclose(p->rec);
+    nng_mtx_free(p->mtx);
+    nng_mtx_free(p->wmtx);
+  }
+  for (resolve_t *r = b->local_res, *n; r; r = n)
+    n = r->next, free(r);
+  for (resolve_t *r = b->remote_res, *n; r; r = n)
+    n = r->next, free(r);
+  for (ev_t *e = b->ev_head, *n; e; e = n)
+    n = e->next, free(e->body), free(e);
+  nng_mtx_free(b->evmtx);
+  nng_mtx_free(b->thmtx);
+  if (b->tls_server)
+    nng_tls_config_free(b->tls_server);
+fin:
+  mcapi_finalize(&st);
+  blog(b, "stopped");
+  return rc;
+}

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The bridge (docs/bridge.md): two domains, each with its bridge, as separate
+# process groups on this machine. Skipped (77, with the reason) without nng.
+add_executable(bridge_node ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_node.c)
+target_link_libraries(bridge_node PRIVATE mca_static)
+target_compile_definitions(bridge_node PRIVATE _GNU_SOURCE)
+if(MCX_BRIDGE)
+  add_executable(bridge_test_hmac ${CMAKE_CURRENT_SOURCE_DIR}/bridge/test_hmac.c)
+  target_link_libraries(bridge_test_hmac PRIVATE mca_bridge)
+  add_test(NAME bridge_hmac_rfc4231 COMMAND bridge_test_hmac)
+  set_tests_properties(bridge_hmac_rfc4231 PROPERTIES LABELS unit TIMEOUT 30)
+  set(_mca $<TARGET_FILE:mca>)
+else()
+  add_test(NAME bridge_hmac_rfc4231 COMMAND sh -c "echo 'skipped: the bridge is not built (nng not found; Debian: libnng-dev)'; exit 77")
+  set_tests_properties(bridge_hmac_rfc4231 PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+  set(_mca "")
+endif()
+foreach(c messages priorities restart refused channels tls netns config)
+  add_test(NAME bridge_${c} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_check.sh ${c} "${_mca}"
+           $<TARGET_FILE:bridge_node>)
+  set_tests_properties(bridge_${c} PROPERTIES LABELS unit TIMEOUT 180 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+  if(CMAKE_C_FLAGS MATCHES "-fsanitize")
+    # Instrumented processes are 5-20 times slower: shorter streams.
+    set_tests_properties(bridge_${c} PROPERTIES ENVIRONMENT "MCX_BRIDGE_TEST_ITEMS=20000")
+  endif()
+endforeach()

@@ -1,0 +1,348 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Two MCAPI domains on this machine, each with its own bridge process and its
+# own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
+#   bridge_check.sh CASE MCA BRIDGE_NODE
+# CASE: messages | priorities | restart | refused | channels | tls | netns | config
+# Exit 77 (skip) with the reason when the bridge is not built.
+set -u
+case_=$1 mca=$2 node=$3
+if [ -z "$mca" ]; then
+  echo "skipped: the bridge is not built (nng not found at build time; Debian: libnng-dev)"
+  exit 77
+fi
+work=$(mktemp -d /tmp/mca-bridge-test.XXXXXX)
+export MCX_NAMESPACE=bridge$$
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  "$mca" domains --clean >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  for f in "$work"/*.log "$work"/s*/status; do [ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done
+  exit 1
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+newkey() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$1"; chmod 600 "$1"; }
+# conf DOMAIN LISTEN KEYFILE PEER_DOMAIN PEER_URL
+conf() {
+  mkdir -p "$work/s$1"
+  printf '{"domain": %s, "listen": "%s", "peers": {"%s": "%s"}, "key_file": "%s", "state_dir": "%s"}\n' \
+    "$1" "$2" "$4" "$5" "$3" "$work/s$1" > "$work/b$1.json"
+}
+declare -A bpid
+start_bridge() {
+  "$mca" bridge --config "$work/b$1.json" >>"$work/b$1.log" 2>&1 &
+  bpid[$1]=$!
+  pids+=($!)
+}
+# wait_state DOMAIN PEER STATE [SECONDS]
+wait_state() {
+  for _ in $(seq 1 $((${4:-20} * 10))); do
+    grep -q "peer domain $2 .* state $3 " "$work/s$1/status" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "bridge of domain $1: peer $2 not '$3' in time"
+}
+# wait_line FILE PATTERN [SECONDS]
+wait_line() {
+  for _ in $(seq 1 $((${3:-20} * 10))); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "no '$2' in $1 in time"
+}
+
+url() { # url DOMAIN KIND
+  if [ "$2" = tcp ]; then echo "tcp://127.0.0.1:$(free_port)"; else echo "ipc://$work/d$1.sock"; fi
+}
+two_bridges() { # two_bridges KIND
+  newkey "$work/key"
+  u1=$(url 1 "$1") u2=$(url 2 "$1")
+  conf 1 "$u1" "$work/key" 2 "$u2"
+  conf 2 "$u2" "$work/key" 1 "$u1"
+  start_bridge 1
+  start_bridge 2
+  wait_state 1 2 up
+  wait_state 2 1 up
+}
+
+case "$case_" in
+messages)
+  # Both ways at once, over tcp on the loopback; every item checked.
+  two_bridges tcp
+  "$node" recv 2 2 10 3000 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" recv 1 1 11 3000 >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
+  "$node" send 1 3 2 2 10 3000 >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" send 2 4 1 1 11 3000 >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
+  cat "$work/r1.log" "$work/r2.log"
+  grep -q "recv: 3000 items, in order, no duplicate, 0 lost" "$work/r1.log" || fail "domain 1 receiver"
+  grep -q "recv: 3000 items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "domain 2 receiver"
+  # Gets: an endpoint nobody creates times out; an unconfigured domain is invalid.
+  out=$("$node" get 1 5 2 2 99 300) || fail "get"
+  echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of a missing remote endpoint: $out"
+  out=$("$node" get 1 5 9 2 10 300) || fail "get"
+  echo "$out"; [ "$out" = "get: MCAPI_ERR_DOMAIN_INVALID" ] || fail "get in an unconfigured domain: $out"
+  # The peer's bridge is gone: sends are held in the proxy's queue (64), then
+  # a FAIL_ON_MEM_LIMIT sender gets MCAPI_ERR_MEM_LIMIT; once the bridge is
+  # back, the held items arrive, in order.
+  kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+  wait_state 1 2 down
+  "$node" recv 2 2 10 64 >"$work/r5.log" 2>&1 & r5=$!; pids+=($r5)
+  wait_line "$work/r5.log" ready
+  out=$("$node" sendfail 1 6 2 2 10 1000) || fail "sendfail"
+  echo "$out"; [ "$out" = "sendfail: 64 sent, then MCAPI_ERR_MEM_LIMIT" ] || fail "FAIL_ON_MEM_LIMIT while the peer is down"
+  start_bridge 2
+  wait $r5 || fail "held items: $(cat "$work/r5.log")"
+  cat "$work/r5.log"
+  grep -q "recv: 64 items, in order, no duplicate, 0 lost" "$work/r5.log" || fail "held items"
+  # SIGTERM stops a bridge cleanly (exit 0, threads joined, memory freed).
+  for d in 1 2; do
+    kill -TERM "${bpid[$d]}"
+    wait "${bpid[$d]}" || fail "bridge $d exited with $? on SIGTERM"
+    grep -q "mca bridge d$d: stopped" "$work/b$d.log" || fail "bridge $d did not say it stopped"
+  done
+  ;;
+priorities)
+  # 20 items at priority 5, then 20 at 0, queued remotely before anyone reads.
+  two_bridges ipc
+  "$node" precv 2 2 10 20 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" prio 1 3 2 2 10 20 || fail "priority sender"
+  wait $r2 || fail "priority receiver: $(cat "$work/r2.log")"
+  cat "$work/r2.log"
+  ;;
+restart)
+  two_bridges ipc
+  # 1. kill -9 of the receiving side's bridge mid-stream, twice, restarted:
+  #    nothing acknowledged is lost, nothing duplicated or reordered.
+  # The receiver is paced and reports its progress; the kills happen at
+  # progress points. Back-pressure keeps the sender at most a few hundred
+  # items ahead of the receiver, so the stream is still running then.
+  n=${MCX_BRIDGE_TEST_ITEMS:-100000}
+  "$node" recv 2 2 10 $n pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  for round in 1 2; do
+    wait_line "$work/r2.log" "^progress $((round * n / 4))\$" 120
+    kill -0 $s1 2>/dev/null || fail "the stream ended before the kill"
+    kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+    echo "killed the bridge of domain 2 mid-stream (round $round)"
+    sleep 0.5
+    start_bridge 2
+    wait_state 1 2 up
+  done
+  wait $s1 || fail "sender: $(cat "$work/s1.log")"
+  wait $r2 || fail "receiver: $(cat "$work/r2.log")"
+  cat "$work/s1.log" "$work/r2.log"
+  grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "restart of the receiving bridge"
+  # 2. kill -9 of the sending side's bridge mid-stream, restarted: the items
+  #    it held are lost (its proxy's queue and window), the rest arrive in
+  #    order without duplicates; the sender gets the endpoint again.
+  "$node" recv 2 2 12 $n loss pace >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  "$node" send 1 3 2 2 12 $n >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/r3.log" "^progress $((n / 4))\$" 120
+  kill -0 $s3 2>/dev/null || fail "the stream ended before the kill"
+  kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
+  echo "killed the bridge of domain 1 mid-stream"
+  sleep 0.3
+  start_bridge 1
+  wait_state 1 2 up
+  wait $s3 || fail "sender after restart: $(cat "$work/s3.log")"
+  wait $r3 || fail "receiver (loss allowed): $(cat "$work/r3.log")"
+  cat "$work/s3.log" "$work/r3.log"
+  grep -q "in order, no duplicate" "$work/r3.log" || fail "restart of the sending bridge"
+  grep -q "refused: MCAPI_ERR_ENDP" "$work/s3.log" || fail "the sender saw no refused send"
+  # 3. Back-pressure, and blocked calls return: the remote endpoint is never
+  #    read, its queue fills, acknowledgements stop, the window and then the
+  #    proxy's queue fill, the sender blocks; killing its bridge ends the wait.
+  "$node" precv 2 2 13 100000 >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" ready
+  "$node" send 1 3 2 2 13 5000 >"$work/s4.log" 2>&1 & s4=$!; pids+=($s4)
+  sleep 2
+  kill -0 $s4 2>/dev/null || fail "the sender did not block behind the full remote queue: $(cat "$work/s4.log")"
+  grep "state up" "$work/s1/status"
+  kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
+  # (The sender then tries to get the endpoint again: the bridge is gone.)
+  wait_line "$work/s4.log" "refused: MCAPI_ERR_ENDP" 10
+  cat "$work/s4.log"
+  # Held back only after the remote queue (64) and the window (64) were
+  # full: 64 more wait in the proxy's queue (193 once all is settled).
+  blocked=$(sed -n 's/^send: seq \([0-9]*\) refused.*/\1/p' "$work/s4.log" | head -1)
+  [ "${blocked:-0}" -gt 128 ] && [ "$blocked" -le 193 ] || fail "the send that blocked is number $blocked"
+  kill -9 $s4
+  ;;
+refused)
+  newkey "$work/key"; newkey "$work/other"
+  u1=$(url 1 ipc) u2=$(url 2 ipc)
+  # Domain 1 has the wrong key: domain 2 refuses it, domain 1 reports it.
+  conf 2 "$u2" "$work/key" 1 "$u1"
+  conf 1 "$u1" "$work/other" 2 "$u2"
+  start_bridge 2; start_bridge 1
+  wait_line "$work/b2.log" "refused domain 1: wrong key"
+  wait_state 1 2 refused
+  out=$("$node" get 1 5 2 2 10 300) || fail "get"
+  echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get through a refused peer: $out"
+  kill "${bpid[1]}"; wait "${bpid[1]}"
+  # Domain 0, right key but not one of domain 2's peers: refused.
+  conf 0 "$(url 0 ipc)" "$work/key" 2 "$u2"
+  start_bridge 0
+  wait_line "$work/b2.log" "refused a connection from domain 0: not a configured peer"
+  kill "${bpid[0]}"; wait "${bpid[0]}"
+  # The right key: up.
+  conf 1 "$u1" "$work/key" 2 "$u2"
+  start_bridge 1
+  wait_state 1 2 up
+  wait_state 2 1 up
+  grep -h "refused" "$work"/b*.log | sort | uniq -c
+  ;;
+channels)
+  # A packet channel from a node of domain 1 to an endpoint of domain 2:
+  # connect, open, packets (each checked, in order), close.
+  two_bridges ipc
+  "$node" pktrecv 2 2 20 5000 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" pktsend 1 3 2 2 20 5000 >"$work/s1.log" 2>&1 || fail "packet sender: $(cat "$work/s1.log")"
+  wait $r2 || fail "packet receiver: $(cat "$work/r2.log")"
+  cat "$work/s1.log" "$work/r2.log"
+  grep -q "pktrecv: 5000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r2.log" || fail "packet receiver"
+  grep -q "pktsend: 5000 packets sent, close: MCAPI_SUCCESS" "$work/s1.log" || fail "packet sender's close"
+  # A receiver slower than the sender: the remote channel fills, the bridge
+  # holds the packet (no acknowledgement), the local channel fills, the
+  # sender waits; all arrive in order. The same proxy serves a second channel.
+  "$node" pktrecv 2 2 20 3000 pace >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  "$node" pktsend 1 3 2 2 20 3000 >"$work/s3.log" 2>&1 || fail "packet sender: $(cat "$work/s3.log")"
+  wait $r3 || fail "slow packet receiver: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "pktrecv: 3000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow packet receiver"
+  ;;
+tls)
+  # nng's TLS under the handshake: certificates of one CA connect, a
+  # certificate of another CA does not (the key alone is not enough).
+  command -v openssl >/dev/null || { echo "skipped: openssl (to make test certificates) is not installed"; exit 77; }
+  cert() { # cert NAME CA
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/$1.key" \
+      -out "$work/$1.csr" -subj /CN=127.0.0.1 2>/dev/null &&
+    printf 'subjectAltName=DNS:127.0.0.1,IP:127.0.0.1,DNS:localhost\n' > "$work/ext" &&
+    openssl x509 -req -in "$work/$1.csr" -CA "$work/$2.pem" -CAkey "$work/$2.key" -CAcreateserial \
+      -out "$work/$1.crt" -days 2 -extfile "$work/ext" 2>/dev/null &&
+    cat "$work/$1.crt" "$work/$1.key" > "$work/$1.pem" && chmod 600 "$work/$1.pem" || fail "openssl: $1"
+  }
+  for ca in ca rogue; do
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/$ca.key" \
+      -out "$work/$ca.pem" -days 2 -subj "/CN=$ca" 2>/dev/null || fail "openssl: $ca"
+  done
+  cert b1 ca; cert b2 ca; cert bad rogue
+  newkey "$work/key"
+  u1="tls+tcp://127.0.0.1:$(free_port)" u2="tls+tcp://127.0.0.1:$(free_port)"
+  tconf() { # tconf DOMAIN LISTEN PEER PEER_URL PEM
+    mkdir -p "$work/s$1"
+    printf '{"domain": %s, "listen": "%s", "peers": {"%s": "%s"}, "key_file": "%s", "state_dir": "%s", "tls": {"cert_key": "%s", "ca": "%s"}}\n' \
+      "$1" "$2" "$3" "$4" "$work/key" "$work/s$1" "$5" "$work/ca.pem" > "$work/b$1.json"
+  }
+  tconf 1 "$u1" 2 "$u2" "$work/bad.pem"
+  tconf 2 "$u2" 1 "$u1" "$work/b2.pem"
+  start_bridge 2; start_bridge 1
+  wait_line "$work/b2.log" "TLS: "
+  sleep 3
+  grep -q "peer domain 2 .* state up " "$work/s1/status" && fail "a certificate of another CA was let in"
+  grep "peer domain 2" "$work/s1/status"
+  kill "${bpid[1]}"; wait "${bpid[1]}"
+  tconf 1 "$u1" 2 "$u2" "$work/b1.pem"
+  start_bridge 1
+  wait_state 1 2 up
+  "$node" recv 2 2 10 2000 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 2000 || fail "sender over TLS"
+  wait $r2 || fail "receiver over TLS: $(cat "$work/r2.log")"
+  cat "$work/r2.log"
+  grep -q "recv: 2000 items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "messages over TLS"
+  grep -h "TLS" "$work"/b*.log | sort -u
+  ;;
+netns)
+  # Two network namespaces joined by a veth pair: the bridges talk tcp over
+  # it; the link goes down for a second mid-stream and comes back.
+  [ "$(id -u)" = 0 ] || { echo "skipped: network namespaces need root"; exit 77; }
+  command -v ip >/dev/null || { echo "skipped: the ip command (iproute2) is not installed"; exit 77; }
+  na=mcxa$$ nb=mcxb$$
+  netns_cleanup() { timeout 10 ip netns del "$na" 2>/dev/null; timeout 10 ip netns del "$nb" 2>/dev/null; cleanup; }
+  trap netns_cleanup EXIT
+  timeout 10 ip netns add "$na" 2>/dev/null || { echo "skipped: cannot create a network namespace here"; exit 77; }
+  timeout 10 ip netns add "$nb" || fail "ip netns add"
+  timeout 10 ip link add "v$na" type veth peer name "v$nb" || fail "ip link add veth"
+  timeout 10 ip link set "v$na" netns "$na" && timeout 10 ip link set "v$nb" netns "$nb" || fail "ip link set netns"
+  ip netns exec "$na" ip addr add 10.77.0.1/24 dev "v$na" && ip netns exec "$na" ip link set "v$na" up &&
+    ip netns exec "$na" ip link set lo up || fail "namespace a"
+  ip netns exec "$nb" ip addr add 10.77.0.2/24 dev "v$nb" && ip netns exec "$nb" ip link set "v$nb" up &&
+    ip netns exec "$nb" ip link set lo up || fail "namespace b"
+  newkey "$work/key"
+  u1="tcp://10.77.0.1:7301" u2="tcp://10.77.0.2:7302"
+  conf 1 "$u1" "$work/key" 2 "$u2"
+  conf 2 "$u2" "$work/key" 1 "$u1"
+  ip netns exec "$na" "$mca" bridge --config "$work/b1.json" >>"$work/b1.log" 2>&1 & pids+=($!)
+  ip netns exec "$nb" "$mca" bridge --config "$work/b2.json" >>"$work/b2.log" 2>&1 & pids+=($!)
+  wait_state 1 2 up
+  wait_state 2 1 up
+  n=${MCX_BRIDGE_TEST_ITEMS:-40000}
+  ip netns exec "$nb" "$node" recv 2 2 10 $n pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  ip netns exec "$na" "$node" recv 1 1 11 $n pace >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
+  ip netns exec "$na" "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  ip netns exec "$nb" "$node" send 2 4 1 1 11 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  wait_line "$work/r2.log" "^progress $((n / 4))\$" 120
+  kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down"
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  echo "link down"
+  sleep 1
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
+  cat "$work/r1.log" "$work/r2.log"
+  grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r1.log" || fail "domain 1 receiver"
+  grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "domain 2 receiver"
+  ;;
+config)
+  # Bad configurations are refused with a message naming the problem.
+  newkey "$work/key"; mkdir -p "$work/s"
+  check() { # check EXPECTED_RC PATTERN JSON
+    echo "$3" > "$work/c.json"
+    out=$("$mca" bridge --check "$work/c.json" 2>&1); rc=$?
+    echo "$out"
+    [ $rc -eq "$1" ] || fail "rc $rc for $3"
+    echo "$out" | grep -q "$2" || fail "no '$2' for $3"
+  }
+  good='"listen": "ipc:///tmp/x.sock", "key_file": "'$work/key'", "state_dir": "'$work/s'"'
+  check 0 "domain 1, listen ipc:///tmp/x.sock, 1 peer" '{"domain": 1, '"$good"', "peers": {"2": "tcp://10.0.0.2:7302"}}'
+  check 1 "expected .,. or .}." '{"domain": 1, '"$good"', "peers": {"2": "tcp://h:1"}'
+  check 1 'unknown key "colour"' '{"domain": 1, "colour": 3, '"$good"', "peers": {}}'
+  check 1 "other than the local one" '{"domain": 1, '"$good"', "peers": {"1": "tcp://h:1"}}'
+  check 1 "tcp://host:port or ipc:///path" '{"domain": 1, '"$good"', "peers": {"2": "http://h:1"}}'
+  check 1 '"domain" must be a whole number' '{"domain": -1, '"$good"', "peers": {}}'
+  chmod 644 "$work/key"
+  check 1 "readable or writable by others" '{"domain": 1, '"$good"', "peers": {}}'
+  printf 'short' > "$work/key"; chmod 600 "$work/key"
+  check 1 "16 to 64 bytes" '{"domain": 1, '"$good"', "peers": {}}'
+  # The benchmark runs end to end (its numbers are not checked).
+  "$mca" bridge --bench --count 200 --rtts 100 > "$work/bench.log" 2>&1 || fail "bench: $(cat "$work/bench.log")"
+  cat "$work/bench.log"
+  grep -q "MCAPI message through two bridges" "$work/bench.log" && grep -q "raw nng push/pull" "$work/bench.log" ||
+    fail "bench output"
+  ;;
+*)
+  echo "unknown case $case_"; exit 2 ;;
+esac
+# Sanitizer builds: a report in any process's output fails the test.
+if grep -l "AddressSanitizer\|LeakSanitizer\|ThreadSanitizer\|runtime error:" "$work"/*.log 2>/dev/null; then
+  fail "sanitizer report above"
+fi
+echo "bridge_$case_: ok"
+exit 0

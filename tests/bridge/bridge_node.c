@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A node of the bridge tests (tests/bridge/bridge_check.sh): standard MCAPI
+ * calls only; the endpoint it sends to is in another domain, reached through
+ * the bridges.
+ *
+ *   recv DOMAIN NODE PORT COUNT [loss] [pace]  receives COUNT items, checks them
+ *                                        (pace: at most about 20000 per second)
+ *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT FIRST   sends items FIRST..COUNT
+ *   prio DOMAIN NODE RDOMAIN RNODE RPORT N      N items at priority 5, then N at 0
+ *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
+ *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
+ *   sendfail DOMAIN NODE RDOMAIN RNODE RPORT MAX  FAIL_ON_MEM_LIMIT sends until refused
+ *   pktrecv DOMAIN NODE PORT COUNT [pace]       opens a packet channel's receive side,
+ *                                               checks COUNT packets, then the sender's close
+ *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT  connects a packet channel to the
+ *                                               remote endpoint, sends COUNT packets, closes
+ *
+ * An item is {sender, sequence, priority, check} followed by a fill pattern
+ * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
+ * and (unless "loss" is given) a gap; it prints what it saw. The sender
+ * prints the sequence of every item a send refused (and carries on with the
+ * next item after MCAPI_ERR_ENDP_INVALID/DELETED by getting the endpoint again).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mcapi.h"
+
+#define FILL 200
+
+typedef struct item {
+  uint32_t sender, seq, prio, check;
+  uint8_t fill[FILL];
+} item_t;
+
+static void die(const char *what, mcapi_status_t st)
+{
+  char m[MCAPI_MAX_STATUS_SIZE];
+  fprintf(stderr, "bridge_node: %s: %s\n", what, mcapi_display_status(st, m, sizeof m));
+  exit(1);
+}
+
+static void init(unsigned long d, unsigned long n)
+{
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_initialize((mcapi_domain_t)d, (mcapi_node_t)n, NULL, NULL, &info, &st);
+  if (st != MCAPI_SUCCESS)
+    die("initialize", st);
+}
+
+static void make(item_t *it, uint32_t seq, uint32_t prio)
+{
+  it->sender = 7;
+  it->seq = seq;
+  it->prio = prio;
+  it->check = seq * 2654435761u;
+  for (int i = 0; i < FILL; i++)
+    it->fill[i] = (uint8_t)(seq + (uint32_t)i);
+}
+
+static int intact(const item_t *it)
+{
+  if (it->check != it->seq * 2654435761u || it->sender != 7)
+    return 0;
+  for (int i = 0; i < FILL; i++)
+    if (it->fill[i] != (uint8_t)(it->seq + (uint32_t)i))
+      return 0;
+  return 1;
+}
+
+static mcapi_endpoint_t get_remote(unsigned long rd, unsigned long rn, unsigned long rp)
+{
+  mcapi_status_t st;
+  mcapi_endpoint_t h = 0;
+  /* The bridge may be restarting (MCAPI_ERR_DOMAIN_INVALID meanwhile): 30 s. */
+  for (int i = 0; i < 300; i++) {
+    h = mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, 30000, &st);
+    if (st != MCAPI_ERR_DOMAIN_INVALID)
+      break;
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL);
+  }
+  if (st != MCAPI_SUCCESS)
+    die("endpoint_get of the remote endpoint", st);
+  return h;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 4)
+    return 2;
+  const char *mode = argv[1];
+  unsigned long d = strtoul(argv[2], NULL, 10), n = strtoul(argv[3], NULL, 10);
+  mcapi_status_t st;
+  init(d, n);
+  if (!strcmp(mode, "pktrecv")) {
+    unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
+    mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_pktchan_recv_hndl_t rh;
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_pktchan_recv_open_i(&rh, ep, &req, &st);
+    printf("ready\n");
+    fflush(stdout);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_recv_open", st);
+    for (unsigned long i = 1; i <= count; i++) {
+      item_t *it;
+      mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
+      if (st != MCAPI_SUCCESS)
+        die("pktchan_recv", st);
+      if (sz != sizeof *it || !intact(it) || it->seq != i) {
+        printf("pktrecv: packet %lu is seq %u (size %zu, %s)\n", i, it->seq, sz, intact(it) ? "intact" : "TORN");
+        return 1;
+      }
+      mcapi_pktchan_release(it, &st);
+      if (argc > 6 && !strcmp(argv[6], "pace") && i % 20 == 0) { /* slower than the sender: its channel fills */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+    }
+    void *more;
+    mcapi_pktchan_recv(rh, &more, &sz, &st); /* the sender has closed: nothing more */
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("pktrecv: %lu packets in order, then %s\n", count, mcapi_display_status(st, m, sizeof m));
+    mcapi_pktchan_recv_close_i(rh, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_finalize(&st);
+    return 0;
+  }
+  if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
+    unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
+    int loss = 0, pace = 0;
+    for (int a = 6; a < argc; a++) {
+      loss |= !strcmp(argv[a], "loss");
+      pace |= !strcmp(argv[a], "pace");
+    }
+    mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000; /* bounded: a lost item ends the test */
+    mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    printf("ready\n");
+    fflush(stdout);
+    if (!strcmp(mode, "precv")) {
+      /* Wait until all 2N are queued, then the priority-0 ones must come first. */
+      mcapi_uint_t avail = 0;
+      for (int i = 0; i < 6000 && avail < 2 * count; i++) {
+        avail = mcapi_msg_available(ep, &st);
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+      }
+      if (avail != 2 * count) {
+        printf("precv: %u of %lu items arrived\n", (unsigned)avail, 2 * count);
+        return 1;
+      }
+      for (unsigned long i = 0; i < 2 * count; i++) {
+        item_t it;
+        size_t sz;
+        mcapi_msg_recv(ep, &it, sizeof it, &sz, &st);
+        if (st != MCAPI_SUCCESS)
+          die("msg_recv", st);
+        uint32_t want_prio = i < count ? 0 : 5, want_seq = (uint32_t)(i < count ? count + i + 1 : i - count + 1);
+        if (sz != sizeof it || !intact(&it) || it.prio != want_prio || it.seq != want_seq) {
+          printf("precv: item %lu is seq %u prio %u, expected seq %u prio %u\n", i, it.seq, it.prio, want_seq,
+                 want_prio);
+          return 1;
+        }
+      }
+      printf("precv: %lu priority-0 items before %lu priority-5 items, each in order\n", count, count);
+      mcapi_finalize(&st);
+      return 0;
+    }
+    uint32_t last = 0;
+    unsigned long got = 0, gaps = 0;
+    while (last < count) {
+      item_t it;
+      size_t sz;
+      mcapi_msg_recv(ep, &it, sizeof it, &sz, &st);
+      if (st != MCAPI_SUCCESS) {
+        printf("recv: after seq %u (%lu items): %d\n", last, got, (int)st);
+        die("msg_recv", st);
+      }
+      if (sz != sizeof it || !intact(&it)) {
+        printf("recv: torn item after seq %u\n", last);
+        return 1;
+      }
+      if (it.seq <= last) {
+        printf("recv: DUPLICATE or REORDER: seq %u after %u\n", it.seq, last);
+        return 1;
+      }
+      if (it.seq != last + 1) {
+        gaps += it.seq - last - 1;
+        if (!loss) {
+          printf("recv: LOSS: seq %u after %u\n", it.seq, last);
+          return 1;
+        }
+      }
+      last = it.seq;
+      got++;
+      if (got % 1000 == 0) { /* the test acts on progress, not on time */
+        printf("progress %lu\n", got);
+        fflush(stdout);
+      }
+      if (pace && got % 20 == 0) { /* at most ~20000 items/s: a stream long enough to act on */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+    }
+    printf("recv: %lu items, in order, no duplicate, %lu lost\n", got, gaps);
+    mcapi_finalize(&st);
+    return 0;
+  }
+  if (argc < 8)
+    return 2;
+  unsigned long rd = strtoul(argv[4], NULL, 10), rn = strtoul(argv[5], NULL, 10),
+                rp = strtoul(argv[6], NULL, 10), count = strtoul(argv[7], NULL, 10);
+  if (!strcmp(mode, "get")) {
+    mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, (mcapi_timeout_t)count, &st);
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("get: %s\n", mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
+  if (st != MCAPI_SUCCESS)
+    die("endpoint_create", st);
+  mcapi_timeout_t t = 60000;
+  mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+  mcapi_endpoint_t to = get_remote(rd, rn, rp);
+  if (!strcmp(mode, "pktsend")) {
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_pktchan_connect_i(me, to, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_connect", st);
+    mcapi_pktchan_send_hndl_t sh;
+    mcapi_pktchan_send_open_i(&sh, me, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_send_open", st);
+    for (unsigned long i = 1; i <= count; i++) {
+      item_t it;
+      make(&it, (uint32_t)i, 0);
+      mcapi_pktchan_send(sh, &it, sizeof it, &st);
+      if (st != MCAPI_SUCCESS)
+        die("pktchan_send", st);
+    }
+    mcapi_pktchan_send_close_i(sh, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("pktsend: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  if (!strcmp(mode, "sendfail")) {
+    mcapi_boolean_t yes = MCAPI_TRUE;
+    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
+    if (st != MCAPI_SUCCESS)
+      die("set FAIL_ON_MEM_LIMIT", st);
+    unsigned long i;
+    for (i = 1; i <= count; i++) {
+      item_t it;
+      make(&it, (uint32_t)i, 1);
+      mcapi_msg_send(me, to, &it, sizeof it, 1, &st);
+      if (st != MCAPI_SUCCESS)
+        break;
+    }
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("sendfail: %lu sent, then %s\n", i - 1, st == MCAPI_SUCCESS ? "none refused" : mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  if (!strcmp(mode, "prio")) {
+    for (unsigned long i = 1; i <= 2 * count; i++) {
+      item_t it;
+      make(&it, (uint32_t)i, i <= count ? 5 : 0);
+      mcapi_msg_send(me, to, &it, sizeof it, i <= count ? 5 : 0, &st);
+      if (st != MCAPI_SUCCESS)
+        die("msg_send", st);
+    }
+    printf("prio: sent %lu at priority 5, then %lu at priority 0\n", count, count);
+    mcapi_finalize(&st);
+    return 0;
+  }
+  unsigned long first = argc > 8 ? strtoul(argv[8], NULL, 10) : 1, refused = 0;
+  for (unsigned long i = first; i <= count; i++) {
+    item_t it;
+    make(&it, (uint32_t)i, 1);
+    mcapi_msg_send(me, to, &it, sizeof it, 1, &st);
+    if (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED) {
+      /* The proxy went with its bridge: this item is lost; get it again. */
+      char m[MCAPI_MAX_STATUS_SIZE];
+      printf("send: seq %lu refused: %s; getting the endpoint again\n", i, mcapi_display_status(st, m, sizeof m));
+      fflush(stdout);
+      refused++;
+      to = get_remote(rd, rn, rp);
+      continue;
+    }
+    if (st != MCAPI_SUCCESS)
+      die("msg_send", st);
+  }
+  printf("send: %lu items sent, %lu refused\n", count - first + 1 - refused, refused);
+  mcapi_finalize(&st);
+  return 0;
+}

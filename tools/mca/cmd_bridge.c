@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mca bridge: joins this machine's domain to domains on other hosts
+ * (docs/bridge.md); --bench measures what the bridge costs beside raw nng. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "mca_tool.h"
+
+static int usage(FILE *f)
+{
+  fprintf(f, "usage: mca bridge --config FILE\n"
+             "       mca bridge --check FILE\n"
+             "       mca bridge --bench [--transport ipc|tcp] [--count N] [--rtts N] [--size BYTES]\n\n"
+             "Joins this machine's MCAPI domain to the domains of other hosts: the bridge is a\n"
+             "node of its domain (node 16000 unless the configuration says otherwise) and holds\n"
+             "nng connections to the other domains' bridges. mcapi_endpoint_get() of a\n"
+             "(domain, node, port) of a configured domain then returns a proxy endpoint whose\n"
+             "messages reach the remote one. Stop it with SIGINT or SIGTERM.\n\n"
+             "  --config FILE  run with the JSON configuration FILE (docs/bridge.md):\n"
+             "                 {\"domain\": 1, \"listen\": \"tcp://0.0.0.0:7301\",\n"
+             "                  \"peers\": {\"2\": \"tcp://hostb:7302\"}, \"key_file\": \"/etc/mca/key\",\n"
+             "                  \"state_dir\": \"/var/lib/mca-bridge\"}\n"
+             "                 tls+tcp:// URLs add \"tls\": {\"cert_key\": PEM, \"ca\": PEM} (mutual TLS)\n"
+             "                 state_dir/status shows each peer's state (up, down, refused).\n"
+             "  --check FILE   only read and check the configuration\n"
+             "  --bench        message round trip and throughput between two domains bridged\n"
+             "                 on this machine, beside raw nng req/rep and push/pull over the\n"
+             "                 same transport; the bridge's cost as a ratio\n"
+             "  --transport T  ipc (default) or tcp (127.0.0.1)\n"
+             "  --count N      messages per throughput round (default 20000; 5 rounds)\n"
+             "  --rtts N       timed round trips (default 2000)\n"
+             "  --size BYTES   message size (default 64)\n");
+#ifndef MCA_HAVE_BRIDGE
+  fprintf(f, "\nNot built here: nng was not found at build time (Debian: libnng-dev; CMake option MCX_BRIDGE).\n");
+#endif
+  return f == stderr ? 2 : 0;
+}
+
+#ifdef MCA_HAVE_BRIDGE
+#include "mcx_bridge.h"
+
+int mca_bridge_bench(int argc, char **argv);
+
+static void on_signal(int sig)
+{
+  (void)sig;
+  mcx_bridge_stop();
+}
+
+static int fail(const char *path, const json_t *v, const char *what)
+{
+  if (v)
+    fprintf(stderr, "mca bridge: %s: line %d: %s\n", path, v->line, what);
+  else
+    fprintf(stderr, "mca bridge: %s: %s\n", path, what);
+  return -1;
+}
+
+static int get_u32(const char *path, const json_t *o, const char *key, int required, uint32_t *out)
+{
+  const json_t *v = json_get(o, key);
+  if (!v)
+    return required ? fail(path, o, key) : 0;
+  if (v->type != JSON_NUMBER || v->num < 0 || v->num > 4294967294.0 || v->num != (double)(uint32_t)v->num) {
+    char m[128];
+    snprintf(m, sizeof m, "\"%s\" must be a whole number from 0 to 4294967294", key);
+    return fail(path, v, m);
+  }
+  *out = (uint32_t)v->num;
+  return 0;
+}
+
+static int get_str(const char *path, const json_t *o, const char *key, char *out, size_t cap)
+{
+  const json_t *v = json_get(o, key);
+  char m[128];
+  if (!v || v->type != JSON_STRING || !*v->str || strlen(v->str) >= cap) {
+    snprintf(m, sizeof m, "\"%s\" must be a non-empty string (shorter than %zu)", key, cap);
+    return fail(path, v ? v : o, m);
+  }
+  snprintf(out, cap, "%s", v->str);
+  return 0;
+}
+
+static int url_ok(const char *u)
+{
+  return !strncmp(u, "tcp://", 6) || !strncmp(u, "ipc://", 6) || !strncmp(u, "tls+tcp://", 10);
+}
+
+/* Reads the configuration (docs/bridge.md: config format). */
+int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c);
+int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
+{
+  char err[512];
+  memset(c, 0, sizeof *c);
+  json_t *root = json_parse_file(path, err, sizeof err);
+  if (!root) {
+    fprintf(stderr, "mca bridge: %s\n", err);
+    return -1;
+  }
+  int rc = -1;
+  char keyfile[256];
+  const json_t *peers = json_get(root, "peers");
+  if (root->type != JSON_OBJECT) {
+    fail(path, root, "the configuration must be a JSON object");
+    goto out;
+  }
+  static const char *known[] = {"domain", "node", "listen", "peers", "key_file", "state_dir", "window", "tls"};
+  for (int i = 0; i < root->n; i++) {
+    int ok = 0;
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+      ok |= !strcmp(root->keys[i], known[k]);
+    if (!ok) {
+      char m[160];
+      snprintf(m, sizeof m, "unknown key \"%s\"", root->keys[i]);
+      fail(path, root->items[i], m);
+      goto out;
+    }
+  }
+  if (get_u32(path, root, "domain", 1, &c->domain) || get_u32(path, root, "node", 0, &c->node) ||
+      get_u32(path, root, "window", 0, &c->window) ||
+      get_str(path, root, "listen", c->listen, sizeof c->listen) ||
+      get_str(path, root, "key_file", keyfile, sizeof keyfile) ||
+      get_str(path, root, "state_dir", c->state_dir, sizeof c->state_dir))
+    goto out;
+  if (c->window > 4096) {
+    fail(path, json_get(root, "window"), "\"window\" must be at most 4096");
+    goto out;
+  }
+  if (!peers || peers->type != JSON_OBJECT) {
+    fail(path, peers ? peers : root, "\"peers\" must be an object: domain id -> URL");
+    goto out;
+  }
+  if (peers->n > MCX_BRIDGE_MAX_PEERS) {
+    fail(path, peers, "too many peers");
+    goto out;
+  }
+  for (int i = 0; i < peers->n; i++) {
+    char *end;
+    errno = 0;
+    unsigned long d = strtoul(peers->keys[i], &end, 10);
+    const json_t *u = peers->items[i];
+    if (!*peers->keys[i] || *end || errno || d > 4294967294ul || d == c->domain) {
+      fail(path, u, "a peer's key must be a domain id other than the local one");
+      goto out;
+    }
+    if (u->type != JSON_STRING || strlen(u->str) >= sizeof c->peers[0].url ||
+        !url_ok(u->str)) {
+      fail(path, u, "a peer's URL must be tcp://host:port, tls+tcp://host:port or ipc:///path");
+      goto out;
+    }
+    for (unsigned k = 0; k < c->npeers; k++)
+      if (c->peers[k].domain == d) {
+        fail(path, u, "the same domain twice");
+        goto out;
+      }
+    c->peers[c->npeers].domain = (uint32_t)d;
+    snprintf(c->peers[c->npeers].url, sizeof c->peers[0].url, "%s", u->str);
+    c->npeers++;
+  }
+  if (!url_ok(c->listen)) {
+    fail(path, json_get(root, "listen"), "\"listen\" must be tcp://host:port, tls+tcp://host:port or ipc:///path");
+    goto out;
+  }
+  const json_t *tls = json_get(root, "tls");
+  int wants_tls = !strncmp(c->listen, "tls+", 4);
+  for (unsigned k = 0; k < c->npeers; k++)
+    wants_tls |= !strncmp(c->peers[k].url, "tls+", 4);
+  if (tls && (tls->type != JSON_OBJECT || get_str(path, tls, "cert_key", c->tls_cert_key, sizeof c->tls_cert_key) ||
+              get_str(path, tls, "ca", c->tls_ca, sizeof c->tls_ca)))
+    goto out;
+  if (wants_tls && !tls) {
+    fail(path, root, "tls+tcp:// needs \"tls\": {\"cert_key\": PEM file, \"ca\": PEM file}");
+    goto out;
+  }
+  /* The key: its own file, readable by its owner only. */
+  struct stat sb;
+  FILE *kf = fopen(keyfile, "rb");
+  if (!kf || fstat(fileno(kf), &sb) != 0) {
+    fprintf(stderr, "mca bridge: %s: key file %s: %s\n", path, keyfile, strerror(errno));
+    if (kf)
+      fclose(kf);
+    goto out;
+  }
+  if (sb.st_mode & 077) {
+    fprintf(stderr, "mca bridge: key file %s is readable or writable by others (chmod 600 it)\n", keyfile);
+    fclose(kf);
+    goto out;
+  }
+  size_t n = fread(c->key, 1, sizeof c->key, kf);
+  int more = fgetc(kf) != EOF;
+  fclose(kf);
+  while (n && (c->key[n - 1] == '\n' || c->key[n - 1] == '\r' || c->key[n - 1] == ' '))
+    n--;
+  if (n < 16 || more) {
+    fprintf(stderr, "mca bridge: key file %s must hold 16 to 64 bytes\n", keyfile);
+    goto out;
+  }
+  c->key_len = (unsigned)n;
+  struct stat ds;
+  if (stat(c->state_dir, &ds) != 0 || !S_ISDIR(ds.st_mode)) {
+    fprintf(stderr, "mca bridge: state_dir %s is not a directory\n", c->state_dir);
+    goto out;
+  }
+  rc = 0;
+out:
+  json_free(root);
+  return rc;
+}
+
+int mca_cmd_bridge(int argc, char **argv)
+{
+  const char *config = NULL;
+  int check = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+      return usage(stdout);
+    if (!strcmp(argv[i], "--bench"))
+      return mca_bridge_bench(argc - i, argv + i);
+    if ((!strcmp(argv[i], "--config") || !strcmp(argv[i], "--check")) && i + 1 < argc) {
+      check = !strcmp(argv[i], "--check");
+      config = argv[++i];
+    } else {
+      fprintf(stderr, "mca bridge: unknown option '%s'\n", argv[i]);
+      return usage(stderr);
+    }
+  }
+  if (!config)
+    return usage(stderr);
+  mcx_bridge_config_t c;
+  if (mca_bridge_load_config(config, &c))
+    return 1;
+  if (check) {
+    printf("mca bridge: %s: domain %u, listen %s, %u peer(s)\n", config, c.domain, c.listen, c.npeers);
+    return 0;
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  return mcx_bridge_run(&c) == 0 ? 0 : 1;
+}
+
+#else
+
+int mca_cmd_bridge(int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+      return usage(stdout);
+  fprintf(stderr, "mca bridge: not built: nng was not found at build time (Debian: libnng-dev; "
+                  "CMake option MCX_BRIDGE)\n");
+  return 2;
+}
+
+#endif
