@@ -179,6 +179,41 @@ mca_uint64_t mcx_state_wait_newer(mcx_state_t state, mca_uint64_t version,
 /** @brief Attempts a read makes before MCAPI_ERR_TRANSMISSION (process-wide; default 64). */
 void mcx_state_set_read_retries(unsigned retries);
 
+/**
+ * @brief Receives a message in place: like mcapi_msg_recv() (blocking, the
+ * endpoint's TIMEOUT, highest priority first, after pending receive
+ * requests), but instead of copying it, @p buffer is set to the message in
+ * the queue's slot. The slot stays the caller's until mcx_msg_release():
+ * large messages are copied once (by the sender) instead of twice. A
+ * thread holds at most 16 messages at a time; they must be released by the
+ * receiving thread. Deleting the endpoint ends them (the memory is reused;
+ * a later release does nothing); a resize (NUM_RECV_BUFFERS) is refused
+ * while any is held.
+ * @param buffer receives the address of the message (read-only)
+ * @param received_size receives its size
+ * @retval MCAPI_SUCCESS a message is held.
+ * @retval MCAPI_TIMEOUT none arrived within the endpoint's TIMEOUT.
+ * @retval MCAPI_ERR_MEM_LIMIT the thread already holds 16.
+ * @retval MCAPI_ERR_GENERAL the POSIX message-queue transport (it has no slot to lend).
+ * @retval MCAPI_ERR_TRANSMISSION a corrupt slot (shared memory is input); it is dropped.
+ * @retval MCAPI_ERR_PARAMETER @p buffer or @p received_size is NULL.
+ * @retval MCAPI_ERR_ENDP_INVALID stale, forged or another node's endpoint.
+ * @retval MCAPI_ERR_ENDP_DELETED the endpoint was deleted while we waited.
+ * @retval MCAPI_ERR_CHAN_CONNECTED the endpoint is part of a channel.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+void mcx_msg_recv_inplace(mcapi_endpoint_t receive_endpoint, const void **buffer,
+                          size_t *received_size, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Gives a message received with mcx_msg_recv_inplace() back to its
+ * queue (the sender may reuse the slot).
+ * @retval MCAPI_SUCCESS released (or its endpoint was deleted since).
+ * @retval MCAPI_ERR_PARAMETER not a message this thread holds.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -122,3 +122,33 @@ MCX_API mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint,
   SET(mcx__status(r, CTX_RECV));
   return r == MCX_OK ? n : 0;
 }
+
+MCX_API void mcx_msg_recv_inplace(mcapi_endpoint_t receive_endpoint, const void **buffer,
+                                  size_t *received_size, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!buffer || !received_size) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  mcx__recv_after_queued(REQ_MSG_RECV, receive_endpoint);
+  const void *p = NULL;
+  size_t n = 0;
+  int r = mcx__msg_recv_inplace(receive_endpoint, &p, &n);
+  if (r == MCX_OK) {
+    *buffer = p;
+    *received_size = n;
+  }
+  SET(r == MCX_ENOSYS ? MCAPI_ERR_GENERAL : mcx__status(r, CTX_RECV));
+}
+
+MCX_API void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  int r = buffer ? mcx__msg_release_inplace(buffer) : MCX_EINVAL;
+  SET(r == MCX_OK ? MCAPI_SUCCESS : MCAPI_ERR_PARAMETER);
+}

@@ -484,6 +484,8 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
       return MCX_EINVAL;
     if (mcx_load_relaxed(&e->chan))
       return MCX_ECHAN;
+    if (mcx__msg_inplace_held(handle))
+      return MCX_EBUSY; /* messages received in place are not released: not empty */
     if (mcx__admin_lock_bounded(d) != MCX_OK)
       return MCX_EIO;
     mcx__glock(d);

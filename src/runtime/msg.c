@@ -289,3 +289,141 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
   *count = n;
   return MCX_OK;
 }
+
+/* ---- receive in place (mcx_msg_recv_inplace / mcx_msg_release)
+ *
+ * The receiving thread's held messages: the slot stays the receiver's
+ * until released (mcx__mpsc_take / give_back). Thread-local: only the
+ * endpoint's owner receives on it. An entry is checked again at release
+ * (the endpoint still the same incarnation, its rings not reset): after a
+ * delete or finalize the release writes nothing. */
+#define INPLACE_MAX 16
+
+typedef struct held {
+  const void *data;
+  mcx__msg_slot_t *slot;
+  uint64_t give_back;
+  mcx__domain_t *d;
+  mcx__endpoint_t *e;
+  uint32_t ep, epoch;
+} held_t;
+
+static _Thread_local held_t held[INPLACE_MAX];
+static _Thread_local uint32_t nheld;
+
+static int held_valid(const held_t *hd)
+{
+  mcx__endpoint_t *e;
+  return hd->d && hd->d == mcx__self.dom && mcx__ep_resolve(hd->d, hd->ep, &e) == MCX_OK &&
+         e == hd->e && mcx_load_relaxed(&e->ring_epoch) == hd->epoch;
+}
+
+int mcx__msg_inplace_held(uint32_t h)
+{
+  int n = 0;
+  for (uint32_t i = 0; i < nheld; i++)
+    n += held[i].ep == h && held_valid(&held[i]);
+  return n;
+}
+
+/* One scan, highest priority first, as mcx__msg_dequeue_once. */
+static mcx__ring_outcome_t take_once(mcx__domain_t *d, mcx__endpoint_t *ep, held_t *hd,
+                                     size_t *size)
+{
+  uint32_t idx = mcx__ep_idx(d, ep);
+  uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
+  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  mcx__ring_outcome_t res = MCX_RING_EMPTY;
+  mcx__glock(d);
+  while (used) {
+    uint32_t p = (uint32_t)__builtin_ctz(used);
+    used &= used - 1;
+    mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
+    res = mcx__mpsc_take(&v, &hd->data, size, &hd->slot, &hd->give_back);
+    if (res != MCX_RING_EMPTY)
+      break;
+  }
+  mcx__gunlock(d);
+  if (res == MCX_RING_CORRUPT)
+    mcx__wp_notify(&ep->space_wp, d->shared); /* the slot was given back */
+  return res;
+}
+
+int mcx__msg_recv_inplace(uint32_t h, const void **data, size_t *size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *ep;
+  int r = resolve_recv(d, h, &ep);
+  if (r)
+    return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return MCX_ENOSYS; /* a message queue has no slot to lend */
+  /* Entries of deleted endpoints or reset rings are forgotten here. */
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < nheld; i++)
+    if (held_valid(&held[i]))
+      held[k++] = held[i];
+  nheld = k;
+  if (nheld == INPLACE_MAX)
+    return MCX_ENOMEM;
+  held_t *hd = &held[nheld];
+  uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
+  uint64_t deadline = 0;
+  mcx__backoff_t b;
+  mcx__backoff_begin(&b);
+  for (;;) {
+    mcx__ring_outcome_t o = take_once(d, ep, hd, size);
+    if (o == MCX_RING_EMPTY) {
+      if (timeout == 0)
+        return MCX_ETIMEDOUT;
+      if (!deadline)
+        deadline = mcx_port_deadline_ms(timeout);
+      if (!mcx__backoff_step(&b))
+        continue;
+      uint32_t key = mcx__wp_prepare(&ep->recv_wp);
+      o = take_once(d, ep, hd, size);
+      if (o == MCX_RING_EMPTY) {
+        if ((r = mcx__ep_resolve(d, h, &ep)) != MCX_OK) {
+          mcx__wp_cancel(&ep->recv_wp);
+          return MCX_ECLOSED;
+        }
+        uint64_t slice = mcx_port_now_ns() + LIVENESS_SLICE_NS;
+        mcx__wp_sleep(&ep->recv_wp, key, slice < deadline ? slice : deadline, d->shared);
+        if (mcx_port_now_ns() >= deadline)
+          return MCX_ETIMEDOUT;
+        if (ring_stuck(d, ep, h))
+          mcx__sweep_dead(d);
+        continue;
+      }
+      mcx__wp_cancel(&ep->recv_wp);
+    }
+    mcx__backoff_end(&b);
+    if (o == MCX_RING_CORRUPT)
+      return MCX_ECORRUPT;
+    hd->d = d;
+    hd->e = ep;
+    hd->ep = h;
+    hd->epoch = mcx_load_relaxed(&ep->ring_epoch);
+    nheld++;
+    *data = hd->data;
+    return MCX_OK;
+  }
+}
+
+int mcx__msg_release_inplace(const void *data)
+{
+  uint32_t i = 0;
+  while (i < nheld && held[i].data != data)
+    i++;
+  if (i == nheld)
+    return MCX_EINVAL; /* not a buffer this thread holds */
+  held_t hd = held[i];
+  held[i] = held[--nheld];
+  if (!held_valid(&hd))
+    return MCX_OK; /* its endpoint was deleted or re-sized: nothing to give back */
+  mcx__glock(hd.d);
+  mcx__mpsc_give_back(hd.slot, hd.give_back);
+  mcx__gunlock(hd.d);
+  mcx__wp_notify(&hd.e->space_wp, hd.d->shared); /* F-W2 after R2 */
+  return MCX_OK;
+}

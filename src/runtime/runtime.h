@@ -430,6 +430,9 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
 int mcx__msg_try_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
 int mcx__msg_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
 int mcx__msg_available(uint32_t ep, uint32_t *count);
+int mcx__msg_recv_inplace(uint32_t ep, const void **data, size_t *size);
+int mcx__msg_release_inplace(const void *data);
+int mcx__msg_inplace_held(uint32_t ep); /* this thread's held messages of @p ep */
 /** Checks a receive without doing it. */
 int mcx__msg_check_recv(uint32_t ep);
 

@@ -242,6 +242,57 @@ static inline void mcx__mpsc_sample_depth(const mcx__ring_view_t *v, uint64_t h)
     mcx_store_relaxed(&v->ring->hwm, (uint32_t)depth); /* consumer-owned */
 }
 
+/**
+ * Takes the oldest message without copying it (mcx_msg_recv_inplace): on
+ * MCX_RING_OK, @p *data points at its payload in the slot (or its big
+ * buffer), @p *size is its size, and the slot stays the receiver's until
+ * mcx__mpsc_give_back(@p slot, @p *give_back). The head moves on, so later
+ * messages can be taken meanwhile; a producer that laps round to the held
+ * slot finds the ring full. Single consumer. EMPTY or CORRUPT otherwise.
+ */
+static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, const void **data,
+                                                 size_t *size, mcx__msg_slot_t **slot,
+                                                 uint64_t *give_back)
+{
+  mcx__mpsc_ring_t *r = v->ring;
+  uint64_t h = mcx_load_relaxed(&r->head); /* consumer-owned */
+  mcx__msg_slot_t *s;
+  uint64_t want;
+  for (;;) {
+    s = &v->slots[h & v->mask];
+    /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue, as in dequeue. */
+    if (mcx_load_acquire(&s->seq) != (want = (h + 1) & MCX_RING_POS_MASK))
+      return MCX_RING_EMPTY;
+    if (s->size != MCX_SLOT_TOMBSTONE)
+      break;
+    mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
+    h = want;
+    mcx_store_relaxed(&r->head, h);
+  }
+  uint32_t n = s->size;
+  if (n > v->big_stride && n > MCX_SLOT_INLINE) { /* shared memory is input */
+    mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
+    mcx_store_relaxed(&r->head, want);
+    return MCX_RING_CORRUPT;
+  }
+  *data = n <= MCX_SLOT_INLINE ? (const void *)s->data
+                               : (const void *)(v->big + (size_t)(h & v->mask) * v->big_stride);
+  *size = n;
+  *slot = s;
+  *give_back = (h + v->mask + 1) & MCX_RING_POS_MASK;
+  mcx_store_relaxed(&r->head, want); /* the slot itself stays ours until given back */
+  if ((want & 63) == 0)
+    mcx__mpsc_sample_depth(v, want);
+  return MCX_RING_OK;
+}
+
+/** Ends a mcx__mpsc_take(): R2 — release: our reads of the payload happen
+ * before a producer reuses the slot; pairs with A1 in mcx__mpsc_enqueue. */
+static inline void mcx__mpsc_give_back(mcx__msg_slot_t *slot, uint64_t give_back)
+{
+  mcx_store_release(&slot->seq, give_back);
+}
+
 static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, void *buf,
                                                     size_t cap_bytes, size_t *out_size,
                                                     int classify)
