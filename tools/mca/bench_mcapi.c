@@ -281,11 +281,16 @@ static int lm_recv_view(bench_ctx_t *c, void *h, const void **out)
   mcapi_status_t st;
   size_t got = 0;
   void *p = NULL;
-  if (m->type != 'p') {
-    bench_fail(c, BENCH_ERR, "in-place receive exists for packets only");
+  if (m->type == 'm') {
+    const void *q = NULL;
+    mcx_msg_recv_inplace(m->me, &q, &got, &st);
+    p = (void *)(uintptr_t)q;
+  } else if (m->type == 'p') {
+    mcapi_pktchan_recv(m->pr, &p, &got, &st);
+  } else {
+    bench_fail(c, BENCH_ERR, "in-place receive exists for messages and packets only");
     return BENCH_ERR;
   }
-  mcapi_pktchan_recv(m->pr, &p, &got, &st);
   if (st != MCAPI_SUCCESS || got != m->size) {
     if (pmq_budget(c, "receive", st))
       return BENCH_NA;
@@ -298,8 +303,12 @@ static int lm_recv_view(bench_ctx_t *c, void *h, const void **out)
 
 static void lm_release(bench_ctx_t *c, void *h, const void *p)
 {
+  struct mside *m = h;
   mcapi_status_t st;
-  mcapi_pktchan_release((void *)p, &st);
+  if (m->type == 'm')
+    mcx_msg_release(p, &st);
+  else
+    mcapi_pktchan_release((void *)p, &st);
 }
 
 static void lm_close(bench_ctx_t *c, int side, void *h)

@@ -129,8 +129,8 @@ static bench_cell_t *add(plan_t *p, bench_cell_t *proto)
   return c;
 }
 
-static void add_libmca(plan_t *p, const char *section, int type, int lock, int block, int place,
-                       int xproc, int pmq, size_t size)
+static void add_libmca_as(plan_t *p, const char *section, int type, int lock, int block, int place,
+                          int xproc, int pmq, size_t size, int msg_inplace)
 {
   bench_cell_t c;
   memset(&c, 0, sizeof c);
@@ -142,7 +142,7 @@ static void add_libmca(plan_t *p, const char *section, int type, int lock, int b
   c.wait = block ? "block" : "spin";
   /* packets are received zero-copy and checksummed in place; everything else
    * is copied out by its API and then checksummed */
-  c.inplace = type == 'p';
+  c.inplace = type == 'p' || msg_inplace; /* messages: mcx_msg_recv_inplace */
   c.consume = c.inplace ? "sum" : "copy";
   c.placement = PLACES[place];
   c.process = xproc ? "cross" : "in";
@@ -172,6 +172,12 @@ static void add_libmca(plan_t *p, const char *section, int type, int lock, int b
     snprintf(c.note, sizeof c.note, "%s", r->probe_pmq);
   }
   add(p, &c);
+}
+
+static void add_libmca(plan_t *p, const char *section, int type, int lock, int block, int place,
+                       int xproc, int pmq, size_t size)
+{
+  add_libmca_as(p, section, type, lock, block, place, xproc, pmq, size, 0);
 }
 
 static void add_peer(plan_t *p, const char *section, const bench_ops_t *ops, int place, size_t size)
@@ -622,6 +628,8 @@ int mca_cmd_bench(int argc, char **argv)
       size_t size = o.sizes[si];
       int first = r->ncells;
       add_libmca(&p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
+      /* the same messages received in place (mcx_msg_recv_inplace): one copy fewer */
+      add_libmca_as(&p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 1);
       add_libmca(&p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
       if (!o.no_peers) {
         static const bench_ops_t *const sweep_peers[] = {&bench_peer_ideal, &bench_peer_boost,
