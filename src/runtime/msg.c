@@ -209,15 +209,15 @@ int mcx__msg_try_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   }
 }
 
-int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+/* One attempt of a blocking receive: a copy out (recv) or a slot lent (in place). */
+typedef mcx__ring_outcome_t (*take_fn)(mcx__domain_t *d, mcx__endpoint_t *ep, void *ctx,
+                                       int classify);
+
+/* Blocks until @p take finds a message (MCX_OK / MCX_ETRUNC), the endpoint's
+ * TIMEOUT passes, or the endpoint goes away. Spin, yield, then sleep on the
+ * endpoint's receive waitpoint in liveness slices. */
+static int recv_wait(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, take_fn take, void *ctx)
 {
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__endpoint_t *ep;
-  int r = resolve_recv(d, h, &ep);
-  if (r)
-    return r;
-  if (d->transport == MCX_TRANSPORT_PMQ_)
-    return pmq_recv_counted(d, ep, h, buf, cap, size, 1);
   uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
   uint64_t deadline = 0;
   mcx__backoff_t b;
@@ -227,7 +227,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     /* Poll the slots only (one line per ring); classify just before backing
      * off, since that reads the producers' tail line. */
     int classify = b.spins + 1 >= b.limit;
-    mcx__ring_outcome_t o = recv_once(d, ep, h, buf, cap, size, classify);
+    mcx__ring_outcome_t o = take(d, ep, ctx, classify);
     if (o == MCX_RING_CORRUPT)
       return MCX_ECORRUPT;
     if (o == MCX_RING_OK || o == MCX_RING_TRUNCATED) {
@@ -245,7 +245,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     if (!mcx__backoff_step(&b))
       continue;
     uint32_t key = mcx__wp_prepare(&ep->recv_wp);
-    o = recv_once(d, ep, h, buf, cap, size, 0);
+    o = take(d, ep, ctx, 0);
     if (o == MCX_RING_CORRUPT) {
       mcx__wp_cancel(&ep->recv_wp);
       return MCX_ECORRUPT;
@@ -255,7 +255,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
       mcx__backoff_end(&b);
       return o == MCX_RING_OK ? MCX_OK : MCX_ETRUNC;
     }
-    if ((r = mcx__ep_resolve(d, h, &ep)) != MCX_OK) {
+    if (mcx__ep_resolve(d, h, &ep) != MCX_OK) {
       mcx__wp_cancel(&ep->recv_wp);
       return MCX_ECLOSED;
     }
@@ -268,6 +268,30 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
     if (ring_stuck(d, ep, h))
       mcx__sweep_dead(d);
   }
+}
+
+struct copy_out {
+  void *buf;
+  size_t cap, *size;
+};
+
+static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void *ctx, int classify)
+{
+  struct copy_out *c = ctx;
+  return mcx__msg_dequeue_once(d, ep, c->buf, c->cap, c->size, classify, 1);
+}
+
+int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *ep;
+  int r = resolve_recv(d, h, &ep);
+  if (r)
+    return r;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_recv_counted(d, ep, h, buf, cap, size, 1);
+  struct copy_out c = {buf, cap, size};
+  return recv_wait(d, ep, h, take_copy, &c);
 }
 
 int mcx__msg_available(uint32_t h, uint32_t *count)
@@ -326,10 +350,16 @@ int mcx__msg_inplace_held(uint32_t h)
   return n;
 }
 
+struct lend {
+  held_t *hd;
+  size_t *size;
+};
+
 /* One scan, highest priority first, as mcx__msg_dequeue_once. */
-static mcx__ring_outcome_t take_once(mcx__domain_t *d, mcx__endpoint_t *ep, held_t *hd,
-                                     size_t *size)
+static mcx__ring_outcome_t take_lent(mcx__domain_t *d, mcx__endpoint_t *ep, void *ctx, int classify)
 {
+  (void)classify;
+  struct lend *l = ctx;
   uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
   uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
@@ -339,7 +369,7 @@ static mcx__ring_outcome_t take_once(mcx__domain_t *d, mcx__endpoint_t *ep, held
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
-    res = mcx__mpsc_take(&v, &hd->data, size, &hd->slot, &hd->give_back);
+    res = mcx__mpsc_take(&v, &l->hd->data, l->size, &l->hd->slot, &l->hd->give_back);
     if (res != MCX_RING_EMPTY)
       break;
   }
@@ -367,47 +397,16 @@ int mcx__msg_recv_inplace(uint32_t h, const void **data, size_t *size)
   if (nheld == INPLACE_MAX)
     return MCX_ENOMEM;
   held_t *hd = &held[nheld];
-  uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
-  uint64_t deadline = 0;
-  mcx__backoff_t b;
-  mcx__backoff_begin(&b);
-  for (;;) {
-    mcx__ring_outcome_t o = take_once(d, ep, hd, size);
-    if (o == MCX_RING_EMPTY) {
-      if (timeout == 0)
-        return MCX_ETIMEDOUT;
-      if (!deadline)
-        deadline = mcx_port_deadline_ms(timeout);
-      if (!mcx__backoff_step(&b))
-        continue;
-      uint32_t key = mcx__wp_prepare(&ep->recv_wp);
-      o = take_once(d, ep, hd, size);
-      if (o == MCX_RING_EMPTY) {
-        if ((r = mcx__ep_resolve(d, h, &ep)) != MCX_OK) {
-          mcx__wp_cancel(&ep->recv_wp);
-          return MCX_ECLOSED;
-        }
-        uint64_t slice = mcx_port_now_ns() + LIVENESS_SLICE_NS;
-        mcx__wp_sleep(&ep->recv_wp, key, slice < deadline ? slice : deadline, d->shared);
-        if (mcx_port_now_ns() >= deadline)
-          return MCX_ETIMEDOUT;
-        if (ring_stuck(d, ep, h))
-          mcx__sweep_dead(d);
-        continue;
-      }
-      mcx__wp_cancel(&ep->recv_wp);
-    }
-    mcx__backoff_end(&b);
-    if (o == MCX_RING_CORRUPT)
-      return MCX_ECORRUPT;
-    hd->d = d;
-    hd->e = ep;
-    hd->ep = h;
-    hd->epoch = mcx_load_relaxed(&ep->ring_epoch);
-    nheld++;
-    *data = hd->data;
-    return MCX_OK;
-  }
+  struct lend l = {hd, size};
+  if ((r = recv_wait(d, ep, h, take_lent, &l)) != MCX_OK)
+    return r;
+  hd->d = d;
+  hd->e = ep;
+  hd->ep = h;
+  hd->epoch = mcx_load_relaxed(&ep->ring_epoch);
+  nheld++;
+  *data = hd->data;
+  return MCX_OK;
 }
 
 int mcx__msg_release_inplace(const void *data)
