@@ -975,6 +975,19 @@ TEST(request_pool_exhaustion_and_finalize_frees)
   mcapi_msg_recv_i(b, buf, sizeof buf, &rs[i], &st);
   CHECK_STATUS(st, MCAPI_ERR_REQUEST_LIMIT);
   CHECK_EQ_U(mcx_requests_in_use(), MCA_MAX_REQUESTS);
+  /* No operation starts before its request exists: a receive refused for
+   * want of a request leaves the message queued, a refused send sends
+   * nothing. */
+  mcapi_endpoint_t c = mcapi_endpoint_create(3, &st);
+  mcapi_msg_send(c, c, "kept", 5, 1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_request_t extra;
+  mcapi_msg_recv_i(c, buf, sizeof buf, &extra, &st);
+  CHECK_STATUS(st, MCAPI_ERR_REQUEST_LIMIT);
+  CHECK_EQ_U(mcapi_msg_available(c, &st), 1);
+  mcapi_msg_send_i(c, c, "no", 3, 1, &extra, &st);
+  CHECK_STATUS(st, MCAPI_ERR_REQUEST_LIMIT);
+  CHECK_EQ_U(mcapi_msg_available(c, &st), 1);
   fini();
   CHECK_EQ_U(mcx_requests_in_use(), 0);
 }
