@@ -96,52 +96,81 @@ void mcx__rwlock_rdunlock(mcx__rwlock_t *l, int shared)
 /* How long a writer-waiter sleeps before checking the holder's liveness. */
 #define RW_PROBE_NS 10000000ull
 
-void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared, uint32_t tid)
+/*
+ * Writers first claim `owner` (CAS 0 -> tid): the claim is the writers'
+ * mutual exclusion and names the holder in the same atomic step, so a
+ * writer killed at any instruction leaves its tid there and a waiter can
+ * take over. (Claiming with the state word and storing the tid after it
+ * left a window where a killed writer held the lock with owner 0, and every
+ * waiter slept for ever.) The claimer then waits for readers to drain and
+ * sets RW_WRITER.
+ */
+static void rw_become_writer(mcx__rwlock_t *l, int shared)
 {
   for (int spin = 0;; spin++) {
     uint32_t s = mcx_load_relaxed(&l->state);
-    if ((s & (RW_WRITER | RW_READERS)) == 0) {
+    if (!(s & RW_READERS)) {
       /* A3 — acquire: pairs with R2 (last reader) and R3 (previous writer). */
-      if (mcx_cas_acquire(&l->state, &s, (s | RW_WRITER) & ~RW_WWAIT)) {
-        mcx_store_relaxed(&l->owner, tid); /* read only by recovery */
+      if (mcx_cas_acquire(&l->state, &s, (s | RW_WRITER) & ~RW_WWAIT))
         return;
-      }
+      continue;
+    }
+    if (!(s & RW_WWAIT)) {
+      mcx_cas_relaxed(&l->state, &s, s | RW_WWAIT); /* a hint; re-read above */
       continue;
     }
     if (spin < SPIN_TRIES) {
       mcx_port_cpu_relax();
       continue;
     }
-    if (!(s & RW_WWAIT)) {
-      mcx_cas_relaxed(&l->state, &s, s | RW_WWAIT); /* a hint; re-read below */
+    uint32_t q = mcx_load_seq_cst(&l->seq);
+    if (mcx_load_seq_cst(&l->state) & RW_READERS)
+      rw_sleep(l, q, shared); /* the last reader wakes us (rdunlock) */
+  }
+}
+
+void mcx__rwlock_wrlock(mcx__rwlock_t *l, int shared, uint32_t tid)
+{
+  for (int spin = 0;; spin++) {
+    uint32_t o = 0;
+    /* A4 — acquire: pairs with R4 (the previous writer's release of owner). */
+    if (mcx_cas_acquire(&l->owner, &o, tid)) {
+      rw_become_writer(l, shared);
+      return;
+    }
+    if (spin < SPIN_TRIES) {
+      mcx_port_cpu_relax();
       continue;
     }
+    /* seq before owner, both seq_cst: an unlock between them changes seq
+     * (R4 then the seq_cst increment in rw_wake), so the wait returns. */
     uint32_t q = mcx_load_seq_cst(&l->seq);
-    s = mcx_load_seq_cst(&l->state);
-    if (!(s & (RW_WRITER | RW_READERS)))
+    o = mcx_load_seq_cst(&l->owner);
+    if (!o)
       continue;
     mcx_fetch_add_seq_cst(&l->sleepers, 1);
     int r = mcx_port_futex_wait(&l->seq, q, mcx_port_now_ns() + RW_PROBE_NS, shared);
     mcx_fetch_sub_relaxed(&l->sleepers, 1);
-    if (r != MCX_ETIMEDOUT || !(s & RW_WRITER))
+    if (r != MCX_ETIMEDOUT || mcx_port_tid_alive(o))
       continue;
-    uint32_t holder = mcx_load_relaxed(&l->owner);
-    if (holder && !mcx_port_tid_alive(holder)) {
-      /* The writer died holding the lock: take it over (it stays held). */
-      uint32_t cur = mcx_load_relaxed(&l->state);
-      if ((cur & RW_WRITER) && mcx_load_relaxed(&l->owner) == holder &&
-          mcx_cas_acquire(&l->owner, &holder, tid)) {
-        mcx_port_log("the global lock's holder (thread %u) died; lock recovered", holder);
-        return;
-      }
+    /* The writer died holding the lock (or claiming it): take it over; it
+     * stays held. A4 again: what the dead writer wrote is visible (as far as
+     * it got). */
+    if (mcx_cas_acquire(&l->owner, &o, tid)) {
+      mcx_port_log("the global lock's holder (thread %u) died; lock recovered", o);
+      /* It may have died before setting RW_WRITER (or after clearing it). */
+      if (!(mcx_load_acquire(&l->state) & RW_WRITER))
+        rw_become_writer(l, shared);
+      return;
     }
   }
 }
 
 void mcx__rwlock_wrunlock(mcx__rwlock_t *l, int shared)
 {
-  mcx_store_relaxed(&l->owner, 0); /* before R3: a waiter never sees a stale owner as dead */
-  /* R3 — release: the writer's critical section before any later owner (A2, A3). */
+  /* R3 — release: the writer's critical section before any later reader (A2). */
   mcx_fetch_and_release(&l->state, ~RW_WRITER);
+  /* R4 — release: and before the next writer's claim (A4). */
+  mcx_store_release(&l->owner, 0);
   rw_wake(l, shared);
 }
