@@ -463,6 +463,8 @@ void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_e
  * @retval MCAPI_ERR_PRIORITY @p priority is above MCAPI_MAX_PRIORITY.
  * @retval MCAPI_ERR_MEM_LIMIT the queue is full and @p send_endpoint is
  *         FAIL_ON_MEM_LIMIT (the default under MCX_COMPAT=mca-2.0.3).
+ * @retval MCAPI_ERR_TRANSMISSION the receiver's queue was corrupted in shared
+ *         memory (its ring never matches the endpoint); nothing was queued.
  */
 void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                     const void *buffer, size_t buffer_size, mcapi_priority_t priority,

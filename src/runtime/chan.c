@@ -801,8 +801,9 @@ static void ep_attrs(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t dir
 {
   mcx__endpoint_t *e;
   if (mcx__ep_resolve(d, mcx_load_relaxed(&ch->ep[dir]), &e) == MCX_OK) {
-    *timeout = mcx_load_relaxed(&e->timeout_ms); /* attributes, read per call */
-    *fail = mcx_load_relaxed(&e->fail_on_mem_limit);
+    /* attributes, read per call: the caller's own side from process memory */
+    *timeout = mcx__ep_is_mine(e) ? mcx__ep_timeout(d, e) : mcx_load_relaxed(&e->timeout_ms);
+    *fail = mcx__ep_is_mine(e) ? mcx__ep_fail(d, e) : mcx_load_relaxed(&e->fail_on_mem_limit);
   } else {
     *timeout = 0;
     *fail = 1;

@@ -127,6 +127,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     mcx_store_relaxed(&e->ring_epoch, epoch);
     mcx_store_relaxed(&e->timeout_ms, TIMEOUT_INFINITE);
     mcx_store_relaxed(&e->fail_on_mem_limit, d->compat == MCX_COMPAT_MCA203_);
+    d->ep_local[slot] = (mcx__ep_local_t){TIMEOUT_INFINITE, d->compat == MCX_COMPAT_MCA203_};
     mcx_store_relaxed(&e->priority, MCAPI_MAX_PRIORITY);
     mcx_store_relaxed(&e->get_count, 0);
     mcx_store_relaxed(&e->chan, 0);
@@ -367,14 +368,15 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
   }
   case MCAPI_ENDP_ATTR_TIMEOUT: {
     ATTR_SIZE(mcapi_timeout_t);
-    mcapi_timeout_t v = mcx_load_relaxed(&e->timeout_ms);
+    mcapi_timeout_t v = mcx__ep_is_mine(e) ? mcx__ep_timeout(d, e) : mcx_load_relaxed(&e->timeout_ms);
     memcpy(out, &v, sizeof v);
     return MCX_OK;
   }
   case MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT:
   case MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT: {
     ATTR_SIZE(mcapi_boolean_t);
-    mcapi_boolean_t fail = mcx_load_relaxed(&e->fail_on_mem_limit) != 0;
+    mcapi_boolean_t fail =
+        (mcx__ep_is_mine(e) ? mcx__ep_fail(d, e) : mcx_load_relaxed(&e->fail_on_mem_limit)) != 0;
     mcapi_boolean_t v = num == MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT ? fail : !fail;
     memcpy(out, &v, sizeof v);
     return MCX_OK;
@@ -462,7 +464,8 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
     ATTR_SIZE(mcapi_timeout_t);
     mcapi_timeout_t v;
     memcpy(&v, in, sizeof v);
-    mcx_store_relaxed(&e->timeout_ms, v); /* read at the start of each blocking call */
+    mcx_store_relaxed(&e->timeout_ms, v); /* the copy for other processes */
+    d->ep_local[mcx__ep_idx(d, e)].timeout_ms = v; /* read at the start of each blocking call */
     return MCX_OK;
   }
   case MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT:
@@ -473,7 +476,8 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
     if (v > 1)
       return MCX_EINVAL;
     uint32_t fail = num == MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT ? v : !v;
-    mcx_store_relaxed(&e->fail_on_mem_limit, fail); /* read when a send finds the queue full */
+    mcx_store_relaxed(&e->fail_on_mem_limit, fail); /* the copy for other processes */
+    d->ep_local[mcx__ep_idx(d, e)].fail = fail; /* read when a send finds the queue full */
     return MCX_OK;
   }
   case MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS: {

@@ -53,6 +53,9 @@ static int why_closed(mcx__domain_t *d, uint32_t to)
   return MCX_OK;
 }
 
+/* Yields a send waits for a re-size before it calls the ring corrupt. */
+#define STALE_RETRIES 100000u
+
 /* A send; @p block = 0 makes one attempt (the request path). */
 static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
                       uint32_t to, const void *buf, size_t size, uint32_t prio, int block);
@@ -82,8 +85,9 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
   int r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
-  uint32_t timeout = mcx_load_relaxed(&src->timeout_ms);
+  uint32_t timeout = mcx__ep_timeout(d, src);
   uint64_t deadline = 0;
+  uint32_t stale = 0;
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
   for (;;) {
@@ -93,12 +97,17 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
     if (o == MCX_RING_CLOSED_OR_STALE) {
       if ((r = why_closed(d, to)) != MCX_OK)
         return r;
+      /* A re-size is under way, and ends within microseconds. A ring whose
+       * epoch never matches its live endpoint's was corrupted (shared memory
+       * is input): a status, not a loop for ever. */
+      if (++stale > STALE_RETRIES)
+        return MCX_ECORRUPT;
       mcx_port_yield();
       continue;
     }
     /* FULL: the spec makes a blocking send wait for space, unless the sender
      * asked to fail (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile). */
-    if (mcx_load_relaxed(&src->fail_on_mem_limit))
+    if (mcx__ep_fail(d, src))
       return MCX_ENOMEM;
     if (!block)
       return MCX_EAGAIN;
@@ -218,7 +227,7 @@ typedef mcx__ring_outcome_t (*take_fn)(mcx__domain_t *d, mcx__endpoint_t *ep, vo
  * endpoint's receive waitpoint in liveness slices. */
 static int recv_wait(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, take_fn take, void *ctx)
 {
-  uint32_t timeout = mcx_load_relaxed(&ep->timeout_ms);
+  uint32_t timeout = mcx__ep_timeout(d, ep);
   uint64_t deadline = 0;
   mcx__backoff_t b;
   mcx__backoff_begin(&b);

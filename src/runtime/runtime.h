@@ -173,6 +173,13 @@ typedef struct mcx__geom {
   uint32_t n_pkt_bufs, pkt_stride;
 } mcx__geom_t;
 
+/** The TIMEOUT and FAIL_ON_MEM_LIMIT attributes of one of this process's
+ * own endpoints, as its owner set them (see mcx__domain_t.ep_local). */
+typedef struct mcx__ep_local {
+  uint32_t timeout_ms, fail;
+} mcx__ep_local_t;
+#define MCX_EP_LOCAL_MAX 4094u /* = MCX_H_MAX_INDEX */
+
 /** A process's view of one domain partition. */
 typedef struct mcx__domain {
   uint32_t domain_id;
@@ -181,6 +188,12 @@ typedef struct mcx__domain {
   size_t size;
   mcx__part_hdr_t *hdr;
   mcx__geom_t g; /* the layout, in process memory (see mcx__geom_t) */
+  /* By endpoint index: the attributes an owner's blocking calls use, kept
+   * in process memory and never read back from the partition (shared memory
+   * is input: another process could make a timeout infinite there). Written
+   * and read by the owner's thread only; the partition keeps a copy for
+   * other processes' get_attribute and for mca domains. */
+  mcx__ep_local_t ep_local[MCX_EP_LOCAL_MAX];
   int fastpath;  /* lock-free shm: the api layer's one-attempt paths apply (msg_fast.h) */
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
@@ -292,6 +305,20 @@ static inline uint32_t mcx__ep_handle(const mcx__domain_t *d, uint32_t idx, uint
 static inline uint32_t mcx__ep_idx(const mcx__domain_t *d, const mcx__endpoint_t *e)
 {
   return (uint32_t)(e - mcx__eps(d));
+}
+
+_Static_assert(MCX_EP_LOCAL_MAX == MCX_H_MAX_INDEX, "one local record per endpoint index");
+
+/** The TIMEOUT attribute of @p e, one of the caller's own endpoints (ms). */
+static inline uint32_t mcx__ep_timeout(const mcx__domain_t *d, const mcx__endpoint_t *e)
+{
+  return d->ep_local[mcx__ep_idx(d, e)].timeout_ms;
+}
+
+/** Whether sends from @p e (the caller's own) fail at once on a full queue. */
+static inline uint32_t mcx__ep_fail(const mcx__domain_t *d, const mcx__endpoint_t *e)
+{
+  return d->ep_local[mcx__ep_idx(d, e)].fail;
 }
 
 int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep);

@@ -552,7 +552,7 @@ static int send_attempt(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to, con
 int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t to,
                   const void *buf, size_t size, uint32_t prio, int block)
 {
-  uint32_t timeout = block ? mcx_load_relaxed(&src->timeout_ms) : 0;
+  uint32_t timeout = block ? mcx__ep_timeout(d, src) : 0;
   uint64_t deadline = 0, dl = 0;
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
@@ -567,7 +567,7 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
     if (r != MCX_EAGAIN && r != MCX_ETIMEDOUT)
       return r;
     /* Full. */
-    if (mcx_load_relaxed(&src->fail_on_mem_limit))
+    if (mcx__ep_fail(d, src))
       return MCX_ENOMEM;
     if (!block)
       return MCX_EAGAIN;
@@ -625,7 +625,7 @@ static int recv_attempt(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void 
 int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, size_t cap,
                   size_t *size, int block)
 {
-  uint32_t timeout = block ? mcx_load_relaxed(&ep->timeout_ms) : 0;
+  uint32_t timeout = block ? mcx__ep_timeout(d, ep) : 0;
   uint64_t deadline = 0, dl = 0;
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
