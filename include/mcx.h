@@ -189,8 +189,10 @@ void mcx_state_set_read_retries(unsigned retries);
  * receiving thread. Deleting the endpoint ends them (the memory is reused;
  * a later release does nothing); a resize (NUM_RECV_BUFFERS) is refused
  * while any is held.
+ * @param receive_endpoint the caller's endpoint
  * @param buffer receives the address of the message (read-only)
  * @param received_size receives its size
+ * @param mcapi_status receives the outcome (below)
  * @retval MCAPI_SUCCESS a message is held.
  * @retval MCAPI_TIMEOUT none arrived within the endpoint's TIMEOUT.
  * @retval MCAPI_ERR_MEM_LIMIT the thread already holds 16.
@@ -208,6 +210,8 @@ void mcx_msg_recv_inplace(mcapi_endpoint_t receive_endpoint, const void **buffer
 /**
  * @brief Gives a message received with mcx_msg_recv_inplace() back to its
  * queue (the sender may reuse the slot).
+ * @param buffer an address mcx_msg_recv_inplace() gave this thread
+ * @param mcapi_status receives the outcome (below)
  * @retval MCAPI_SUCCESS released (or its endpoint was deleted since).
  * @retval MCAPI_ERR_PARAMETER not a message this thread holds.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
