@@ -9,14 +9,13 @@
  * node thread through one locked event list. The node thread writes frames
  * itself (bounded by the window, so a write never waits long).
  *
- * Locks and threads are pthreads', not nng's: the test builds tell
+ * Locks are libmca's own (sync/lock.h), not nng's: the test builds tell
  * ThreadSanitizer to ignore what libnng calls (tests/tsan.supp), which would
  * hide every hand-off made through an nng mutex.
  *
  * Frames: u32 length (of what follows, little-endian), u8 type, body.
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 #include "mcx.h"
 #include "mcx_bridge.h"
 #include "ports/mcx_port.h"
+#include "sync/lock.h"
 
 enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6 };
 enum { EV_UP = 1, EV_DOWN = 2, EV_FRAME = 3 };
@@ -77,8 +77,8 @@ typedef struct peer {
   char url[256];
   int dialer; /* we dial (our domain id is lower) */
   /* Shared with the I/O threads, under mtx. */
-  pthread_mutex_t mtx;
-  pthread_mutex_t wmtx; /* one writer of the stream at a time */
+  mcx__mutex_t mtx;
+  mcx__mutex_t wmtx; /* one writer of the stream at a time */
   nng_stream *conn;
   uint32_t gen;
   int state;
@@ -137,17 +137,16 @@ typedef struct bridge {
   mcx_bridge_config_t cfg;
   uint64_t inc;
   peer_t peers[MCX_BRIDGE_MAX_PEERS];
-  pthread_mutex_t evmtx;
+  mcx__mutex_t evmtx;
   ev_t *ev_head, *ev_tail;
   nng_stream_listener *listener;
   struct thr {
-    pthread_t t;
-    int started; /* t is a thread to join */
+    nng_thread *t;
     mcx_atomic_u32 done; /* set by the thread as its last act; joined by spawn() or at the end */
     void (*fn)(void *);
     void *arg;
   } threads[64];
-  pthread_mutex_t thmtx;
+  mcx__mutex_t thmtx;
   mcapi_endpoint_t req_ep, send_ep;
   proxy_t proxies[MAX_PROXIES];
   unsigned nproxies;
@@ -269,13 +268,13 @@ static void push_ev(bridge_t *b, int type, int peer, uint32_t gen, uint8_t *body
     return;
   }
   e->type = type, e->peer = peer, e->gen = gen, e->body = body, e->len = len;
-  pthread_mutex_lock(&b->evmtx);
+  mcx__mutex_lock(&b->evmtx, 0);
   if (b->ev_tail)
     b->ev_tail->next = e;
   else
     b->ev_head = e;
   b->ev_tail = e;
-  pthread_mutex_unlock(&b->evmtx);
+  mcx__mutex_unlock(&b->evmtx, 0);
 }
 
 /* ---- handshake (docs/bridge.md: security) */
@@ -290,10 +289,10 @@ static void make_hello(bridge_t *b, int pi, uint8_t out[HELLO_LEN])
     put32(out + 20 + 4 * i, nng_random()); /* nonce, 32 bytes */
   if (pi >= 0) {
     peer_t *p = &b->peers[pi];
-    pthread_mutex_lock(&p->mtx);
+    mcx__mutex_lock(&p->mtx, 0);
     put64(out + 52, p->rx_inc);
     put64(out + 60, p->rx_delivered);
-    pthread_mutex_unlock(&p->mtx);
+    mcx__mutex_unlock(&p->mtx, 0);
   }
 }
 static uint64_t hello_rx_delivered(const uint8_t *h)
@@ -354,10 +353,10 @@ static int ct_eq(const uint8_t *a, const uint8_t *c, size_t n)
 
 static void set_state(peer_t *p, int state, const char *why)
 {
-  pthread_mutex_lock(&p->mtx);
+  mcx__mutex_lock(&p->mtx, 0);
   p->state = state;
   snprintf(p->why, sizeof p->why, "%s", why);
-  pthread_mutex_unlock(&p->mtx);
+  mcx__mutex_unlock(&p->mtx, 0);
 }
 
 /* Runs the handshake on a new stream; @p expect is the peer index a dialer
@@ -435,13 +434,13 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   /* Up: this stream replaces any older one. */
   nng_stream *old;
   uint32_t gen;
-  pthread_mutex_lock(&p->mtx);
+  mcx__mutex_lock(&p->mtx, 0);
   old = p->conn;
   p->conn = s;
   gen = ++p->gen;
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
-  pthread_mutex_unlock(&p->mtx);
+  mcx__mutex_unlock(&p->mtx, 0);
   if (old)
     nng_stream_close(old); /* its reader ends and frees it */
   uint8_t *h = malloc(HELLO_LEN);
@@ -457,9 +456,9 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
 static void reader(bridge_t *b, int pi, nng_stream *s)
 {
   peer_t *p = &b->peers[pi];
-  pthread_mutex_lock(&p->mtx);
+  mcx__mutex_lock(&p->mtx, 0);
   uint32_t gen = p->gen;
-  pthread_mutex_unlock(&p->mtx);
+  mcx__mutex_unlock(&p->mtx, 0);
   int rv;
   for (;;) {
     uint8_t *body;
@@ -470,16 +469,16 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
     push_ev(b, EV_FRAME, pi, gen, body, n);
   }
   nng_stream_close(s);
-  pthread_mutex_lock(&p->wmtx); /* the node thread is not writing to it */
-  pthread_mutex_lock(&p->mtx);
+  mcx__mutex_lock(&p->wmtx, 0); /* the node thread is not writing to it */
+  mcx__mutex_lock(&p->mtx, 0);
   int mine = p->conn == s;
   if (mine) {
     p->conn = NULL;
     p->state = PS_DOWN;
     snprintf(p->why, sizeof p->why, "connection lost: %s", nng_strerror(rv));
   }
-  pthread_mutex_unlock(&p->mtx);
-  pthread_mutex_unlock(&p->wmtx);
+  mcx__mutex_unlock(&p->mtx, 0);
+  mcx__mutex_unlock(&p->wmtx, 0);
   nng_stream_free(s);
   if (mine) {
     push_ev(b, EV_DOWN, pi, gen, NULL, 0);
@@ -506,12 +505,11 @@ static void conn_thread(void *arg)
   free(a);
 }
 
-static void *thread_main(void *arg)
+static void thread_main(void *arg)
 {
   struct thr *t = arg;
   t->fn(t->arg);
   mcx_store_release(&t->done, 1); /* R-T1: pairs with A-T1 in spawn() (only a flag: the join orders the rest) */
-  return NULL;
 }
 
 /* Starts @p fn on a free slot, joining finished threads first; frees @p arg
@@ -519,21 +517,22 @@ static void *thread_main(void *arg)
 static void spawn(bridge_t *b, void (*fn)(void *), void *arg)
 {
   int ok = 0;
-  pthread_mutex_lock(&b->thmtx);
+  mcx__mutex_lock(&b->thmtx, 0);
   for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0] && !ok; i++) {
     struct thr *t = &b->threads[i];
-    if (t->started && mcx_load_acquire(&t->done)) { /* A-T1: pairs with R-T1 */
-      pthread_join(t->t, NULL);
-      t->started = 0;
+    if (t->t && mcx_load_acquire(&t->done)) { /* A-T1: pairs with R-T1 */
+      nng_thread_destroy(t->t);
+      t->t = NULL;
     }
-    if (t->started)
+    if (t->t)
       continue;
     mcx_store_relaxed(&t->done, 0);
     t->fn = fn, t->arg = arg;
-    ok = pthread_create(&t->t, NULL, thread_main, t) == 0;
-    t->started = ok;
+    ok = nng_thread_create(&t->t, thread_main, t) == 0;
+    if (!ok)
+      t->t = NULL;
   }
-  pthread_mutex_unlock(&b->thmtx);
+  mcx__mutex_unlock(&b->thmtx, 0);
   if (!ok && arg != b)
     free(arg);
 }
@@ -607,9 +606,9 @@ static void dial_thread(void *arg)
     goto out;
   }
   while (!mcx_load_relaxed(&g_quit_io)) {
-    pthread_mutex_lock(&p->mtx);
+    mcx__mutex_lock(&p->mtx, 0);
     p->attempts++;
-    pthread_mutex_unlock(&p->mtx);
+    mcx__mutex_unlock(&p->mtx, 0);
     nng_aio_set_timeout(aio, IO_TIMEOUT_MS);
     nng_stream_dialer_dial(dialer, aio);
     nng_aio_wait(aio);
@@ -627,12 +626,12 @@ static void dial_thread(void *arg)
     } else {
       char why[150];
       snprintf(why, sizeof why, "down: %s (retry in %u ms)", nng_strerror(rv), backoff);
-      pthread_mutex_lock(&p->mtx);
+      mcx__mutex_lock(&p->mtx, 0);
       unsigned attempts = p->attempts;
       snprintf(p->why, sizeof p->why, "%s", why);
       if (p->state != PS_REFUSED)
         p->state = PS_DOWN;
-      pthread_mutex_unlock(&p->mtx);
+      mcx__mutex_unlock(&p->mtx, 0);
       /* Each step of the backoff is logged, then one attempt in 20. */
       if (backoff < BACKOFF_MAX_MS || attempts % 20 == 0)
         blog(b, "peer domain %u (%s): %s", p->domain, p->url, why);
@@ -656,16 +655,16 @@ out:
 static int peer_write(peer_t *p, const uint8_t *f, uint32_t len)
 {
   int rv = NNG_ECLOSED;
-  pthread_mutex_lock(&p->wmtx);
-  pthread_mutex_lock(&p->mtx);
+  mcx__mutex_lock(&p->wmtx, 0);
+  mcx__mutex_lock(&p->mtx, 0);
   nng_stream *s = p->gen == p->seen_gen ? p->conn : NULL;
-  pthread_mutex_unlock(&p->mtx);
+  mcx__mutex_unlock(&p->mtx, 0);
   if (s) {
     rv = io_all(s, (void *)f, len, 0, IO_TIMEOUT_MS);
     if (rv)
       nng_stream_close(s); /* its reader reports the peer down */
   }
-  pthread_mutex_unlock(&p->wmtx);
+  mcx__mutex_unlock(&p->wmtx, 0);
   return rv;
 }
 
@@ -1126,10 +1125,10 @@ static int deliver(bridge_t *b, peer_t *p)
     } else if (p->rx_known && seq != p->rx_delivered + 1) {
       /* A gap cannot happen on one ordered stream: drop the connection. */
       blog(b, "peer domain %u: data %" PRIu64 " after %" PRIu64 ", reconnecting", p->domain, seq, p->rx_delivered);
-      pthread_mutex_lock(&p->mtx);
+      mcx__mutex_lock(&p->mtx, 0);
       if (p->conn)
         nng_stream_close(p->conn);
-      pthread_mutex_unlock(&p->mtx);
+      mcx__mutex_unlock(&p->mtx, 0);
       break;
     } else {
       uint32_t node = get32(m + 8), port = get32(m + 12), prio = get32(m + 16);
@@ -1157,10 +1156,10 @@ static int deliver(bridge_t *b, peer_t *p)
         blog(b, "data %" PRIu64 " from domain %u for node %u port %u dropped: %s", seq, p->domain, node, port,
              mcapi_display_status(st, (char[64]){0}, 64));
       }
-      pthread_mutex_lock(&p->mtx);
+      mcx__mutex_lock(&p->mtx, 0);
       p->rx_delivered = seq;
       p->rx_known = 1;
-      pthread_mutex_unlock(&p->mtx);
+      mcx__mutex_unlock(&p->mtx, 0);
       record_store(p);
     }
     busy = 1;
@@ -1199,7 +1198,7 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   /* Receiving side: a new incarnation of the peer starts a new record. */
   uint64_t inc = get64(hello + 12);
   drop_pending(p); /* sent again by the peer, in order */
-  pthread_mutex_lock(&p->mtx);
+  mcx__mutex_lock(&p->mtx, 0);
   if (inc != p->rx_inc) {
     p->rx_inc = inc;
     p->rx_delivered = 0;
@@ -1207,7 +1206,7 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   } else {
     p->rx_known = 1;
   }
-  pthread_mutex_unlock(&p->mtx);
+  mcx__mutex_unlock(&p->mtx, 0);
   record_store(p);
   p->ack_sent = UINT64_MAX; /* tell the peer where we are */
   /* Sending side: what the peer's record says it has is acknowledged; the
@@ -1229,10 +1228,10 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
 
 static int process_events(bridge_t *b)
 {
-  pthread_mutex_lock(&b->evmtx);
+  mcx__mutex_lock(&b->evmtx, 0);
   ev_t *e = b->ev_head;
   b->ev_head = b->ev_tail = NULL;
-  pthread_mutex_unlock(&b->evmtx);
+  mcx__mutex_unlock(&b->evmtx, 0);
   int busy = e != NULL;
   while (e) {
     ev_t *next = e->next;
@@ -1251,10 +1250,10 @@ static int process_events(bridge_t *b)
         if (n >= 20) {
           /* The first data of a new incarnation sets the base. */
           if (!p->rx_known) {
-            pthread_mutex_lock(&p->mtx);
+            mcx__mutex_lock(&p->mtx, 0);
             p->rx_delivered = get64(m) - 1;
             p->rx_known = 1;
-            pthread_mutex_unlock(&p->mtx);
+            mcx__mutex_unlock(&p->mtx, 0);
           }
           e->next = NULL;
           if (p->pend_tail)
@@ -1292,14 +1291,14 @@ static void write_status(bridge_t *b)
           b->nproxies);
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
-    pthread_mutex_lock(&p->mtx);
+    mcx__mutex_lock(&p->mtx, 0);
     static const char *names[] = {"down", "up", "refused"};
     fprintf(f,
             "peer domain %u url %s state %s attempts %u sent %" PRIu64 " acked %" PRIu64
             " delivered %" PRIu64 " dropped %" PRIu64 " why \"%s\"\n",
             p->domain, p->url, names[p->state], p->attempts, p->sent_total, p->acked, p->delivered_total,
             p->dropped_total, p->why);
-    pthread_mutex_unlock(&p->mtx);
+    mcx__mutex_unlock(&p->mtx, 0);
   }
   fclose(f);
   rename(tmp, path);
@@ -1383,8 +1382,6 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   }
   set_attr_u32(b->send_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
   set_attr_u32(b->req_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
-  pthread_mutex_init(&b->evmtx, NULL);
-  pthread_mutex_init(&b->thmtx, NULL);
   if (b->cfg.tls_cert_key[0] && setup_tls(b))
     goto stop;
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
@@ -1392,8 +1389,6 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     p->domain = cfg->peers[i].domain;
     snprintf(p->url, sizeof p->url, "%s", cfg->peers[i].url);
     p->dialer = b->cfg.domain < p->domain;
-    pthread_mutex_init(&p->mtx, NULL);
-    pthread_mutex_init(&p->wmtx, NULL);
     p->win = calloc(b->window, sizeof *p->win);
     p->next_seq = 1;
     p->seen_gen = UINT32_MAX;
@@ -1460,14 +1455,14 @@ stop:
     nng_stream_listener_close(b->listener);
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
-    pthread_mutex_lock(&p->mtx);
+    mcx__mutex_lock(&p->mtx, 0);
     if (p->conn)
       nng_stream_close(p->conn);
-    pthread_mutex_unlock(&p->mtx);
+    mcx__mutex_unlock(&p->mtx, 0);
   }
   for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0]; i++)
-    if (b->threads[i].started)
-      pthread_join(b->threads[i].t, NULL);
+    if (b->threads[i].t)
+      nng_thread_destroy(b->threads[i].t); /* joins */
   write_status(b);
   if (b->listener)
     nng_stream_listener_free(b->listener);
@@ -1479,8 +1474,6 @@ stop:
     free(p->win);
     if (p->rec)
       fclose(p->rec);
-    pthread_mutex_destroy(&p->mtx);
-    pthread_mutex_destroy(&p->wmtx);
   }
   for (resolve_t *r = b->local_res, *n; r; r = n)
     n = r->next, free(r);
@@ -1488,8 +1481,6 @@ stop:
     n = r->next, free(r);
   for (ev_t *e = b->ev_head, *n; e; e = n)
     n = e->next, free(e->body), free(e);
-  pthread_mutex_destroy(&b->evmtx);
-  pthread_mutex_destroy(&b->thmtx);
   if (b->tls_server)
     nng_tls_config_free(b->tls_server);
 fin:
