@@ -87,6 +87,13 @@ uint32_t mcx_port_uid(void);
 uint32_t mcx_port_fork_generation(void);
 
 /**
+ * @brief Registers @p fn to run in a child process right after fork(), on
+ * its only thread (the one that forked), before fork() returns there. One
+ * hook; a second call replaces the first. No-op where there is no fork().
+ */
+void mcx_port_on_fork_child(void (*fn)(void));
+
+/**
  * @brief Whether thread (or process) @p tid exists and has not exited.
  *
  * Unlike kill(pid, 0), a zombie (exited, not yet reaped) counts as dead, and

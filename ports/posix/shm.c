@@ -284,7 +284,17 @@ int mcx_port_name_record(const char *key, const char *proposal, char *out, size_
 static mcx_atomic_u32 fork_gen;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-static void fork_child(void) { mcx_fetch_add_relaxed(&fork_gen, 1u); }
+static void (*volatile fork_hook)(void);
+
+static void fork_child(void)
+{
+  mcx_fetch_add_relaxed(&fork_gen, 1u);
+  void (*fn)(void) = fork_hook;
+  if (fn)
+    fn();
+}
+
+void mcx_port_on_fork_child(void (*fn)(void)) { fork_hook = fn; }
 
 static void fork_register(void) { pthread_atfork(NULL, NULL, fork_child); }
 

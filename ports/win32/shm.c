@@ -585,6 +585,8 @@ int mcx_port_shm_unlink(const char *name)
 
 uint32_t mcx_port_fork_generation(void) { return 0; /* no fork() on Windows */ }
 
+void mcx_port_on_fork_child(void (*fn)(void)) { (void)fn; }
+
 int mcx_port_tid_alive(uint32_t tid)
 {
   if (tid == 0)

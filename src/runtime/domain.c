@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Domains (partitions) and nodes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
+#include "runtime/msg_fast.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
@@ -682,6 +684,11 @@ int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
          mcx_port_tid_alive(mcx_load_relaxed(&n->tid));
 }
 
+/* In a fork child, on the thread that forked: its node is its parent's, so
+ * the fast path's one-load check (mcx__fast_domain) must fail there; the full
+ * path then finds the fork (mcx__is_node). */
+static void fork_child_hook(void) { mcx__self.fast = NULL; }
+
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts)
 {
@@ -774,6 +781,15 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__self.node_slot = (uint32_t)slot;
   mcx__self.node_id = node_id;
   mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
+  mcx__self.intent = &mcx__nodes(d)[slot].inflight;
+  /* The message fast path's cache (msg_fast.h); without it, the full path. */
+  mcx__self.epc = calloc(MCX_EPC_N, sizeof(mcx__epc_t));
+  for (uint32_t i = 0; mcx__self.epc && i < MCX_EPC_N; i++) {
+    mcx__self.epc[i].ep = mcx__eps(d); /* any valid address: the state never matches */
+    mcx__epc_clear(&mcx__self.epc[i]);
+  }
+  mcx_port_on_fork_child(fork_child_hook);
+  mcx__self.fast = d->fastpath && mcx__self.epc ? d : NULL;
   MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
             mcx__locking_name(d->locking), d->name);
   return MCX_OK;
@@ -804,6 +820,7 @@ int mcx__node_finalize(void)
   detach_domain(d, last);
   mcx__mutex_unlock(&proc_lock, 0);
   MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
+  free(mcx__self.epc);
   memset(&mcx__self, 0, sizeof mcx__self);
   return MCX_OK;
 }

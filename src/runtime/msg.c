@@ -6,6 +6,38 @@
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
+mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
+{
+  mcx__endpoint_t *e;
+  if (!mcx__self.epc || mcx__ep_resolve(d, h, &e) != MCX_OK)
+    return NULL;
+  /* A-E1 — acquire: pairs with R-E1; the entry is valid while the word stays. */
+  uint32_t st = mcx_load_acquire(&e->state);
+  if ((st & 0xff) != EP_ACTIVE)
+    return NULL;
+  /* A-E4 — acquire: pairs with R-E4 (resize): the depth read next is this
+   * epoch's, or a later one's, which the ring's tail refuses (msg_fast.h). */
+  uint32_t epoch = mcx_load_acquire(&e->ring_epoch);
+  uint32_t depth = mcx_load_relaxed(&e->depth);
+  uint32_t idx = mcx__ep_idx(d, e);
+  mcx__ring_view_t v = mcx__ring_of(d, idx, 0, depth); /* checks depth: shared memory is input */
+  mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
+  c->state = st;
+  c->epoch = epoch;
+  c->mask = v.mask;
+  c->ep = e;
+  c->ring0 = (uint8_t *)v.ring;
+  c->slots0 = (uint8_t *)v.slots;
+  c->big0 = v.big;
+  c->slot_step = (size_t)d->g.qcap * sizeof(mcx__msg_slot_t);
+  c->big_step = (size_t)d->g.qcap * d->g.big_stride;
+  c->tag0 = ((uint64_t)idx * d->g.nprio + 1) << 48;
+  c->big_stride = v.big_stride;
+  c->mine = mcx__ep_is_mine(e);
+  c->handle = h;
+  return c;
+}
+
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY: the
  * other side is inside a short copy, so an immediate retry usually wins. */
 #define BUT_RETRIES 256

@@ -16,11 +16,78 @@
 
 #define MCX_FAST static inline __attribute__((always_inline))
 
-/** Whether the calling node's domain takes the fast paths (lock-free shm). */
-MCX_FAST mcx__domain_t *mcx__fast_domain(void)
+/** The calling node's domain when it takes the fast paths (lock-free shm),
+ * else NULL. One load: a fork child's copy is cleared by an atfork hook
+ * (mcx__node_init), finalize clears it too. */
+MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
+
+/*
+ * The endpoint cache: what the fast path needs of an endpoint, resolved once
+ * and kept in process memory, so a call costs one compare of the handle, one
+ * of the endpoint's state word (generation and liveness together) and one of
+ * its ring epoch, instead of decoding the handle and recomputing the ring
+ * geometry from the layout. Each node (thread) has its own, direct-mapped by
+ * the handle's low bits; a miss or a mismatch takes the full path, which
+ * checks everything again (and mcx__epc_fill refills the entry).
+ *
+ * Validity: the handle names one incarnation (its generation); the state
+ * word, compared on every call, changes with every delete, re-create and
+ * re-configuration; the geometry belongs to the ring epoch it was read with
+ * (A-E4), compared on every call, and a ring whose epoch moved on refuses the
+ * enqueue itself (its tail carries the epoch). Nothing in the entry is read
+ * from the partition without the checks mcx__ring_of makes (shared memory is
+ * input).
+ */
+#define MCX_EPC_N 64u
+/* An empty entry: no endpoint handle has this value, and a forged one that
+ * does finds a state word no endpoint has (low byte 0xff), so it takes the
+ * full path. */
+#define MCX_EPC_EMPTY 0xffffffffu
+typedef struct mcx__epc {
+  uint32_t handle; /* the handle served; MCX_EPC_EMPTY: none */
+  uint32_t state;  /* the endpoint's state word when filled: gen << 8 | EP_ACTIVE */
+  uint32_t epoch;  /* the ring epoch the geometry belongs to */
+  uint32_t mask;   /* ring capacity - 1 at that epoch */
+  mcx__endpoint_t *ep;
+  uint8_t *ring0;  /* priority 0's ring; priority p's at + p * sizeof(mcx__mpsc_ring_t) */
+  uint8_t *slots0; /* priority 0's slots; p's at + p * slot_step */
+  uint8_t *big0;   /* priority 0's big buffers; p's at + p * big_step */
+  size_t slot_step, big_step;
+  uint64_t tag0;       /* (ring number of priority 0 + 1) << 48, for the in-flight record */
+  uint32_t big_stride; /* bytes per big buffer */
+  uint32_t mine;       /* owned by this node (its sends and receives may use it) */
+} mcx__epc_t;
+
+/** Empties a cache entry (its endpoint pointer stays a valid address). */
+MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
 {
-  mcx__domain_t *d = mcx__self.dom;
-  return d && d->fastpath && mcx__self.fork_gen == mcx_port_fork_generation() ? d : NULL;
+  c->handle = MCX_EPC_EMPTY;
+  c->state = MCX_EPC_EMPTY;
+}
+
+/** Fills the entry of handle @p h (a live endpoint of @p d) and returns it;
+ * NULL when @p h is not one (the full path reports why). Out of line. */
+mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h);
+
+/** The cache entry of endpoint handle @p h, filled on a miss; NULL if none. */
+MCX_FAST mcx__epc_t *mcx__epc_get(mcx__domain_t *d, uint32_t h)
+{
+  mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
+  if (__builtin_expect(c->handle == h, 1))
+    return c;
+  return mcx__epc_fill(d, h);
+}
+
+/** The ring view of priority @p prio of a cached endpoint. */
+MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__epc_t *c, uint32_t prio)
+{
+  mcx__ring_view_t v;
+  v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)prio * sizeof(mcx__mpsc_ring_t));
+  v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
+  v.big = c->big0 + prio * c->big_step;
+  v.mask = c->mask;
+  v.big_stride = c->big_stride;
+  return v;
 }
 
 /** One enqueue into @p dst's ring of priority @p prio; @p glock: take the
@@ -53,19 +120,42 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   return o;
 }
 
-/** A send in one attempt: MCX_OK, or MCX_EAGAIN when the full path must run. */
+/** A send in one attempt: MCX_OK, or MCX_EAGAIN when the full path must run
+ * (it checks everything again and reports why). */
 MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
                                 size_t size, uint32_t prio)
 {
-  mcx__endpoint_t *src, *dst;
-  if (__builtin_expect(mcx__ep_resolve(d, from, &src) | mcx__ep_resolve(d, to, &dst), 0))
+  mcx__epc_t *s = mcx__epc_get(d, from);
+  if (__builtin_expect(!s, 0))
     return MCX_EAGAIN;
-  if (__builtin_expect(!mcx__ep_is_mine(src) || size > d->g.max_msg ||
-                           (mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)),
+  mcx__epc_t *t = mcx__epc_get(d, to);
+  /* Both entries may share a line of the cache: the second fill evicts the first. */
+  if (__builtin_expect(!t || s->handle != from, 0))
+    return MCX_EAGAIN;
+  mcx__endpoint_t *src = s->ep, *dst = t->ep;
+  /* A-E1 — acquire: pairs with R-E1 (create, re-open): the destination is
+   * the incarnation the entry was filled for. The source is ours (relaxed). */
+  if (__builtin_expect((mcx_load_acquire(&dst->state) != t->state) |
+                           (mcx_load_relaxed(&src->state) != s->state) | !s->mine |
+                           (size > d->g.max_msg) |
+                           ((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) != 0),
                        0))
     return MCX_EAGAIN;
-  if (mcx__msg_enqueue_once(d, dst, from, buf, size, prio, 0) != MCX_RING_OK)
+  /* A-E4 — acquire: pairs with R-E4 (resize); the entry's geometry is the
+   * epoch's, and the ring's tail refuses a stale epoch. */
+  if (__builtin_expect(mcx_load_acquire(&dst->ring_epoch) != t->epoch, 0)) {
+    mcx__epc_clear(t); /* refilled on the next call */
     return MCX_EAGAIN;
+  }
+  mcx__ring_view_t v = mcx__epc_ring(t, prio);
+  uint32_t bit = 1u << prio;
+  /* Relaxed: see mcx__msg_enqueue_once. */
+  if (__builtin_expect(!(mcx_load_relaxed(&dst->used_prios) & bit), 0))
+    mcx_fetch_or_relaxed(&dst->used_prios, bit);
+  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, from, mcx__self.intent,
+                        t->tag0 + ((uint64_t)prio << 48)) != MCX_RING_OK)
+    return MCX_EAGAIN;
+  mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
   mcx__ctr_add(&src->n_sent, 1);
   return MCX_OK;
 }
@@ -104,18 +194,32 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
 /** A receive in one attempt: MCX_OK, MCX_ETRUNC, or MCX_EAGAIN (full path). */
 MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t cap, size_t *size)
 {
-  mcx__endpoint_t *ep;
   if (__builtin_expect(mcx__recv_queued != 0, 0)) /* receive requests come first */
     return MCX_EAGAIN;
-  if (__builtin_expect(mcx__ep_resolve(d, h, &ep) != MCX_OK || !mcx__ep_is_mine(ep) ||
-                           mcx_load_relaxed(&ep->chan),
-                       0))
+  mcx__epc_t *c = mcx__epc_get(d, h);
+  if (__builtin_expect(!c, 0))
     return MCX_EAGAIN;
-  mcx__ring_outcome_t o = mcx__msg_dequeue_once(d, ep, buf, cap, size, 0, 0);
-  return o == MCX_RING_OK          ? MCX_OK
-         : o == MCX_RING_TRUNCATED ? MCX_ETRUNC
-         : o == MCX_RING_CORRUPT   ? MCX_ECORRUPT
-                                   : MCX_EAGAIN;
+  mcx__endpoint_t *ep = c->ep;
+  /* Our own endpoint: relaxed (its owner re-sizes it, with the epoch). */
+  if (__builtin_expect((mcx_load_relaxed(&ep->state) != c->state) | !c->mine |
+                           (mcx_load_relaxed(&ep->chan) != 0) |
+                           (mcx_load_relaxed(&ep->ring_epoch) != c->epoch),
+                       0)) {
+    mcx__epc_clear(c);
+    return MCX_EAGAIN;
+  }
+  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  while (used) {
+    uint32_t p = (uint32_t)__builtin_ctz(used);
+    used &= used - 1;
+    mcx__ring_view_t v = mcx__epc_ring(c, p);
+    mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, 0);
+    if (o == MCX_RING_EMPTY)
+      continue;
+    mcx__wp_notify(&ep->space_wp, d->shared); /* F-W2 after R2 */
+    return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_ECORRUPT;
+  }
+  return MCX_EAGAIN;
 }
 
 #endif

@@ -219,6 +219,13 @@ typedef struct mcx__self {
   uint32_t node_slot;
   uint32_t node_id;
   uint32_t key; /* process-unique node key, owner of requests */
+  /* The message fast path's view (msg_fast.h): the domain when it takes the
+   * fast path (lock-free shm; cleared in a fork child by an atfork hook),
+   * this node's endpoint cache (process memory, this thread's only) and its
+   * in-flight record in the partition. */
+  mcx__domain_t *fast;
+  struct mcx__epc *epc;
+  mcx_atomic_u64 *intent;
 } mcx__self_t;
 
 extern MCX_TLS mcx__self_t mcx__self;
