@@ -125,8 +125,9 @@ MCX_API void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const v
   mcx__nb_start(&a, CTX_CHAN, 1, request, mcapi_status);
 }
 
-MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
-                                size_t size, mcapi_status_t *mcapi_status)
+static __attribute__((noinline)) void pkt_send_full(mcapi_pktchan_send_hndl_t send_handle,
+                                                    const void *buffer, size_t size,
+                                                    mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
@@ -137,6 +138,18 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
   }
   int r = mcx__pkt_send(send_handle, buffer, size);
   SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
+}
+
+MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
+                                size_t size, mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__self.fast; /* see scl_send */
+  if (__builtin_expect(d && mcapi_status && (buffer || !size), 1) &&
+      __builtin_expect(mcx__pkt_send_fast(d, send_handle, buffer, size) == MCX_OK, 1)) {
+    *mcapi_status = MCAPI_SUCCESS;
+    return;
+  }
+  pkt_send_full(send_handle, buffer, size, mcapi_status);
 }
 
 MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
@@ -158,8 +171,9 @@ MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void
   mcx__nb_start(&a, CTX_CHAN, 0, request, mcapi_status);
 }
 
-MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
-                                size_t *received_size, mcapi_status_t *mcapi_status)
+static __attribute__((noinline)) void pkt_recv_full(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                    void **buffer, size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
@@ -174,6 +188,22 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
   if (e == MCX_OK)
     *received_size = got;
   SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
+}
+
+MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
+                                size_t *received_size, mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__self.fast; /* see scl_send */
+  int e;
+  /* Receive requests queued by this thread come first (the full path). */
+  if (__builtin_expect(d && mcapi_status && buffer && received_size && !mcx__recv_queued, 1) &&
+      __builtin_expect((e = mcx__pkt_recv_fast(d, receive_handle, buffer, received_size)) !=
+                           MCX_EAGAIN,
+                       1)) {
+    *mcapi_status = __builtin_expect(e == MCX_OK, 1) ? MCAPI_SUCCESS : ST(e);
+    return;
+  }
+  pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
 }
 
 MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
@@ -246,7 +276,10 @@ MCX_API void mcapi_sclchan_send_open_i(mcapi_sclchan_send_hndl_t *send_handle,
   open_i(send_handle, send_endpoint, MCAPI_SCL_CHAN, MCX_CHAN_SEND, request, mcapi_status);
 }
 
-static void scl_send(uint32_t h, uint32_t width, uint64_t v, mcapi_status_t *mcapi_status)
+/* The full scalar send and receive: every check, waiting, the other
+ * transports and modes. Out of line, so the fast paths below stay small. */
+static __attribute__((noinline)) void scl_send_full(uint32_t h, uint32_t width, uint64_t v,
+                                                           mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
@@ -255,7 +288,8 @@ static void scl_send(uint32_t h, uint32_t width, uint64_t v, mcapi_status_t *mca
   SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
-static uint64_t scl_recv(uint32_t h, uint32_t width, mcapi_status_t *mcapi_status)
+static __attribute__((noinline)) uint64_t scl_recv_full(uint32_t h, uint32_t width,
+                                                               mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return 0;
@@ -264,6 +298,33 @@ static uint64_t scl_recv(uint32_t h, uint32_t width, mcapi_status_t *mcapi_statu
   int e = mcx__scl_recv(h, width, &v);
   SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
   return e ? 0 : v;
+}
+
+/* One attempt on the channel cache (chan.c) where the domain takes the fast
+ * path (mcx__self.fast: a node, lock-free shm, not a fork child's copy). */
+static inline __attribute__((always_inline)) void scl_send(uint32_t h, uint32_t width, uint64_t v,
+                                                           mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__self.fast;
+  if (__builtin_expect(d && mcapi_status, 1) &&
+      __builtin_expect(mcx__scl_send_fast(d, h, width, v) == MCX_OK, 1)) {
+    *mcapi_status = MCAPI_SUCCESS;
+    return;
+  }
+  scl_send_full(h, width, v, mcapi_status);
+}
+
+static inline __attribute__((always_inline)) uint64_t scl_recv(uint32_t h, uint32_t width,
+                                                               mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__self.fast;
+  uint64_t v;
+  if (__builtin_expect(d && mcapi_status, 1) &&
+      __builtin_expect(mcx__scl_recv_fast(d, h, width, &v) == MCX_OK, 1)) {
+    *mcapi_status = MCAPI_SUCCESS;
+    return v;
+  }
+  return scl_recv_full(h, width, mcapi_status);
 }
 
 MCX_API void mcapi_sclchan_send_uint64(mcapi_sclchan_send_hndl_t send_handle,

@@ -35,20 +35,16 @@ MCX_API void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t r
   mcx__nb_start(&a, CTX_SEND, 1, request, mcapi_status);
 }
 
-MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
-                            const void *buffer, size_t buffer_size, mcapi_priority_t priority,
-                            mcapi_status_t *mcapi_status)
+/* The full send: every check, waiting, the other transports and modes. Out
+ * of line, so the fast path below needs no saved registers. */
+static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoint,
+                                                           mcapi_endpoint_t receive_endpoint,
+                                                           const void *buffer, size_t buffer_size,
+                                                           mcapi_priority_t priority,
+                                                           mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
-  mcx__domain_t *d = mcx__fast_domain();
-  if (__builtin_expect(d && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1) &&
-      __builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
-                                          buffer_size, priority) == MCX_OK,
-                       1)) {
-    *mcapi_status = MCAPI_SUCCESS;
-    return;
-  }
   REQUIRE_NODE();
   if (!buffer && buffer_size) {
     SET(MCAPI_ERR_PARAMETER);
@@ -60,6 +56,21 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
   }
   int r = mcx__msg_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
   SET(r == MCX_OK ? MCAPI_SUCCESS : send_status(r));
+}
+
+MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                            const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                            mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__fast_domain();
+  if (__builtin_expect(d && mcapi_status && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1) &&
+      __builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
+                                          buffer_size, priority) == MCX_OK,
+                       1)) {
+    *mcapi_status = MCAPI_SUCCESS;
+    return;
+  }
+  msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
 
 MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -82,33 +93,41 @@ MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, s
   mcx__nb_start(&a, CTX_RECV, 0, request, mcapi_status);
 }
 
-MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
-                            size_t *received_size, mcapi_status_t *mcapi_status)
+/* The full receive (see msg_send_full). */
+static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_endpoint,
+                                                           void *buffer, size_t buffer_size,
+                                                           size_t *received_size,
+                                                           mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
-  mcx__domain_t *d = mcx__fast_domain();
-  size_t got = 0;
-  int r;
-  if (__builtin_expect(d && buffer && received_size, 1) &&
-      __builtin_expect((r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size, &got)) !=
-                           MCX_EAGAIN,
-                       1)) {
-    /* taken: OK, or truncated (the message is consumed either way) */
-    *received_size = got;
-    *mcapi_status = r == MCX_OK ? MCAPI_SUCCESS : mcx__status(r, CTX_RECV);
-    return;
-  }
   REQUIRE_NODE();
   if (!buffer || !received_size) {
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
   mcx__recv_after_queued(REQ_MSG_RECV, receive_endpoint);
-  r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, &got);
+  size_t got = 0;
+  int r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, &got);
   if (r == MCX_OK || r == MCX_ETRUNC)
     *received_size = got;
   SET(mcx__status(r, CTX_RECV));
+}
+
+MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
+                            size_t *received_size, mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__fast_domain();
+  int r;
+  if (__builtin_expect(d && mcapi_status && buffer && received_size, 1) &&
+      __builtin_expect((r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size,
+                                               received_size)) != MCX_EAGAIN,
+                       1)) {
+    /* taken: OK, or truncated (the message is consumed either way) */
+    *mcapi_status = __builtin_expect(r == MCX_OK, 1) ? MCAPI_SUCCESS : mcx__status(r, CTX_RECV);
+    return;
+  }
+  msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
 }
 
 MCX_API mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint,

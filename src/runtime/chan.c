@@ -901,6 +901,93 @@ CHAN_FAST mcx__chan_t *fast_side(const mcx__domain_t *d, uint32_t handle, uint32
   return ch;
 }
 
+/*
+ * The channel cache: as the endpoint cache of the message path (msg_fast.h),
+ * a node's own record of the channel handles it used, so a data call costs a
+ * compare of the handle and one of the channel's state word. That word holds
+ * the generation, liveness and both sides' states, and every change to the
+ * channel's configuration (type, owners, mask) comes with a new generation,
+ * so an equal word means the entry still describes the channel (A-C1 is the
+ * load that compares). A miss or a mismatch runs fast_side()'s checks and
+ * refills the entry, or takes the full path.
+ */
+#define MCX_CHC_N 32u
+struct mcx__chc {
+  uint32_t handle; /* MCX_EPC_EMPTY: none */
+  uint32_t state;  /* the channel's state word when filled (MCX_EPC_EMPTY when empty) */
+  mcx__chan_t *ch;
+  mcx__spsc_view_t v; /* the data ring */
+};
+
+void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c)
+{
+  for (uint32_t i = 0; i < MCX_CHC_N; i++) {
+    c[i].handle = c[i].state = MCX_EPC_EMPTY;
+    c[i].ch = chan_at(d, 0); /* any valid address: the state never matches */
+  }
+}
+
+size_t mcx__chc_size(void) { return MCX_CHC_N * sizeof(struct mcx__chc); }
+
+/* The entry a handle maps to: its index bits, and its direction bit, so the
+ * two ends of one channel (the same index) do not evict each other. */
+CHAN_FAST uint32_t chc_slot(uint32_t handle) { return (handle ^ (handle >> 25)) & (MCX_CHC_N - 1); }
+
+static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *d, uint32_t handle,
+                                                          uint32_t type, uint32_t dir)
+{
+  uint32_t st;
+  mcx__chan_t *ch = fast_side(d, handle, type, dir, &st);
+  if (!ch || !mcx__self.chc)
+    return NULL;
+  struct mcx__chc *c = &mcx__self.chc[chc_slot(handle)];
+  c->state = st;
+  c->ch = ch;
+  c->v = data_view_at(d, ch, mcx__h_idx(handle));
+  c->handle = handle;
+  return c;
+}
+
+/* The entry of @p handle, checked against its channel's state word; NULL
+ * when the full path must run. */
+CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint32_t type,
+                                   uint32_t dir)
+{
+  /* The kind and direction the call needs are the handle's top bits: a
+   * handle of the other end or type never uses the entry. */
+  if (__builtin_expect((handle >> 29) != (kind_of(type) << 1 | dir), 0))
+    return NULL;
+  struct mcx__chc *c = &mcx__self.chc[chc_slot(handle)];
+  if (__builtin_expect(c->handle != handle, 0) && !(c = chc_fill(d, handle, type, dir)))
+    return NULL;
+  /* A-C1 — acquire: pairs with R-C1 (connect) and R-C3 (tear-down). */
+  if (__builtin_expect(mcx_load_acquire(&c->ch->state) != c->state, 0)) {
+    c->handle = c->state = MCX_EPC_EMPTY;
+    return NULL;
+  }
+  return c;
+}
+
+int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value)
+{
+  struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
+  if (__builtin_expect(!c || mcx__spsc_put(&c->v, width, value) != MCX_Q_OK, 0))
+    return MCX_EAGAIN;
+  mcx__wp_notify(&c->ch->recv_wp, d->shared);
+  return MCX_OK;
+}
+
+int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t *value)
+{
+  struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
+  uint32_t meta;
+  /* a width mismatch leaves the item in place: the full path reports it */
+  if (__builtin_expect(!c || mcx__spsc_get(&c->v, width, &meta, value) != MCX_Q_OK, 0))
+    return MCX_EAGAIN;
+  mcx__wp_notify(&c->ch->space_wp, d->shared);
+  return MCX_OK;
+}
+
 /* ---- pmq data path (see pmq_chan above) */
 
 static int pmq_scl_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
@@ -1256,6 +1343,36 @@ static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t
   *out = pool_buf(d, (uint32_t)b);
   *size = meta;
   return MCX_OK;
+}
+
+int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
+{
+  struct mcx__chc *c;
+  uint32_t b;
+  if (__builtin_expect(size > MCAPI_MAX_PKT_SIZE ||
+                           !(c = chc_get(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
+                           mcx__spsc_reserve(&c->v) != MCX_Q_OK,
+                       0))
+    return MCX_EAGAIN;
+  if (__builtin_expect(take_buffer(d, c->ch, &b) != MCX_OK, 0)) {
+    mcx__spsc_unreserve(&c->v);
+    return MCX_EAGAIN;
+  }
+  if (size)
+    memcpy(pool_buf(d, b), buf, size);
+  mcx__spsc_commit(&c->v, (uint32_t)size, b); /* R1: the copy travels with it */
+  mcx__wp_notify(&c->ch->recv_wp, d->shared);
+  return MCX_OK;
+}
+
+int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size)
+{
+  struct mcx__chc *c = chc_get(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
+  uint32_t meta;
+  uint64_t b;
+  if (__builtin_expect(!c || mcx__spsc_get(&c->v, 0, &meta, &b) != MCX_Q_OK, 0))
+    return MCX_EAGAIN;
+  return take_packet(d, c->ch, c->state, b, meta, buf, size);
 }
 
 static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)

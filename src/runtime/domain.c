@@ -685,9 +685,13 @@ int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
 }
 
 /* In a fork child, on the thread that forked: its node is its parent's, so
- * the fast path's one-load check (mcx__fast_domain) must fail there; the full
- * path then finds the fork (mcx__is_node). */
-static void fork_child_hook(void) { mcx__self.fast = NULL; }
+ * the fast path's one-load check (mcx__fast_domain) and mcx__is_node() must
+ * fail there (the hook runs before fork() returns in the child). */
+static void fork_child_hook(void)
+{
+  mcx__self.fast = NULL;
+  mcx__self.forked = 1;
+}
 
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts)
@@ -778,6 +782,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__mutex_unlock(&proc_lock, 0);
   mcx__self.dom = d;
   mcx__self.fork_gen = mcx_port_fork_generation();
+  mcx__self.forked = 0;
   mcx__self.node_slot = (uint32_t)slot;
   mcx__self.node_id = node_id;
   mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
@@ -788,8 +793,11 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx__self.epc[i].ep = mcx__eps(d); /* any valid address: the state never matches */
     mcx__epc_clear(&mcx__self.epc[i]);
   }
+  mcx__self.chc = malloc(mcx__chc_size());
+  if (mcx__self.chc)
+    mcx__chc_init(d, mcx__self.chc);
   mcx_port_on_fork_child(fork_child_hook);
-  mcx__self.fast = d->fastpath && mcx__self.epc ? d : NULL;
+  mcx__self.fast = d->fastpath && mcx__self.epc && mcx__self.chc ? d : NULL;
   MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
             mcx__locking_name(d->locking), d->name);
   return MCX_OK;
@@ -821,6 +829,7 @@ int mcx__node_finalize(void)
   mcx__mutex_unlock(&proc_lock, 0);
   MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
   free(mcx__self.epc);
+  free(mcx__self.chc);
   memset(&mcx__self, 0, sizeof mcx__self);
   return MCX_OK;
 }

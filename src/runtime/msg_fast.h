@@ -39,10 +39,6 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
  * input).
  */
 #define MCX_EPC_N 64u
-/* An empty entry: no endpoint handle has this value, and a forged one that
- * does finds a state word no endpoint has (low byte 0xff), so it takes the
- * full path. */
-#define MCX_EPC_EMPTY 0xffffffffu
 typedef struct mcx__epc {
   uint32_t handle; /* the handle served; MCX_EPC_EMPTY: none */
   uint32_t state;  /* the endpoint's state word when filled: gen << 8 | EP_ACTIVE */
@@ -155,8 +151,8 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
   if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, from, mcx__self.intent,
                         t->tag0 + ((uint64_t)prio << 48)) != MCX_RING_OK)
     return MCX_EAGAIN;
-  mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
   mcx__ctr_add(&src->n_sent, 1);
+  mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
   return MCX_OK;
 }
 

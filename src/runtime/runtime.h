@@ -224,16 +224,36 @@ typedef struct mcx__self {
    * this node's endpoint cache (process memory, this thread's only) and its
    * in-flight record in the partition. */
   mcx__domain_t *fast;
+  uint32_t forked; /* set in a fork child by the same hook: not a node there */
   struct mcx__epc *epc;
+  struct mcx__chc *chc; /* the same for channel handles (chan.c) */
   mcx_atomic_u64 *intent;
 } mcx__self_t;
+
+/* An empty entry of those caches: no handle has this value, and a forged one
+ * that does finds a state word no endpoint or channel has, so it takes the
+ * full path. */
+#define MCX_EPC_EMPTY 0xffffffffu
+
+/** The channel cache (chan.c): its size in bytes, and its initialization. */
+size_t mcx__chc_size(void);
+void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
+/** Scalar send / receive in one attempt on the fast path (lock-free shm, a
+ * node): MCX_OK, or MCX_EAGAIN when the full path must run. */
+int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value);
+int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t *value);
+/** Packet send / receive in one attempt on the fast path: MCX_OK, MCX_EAGAIN
+ * when the full path must run; a receive may also give MCX_ECORRUPT (a slot
+ * no sender could have written: taken off the ring and dropped). */
+int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size);
+int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size);
 
 extern MCX_TLS mcx__self_t mcx__self;
 
 /** Whether the calling thread is a node (and not a fork child's copy of one). */
 static inline int mcx__is_node(void)
 {
-  return mcx__self.dom && mcx__self.fork_gen == mcx_port_fork_generation();
+  return mcx__self.dom && !mcx__self.forked;
 }
 extern mcx_atomic_u32 mcx__debug_level;
 
