@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | channels | tls | netns | config
+# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | domains | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -224,6 +224,58 @@ channels)
   wait $r3 || fail "slow packet receiver: $(cat "$work/r3.log")"
   cat "$work/r3.log"
   grep -q "pktrecv: 3000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow packet receiver"
+  ;;
+scalars)
+  # Scalar channels, both ways at once: widths 8, 4, 2, 1 in turn, every
+  # value checked in order, every 7th first received with a wrong width
+  # (MCAPI_ERR_SCL_SIZE, the scalar stays), the sender's close reaches the
+  # receiver (MCAPI_ERR_CHAN_NOTOPEN after the last scalar).
+  two_bridges ipc
+  n=${MCX_BRIDGE_TEST_ITEMS:-20000}; [ "$n" -gt 20000 ] && n=20000
+  "$node" sclrecv 2 2 40 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" sclrecv 1 1 41 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
+  "$node" sclsend 1 3 2 2 40 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" sclsend 2 4 1 1 41 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a scalar node failed"; done
+  tail -n1 "$work/s1.log" "$work/s2.log"; cat "$work/r1.log" "$work/r2.log"
+  for f in r1 r2; do
+    grep -q "sclrecv: $n scalars in order with their widths, $((n / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+      "$work/$f.log" || fail "scalar receiver $f"
+  done
+  for f in s1 s2; do
+    grep -q "sclsend: $n scalars sent, close: MCAPI_SUCCESS" "$work/$f.log" || fail "scalar sender $f"
+  done
+  # Back-pressure: the receiver opens its side and then reads nothing. The
+  # sender must stop (blocked in a send) with a bounded number of scalars
+  # sent: the proxy's channel, the window and the remote channel hold them,
+  # nothing is dropped and the bridges do not buffer more. Then the receiver
+  # reads and gets every scalar in order.
+  m=5000
+  "$node" sclrecv 2 2 42 $m "$work/go" >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  "$node" sclsend 1 3 2 2 42 $m 1 >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/r3.log" holding
+  wait_line "$work/s3.log" "^sent 100\$"
+  prev=-1
+  for _ in $(seq 1 100); do # until the count stops moving (blocked), at most 10 s
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$work/s3.log")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  kill -0 $s3 2>/dev/null || fail "the sender finished although the receiver read nothing"
+  held=$(sed -n 's/^sent //p' "$work/s3.log" | tail -n1)
+  echo "sender blocked after $held scalars, the receiver holding"
+  # 64 in the remote channel, 64 in the window, 64 in the proxy's channel.
+  [ "$held" -gt 128 ] && [ "$held" -le 193 ] || fail "$held scalars taken while the receiver read nothing"
+  grep -q "dropped 0 " "$work/s2/status" || fail "the receiving bridge dropped scalars"
+  touch "$work/go"
+  wait $s3 || fail "scalar sender after the hold: $(tail -n3 "$work/s3.log")"
+  wait $r3 || fail "scalar receiver after the hold: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "sclrecv: $m scalars in order with their widths, $((m / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r3.log" || fail "scalar receiver after the hold"
   ;;
 tls)
   # nng's TLS under the handshake: certificates of one CA connect, a
