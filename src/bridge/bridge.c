@@ -120,11 +120,11 @@ enum {
 /* A proxy's mode: messages; the receive side of a packet or scalar channel a
  * local sender connected to it (opening, open, closing); out of use; the send
  * side of a packet channel a local receiver connected it to (opening, open,
- * closing). A bridge endpoint taking a local sender's packets for a remote
+ * closing); its side closed, the other side not yet (detach). A bridge endpoint taking a local sender's packets for a remote
  * receiver (a "pull", reverse = 1) uses the PX_PKT modes, then PX_FREE. */
 enum {
   PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN, PX_SCL_OPENING, PX_SCL, PX_SCL_CLOSING,
-  PX_OUT_OPENING, PX_OUT, PX_OUT_CLOSING, PX_FREE
+  PX_OUT_OPENING, PX_OUT, PX_OUT_CLOSING, PX_FREE, PX_DETACH
 };
 
 typedef struct proxy {
@@ -1093,6 +1093,15 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
       x->mode = PX_FREE;
       return 1;
     }
+    x->mode = PX_DETACH;
+  }
+  if (x->mode == PX_DETACH) {
+    /* A closed side still looks connected until the other side closes too;
+     * noticed again then, it would be taken for a new channel. */
+    mcapi_uint_t status = 0;
+    mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_STATUS, &status, sizeof status, &st);
+    if (st == MCAPI_SUCCESS && (status & MCAPI_ENDP_STATUS_CONNECTED))
+      return 0;
     x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
   }
   /* Nothing is taken while the peer is away or the window is full: the
@@ -1389,6 +1398,21 @@ static proxy_t *proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
   return NULL;
 }
 
+/* A send into the local receiver's channel failed: the receiver closed its
+ * side. The proxy closes its side and the remote sender is told (K_RSTOP),
+ * once; what it sent meanwhile is dropped. Returns -1 (this frame dropped). */
+static int proxy_out_stop(bridge_t *b, int pi, proxy_t *x, mcapi_status_t why)
+{
+  mcapi_status_t st;
+  blog(b, "packet channel from domain %u node %u port %u: %s; the sender is stopped", b->peers[pi].domain, x->node,
+       x->port, mcapi_display_status(why, (char[64]){0}, 64));
+  mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+  x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  x->mode = PX_OUT_CLOSING;
+  add_note(&b->peers[pi], K_RSTOP, x->node, x->port);
+  return -1;
+}
+
 /* K_RPKT / K_RCLOSE / K_RFAIL for the proxy of the remote sender (node,
  * port), the send side of a local packet channel: 1 done, 0 hold, -1 dropped. */
 static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
@@ -1400,12 +1424,15 @@ static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t
   if (!x || (x->mode != PX_OUT_OPENING && x->mode != PX_OUT))
     return -1;
   if (x->mode == PX_OUT_OPENING) {
-    if (kind == K_RFAIL)
-      mcapi_cancel(&x->req, &st);
-    else if (!mcapi_test(&x->req, &sz, &st))
-      return 0; /* the local receiver has not opened its side yet: hold */
+    if (!mcapi_test(&x->req, &sz, &st)) {
+      if (kind != K_RFAIL)
+        return 0; /* the local receiver has not opened its side yet: hold */
+      mcapi_cancel(&x->req, &st); /* the side never opened: nothing to close */
+      st = MCAPI_ERR_CHAN_NOTOPEN;
+    }
     if (st != MCAPI_SUCCESS) {
-      x->mode = PX_OUT_CLOSING, x->noreq = 1;
+      x->mode = PX_OUT_CLOSING;
+      x->noreq = 1;
       return kind == K_RFAIL ? 1 : -1;
     }
     x->mode = PX_OUT;
@@ -1414,9 +1441,7 @@ static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t
     if (!mcapi_test(&x->sreq, &sz, &st))
       return 0;
     x->sending = 0;
-    if (st == MCAPI_ERR_CHAN_NOTOPEN) /* the receiver closed: the sender stops too */
-      add_note(&b->peers[pi], K_RSTOP, node, port);
-    return st == MCAPI_SUCCESS ? 1 : -1;
+    return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
   }
   if (kind == K_RCLOSE || kind == K_RFAIL) {
     mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
@@ -1429,9 +1454,7 @@ static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t
     x->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
     return 0;
   }
-  if (st == MCAPI_ERR_CHAN_NOTOPEN)
-    add_note(&b->peers[pi], K_RSTOP, node, port);
-  return st == MCAPI_SUCCESS ? 1 : -1;
+  return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
 }
 
 /* Data frame of kind @p kind for (node, port): 1 done, 0 hold (try again

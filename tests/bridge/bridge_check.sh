@@ -277,6 +277,62 @@ scalars)
   grep -q "sclrecv: $m scalars in order with their widths, $((m / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
     "$work/r3.log" || fail "scalar receiver after the hold"
   ;;
+pktfrom)
+  # Packet channels whose sender is the remote endpoint: a program of one
+  # domain connects the proxy of an endpoint of the other domain (the send
+  # side) to an endpoint of its own (the receive side); the owner of the
+  # sending endpoint opened its send side before anyone connected it. Both
+  # ways at once, every packet checked in order, the sender's close reaches
+  # the receiver.
+  two_bridges ipc
+  n=2000
+  "$node" pktsendo 1 3 30 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" pktsendo 2 4 31 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  wait_line "$work/s1.log" ready; wait_line "$work/s2.log" ready
+  "$node" pktrecvc 2 2 20 1 3 30 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" pktrecvc 1 1 21 2 4 31 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a packet node failed"; done
+  cat "$work/s1.log" "$work/s2.log" "$work/r1.log" "$work/r2.log"
+  for f in r1 r2; do
+    grep -q "pktrecvc: $n packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/$f.log" || fail "receiver $f"
+  done
+  for f in s1 s2; do
+    grep -q "pktsendo: $n packets sent, close: MCAPI_SUCCESS" "$work/$f.log" || fail "sender $f"
+  done
+  # A receiver slower than the sender: back-pressure through the receiver's
+  # channel, the window and the sender's channel; all arrive in order. The
+  # same proxy serves a second channel.
+  "$node" pktsendo 1 3 30 $n >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/s3.log" ready
+  "$node" pktrecvc 2 2 20 1 3 30 $n pace >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait $s3 || fail "sender to a slow receiver: $(cat "$work/s3.log")"
+  wait $r3 || fail "slow receiver: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "pktrecvc: $n packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow receiver"
+  # The remote endpoint cannot be connected as a sender (it is opening as a
+  # receiver): the remote bridge says so, and the receiver's channel closes
+  # (its first receive gets MCAPI_ERR_CHAN_NOTOPEN) instead of waiting.
+  "$node" pktrecv 1 3 32 1 >"$work/x1.log" 2>&1 & x1=$!; pids+=($x1)
+  wait_line "$work/x1.log" ready
+  "$node" pktrecvc 2 2 22 1 3 32 0 >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait $r4 || fail "receiver of a failed connect: $(cat "$work/r4.log")"
+  cat "$work/r4.log"
+  grep -q "pktrecvc: 0 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r4.log" || fail "failed connect"
+  grep "packet channel from node 3 port 32" "$work/b1.log" || fail "the failed connect was not logged"
+  kill $x1
+  # The receiver closes while the remote sender still sends: the sender's
+  # send fails with MCAPI_ERR_CHAN_NOTOPEN (as when a local receiver closes)
+  # instead of sending into nothing.
+  "$node" pktsendo 1 3 33 1000000 >"$work/s5.log" 2>&1 & s5=$!; pids+=($s5)
+  wait_line "$work/s5.log" ready
+  "$node" pktrecvc 2 2 23 1 3 33 500 stop >"$work/r5.log" 2>&1 || fail "receiver that closes: $(cat "$work/r5.log")"
+  wait $s5; rc=$?
+  cat "$work/r5.log" "$work/s5.log"
+  grep -q "pktrecvc: 500 packets in order, closed: MCAPI_SUCCESS" "$work/r5.log" || fail "receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s5.log" || fail "the sender was not stopped (rc $rc)"
+  sent=$(sed -n 's/^pktsendo: \([0-9]*\) packets sent.*/\1/p' "$work/s5.log")
+  [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
+  ;;
 tls)
   # nng's TLS under the handshake: certificates of one CA connect, a
   # certificate of another CA does not (the key alone is not enough).

@@ -17,8 +17,9 @@
  *                                               remote endpoint, sends COUNT packets, closes
  *   pktsendo DOMAIN NODE PORT COUNT             opens the send side of its endpoint PORT
  *                                               (a remote program connects it), sends COUNT, closes
- *   pktrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT  connects the remote endpoint
- *                                               (the sender) to its endpoint PORT, then as pktrecv
+ *   pktrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [pace|stop]  connects the remote
+ *                                               endpoint (the sender) to its endpoint PORT, then as
+ *                                               pktrecv (stop: closes after COUNT, sender still on)
  *   sclsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT [STEP]  connects a scalar channel to the
  *                                               remote endpoint, sends COUNT scalars of widths 8, 4,
  *                                               2, 1 in turn (progress every STEP, 100), closes
@@ -202,6 +203,25 @@ int main(int argc, char **argv)
       die("pktchan_recv_open", st);
     printf("ready\n");
     fflush(stdout);
+    if (argc > 9 && !strcmp(argv[9], "stop")) { /* COUNT packets, then close while the sender sends */
+      for (unsigned long i = 1; i <= count; i++) {
+        item_t *it;
+        mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
+        if (st != MCAPI_SUCCESS)
+          die("pktchan_recv", st);
+        if (sz != sizeof *it || !intact(it) || it->seq != i) {
+          printf("pktrecvc: packet %lu is seq %u\n", i, it->seq);
+          return 1;
+        }
+        mcapi_pktchan_release(it, &st);
+      }
+      mcapi_pktchan_recv_close_i(rh, &req, &st);
+      mcapi_wait(&req, &sz, 10000, &st);
+      char m[MCAPI_MAX_STATUS_SIZE];
+      printf("pktrecvc: %lu packets in order, closed: %s\n", count, mcapi_display_status(st, m, sizeof m));
+      mcapi_finalize(&st);
+      return 0;
+    }
     return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"));
   }
   if (!strcmp(mode, "pktsendo") && argc >= 6) {
@@ -221,16 +241,19 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 60000, &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_send_open", st);
+    char m[MCAPI_MAX_STATUS_SIZE];
     for (unsigned long i = 1; i <= count; i++) {
       item_t it;
       make(&it, (uint32_t)i, 0);
       mcapi_pktchan_send(sh, &it, sizeof it, &st);
-      if (st != MCAPI_SUCCESS)
-        die("pktchan_send", st);
+      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+        printf("pktsendo: %lu packets sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
+        mcapi_finalize(&st);
+        return 3;
+      }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
     mcapi_wait(&req, &sz, 30000, &st);
-    char m[MCAPI_MAX_STATUS_SIZE];
     printf("pktsendo: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
     mcapi_finalize(&st);
     return 0;
