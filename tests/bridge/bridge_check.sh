@@ -333,6 +333,52 @@ pktfrom)
   sent=$(sed -n 's/^pktsendo: \([0-9]*\) packets sent.*/\1/p' "$work/s5.log")
   [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
   ;;
+domains)
+  # mca domains lists each bridge's peers from its status file (found
+  # through the delivery records the bridge keeps open), as text and JSON.
+  two_bridges ipc
+  "$node" recv 2 2 10 300 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 300 >"$work/s1.log" 2>&1 || fail "sender"
+  wait $r2 || fail "receiver: $(cat "$work/r2.log")"
+  wait_line "$work/s1/status" "peer domain 2 .* sent 300 acked 300 delivered 0 dropped 0 "
+  wait_line "$work/s2/status" "peer domain 1 .* sent 0 acked 0 delivered 300 dropped 0 "
+  "$mca" domains --namespace "$MCX_NAMESPACE" >"$work/domains.txt" 2>&1 || fail "mca domains: $(cat "$work/domains.txt")"
+  cat "$work/domains.txt"
+  want1="  bridge node 16000 peer domain 2 url ipc://$work/d2.sock state up sent 300 acked 300 delivered 0 dropped 0 why \"connected\""
+  want2="  bridge node 16000 peer domain 1 url ipc://$work/d1.sock state up sent 0 acked 0 delivered 300 dropped 0 why \"connected\""
+  grep -qxF "$want1" "$work/domains.txt" || fail "no line: $want1"
+  grep -qxF "$want2" "$work/domains.txt" || fail "no line: $want2"
+  grep -qxF "  bridge node 16000 (pid ${bpid[1]}): 1 peer(s), status $work/s1/status" "$work/domains.txt" ||
+    fail "bridge 1's status line"
+  # The lines that were there before are unchanged (one per node and endpoint, the summary).
+  grep -q "^  node 16000: pid ${bpid[1]} tid [0-9]* alive\$" "$work/domains.txt" || fail "node line"
+  grep -q "^  [0-9]* of [0-9]* endpoints in use, [0-9]* messages queued\$" "$work/domains.txt" || fail "summary line"
+  "$mca" domains --namespace "$MCX_NAMESPACE" --json "$work/domains.json" || fail "mca domains --json"
+  python3 - "$work/domains.json" "$work" <<'PY' || fail "JSON: $(cat "$work/domains.json")"
+import json, sys
+doc = json.load(open(sys.argv[1])); work = sys.argv[2]
+by_domain = {p["domain"]: p for p in doc["partitions"] if p["state"] == "ok"}
+for d, other, sent, deliv in ((1, 2, 300, 0), (2, 1, 0, 300)):
+    bridges = by_domain[d]["bridges"]
+    assert len(bridges) == 1 and bridges[0]["node"] == 16000, bridges
+    assert bridges[0]["status_file"] == "%s/s%d/status" % (work, d), bridges[0]
+    peers = bridges[0]["peers"]
+    assert peers == [{"domain": other, "url": "ipc://%s/d%d.sock" % (work, other), "state": "up", "sent": sent,
+                      "acked": sent, "delivered": deliv, "dropped": 0, "why": "connected"}], peers
+    assert "nodes" in by_domain[d] and "endpoints" in by_domain[d]
+print("json: both bridges and their peers as expected")
+PY
+  # The peer's bridge is gone: its node is no longer a live bridge, and the
+  # other bridge's peer line says down.
+  kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+  wait_state 1 2 down
+  "$mca" domains --namespace "$MCX_NAMESPACE" >"$work/domains2.txt" 2>&1 || fail "mca domains after the kill"
+  grep "bridge node" "$work/domains2.txt"
+  grep -q "^  bridge node 16000 peer domain 2 url ipc://$work/d2.sock state down sent 300 acked 300 " \
+    "$work/domains2.txt" || fail "peer down not shown"
+  [ "$(grep -c '^  bridge node 16000 (pid' "$work/domains2.txt")" = 1 ] || fail "the dead bridge is listed"
+  ;;
 tls)
   # nng's TLS under the handshake: certificates of one CA connect, a
   # certificate of another CA does not (the key alone is not enough).
