@@ -120,8 +120,9 @@ enum {
 /* A proxy's mode: messages; the receive side of a packet or scalar channel a
  * local sender connected to it (opening, open, closing); out of use; the send
  * side of a packet channel a local receiver connected it to (opening, open,
- * closing); its side closed, the other side not yet (detach). A bridge endpoint taking a local sender's packets for a remote
- * receiver (a "pull", reverse = 1) uses the PX_PKT modes, then PX_FREE. */
+ * closing); its side closed, the other side not yet (detach). A bridge
+ * endpoint taking a local sender's packets for a remote receiver (a "pull",
+ * reverse = 1) uses the PX_PKT modes, then PX_FREE. */
 enum {
   PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN, PX_SCL_OPENING, PX_SCL, PX_SCL_CLOSING,
   PX_OUT_OPENING, PX_OUT, PX_OUT_CLOSING, PX_FREE, PX_DETACH
@@ -1040,8 +1041,8 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
   } else if (send_side && type == MCAPI_SCL_CHAN) {
     reason = "a scalar channel from a remote sender does not cross the bridge";
   }
-  blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port, mcapi_display_status(why, (char[64]){0}, 64),
-       reason);
+  blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port,
+       mcapi_display_status(why, (char[64]){0}, 64), reason);
   x->mode = PX_BROKEN;
 }
 
@@ -1341,6 +1342,7 @@ static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port)
       x = &b->pulls[i];
   mcapi_endpoint_t from = dest_ep(b, node, port, 1);
   const char *why = !x ? "too many channels" : !from ? "no such endpoint" : NULL;
+  char sbuf[64];
   if (!why) {
     memset(x, 0, sizeof *x);
     x->ep = chan_ep(RCHAN_PORT_BASE + 256, &st);
@@ -1355,7 +1357,7 @@ static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port)
         mcapi_endpoint_delete(x->ep, (mcapi_status_t[1]){0});
     }
     if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
-      why = mcapi_display_status(st, (char[64]){0}, 64);
+      why = mcapi_display_status(st, sbuf, sizeof sbuf);
   }
   if (why) {
     blog(b, "packet channel from node %u port %u to domain %u: %s", node, port, b->peers[pi].domain, why);

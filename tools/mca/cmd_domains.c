@@ -111,7 +111,9 @@ static void read_bridge_status(bridge_info_t *b)
   char line[1024];
   while (fgets(line, sizeof line, f) && b->npeers < MAX_SHOWN_PEERS) {
     bridge_peer_t *q = &b->peers[b->npeers];
-    if (sscanf(line, "peer domain %u url %255s state %15s attempts %*u sent %llu acked %llu delivered %llu dropped %llu",
+    if (sscanf(line,
+               "peer domain %u url %255s state %15s attempts %*u sent %llu acked %llu "
+               "delivered %llu dropped %llu",
                &q->domain, q->url, q->state, &q->sent, &q->acked, &q->delivered, &q->dropped) != 7)
       continue;
     const char *w = strstr(line, " why \"");
