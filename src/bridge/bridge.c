@@ -108,14 +108,16 @@ typedef struct peer {
 /* What a data frame carries (its priority field): a message of that
  * priority, or a channel's open, item or close (docs/bridge.md).
  * Channels from a local sender to a remote receiver, (node, port) naming the
- * receiver: K_CHAN_OPEN / K_SCL_OPEN, K_PKT / K_SCL, K_CHAN_CLOSE.
+ * receiver: K_CHAN_OPEN / K_SCL_OPEN, K_PKT / K_SCL, K_CHAN_CLOSE, and back
+ * K_CHAN_STOP (the receiver closed: the proxy's side closes).
  * Channels a remote program connected from an endpoint of this side (its
  * sender) to one of its own, (node, port) naming the sender: K_RCONNECT
  * (connect it to a bridge endpoint here), K_RPKT, K_RCLOSE (the sender
  * closed), K_RFAIL (the connect failed here), K_RSTOP (the receiver closed). */
 enum {
   K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102, K_SCL_OPEN = 0x103, K_SCL = 0x104,
-  K_RCONNECT = 0x105, K_RPKT = 0x106, K_RCLOSE = 0x107, K_RFAIL = 0x108, K_RSTOP = 0x109
+  K_RCONNECT = 0x105, K_RPKT = 0x106, K_RCLOSE = 0x107, K_RFAIL = 0x108, K_RSTOP = 0x109,
+  K_CHAN_STOP = 0x10a
 };
 /* A proxy's mode: messages; the receive side of a packet or scalar channel a
  * local sender connected to it (opening, open, closing); out of use; the send
@@ -1253,6 +1255,24 @@ static int rchan_open(bridge_t *b, int pi, uint32_t type, uint32_t node, uint32_
   return 1;
 }
 
+/* A send into the destination's channel failed: its receiver closed. The
+ * bridge closes its side and the sender's bridge is told (K_CHAN_STOP), once;
+ * what comes meanwhile is dropped. Returns -1 (this frame dropped). */
+static int rchan_stop(bridge_t *b, rchan_t *c, mcapi_status_t why)
+{
+  mcapi_status_t st;
+  blog(b, "%s channel to node %u port %u: %s; the sender is stopped", c->type == MCAPI_SCL_CHAN ? "scalar" : "packet",
+       c->node, c->port, mcapi_display_status(why, (char[64]){0}, 64));
+  if (c->type == MCAPI_SCL_CHAN)
+    mcapi_sclchan_send_close_i(c->sh, &c->close_req, &st);
+  else
+    mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+  c->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  c->closing = 1;
+  add_note(&b->peers[c->peer], K_CHAN_STOP, c->node, c->port);
+  return -1;
+}
+
 /* An item for a channel of rchan_open(): 1 done, 0 hold, -1 dropped. */
 static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *data, size_t len)
 {
@@ -1278,7 +1298,7 @@ static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *dat
     if (!mcapi_test(&c->send_req, &sz, &st))
       return 0;
     c->sending = 0;
-    return st == MCAPI_SUCCESS ? 1 : -1;
+    return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
   }
   if (kind == K_CHAN_CLOSE) {
     if (c->type == MCAPI_SCL_CHAN)
@@ -1304,15 +1324,16 @@ static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *dat
     }
     if (st == MCAPI_ERR_MEM_LIMIT)
       return 0; /* full (FAIL_ON_MEM_LIMIT): this frame waits, so do the ones after it */
-    return st == MCAPI_SUCCESS ? 1 : -1;
+    return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
   }
   mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
-  if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
-    return -1;
-  if (mcapi_test(&c->send_req, &sz, &st))
-    return st == MCAPI_SUCCESS ? 1 : -1;
-  c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
-  return 0;
+  if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
+    if (!mcapi_test(&c->send_req, &sz, &st)) {
+      c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
+      return 0;
+    }
+  }
+  return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
 }
 
 static proxy_t *pull_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
@@ -1400,6 +1421,33 @@ static proxy_t *proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
   return NULL;
 }
 
+/* K_CHAN_STOP: the remote receiver of a channel from a local sender closed:
+ * the proxy's receive side closes, the sender's next send gets
+ * MCAPI_ERR_CHAN_NOTOPEN (as with a local receiver that closes). */
+static int proxy_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  proxy_t *x = proxy_find(b, pi, node, port);
+  mcapi_status_t st;
+  size_t sz;
+  if (!x || (x->mode != PX_PKT && x->mode != PX_SCL))
+    return 1; /* not open (yet, or any more): nothing to stop */
+  if (x->mode == PX_SCL) {
+    mcapi_sclchan_recv_close_i(x->srh, &x->req, &st);
+    x->mode = PX_SCL_CLOSING;
+  } else {
+    if (x->rposted) {
+      mcapi_cancel(&x->rreq, &st);
+      if (st != MCAPI_SUCCESS && mcapi_test(&x->rreq, &sz, &st) && st == MCAPI_SUCCESS)
+        mcapi_pktchan_release(x->rbuf, &st);
+      x->rposted = 0;
+    }
+    mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
+    x->mode = PX_PKT_CLOSING;
+  }
+  x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  return 1;
+}
+
 /* A send into the local receiver's channel failed: the receiver closed its
  * side. The proxy closes its side and the remote sender is told (K_RSTOP),
  * once; what it sent meanwhile is dropped. Returns -1 (this frame dropped). */
@@ -1452,9 +1500,11 @@ static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t
     return 1;
   }
   mcapi_pktchan_send_i(x->sh, data, len, &x->sreq, &st);
-  if (st == MCAPI_PENDING && !mcapi_test(&x->sreq, &sz, &st)) {
-    x->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
-    return 0;
+  if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
+    if (!mcapi_test(&x->sreq, &sz, &st)) {
+      x->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
+      return 0;
+    }
   }
   return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
 }
@@ -1476,6 +1526,7 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
     rchan_t *c = rchan_find(b, pi, node, port);
     return c ? rchan_item(b, c, kind, data, len) : -1;
   }
+  case K_CHAN_STOP: return proxy_stop(b, pi, node, port);
   case K_RCONNECT: return pull_open(b, pi, node, port);
   case K_RSTOP: return pull_stop(b, pi, node, port);
   case K_RPKT:

@@ -224,6 +224,17 @@ channels)
   wait $r3 || fail "slow packet receiver: $(cat "$work/r3.log")"
   cat "$work/r3.log"
   grep -q "pktrecv: 3000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow packet receiver"
+  # The receiver closes after 500 packets while the sender still sends: the
+  # sender's send fails with MCAPI_ERR_CHAN_NOTOPEN, as with a local receiver.
+  "$node" pktrecv 2 2 21 500 stop >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" ready
+  "$node" pktsend 1 3 2 2 21 1000000 >"$work/s4.log" 2>&1; rc=$?
+  wait $r4 || fail "receiver that closes: $(cat "$work/r4.log")"
+  cat "$work/r4.log" "$work/s4.log"
+  grep -q "pktrecv: 500 packets in order, closed: MCAPI_SUCCESS" "$work/r4.log" || fail "receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s4.log" || fail "the sender was not stopped (rc $rc)"
+  sent=$(sed -n 's/^pktsend: \([0-9]*\) packets sent.*/\1/p' "$work/s4.log")
+  [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
   ;;
 scalars)
   # Scalar channels, both ways at once: widths 8, 4, 2, 1 in turn, every
@@ -276,6 +287,16 @@ scalars)
   cat "$work/r3.log"
   grep -q "sclrecv: $m scalars in order with their widths, $((m / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
     "$work/r3.log" || fail "scalar receiver after the hold"
+  # The receiver closes after 500 scalars while the sender still sends: the
+  # sender's send fails with MCAPI_ERR_CHAN_NOTOPEN, as with a local receiver.
+  "$node" sclrecv 2 2 43 500 stop >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" ready
+  "$node" sclsend 1 3 2 2 43 1000000 >"$work/s4.log" 2>&1; rc=$?
+  wait $r4 || fail "scalar receiver that closes: $(cat "$work/r4.log")"
+  cat "$work/r4.log"; tail -n1 "$work/s4.log"
+  grep -q "sclrecv: 500 scalars in order with their widths, closed: MCAPI_SUCCESS" "$work/r4.log" ||
+    fail "scalar receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s4.log" || fail "the scalar sender was not stopped (rc $rc)"
   ;;
 pktfrom)
   # Packet channels whose sender is the remote endpoint: a program of one

@@ -11,8 +11,9 @@
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
  *   sendfail DOMAIN NODE RDOMAIN RNODE RPORT MAX  FAIL_ON_MEM_LIMIT sends until refused
- *   pktrecv DOMAIN NODE PORT COUNT [pace]       opens a packet channel's receive side,
+ *   pktrecv DOMAIN NODE PORT COUNT [pace|stop]  opens a packet channel's receive side,
  *                                               checks COUNT packets, then the sender's close
+ *                                               (stop: closes after COUNT, the sender still on)
  *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT  connects a packet channel to the
  *                                               remote endpoint, sends COUNT packets, closes
  *   pktsendo DOMAIN NODE PORT COUNT             opens the send side of its endpoint PORT
@@ -23,10 +24,11 @@
  *   sclsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT [STEP]  connects a scalar channel to the
  *                                               remote endpoint, sends COUNT scalars of widths 8, 4,
  *                                               2, 1 in turn (progress every STEP, 100), closes
- *   sclrecv DOMAIN NODE PORT COUNT [GOFILE]     opens a scalar channel's receive side (then,
+ *   sclrecv DOMAIN NODE PORT COUNT [GOFILE|stop]  opens a scalar channel's receive side (then,
  *                                               with GOFILE, waits for that file to exist), checks
  *                                               COUNT scalars and their widths (every 7th first
  *                                               with a wrong width: MCAPI_ERR_SCL_SIZE), then the close
+ *                                               (stop: closes after COUNT, the sender still on)
  *
  * An item is {sender, sequence, priority, check} followed by a fill pattern
  * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
@@ -154,6 +156,31 @@ static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned lo
   return 0;
 }
 
+/* Receives COUNT packets, then closes while the sender still sends. */
+static int pkt_stop(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count)
+{
+  mcapi_status_t st;
+  mcapi_request_t req;
+  size_t sz;
+  for (unsigned long i = 1; i <= count; i++) {
+    item_t *it;
+    mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_recv", st);
+    if (sz != sizeof *it || !intact(it) || it->seq != i) {
+      printf("%s: packet %lu is seq %u\n", mode, i, it->seq);
+      return 1;
+    }
+    mcapi_pktchan_release(it, &st);
+  }
+  mcapi_pktchan_recv_close_i(rh, &req, &st);
+  mcapi_wait(&req, &sz, 10000, &st);
+  char m[MCAPI_MAX_STATUS_SIZE];
+  printf("%s: %lu packets in order, closed: %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
+  mcapi_finalize(&st);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 4)
@@ -178,6 +205,8 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 60000, &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_recv_open", st);
+    if (argc > 6 && !strcmp(argv[6], "stop"))
+      return pkt_stop("pktrecv", rh, count);
     return pkt_check("pktrecv", rh, count, argc > 6 && !strcmp(argv[6], "pace"));
   }
   if (!strcmp(mode, "pktrecvc") && argc >= 9) {
@@ -203,25 +232,8 @@ int main(int argc, char **argv)
       die("pktchan_recv_open", st);
     printf("ready\n");
     fflush(stdout);
-    if (argc > 9 && !strcmp(argv[9], "stop")) { /* COUNT packets, then close while the sender sends */
-      for (unsigned long i = 1; i <= count; i++) {
-        item_t *it;
-        mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
-        if (st != MCAPI_SUCCESS)
-          die("pktchan_recv", st);
-        if (sz != sizeof *it || !intact(it) || it->seq != i) {
-          printf("pktrecvc: packet %lu is seq %u\n", i, it->seq);
-          return 1;
-        }
-        mcapi_pktchan_release(it, &st);
-      }
-      mcapi_pktchan_recv_close_i(rh, &req, &st);
-      mcapi_wait(&req, &sz, 10000, &st);
-      char m[MCAPI_MAX_STATUS_SIZE];
-      printf("pktrecvc: %lu packets in order, closed: %s\n", count, mcapi_display_status(st, m, sizeof m));
-      mcapi_finalize(&st);
-      return 0;
-    }
+    if (argc > 9 && !strcmp(argv[9], "stop"))
+      return pkt_stop("pktrecvc", rh, count);
     return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"));
   }
   if (!strcmp(mode, "pktsendo") && argc >= 6) {
@@ -274,7 +286,8 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 60000, &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_recv_open", st);
-    if (argc > 6) { /* hold: nothing is read until GOFILE exists */
+    int stop = argc > 6 && !strcmp(argv[6], "stop"); /* COUNT scalars, then close */
+    if (argc > 6 && !stop) { /* hold: nothing is read until GOFILE exists */
       printf("holding\n");
       fflush(stdout);
       for (int i = 0; i < 6000 && access(argv[6], F_OK) != 0; i++) {
@@ -306,6 +319,14 @@ int main(int argc, char **argv)
                (unsigned long long)scl_value(i));
         return 1;
       }
+    }
+    if (stop) {
+      mcapi_sclchan_recv_close_i(rh, &req, &st);
+      mcapi_wait(&req, &sz, 10000, &st);
+      printf("sclrecv: %lu scalars in order with their widths, closed: %s\n", count,
+             mcapi_display_status(st, m, sizeof m));
+      mcapi_finalize(&st);
+      return 0;
     }
     scl_recv_w(rh, 8, &st); /* the sender has closed: nothing more */
     printf("sclrecv: %lu scalars in order with their widths, %lu wrong-width receives refused, then %s\n", count,
@@ -427,16 +448,19 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 30000, &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_send_open", st);
+    char m[MCAPI_MAX_STATUS_SIZE];
     for (unsigned long i = 1; i <= count; i++) {
       item_t it;
       make(&it, (uint32_t)i, 0);
       mcapi_pktchan_send(sh, &it, sizeof it, &st);
-      if (st != MCAPI_SUCCESS)
-        die("pktchan_send", st);
+      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+        printf("pktsend: %lu packets sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
+        mcapi_finalize(&st);
+        return 3;
+      }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
     mcapi_wait(&req, &sz, 30000, &st);
-    char m[MCAPI_MAX_STATUS_SIZE];
     printf("pktsend: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
     mcapi_finalize(&st);
     return 0;
@@ -463,8 +487,12 @@ int main(int argc, char **argv)
       case 2: mcapi_sclchan_send_uint16(sh, (mcapi_uint16_t)v, &st); break;
       default: mcapi_sclchan_send_uint8(sh, (mcapi_uint8_t)v, &st); break;
       }
-      if (st != MCAPI_SUCCESS)
-        die("sclchan_send", st);
+      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+        char m[MCAPI_MAX_STATUS_SIZE];
+        printf("sclsend: %lu scalars sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
+        mcapi_finalize(&st);
+        return 3;
+      }
       if (i % step == 0) {
         printf("sent %lu\n", i);
         fflush(stdout);
