@@ -72,6 +72,12 @@ typedef struct resolve {
   uint64_t token;
 } resolve_t;
 
+/* A numbered control frame waiting for room in the window. */
+typedef struct note {
+  struct note *next;
+  uint32_t kind, node, port;
+} note_t;
+
 typedef struct peer {
   uint32_t domain;
   char url[256];
@@ -96,25 +102,50 @@ typedef struct peer {
   ev_t *pend_head, *pend_tail; /* DATA received, not yet delivered (destination full) */
   FILE *rec;
   uint64_t delivered_total, dropped_total, sent_total;
+  note_t *notes, *notes_tail;
 } peer_t;
 
 /* What a data frame carries (its priority field): a message of that
- * priority, or a packet channel's open, packet or close (docs/bridge.md). */
-enum { K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102 };
-/* A proxy's mode: messages; the receive side of a packet channel a local
- * sender connected to it (opening, open, closing); out of use. */
-enum { PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN };
+ * priority, or a channel's open, item or close (docs/bridge.md).
+ * Channels from a local sender to a remote receiver, (node, port) naming the
+ * receiver: K_CHAN_OPEN / K_SCL_OPEN, K_PKT / K_SCL, K_CHAN_CLOSE, and back
+ * K_CHAN_STOP (the receiver closed: the proxy's side closes).
+ * Channels a remote program connected from an endpoint of this side (its
+ * sender) to one of its own, (node, port) naming the sender: K_RCONNECT
+ * (connect it to a bridge endpoint here), K_RPKT, K_RCLOSE (the sender
+ * closed), K_RFAIL (the connect failed here), K_RSTOP (the receiver closed). */
+enum {
+  K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102, K_SCL_OPEN = 0x103, K_SCL = 0x104,
+  K_RCONNECT = 0x105, K_RPKT = 0x106, K_RCLOSE = 0x107, K_RFAIL = 0x108, K_RSTOP = 0x109,
+  K_CHAN_STOP = 0x10a
+};
+/* A proxy's mode: messages; the receive side of a packet or scalar channel a
+ * local sender connected to it (opening, open, closing); out of use; the send
+ * side of a packet channel a local receiver connected it to (opening, open,
+ * closing); its side closed, the other side not yet (detach). A bridge
+ * endpoint taking a local sender's packets for a remote receiver (a "pull",
+ * reverse = 1) uses the PX_PKT modes, then PX_FREE. */
+enum {
+  PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN, PX_SCL_OPENING, PX_SCL, PX_SCL_CLOSING,
+  PX_OUT_OPENING, PX_OUT, PX_OUT_CLOSING, PX_FREE, PX_DETACH
+};
 
 typedef struct proxy {
   mcapi_endpoint_t ep;
   int peer;
   int mode; /* PX_* */
+  int reverse; /* a pull endpoint, not a proxy: its frames are K_RPKT / K_RCLOSE */
   mcapi_pktchan_recv_hndl_t rh;
-  mcapi_request_t req, rreq;
+  mcapi_sclchan_recv_hndl_t srh;
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_request_t req, rreq, sreq;
   void *rbuf;
-  int rposted;
+  int rposted, sending;
+  int noreq; /* a closing mode with no close request to wait for */
+  unsigned width; /* of the last scalar taken (tried first) */
   uint32_t node, port, local_port;
 } proxy_t;
+
 
 /* The remote end of a bridged packet channel: an endpoint of the bridge's
  * node connected to the destination, its send side open. */
@@ -122,6 +153,8 @@ typedef struct proxy {
 #define RCHAN_PORT_BASE 0x6d630e00u
 typedef struct rchan {
   int used, peer, open, sending, closing, failed;
+  int noreq; /* closing with no close request to wait for */
+  uint32_t type; /* MCAPI_PKT_CHAN or MCAPI_SCL_CHAN */
   uint32_t node, port;
   mcapi_endpoint_t ep;
   mcapi_pktchan_send_hndl_t sh;
@@ -157,10 +190,12 @@ typedef struct bridge {
   unsigned window;
   nng_tls_config *tls_server;
   rchan_t rchans[MAX_RCHANS];
+  proxy_t pulls[MAX_RCHANS];
 } bridge_t;
 
 static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
+static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
@@ -884,8 +919,11 @@ static void on_resolve(bridge_t *b, int pi, const uint8_t *m, uint32_t len)
 }
 
 /* ---- data: drain proxies into the window */
-/* Numbers a data frame, keeps it in the window and writes it. */
-static int emit(bridge_t *b, peer_t *p, const proxy_t *x, uint32_t kind, const void *data, size_t n)
+static int room(const bridge_t *b, const peer_t *p) { return p->up && p->next_seq - 1 - p->acked < b->window; }
+
+/* Numbers a data frame, keeps it in the window and writes it. The caller
+ * checked room(). */
+static int emit_at(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data, size_t n)
 {
   uint32_t body = 20 + (uint32_t)n, total;
   uint8_t *f = frame_new(F_DATA, body, &total);
@@ -893,8 +931,8 @@ static int emit(bridge_t *b, peer_t *p, const proxy_t *x, uint32_t kind, const v
     return -1;
   uint64_t seq = p->next_seq++;
   put64(f + 5, seq);
-  put32(f + 13, x->node);
-  put32(f + 17, x->port);
+  put32(f + 13, node);
+  put32(f + 17, port);
   put32(f + 21, kind);
   if (n)
     memcpy(f + 25, data, n);
@@ -905,15 +943,65 @@ static int emit(bridge_t *b, peer_t *p, const proxy_t *x, uint32_t kind, const v
   return 0;
 }
 
-/* A receive on a message proxy failed: a local sender connected a packet
- * channel to it? Then the bridge opens the receive side and tells the peer. */
+static int emit(bridge_t *b, peer_t *p, const proxy_t *x, uint32_t kind, const void *data, size_t n)
+{
+  return emit_at(b, p, x->node, x->port, kind, data, n);
+}
+
+/* A control frame that may have to wait for room in the window (sent from
+ * the delivery path, where the window may be full). */
+static void add_note(peer_t *p, uint32_t kind, uint32_t node, uint32_t port)
+{
+  note_t *n = calloc(1, sizeof *n);
+  if (!n)
+    return;
+  n->kind = kind, n->node = node, n->port = port;
+  if (p->notes_tail)
+    p->notes_tail->next = n;
+  else
+    p->notes = n;
+  p->notes_tail = n;
+}
+
+static int flush_notes(bridge_t *b, peer_t *p)
+{
+  int busy = 0;
+  while (p->notes && room(b, p)) {
+    note_t *n = p->notes;
+    if (emit_at(b, p, n->node, n->port, n->kind, NULL, 0))
+      break;
+    p->notes = n->next;
+    if (!p->notes)
+      p->notes_tail = NULL;
+    free(n);
+    busy = 1;
+  }
+  return busy;
+}
+
+static void free_notes(peer_t *p)
+{
+  for (note_t *n = p->notes, *m; n; n = m)
+    m = n->next, free(n);
+  p->notes = p->notes_tail = NULL;
+}
+
+/* A receive on a message proxy failed: a local program connected a channel
+ * to it. A packet or scalar channel whose receive side the proxy is: the
+ * bridge opens that side and tells the peer (the remote bridge connects the
+ * real endpoint). A packet channel whose send side the proxy is: the bridge
+ * opens that side and asks the peer to connect the remote endpoint (the
+ * sender) to an endpoint of its bridge, whose packets then come here. */
 static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t why)
 {
   mcapi_status_t st;
   mcapi_uint_t status = 0, type = 0;
+  const char *reason = "not a message endpoint";
   mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_STATUS, &status, sizeof status, &st);
   mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_TYPE, &type, sizeof type, &st);
-  if ((status & MCAPI_ENDP_STATUS_CONNECTED) && (status & MCAPI_ENDP_STATUS_RECV_SIDE) && type == MCAPI_PKT_CHAN) {
+  int recv_side = (status & MCAPI_ENDP_STATUS_CONNECTED) && (status & MCAPI_ENDP_STATUS_RECV_SIDE);
+  int send_side = (status & MCAPI_ENDP_STATUS_CONNECTED) && (status & MCAPI_ENDP_STATUS_SEND_SIDE);
+  if (recv_side && type == MCAPI_PKT_CHAN) {
     mcapi_pktchan_recv_open_i(&x->rh, x->ep, &x->req, &st);
     if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
       x->mode = PX_PKT_OPENING;
@@ -923,74 +1011,183 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
       return;
     }
     why = st;
+  } else if (recv_side && type == MCAPI_SCL_CHAN && mcx_compat() == MCX_COMPAT_MCA203) {
+    /* The bridge learns a scalar's width by receiving it: in this profile a
+     * receive of the wrong width consumes the scalar (docs/compat.md). */
+    reason = "scalar channels do not cross the bridge in the mca-2.0.3 profile";
+  } else if (recv_side && type == MCAPI_SCL_CHAN) {
+    /* Receives on the proxy must not wait: an empty channel says MCAPI_TIMEOUT. */
+    mcapi_timeout_t zero = 0;
+    mcapi_endpoint_set_attribute(x->ep, MCAPI_ENDP_ATTR_TIMEOUT, &zero, sizeof zero, &st);
+    mcapi_sclchan_recv_open_i(&x->srh, x->ep, &x->req, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
+      x->mode = PX_SCL_OPENING;
+      x->width = 0;
+      emit(b, p, x, K_SCL_OPEN, NULL, 0);
+      blog(b, "proxy port %#x: scalar channel to domain %u node %u port %u", x->local_port, p->domain, x->node,
+           x->port);
+      return;
+    }
+    why = st;
+  } else if (send_side && type == MCAPI_PKT_CHAN) {
+    mcapi_pktchan_send_open_i(&x->sh, x->ep, &x->req, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
+      x->mode = PX_OUT_OPENING;
+      x->sending = 0;
+      emit(b, p, x, K_RCONNECT, NULL, 0);
+      blog(b, "proxy port %#x: packet channel from domain %u node %u port %u", x->local_port, p->domain, x->node,
+           x->port);
+      return;
+    }
+    why = st;
+  } else if (send_side && type == MCAPI_SCL_CHAN) {
+    reason = "a scalar channel from a remote sender does not cross the bridge";
   }
-  blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port, mcapi_display_status(why, (char[64]){0}, 64),
-       type == MCAPI_SCL_CHAN                  ? "scalar channels do not cross the bridge"
-       : (status & MCAPI_ENDP_STATUS_SEND_SIDE) ? "a channel from a remote sender does not cross the bridge"
-                                                : "not a message endpoint");
+  blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port,
+       mcapi_display_status(why, (char[64]){0}, 64), reason);
   x->mode = PX_BROKEN;
+}
+
+/* One scalar from the proxy's channel, of whatever width it was sent with:
+ * a receive of another width leaves it in place (MCAPI_ERR_SCL_SIZE), so the
+ * widths are tried in turn, the last one seen first. */
+static uint64_t scl_take(proxy_t *x, unsigned *width, mcapi_status_t *st)
+{
+  static const unsigned order[4] = {8, 4, 2, 1};
+  unsigned w = x->width ? x->width : 8;
+  for (int i = -1; i < 4; i++) {
+    if (i >= 0 && (w = order[i]) == x->width)
+      continue;
+    uint64_t v;
+    switch (w) {
+    case 8: v = mcapi_sclchan_recv_uint64(x->srh, st); break;
+    case 4: v = mcapi_sclchan_recv_uint32(x->srh, st); break;
+    case 2: v = mcapi_sclchan_recv_uint16(x->srh, st); break;
+    default: v = mcapi_sclchan_recv_uint8(x->srh, st); break;
+    }
+    if (*st != MCAPI_ERR_SCL_SIZE) {
+      *width = x->width = w;
+      return v;
+    }
+  }
+  return 0;
+}
+
+/* Takes what one proxy (or pull endpoint) has into the window. */
+static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
+{
+  int busy = 0;
+  peer_t *p = &b->peers[x->peer];
+  mcapi_status_t st;
+  size_t sz;
+  if ((x->mode == PX_PKT_OPENING || x->mode == PX_SCL_OPENING) && mcapi_test(&x->req, &sz, &st)) {
+    if (st == MCAPI_SUCCESS) {
+      x->mode = x->mode == PX_PKT_OPENING ? PX_PKT : PX_SCL;
+    } else {
+      x->mode = x->reverse ? PX_PKT_CLOSING : PX_BROKEN;
+      x->noreq = 1;
+    }
+  }
+  if ((x->mode == PX_PKT_CLOSING || x->mode == PX_SCL_CLOSING || x->mode == PX_OUT_CLOSING) &&
+      (x->noreq || mcapi_test(&x->req, &sz, &st))) {
+    x->noreq = 0;
+    if (x->reverse) { /* a pull endpoint goes when its channel is closed */
+      mcapi_endpoint_delete(x->ep, &st);
+      x->mode = PX_FREE;
+      return 1;
+    }
+    x->mode = PX_DETACH;
+  }
+  if (x->mode == PX_DETACH) {
+    /* A closed side still looks connected until the other side closes too;
+     * noticed again then, it would be taken for a new channel. */
+    mcapi_uint_t status = 0;
+    mcapi_endpoint_get_attribute(x->ep, MCAPI_ENDP_ATTR_STATUS, &status, sizeof status, &st);
+    if (st == MCAPI_SUCCESS && (status & MCAPI_ENDP_STATUS_CONNECTED))
+      return 0;
+    x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
+  }
+  /* Nothing is taken while the peer is away or the window is full: the
+   * proxy's queue fills and its senders feel the back-pressure. */
+  while ((x->mode == PX_MSG || x->mode == PX_PKT || x->mode == PX_SCL) && room(b, p)) {
+    if (x->mode == PX_PKT) {
+      /* One receive request kept posted: it completes with a packet, or
+       * with an error once the sender has closed and all was taken. */
+      size_t n = 0;
+      if (!x->rposted) {
+        mcapi_pktchan_recv_i(x->rh, &x->rbuf, &x->rreq, &st);
+        if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+          x->rbuf = NULL;
+        x->rposted = st == MCAPI_SUCCESS || st == MCAPI_PENDING;
+      }
+      if (x->rposted && !mcapi_test(&x->rreq, &n, &st))
+        break;
+      x->rposted = 0;
+      void *pkt = x->rbuf;
+      if (st != MCAPI_SUCCESS) { /* the sender closed and all was taken */
+        mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
+        x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING; /* already closed (K_RSTOP) */
+        x->mode = PX_PKT_CLOSING;
+        emit(b, p, x, x->reverse ? K_RCLOSE : K_CHAN_CLOSE, NULL, 0);
+        busy = 1;
+        break;
+      }
+      int rc = emit(b, p, x, x->reverse ? K_RPKT : K_PKT, pkt, n);
+      mcapi_pktchan_release(pkt, &st);
+      busy = 1;
+      if (rc)
+        break;
+      continue;
+    }
+    if (x->mode == PX_SCL) {
+      unsigned w = 0;
+      uint64_t v = scl_take(x, &w, &st);
+      if (st == MCAPI_TIMEOUT)
+        break; /* empty, the sender still open */
+      busy = 1;
+      if (st != MCAPI_SUCCESS) { /* the sender closed and all was taken */
+        mcapi_sclchan_recv_close_i(x->srh, &x->req, &st);
+        x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+        x->mode = PX_SCL_CLOSING;
+        emit(b, p, x, K_CHAN_CLOSE, NULL, 0);
+        break;
+      }
+      uint8_t item[9];
+      item[0] = (uint8_t)w;
+      put64(item + 1, v);
+      if (emit(b, p, x, K_SCL, item, sizeof item))
+        break;
+      continue;
+    }
+    mcapi_priority_t prio;
+    size_t n = mcx_msg_try_recv_prio(x->ep, buf, cap, &prio, &st);
+    if (st == MCAPI_ERR_MEM_LIMIT)
+      break;
+    if (st != MCAPI_SUCCESS) {
+      proxy_check_chan(b, p, x, st);
+      continue;
+    }
+    busy = 1;
+    if (emit(b, p, x, prio, buf, n))
+      break;
+  }
+  return busy;
 }
 
 static int drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
 {
   int busy = 0;
-  for (unsigned i = 0; i < b->nproxies; i++) {
-    proxy_t *x = &b->proxies[i];
-    peer_t *p = &b->peers[x->peer];
-    mcapi_status_t st;
-    size_t sz;
-    if (x->mode == PX_PKT_OPENING && mcapi_test(&x->req, &sz, &st))
-      x->mode = st == MCAPI_SUCCESS ? PX_PKT : PX_BROKEN;
-    if (x->mode == PX_PKT_CLOSING && mcapi_test(&x->req, &sz, &st))
-      x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
-    /* Nothing is taken while the peer is away or the window is full: the
-     * proxy's queue fills and its senders feel the back-pressure. */
-    while ((x->mode == PX_MSG || x->mode == PX_PKT) && p->up && p->next_seq - 1 - p->acked < b->window) {
-      if (x->mode == PX_PKT) {
-        /* One receive request kept posted: it completes with a packet, or
-         * with an error once the sender has closed and all was taken. */
-        size_t n = 0;
-        if (!x->rposted) {
-          mcapi_pktchan_recv_i(x->rh, &x->rbuf, &x->rreq, &st);
-          if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
-            x->rbuf = NULL;
-          x->rposted = st == MCAPI_SUCCESS || st == MCAPI_PENDING;
-        }
-        if (x->rposted && !mcapi_test(&x->rreq, &n, &st))
-          break;
-        x->rposted = 0;
-        void *pkt = x->rbuf;
-        if (st != MCAPI_SUCCESS) { /* the sender closed and all was taken */
-          mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
-          x->mode = PX_PKT_CLOSING;
-          emit(b, p, x, K_CHAN_CLOSE, NULL, 0);
-          busy = 1;
-          break;
-        }
-        int rc = emit(b, p, x, K_PKT, pkt, n);
-        mcapi_pktchan_release(pkt, &st);
-        busy = 1;
-        if (rc)
-          break;
-        continue;
-      }
-      mcapi_priority_t prio;
-      size_t n = mcx_msg_try_recv_prio(x->ep, buf, cap, &prio, &st);
-      if (st == MCAPI_ERR_MEM_LIMIT)
-        break;
-      if (st != MCAPI_SUCCESS) {
-        proxy_check_chan(b, p, x, st);
-        continue;
-      }
-      busy = 1;
-      if (emit(b, p, x, prio, buf, n))
-        break;
-    }
-  }
+  for (unsigned i = 0; i < b->cfg.npeers; i++)
+    busy |= flush_notes(b, &b->peers[i]);
+  for (unsigned i = 0; i < b->nproxies; i++)
+    busy |= drain_one(b, &b->proxies[i], buf, cap);
+  for (unsigned i = 0; i < MAX_RCHANS; i++)
+    if (b->pulls[i].reverse && b->pulls[i].mode != PX_FREE)
+      busy |= drain_one(b, &b->pulls[i], buf, cap);
   return busy;
 }
 
-/* ---- the remote end of packet channels (node thread) */
+/* ---- the remote end of channels (node thread) */
 static rchan_t *rchan_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
 {
   for (unsigned i = 0; i < MAX_RCHANS; i++) {
@@ -1001,53 +1198,99 @@ static rchan_t *rchan_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
   return NULL;
 }
 
-/* Data frame of kind @p kind for (node, port): 1 done, 0 hold (try again
- * later, nothing acknowledged), -1 dropped (logged). */
-static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
-                        size_t len)
+/* An endpoint of the bridge's node for a channel end (ports from @p base). */
+static mcapi_endpoint_t chan_ep(uint32_t base, mcapi_status_t *st)
+{
+  mcapi_endpoint_t ep = 0;
+  for (uint32_t k = 0; k < 256; k++) {
+    ep = mcapi_endpoint_create(base + k, st);
+    if (*st != MCAPI_ERR_ENDP_EXISTS)
+      break;
+  }
+  return *st == MCAPI_SUCCESS ? ep : 0;
+}
+
+/* K_CHAN_OPEN / K_SCL_OPEN: an endpoint of the bridge connected to the
+ * destination, its send side opened (completes when the receiver opens). */
+static int rchan_open(bridge_t *b, int pi, uint32_t type, uint32_t node, uint32_t port)
 {
   mcapi_status_t st;
   size_t sz;
-  rchan_t *c = rchan_find(b, pi, node, port);
-  if (kind == K_CHAN_OPEN) {
-    if (c)
-      return 1;
-    for (unsigned i = 0; i < MAX_RCHANS && !c; i++)
-      if (!b->rchans[i].used)
-        c = &b->rchans[i];
-    mcapi_endpoint_t to = dest_ep(b, node, port, 1);
-    if (!c || !to)
-      return -1;
-    memset(c, 0, sizeof *c);
-    for (uint32_t k = 0; k < 256; k++) {
-      c->ep = mcapi_endpoint_create(RCHAN_PORT_BASE + k, &st);
-      if (st != MCAPI_ERR_ENDP_EXISTS)
-        break;
-    }
-    if (st != MCAPI_SUCCESS)
-      return -1;
-    mcapi_request_t r;
+  rchan_t *c = NULL;
+  for (unsigned i = 0; i < MAX_RCHANS && !c; i++)
+    if (!b->rchans[i].used)
+      c = &b->rchans[i];
+  mcapi_endpoint_t to = dest_ep(b, node, port, 1);
+  const char *what = type == MCAPI_SCL_CHAN ? "scalar" : "packet";
+  if (!c || !to) {
+    blog(b, "%s channel to node %u port %u: %s", what, node, port, c ? "no such endpoint" : "too many channels");
+    return -1;
+  }
+  memset(c, 0, sizeof *c);
+  if (!(c->ep = chan_ep(RCHAN_PORT_BASE, &st)))
+    return -1;
+  mcapi_request_t r;
+  if (type == MCAPI_SCL_CHAN) {
+    /* Scalar sends have no non-blocking form: a full channel must refuse
+     * (MCAPI_ERR_MEM_LIMIT, the frame is held) instead of stopping the node thread. */
+    set_attr_u32(c->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+    mcapi_sclchan_connect_i(c->ep, to, &r, &st);
+  } else {
     mcapi_pktchan_connect_i(c->ep, to, &r, &st);
-    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING)
-      mcapi_wait(&r, &sz, 1000, &st);
-    if (st == MCAPI_SUCCESS)
+  }
+  if (st == MCAPI_SUCCESS || st == MCAPI_PENDING)
+    mcapi_wait(&r, &sz, 1000, &st);
+  if (st == MCAPI_SUCCESS) {
+    if (type == MCAPI_SCL_CHAN)
+      mcapi_sclchan_send_open_i(&c->sh, c->ep, &c->open_req, &st);
+    else
       mcapi_pktchan_send_open_i(&c->sh, c->ep, &c->open_req, &st);
-    if (st != MCAPI_SUCCESS && st != MCAPI_PENDING) {
-      blog(b, "packet channel to node %u port %u: %s", node, port, mcapi_display_status(st, (char[64]){0}, 64));
-      mcapi_endpoint_delete(c->ep, &st);
-      return -1;
-    }
-    c->used = 1, c->peer = pi, c->node = node, c->port = port;
+  }
+  if (st != MCAPI_SUCCESS && st != MCAPI_PENDING) {
+    blog(b, "%s channel to node %u port %u: %s", what, node, port, mcapi_display_status(st, (char[64]){0}, 64));
+    mcapi_endpoint_delete(c->ep, &st);
+    return -1;
+  }
+  c->used = 1, c->peer = pi, c->node = node, c->port = port, c->type = type;
+  return 1;
+}
+
+/* A send into the destination's channel failed: its receiver closed. The
+ * bridge closes its side and the sender's bridge is told (K_CHAN_STOP), once;
+ * what comes meanwhile is dropped. Returns -1 (this frame dropped). */
+static int rchan_stop(bridge_t *b, rchan_t *c, mcapi_status_t why)
+{
+  mcapi_status_t st;
+  blog(b, "%s channel to node %u port %u: %s; the sender is stopped", c->type == MCAPI_SCL_CHAN ? "scalar" : "packet",
+       c->node, c->port, mcapi_display_status(why, (char[64]){0}, 64));
+  if (c->type == MCAPI_SCL_CHAN)
+    mcapi_sclchan_send_close_i(c->sh, &c->close_req, &st);
+  else
+    mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+  c->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  c->closing = 1;
+  add_note(&b->peers[c->peer], K_CHAN_STOP, c->node, c->port);
+  return -1;
+}
+
+/* An item for a channel of rchan_open(): 1 done, 0 hold, -1 dropped. */
+static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *data, size_t len)
+{
+  mcapi_status_t st;
+  size_t sz;
+  if (kind == K_CHAN_CLOSE && c->failed) {
+    c->closing = 1; /* nothing to close: tick_rchans() frees it */
+    c->noreq = 1;
     return 1;
   }
-  if (!c || c->failed)
+  if (c->failed)
     return -1;
   if (!c->open) { /* the receiver has not opened its side yet: hold */
     if (!mcapi_test(&c->open_req, &sz, &st))
       return 0;
     if (st != MCAPI_SUCCESS) {
       c->failed = 1;
-      return -1;
+      return rchan_item(b, c, kind, data, len);
     }
     c->open = 1;
   }
@@ -1055,20 +1298,242 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
     if (!mcapi_test(&c->send_req, &sz, &st))
       return 0;
     c->sending = 0;
-    return st == MCAPI_SUCCESS ? 1 : -1;
+    return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
   }
   if (kind == K_CHAN_CLOSE) {
-    mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+    if (c->type == MCAPI_SCL_CHAN)
+      mcapi_sclchan_send_close_i(c->sh, &c->close_req, &st);
+    else
+      mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
     c->closing = 1;
+    c->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
     return 1;
   }
-  mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
-  if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+  if ((kind == K_SCL) != (c->type == MCAPI_SCL_CHAN))
     return -1;
-  if (mcapi_test(&c->send_req, &sz, &st))
-    return st == MCAPI_SUCCESS ? 1 : -1;
-  c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
-  return 0;
+  if (kind == K_SCL) {
+    if (len != 9)
+      return -1;
+    uint64_t v = get64(data + 1);
+    switch (data[0]) {
+    case 8: mcapi_sclchan_send_uint64(c->sh, v, &st); break;
+    case 4: mcapi_sclchan_send_uint32(c->sh, (mcapi_uint32_t)v, &st); break;
+    case 2: mcapi_sclchan_send_uint16(c->sh, (mcapi_uint16_t)v, &st); break;
+    case 1: mcapi_sclchan_send_uint8(c->sh, (mcapi_uint8_t)v, &st); break;
+    default: return -1;
+    }
+    if (st == MCAPI_ERR_MEM_LIMIT)
+      return 0; /* full (FAIL_ON_MEM_LIMIT): this frame waits, so do the ones after it */
+    return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
+  }
+  mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
+  if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
+    if (!mcapi_test(&c->send_req, &sz, &st)) {
+      c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
+      return 0;
+    }
+  }
+  return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
+}
+
+static proxy_t *pull_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    proxy_t *x = &b->pulls[i];
+    if (x->reverse && x->mode != PX_FREE && x->peer == pi && x->node == node && x->port == port)
+      return x;
+  }
+  return NULL;
+}
+
+/* K_RCONNECT: a program of the peer's domain connected a local endpoint
+ * (node, port) as the sender of a packet channel to one of its own. The
+ * bridge connects it to an endpoint of its own node and takes its packets
+ * (a pull: drained like a proxy, frames K_RPKT / K_RCLOSE). The program's
+ * send open completes once the bridge has opened the receive side. */
+static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  mcapi_status_t st;
+  size_t sz;
+  proxy_t *x = pull_find(b, pi, node, port);
+  if (x)
+    return 1;
+  for (unsigned i = 0; i < MAX_RCHANS && !x; i++)
+    if (!b->pulls[i].reverse || b->pulls[i].mode == PX_FREE)
+      x = &b->pulls[i];
+  mcapi_endpoint_t from = dest_ep(b, node, port, 1);
+  const char *why = !x ? "too many channels" : !from ? "no such endpoint" : NULL;
+  char sbuf[64];
+  if (!why) {
+    memset(x, 0, sizeof *x);
+    x->ep = chan_ep(RCHAN_PORT_BASE + 256, &st);
+    if (x->ep) {
+      mcapi_request_t r;
+      mcapi_pktchan_connect_i(from, x->ep, &r, &st);
+      if (st == MCAPI_SUCCESS || st == MCAPI_PENDING)
+        mcapi_wait(&r, &sz, 1000, &st);
+      if (st == MCAPI_SUCCESS)
+        mcapi_pktchan_recv_open_i(&x->rh, x->ep, &x->req, &st);
+      if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+        mcapi_endpoint_delete(x->ep, (mcapi_status_t[1]){0});
+    }
+    if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
+      why = mcapi_display_status(st, sbuf, sizeof sbuf);
+  }
+  if (why) {
+    blog(b, "packet channel from node %u port %u to domain %u: %s", node, port, b->peers[pi].domain, why);
+    add_note(&b->peers[pi], K_RFAIL, node, port); /* the remote receiver's channel closes */
+    return -1;
+  }
+  x->reverse = 1, x->peer = pi, x->node = node, x->port = port, x->mode = PX_PKT_OPENING;
+  blog(b, "packet channel from node %u port %u to domain %u", node, port, b->peers[pi].domain);
+  return 1;
+}
+
+/* K_RSTOP: the remote receiver closed: the pull's receive side closes, the
+ * local sender's next send gets MCAPI_ERR_CHAN_NOTOPEN. */
+static int pull_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  proxy_t *x = pull_find(b, pi, node, port);
+  mcapi_status_t st;
+  size_t sz;
+  if (!x || (x->mode != PX_PKT && x->mode != PX_PKT_OPENING))
+    return 1;
+  if (x->mode == PX_PKT_OPENING)
+    mcapi_cancel(&x->req, &st);
+  if (x->rposted) {
+    mcapi_cancel(&x->rreq, &st);
+    if (st != MCAPI_SUCCESS && mcapi_test(&x->rreq, &sz, &st) && st == MCAPI_SUCCESS)
+      mcapi_pktchan_release(x->rbuf, &st);
+    x->rposted = 0;
+  }
+  mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
+  x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  x->mode = PX_PKT_CLOSING;
+  return 1;
+}
+
+static proxy_t *proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  for (unsigned i = 0; i < b->nproxies; i++)
+    if (b->proxies[i].peer == pi && b->proxies[i].node == node && b->proxies[i].port == port)
+      return &b->proxies[i];
+  return NULL;
+}
+
+/* K_CHAN_STOP: the remote receiver of a channel from a local sender closed:
+ * the proxy's receive side closes, the sender's next send gets
+ * MCAPI_ERR_CHAN_NOTOPEN (as with a local receiver that closes). */
+static int proxy_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
+{
+  proxy_t *x = proxy_find(b, pi, node, port);
+  mcapi_status_t st;
+  size_t sz;
+  if (!x || (x->mode != PX_PKT && x->mode != PX_SCL))
+    return 1; /* not open (yet, or any more): nothing to stop */
+  if (x->mode == PX_SCL) {
+    mcapi_sclchan_recv_close_i(x->srh, &x->req, &st);
+    x->mode = PX_SCL_CLOSING;
+  } else {
+    if (x->rposted) {
+      mcapi_cancel(&x->rreq, &st);
+      if (st != MCAPI_SUCCESS && mcapi_test(&x->rreq, &sz, &st) && st == MCAPI_SUCCESS)
+        mcapi_pktchan_release(x->rbuf, &st);
+      x->rposted = 0;
+    }
+    mcapi_pktchan_recv_close_i(x->rh, &x->req, &st);
+    x->mode = PX_PKT_CLOSING;
+  }
+  x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  return 1;
+}
+
+/* A send into the local receiver's channel failed: the receiver closed its
+ * side. The proxy closes its side and the remote sender is told (K_RSTOP),
+ * once; what it sent meanwhile is dropped. Returns -1 (this frame dropped). */
+static int proxy_out_stop(bridge_t *b, int pi, proxy_t *x, mcapi_status_t why)
+{
+  mcapi_status_t st;
+  blog(b, "packet channel from domain %u node %u port %u: %s; the sender is stopped", b->peers[pi].domain, x->node,
+       x->port, mcapi_display_status(why, (char[64]){0}, 64));
+  mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+  x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  x->mode = PX_OUT_CLOSING;
+  add_note(&b->peers[pi], K_RSTOP, x->node, x->port);
+  return -1;
+}
+
+/* K_RPKT / K_RCLOSE / K_RFAIL for the proxy of the remote sender (node,
+ * port), the send side of a local packet channel: 1 done, 0 hold, -1 dropped. */
+static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
+                     size_t len)
+{
+  mcapi_status_t st;
+  size_t sz;
+  proxy_t *x = proxy_find(b, pi, node, port);
+  if (!x || (x->mode != PX_OUT_OPENING && x->mode != PX_OUT))
+    return -1;
+  if (x->mode == PX_OUT_OPENING) {
+    if (!mcapi_test(&x->req, &sz, &st)) {
+      if (kind != K_RFAIL)
+        return 0; /* the local receiver has not opened its side yet: hold */
+      mcapi_cancel(&x->req, &st); /* the side never opened: nothing to close */
+      st = MCAPI_ERR_CHAN_NOTOPEN;
+    }
+    if (st != MCAPI_SUCCESS) {
+      x->mode = PX_OUT_CLOSING;
+      x->noreq = 1;
+      return kind == K_RFAIL ? 1 : -1;
+    }
+    x->mode = PX_OUT;
+  }
+  if (x->sending) {
+    if (!mcapi_test(&x->sreq, &sz, &st))
+      return 0;
+    x->sending = 0;
+    return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
+  }
+  if (kind == K_RCLOSE || kind == K_RFAIL) {
+    mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+    x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+    x->mode = PX_OUT_CLOSING;
+    return 1;
+  }
+  mcapi_pktchan_send_i(x->sh, data, len, &x->sreq, &st);
+  if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
+    if (!mcapi_test(&x->sreq, &sz, &st)) {
+      x->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
+      return 0;
+    }
+  }
+  return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
+}
+
+/* Data frame of kind @p kind for (node, port): 1 done, 0 hold (try again
+ * later, nothing acknowledged), -1 dropped (logged). */
+static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
+                        size_t len)
+{
+  switch (kind) {
+  case K_CHAN_OPEN:
+  case K_SCL_OPEN:
+    if (rchan_find(b, pi, node, port))
+      return 1;
+    return rchan_open(b, pi, kind == K_SCL_OPEN ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN, node, port);
+  case K_PKT:
+  case K_SCL:
+  case K_CHAN_CLOSE: {
+    rchan_t *c = rchan_find(b, pi, node, port);
+    return c ? rchan_item(b, c, kind, data, len) : -1;
+  }
+  case K_CHAN_STOP: return proxy_stop(b, pi, node, port);
+  case K_RCONNECT: return pull_open(b, pi, node, port);
+  case K_RSTOP: return pull_stop(b, pi, node, port);
+  case K_RPKT:
+  case K_RCLOSE:
+  case K_RFAIL: return proxy_out(b, pi, kind, node, port, data, len);
+  default: return -1;
+  }
 }
 
 /* Channels whose close completed: their endpoint goes. */
@@ -1078,7 +1543,7 @@ static void tick_rchans(bridge_t *b)
     rchan_t *c = &b->rchans[i];
     mcapi_status_t st;
     size_t sz;
-    if (c->used && c->closing && mcapi_test(&c->close_req, &sz, &st)) {
+    if (c->used && c->closing && (c->noreq || mcapi_test(&c->close_req, &sz, &st))) {
       mcapi_endpoint_delete(c->ep, &st);
       c->used = 0;
     }
@@ -1469,6 +1934,7 @@ stop:
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
     drop_pending(p);
+    free_notes(p);
     for (unsigned k = 0; p->win && k < b->window; k++)
       free(p->win[k].buf);
     free(p->win);

@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | channels | tls | netns | config
+# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | domains | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -224,6 +224,181 @@ channels)
   wait $r3 || fail "slow packet receiver: $(cat "$work/r3.log")"
   cat "$work/r3.log"
   grep -q "pktrecv: 3000 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow packet receiver"
+  # The receiver closes after 500 packets while the sender still sends: the
+  # sender's send fails with MCAPI_ERR_CHAN_NOTOPEN, as with a local receiver.
+  "$node" pktrecv 2 2 21 500 stop >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" ready
+  "$node" pktsend 1 3 2 2 21 1000000 >"$work/s4.log" 2>&1; rc=$?
+  wait $r4 || fail "receiver that closes: $(cat "$work/r4.log")"
+  cat "$work/r4.log" "$work/s4.log"
+  grep -q "pktrecv: 500 packets in order, closed: MCAPI_SUCCESS" "$work/r4.log" || fail "receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s4.log" || fail "the sender was not stopped (rc $rc)"
+  sent=$(sed -n 's/^pktsend: \([0-9]*\) packets sent.*/\1/p' "$work/s4.log")
+  [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
+  ;;
+scalars)
+  # Scalar channels, both ways at once: widths 8, 4, 2, 1 in turn, every
+  # value checked in order, every 7th first received with a wrong width
+  # (MCAPI_ERR_SCL_SIZE, the scalar stays), the sender's close reaches the
+  # receiver (MCAPI_ERR_CHAN_NOTOPEN after the last scalar).
+  two_bridges ipc
+  n=${MCX_BRIDGE_TEST_ITEMS:-20000}; [ "$n" -gt 20000 ] && n=20000
+  "$node" sclrecv 2 2 40 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" sclrecv 1 1 41 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
+  "$node" sclsend 1 3 2 2 40 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" sclsend 2 4 1 1 41 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a scalar node failed"; done
+  tail -n1 "$work/s1.log" "$work/s2.log"; cat "$work/r1.log" "$work/r2.log"
+  for f in r1 r2; do
+    grep -q "sclrecv: $n scalars in order with their widths, $((n / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+      "$work/$f.log" || fail "scalar receiver $f"
+  done
+  for f in s1 s2; do
+    grep -q "sclsend: $n scalars sent, close: MCAPI_SUCCESS" "$work/$f.log" || fail "scalar sender $f"
+  done
+  # Back-pressure: the receiver opens its side and then reads nothing. The
+  # sender must stop (blocked in a send) with a bounded number of scalars
+  # sent: the proxy's channel, the window and the remote channel hold them,
+  # nothing is dropped and the bridges do not buffer more. Then the receiver
+  # reads and gets every scalar in order.
+  m=5000
+  "$node" sclrecv 2 2 42 $m "$work/go" >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  "$node" sclsend 1 3 2 2 42 $m 1 >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/r3.log" holding
+  wait_line "$work/s3.log" "^sent 100\$"
+  prev=-1
+  for _ in $(seq 1 100); do # until the count stops moving (blocked), at most 10 s
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$work/s3.log")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  kill -0 $s3 2>/dev/null || fail "the sender finished although the receiver read nothing"
+  held=$(sed -n 's/^sent //p' "$work/s3.log" | tail -n1)
+  echo "sender blocked after $held scalars, the receiver holding"
+  # 64 in the remote channel, 64 in the window, 64 in the proxy's channel.
+  [ "$held" -gt 128 ] && [ "$held" -le 193 ] || fail "$held scalars taken while the receiver read nothing"
+  grep -q "dropped 0 " "$work/s2/status" || fail "the receiving bridge dropped scalars"
+  touch "$work/go"
+  wait $s3 || fail "scalar sender after the hold: $(tail -n3 "$work/s3.log")"
+  wait $r3 || fail "scalar receiver after the hold: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "sclrecv: $m scalars in order with their widths, $((m / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r3.log" || fail "scalar receiver after the hold"
+  # The receiver closes after 500 scalars while the sender still sends: the
+  # sender's send fails with MCAPI_ERR_CHAN_NOTOPEN, as with a local receiver.
+  "$node" sclrecv 2 2 43 500 stop >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" ready
+  "$node" sclsend 1 3 2 2 43 1000000 >"$work/s4.log" 2>&1; rc=$?
+  wait $r4 || fail "scalar receiver that closes: $(cat "$work/r4.log")"
+  cat "$work/r4.log"; tail -n1 "$work/s4.log"
+  grep -q "sclrecv: 500 scalars in order with their widths, closed: MCAPI_SUCCESS" "$work/r4.log" ||
+    fail "scalar receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s4.log" || fail "the scalar sender was not stopped (rc $rc)"
+  ;;
+pktfrom)
+  # Packet channels whose sender is the remote endpoint: a program of one
+  # domain connects the proxy of an endpoint of the other domain (the send
+  # side) to an endpoint of its own (the receive side); the owner of the
+  # sending endpoint opened its send side before anyone connected it. Both
+  # ways at once, every packet checked in order, the sender's close reaches
+  # the receiver.
+  two_bridges ipc
+  n=2000
+  "$node" pktsendo 1 3 30 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" pktsendo 2 4 31 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  wait_line "$work/s1.log" ready; wait_line "$work/s2.log" ready
+  "$node" pktrecvc 2 2 20 1 3 30 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" pktrecvc 1 1 21 2 4 31 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a packet node failed"; done
+  cat "$work/s1.log" "$work/s2.log" "$work/r1.log" "$work/r2.log"
+  for f in r1 r2; do
+    grep -q "pktrecvc: $n packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/$f.log" || fail "receiver $f"
+  done
+  for f in s1 s2; do
+    grep -q "pktsendo: $n packets sent, close: MCAPI_SUCCESS" "$work/$f.log" || fail "sender $f"
+  done
+  # A receiver slower than the sender: back-pressure through the receiver's
+  # channel, the window and the sender's channel; all arrive in order. The
+  # same proxy serves a second channel.
+  "$node" pktsendo 1 3 30 $n >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/s3.log" ready
+  "$node" pktrecvc 2 2 20 1 3 30 $n pace >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait $s3 || fail "sender to a slow receiver: $(cat "$work/s3.log")"
+  wait $r3 || fail "slow receiver: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "pktrecvc: $n packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "slow receiver"
+  # The remote endpoint cannot be connected as a sender (it is opening as a
+  # receiver): the remote bridge says so, and the receiver's channel closes
+  # (its first receive gets MCAPI_ERR_CHAN_NOTOPEN) instead of waiting.
+  "$node" pktrecv 1 3 32 1 >"$work/x1.log" 2>&1 & x1=$!; pids+=($x1)
+  wait_line "$work/x1.log" ready
+  "$node" pktrecvc 2 2 22 1 3 32 0 >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait $r4 || fail "receiver of a failed connect: $(cat "$work/r4.log")"
+  cat "$work/r4.log"
+  grep -q "pktrecvc: 0 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r4.log" || fail "failed connect"
+  grep "packet channel from node 3 port 32" "$work/b1.log" || fail "the failed connect was not logged"
+  kill $x1
+  # The receiver closes while the remote sender still sends: the sender's
+  # send fails with MCAPI_ERR_CHAN_NOTOPEN (as when a local receiver closes)
+  # instead of sending into nothing.
+  "$node" pktsendo 1 3 33 1000000 >"$work/s5.log" 2>&1 & s5=$!; pids+=($s5)
+  wait_line "$work/s5.log" ready
+  "$node" pktrecvc 2 2 23 1 3 33 500 stop >"$work/r5.log" 2>&1 || fail "receiver that closes: $(cat "$work/r5.log")"
+  wait $s5; rc=$?
+  cat "$work/r5.log" "$work/s5.log"
+  grep -q "pktrecvc: 500 packets in order, closed: MCAPI_SUCCESS" "$work/r5.log" || fail "receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s5.log" || fail "the sender was not stopped (rc $rc)"
+  sent=$(sed -n 's/^pktsendo: \([0-9]*\) packets sent.*/\1/p' "$work/s5.log")
+  [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
+  ;;
+domains)
+  # mca domains lists each bridge's peers from its status file (found
+  # through the delivery records the bridge keeps open), as text and JSON.
+  two_bridges ipc
+  "$node" recv 2 2 10 300 >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 300 >"$work/s1.log" 2>&1 || fail "sender"
+  wait $r2 || fail "receiver: $(cat "$work/r2.log")"
+  wait_line "$work/s1/status" "peer domain 2 .* sent 300 acked 300 delivered 0 dropped 0 "
+  wait_line "$work/s2/status" "peer domain 1 .* sent 0 acked 0 delivered 300 dropped 0 "
+  "$mca" domains --namespace "$MCX_NAMESPACE" >"$work/domains.txt" 2>&1 || fail "mca domains: $(cat "$work/domains.txt")"
+  cat "$work/domains.txt"
+  want1="  bridge node 16000 peer domain 2 url ipc://$work/d2.sock state up sent 300 acked 300 delivered 0 dropped 0 why \"connected\""
+  want2="  bridge node 16000 peer domain 1 url ipc://$work/d1.sock state up sent 0 acked 0 delivered 300 dropped 0 why \"connected\""
+  grep -qxF "$want1" "$work/domains.txt" || fail "no line: $want1"
+  grep -qxF "$want2" "$work/domains.txt" || fail "no line: $want2"
+  grep -qxF "  bridge node 16000 (pid ${bpid[1]}): 1 peer(s), status $work/s1/status" "$work/domains.txt" ||
+    fail "bridge 1's status line"
+  # The lines that were there before are unchanged (one per node and endpoint, the summary).
+  grep -q "^  node 16000: pid ${bpid[1]} tid [0-9]* alive\$" "$work/domains.txt" || fail "node line"
+  grep -q "^  [0-9]* of [0-9]* endpoints in use, [0-9]* messages queued\$" "$work/domains.txt" || fail "summary line"
+  "$mca" domains --namespace "$MCX_NAMESPACE" --json "$work/domains.json" || fail "mca domains --json"
+  python3 - "$work/domains.json" "$work" <<'PY' || fail "JSON: $(cat "$work/domains.json")"
+import json, sys
+doc = json.load(open(sys.argv[1])); work = sys.argv[2]
+by_domain = {p["domain"]: p for p in doc["partitions"] if p["state"] == "ok"}
+for d, other, sent, deliv in ((1, 2, 300, 0), (2, 1, 0, 300)):
+    bridges = by_domain[d]["bridges"]
+    assert len(bridges) == 1 and bridges[0]["node"] == 16000, bridges
+    assert bridges[0]["status_file"] == "%s/s%d/status" % (work, d), bridges[0]
+    peers = bridges[0]["peers"]
+    assert peers == [{"domain": other, "url": "ipc://%s/d%d.sock" % (work, other), "state": "up", "sent": sent,
+                      "acked": sent, "delivered": deliv, "dropped": 0, "why": "connected"}], peers
+    assert "nodes" in by_domain[d] and "endpoints" in by_domain[d]
+print("json: both bridges and their peers as expected")
+PY
+  # The peer's bridge is gone: its node is no longer a live bridge, and the
+  # other bridge's peer line says down.
+  kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+  wait_state 1 2 down
+  "$mca" domains --namespace "$MCX_NAMESPACE" >"$work/domains2.txt" 2>&1 || fail "mca domains after the kill"
+  grep "bridge node" "$work/domains2.txt"
+  grep -q "^  bridge node 16000 peer domain 2 url ipc://$work/d2.sock state down sent 300 acked 300 " \
+    "$work/domains2.txt" || fail "peer down not shown"
+  [ "$(grep -c '^  bridge node 16000 (pid' "$work/domains2.txt")" = 1 ] || fail "the dead bridge is listed"
   ;;
 tls)
   # nng's TLS under the handshake: certificates of one CA connect, a

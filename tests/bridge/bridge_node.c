@@ -11,10 +11,24 @@
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
  *   sendfail DOMAIN NODE RDOMAIN RNODE RPORT MAX  FAIL_ON_MEM_LIMIT sends until refused
- *   pktrecv DOMAIN NODE PORT COUNT [pace]       opens a packet channel's receive side,
+ *   pktrecv DOMAIN NODE PORT COUNT [pace|stop]  opens a packet channel's receive side,
  *                                               checks COUNT packets, then the sender's close
+ *                                               (stop: closes after COUNT, the sender still on)
  *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT  connects a packet channel to the
  *                                               remote endpoint, sends COUNT packets, closes
+ *   pktsendo DOMAIN NODE PORT COUNT             opens the send side of its endpoint PORT
+ *                                               (a remote program connects it), sends COUNT, closes
+ *   pktrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [pace|stop]  connects the remote
+ *                                               endpoint (the sender) to its endpoint PORT, then as
+ *                                               pktrecv (stop: closes after COUNT, sender still on)
+ *   sclsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT [STEP]  connects a scalar channel to the
+ *                                               remote endpoint, sends COUNT scalars of widths 8, 4,
+ *                                               2, 1 in turn (progress every STEP, 100), closes
+ *   sclrecv DOMAIN NODE PORT COUNT [GOFILE|stop]  opens a scalar channel's receive side (then,
+ *                                               with GOFILE, waits for that file to exist), checks
+ *                                               COUNT scalars and their widths (every 7th first
+ *                                               with a wrong width: MCAPI_ERR_SCL_SIZE), then the close
+ *                                               (stop: closes after COUNT, the sender still on)
  *
  * An item is {sender, sequence, priority, check} followed by a fill pattern
  * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
@@ -26,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mcapi.h"
 
@@ -89,6 +104,83 @@ static mcapi_endpoint_t get_remote(unsigned long rd, unsigned long rn, unsigned 
   return h;
 }
 
+/* Scalar i: its width and value (the wider ones carry i: a reorder shows). */
+static unsigned scl_width(unsigned long i) { return 8u >> (i % 4); }
+static uint64_t scl_value(unsigned long i)
+{
+  switch (scl_width(i)) {
+  case 8: return (uint64_t)i << 32 | (uint32_t)(i * 2654435761u);
+  case 4: return (uint32_t)i;
+  case 2: return (uint16_t)(i * 40503u);
+  default: return (uint8_t)(i * 151u);
+  }
+}
+static uint64_t scl_recv_w(mcapi_sclchan_recv_hndl_t h, unsigned w, mcapi_status_t *st)
+{
+  switch (w) {
+  case 8: return mcapi_sclchan_recv_uint64(h, st);
+  case 4: return mcapi_sclchan_recv_uint32(h, st);
+  case 2: return mcapi_sclchan_recv_uint16(h, st);
+  default: return mcapi_sclchan_recv_uint8(h, st);
+  }
+}
+
+/* Receives COUNT packets on an open channel, checks each, then the close. */
+static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count, int pace)
+{
+  mcapi_status_t st;
+  size_t sz;
+  for (unsigned long i = 1; i <= count; i++) {
+    item_t *it;
+    mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_recv", st);
+    if (sz != sizeof *it || !intact(it) || it->seq != i) {
+      printf("%s: packet %lu is seq %u (size %zu, %s)\n", mode, i, it->seq, sz, intact(it) ? "intact" : "TORN");
+      return 1;
+    }
+    mcapi_pktchan_release(it, &st);
+    if (pace && i % 20 == 0) { /* slower than the sender: its channel fills */
+      struct timespec ts = {0, 1000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  void *more;
+  mcapi_pktchan_recv(rh, &more, &sz, &st); /* the sender has closed: nothing more */
+  char m[MCAPI_MAX_STATUS_SIZE];
+  printf("%s: %lu packets in order, then %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
+  mcapi_request_t req;
+  mcapi_pktchan_recv_close_i(rh, &req, &st);
+  mcapi_wait(&req, &sz, 10000, &st);
+  mcapi_finalize(&st);
+  return 0;
+}
+
+/* Receives COUNT packets, then closes while the sender still sends. */
+static int pkt_stop(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count)
+{
+  mcapi_status_t st;
+  mcapi_request_t req;
+  size_t sz;
+  for (unsigned long i = 1; i <= count; i++) {
+    item_t *it;
+    mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_recv", st);
+    if (sz != sizeof *it || !intact(it) || it->seq != i) {
+      printf("%s: packet %lu is seq %u\n", mode, i, it->seq);
+      return 1;
+    }
+    mcapi_pktchan_release(it, &st);
+  }
+  mcapi_pktchan_recv_close_i(rh, &req, &st);
+  mcapi_wait(&req, &sz, 10000, &st);
+  char m[MCAPI_MAX_STATUS_SIZE];
+  printf("%s: %lu packets in order, closed: %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
+  mcapi_finalize(&st);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 4)
@@ -113,26 +205,133 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 60000, &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_recv_open", st);
+    if (argc > 6 && !strcmp(argv[6], "stop"))
+      return pkt_stop("pktrecv", rh, count);
+    return pkt_check("pktrecv", rh, count, argc > 6 && !strcmp(argv[6], "pace"));
+  }
+  if (!strcmp(mode, "pktrecvc") && argc >= 9) {
+    unsigned long port = strtoul(argv[4], NULL, 10), rd = strtoul(argv[5], NULL, 10),
+                  rn = strtoul(argv[6], NULL, 10), rp = strtoul(argv[7], NULL, 10),
+                  count = strtoul(argv[8], NULL, 10);
+    mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_endpoint_t from = get_remote(rd, rn, rp);
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_pktchan_connect_i(from, ep, &req, &st); /* the remote endpoint sends */
+    mcapi_wait(&req, &sz, 10000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_connect (remote sender)", st);
+    mcapi_pktchan_recv_hndl_t rh;
+    mcapi_pktchan_recv_open_i(&rh, ep, &req, &st);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_recv_open", st);
+    printf("ready\n");
+    fflush(stdout);
+    if (argc > 9 && !strcmp(argv[9], "stop"))
+      return pkt_stop("pktrecvc", rh, count);
+    return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"));
+  }
+  if (!strcmp(mode, "pktsendo") && argc >= 6) {
+    unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
+    mcapi_endpoint_t me = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_pktchan_send_hndl_t sh;
+    mcapi_request_t req;
+    size_t sz;
+    /* Not connected yet: the open completes once a remote program has connected it. */
+    mcapi_pktchan_send_open_i(&sh, me, &req, &st);
+    printf("ready\n");
+    fflush(stdout);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("pktchan_send_open", st);
+    char m[MCAPI_MAX_STATUS_SIZE];
     for (unsigned long i = 1; i <= count; i++) {
-      item_t *it;
-      mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
-      if (st != MCAPI_SUCCESS)
-        die("pktchan_recv", st);
-      if (sz != sizeof *it || !intact(it) || it->seq != i) {
-        printf("pktrecv: packet %lu is seq %u (size %zu, %s)\n", i, it->seq, sz, intact(it) ? "intact" : "TORN");
-        return 1;
+      item_t it;
+      make(&it, (uint32_t)i, 0);
+      mcapi_pktchan_send(sh, &it, sizeof it, &st);
+      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+        printf("pktsendo: %lu packets sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
+        mcapi_finalize(&st);
+        return 3;
       }
-      mcapi_pktchan_release(it, &st);
-      if (argc > 6 && !strcmp(argv[6], "pace") && i % 20 == 0) { /* slower than the sender: its channel fills */
-        struct timespec ts = {0, 1000000};
+    }
+    mcapi_pktchan_send_close_i(sh, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    printf("pktsendo: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  if (!strcmp(mode, "sclrecv") && argc >= 6) {
+    unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
+    mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_sclchan_recv_hndl_t rh;
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_sclchan_recv_open_i(&rh, ep, &req, &st);
+    printf("ready\n");
+    fflush(stdout);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("sclchan_recv_open", st);
+    int stop = argc > 6 && !strcmp(argv[6], "stop"); /* COUNT scalars, then close */
+    if (argc > 6 && !stop) { /* hold: nothing is read until GOFILE exists */
+      printf("holding\n");
+      fflush(stdout);
+      for (int i = 0; i < 6000 && access(argv[6], F_OK) != 0; i++) {
+        struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
       }
     }
-    void *more;
-    mcapi_pktchan_recv(rh, &more, &sz, &st); /* the sender has closed: nothing more */
+    unsigned long refused = 0;
     char m[MCAPI_MAX_STATUS_SIZE];
-    printf("pktrecv: %lu packets in order, then %s\n", count, mcapi_display_status(st, m, sizeof m));
-    mcapi_pktchan_recv_close_i(rh, &req, &st);
+    for (unsigned long i = 1; i <= count; i++) {
+      unsigned w = scl_width(i);
+      uint64_t v;
+      if (i % 7 == 0) { /* a receive of another width: refused, the scalar stays */
+        v = scl_recv_w(rh, w == 1 ? 8 : w / 2, &st);
+        if (st != MCAPI_ERR_SCL_SIZE) {
+          printf("sclrecv: scalar %lu (width %u) received with width %u: %s\n", i, w, w == 1 ? 8 : w / 2,
+                 mcapi_display_status(st, m, sizeof m));
+          return 1;
+        }
+        refused++;
+      }
+      v = scl_recv_w(rh, w, &st);
+      if (st != MCAPI_SUCCESS) {
+        printf("sclrecv: scalar %lu (width %u): %s\n", i, w, mcapi_display_status(st, m, sizeof m));
+        return 1;
+      }
+      if (v != scl_value(i)) {
+        printf("sclrecv: scalar %lu (width %u) is %#llx, expected %#llx\n", i, w, (unsigned long long)v,
+               (unsigned long long)scl_value(i));
+        return 1;
+      }
+    }
+    if (stop) {
+      mcapi_sclchan_recv_close_i(rh, &req, &st);
+      mcapi_wait(&req, &sz, 10000, &st);
+      printf("sclrecv: %lu scalars in order with their widths, closed: %s\n", count,
+             mcapi_display_status(st, m, sizeof m));
+      mcapi_finalize(&st);
+      return 0;
+    }
+    scl_recv_w(rh, 8, &st); /* the sender has closed: nothing more */
+    printf("sclrecv: %lu scalars in order with their widths, %lu wrong-width receives refused, then %s\n", count,
+           refused, mcapi_display_status(st, m, sizeof m));
+    mcapi_sclchan_recv_close_i(rh, &req, &st);
     mcapi_wait(&req, &sz, 10000, &st);
     mcapi_finalize(&st);
     return 0;
@@ -249,17 +448,60 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 30000, &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_send_open", st);
+    char m[MCAPI_MAX_STATUS_SIZE];
     for (unsigned long i = 1; i <= count; i++) {
       item_t it;
       make(&it, (uint32_t)i, 0);
       mcapi_pktchan_send(sh, &it, sizeof it, &st);
-      if (st != MCAPI_SUCCESS)
-        die("pktchan_send", st);
+      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+        printf("pktsend: %lu packets sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
+        mcapi_finalize(&st);
+        return 3;
+      }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
     mcapi_wait(&req, &sz, 30000, &st);
-    char m[MCAPI_MAX_STATUS_SIZE];
     printf("pktsend: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  if (!strcmp(mode, "sclsend")) {
+    unsigned long step = argc > 8 ? strtoul(argv[8], NULL, 10) : 100;
+    step = step ? step : 100;
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_sclchan_connect_i(me, to, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("sclchan_connect", st);
+    mcapi_sclchan_send_hndl_t sh;
+    mcapi_sclchan_send_open_i(&sh, me, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("sclchan_send_open", st);
+    for (unsigned long i = 1; i <= count; i++) {
+      uint64_t v = scl_value(i);
+      switch (scl_width(i)) {
+      case 8: mcapi_sclchan_send_uint64(sh, v, &st); break;
+      case 4: mcapi_sclchan_send_uint32(sh, (mcapi_uint32_t)v, &st); break;
+      case 2: mcapi_sclchan_send_uint16(sh, (mcapi_uint16_t)v, &st); break;
+      default: mcapi_sclchan_send_uint8(sh, (mcapi_uint8_t)v, &st); break;
+      }
+      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+        char m[MCAPI_MAX_STATUS_SIZE];
+        printf("sclsend: %lu scalars sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
+        mcapi_finalize(&st);
+        return 3;
+      }
+      if (i % step == 0) {
+        printf("sent %lu\n", i);
+        fflush(stdout);
+      }
+    }
+    mcapi_sclchan_send_close_i(sh, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    char m[MCAPI_MAX_STATUS_SIZE];
+    printf("sclsend: %lu scalars sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
     mcapi_finalize(&st);
     return 0;
   }

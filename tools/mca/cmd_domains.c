@@ -4,7 +4,8 @@
  * (pid, tid, alive), endpoints with their queue depth, high-water mark,
  * messages sent, received and dropped, channel state and waiting threads
  * — as a table, as JSON (--json), or refreshed like top
- * (--watch). --clean removes what dead processes left (partitions whose
+ * (--watch), with each bridge's peers (docs/bridge.md) from its status
+ * file. --clean removes what dead processes left (partitions whose
  * nodes all died, invalid headers, message queues of partitions that are
  * gone) and names each thing it removed.
  */
@@ -21,6 +22,7 @@
 #include "cli.h"
 #include "mca_tool.h"
 #include "mcapi.h"
+#include "mcx_bridge.h"
 #include "ports/mcx_port_shm.h"
 #include "runtime/runtime.h"
 
@@ -37,6 +39,22 @@ typedef struct node_info {
   int alive;
 } node_info_t;
 
+/* A bridge (docs/bridge.md): a live node holding the bridge's well-known
+ * endpoint; its peers as its status file says. */
+enum { MAX_SHOWN_BRIDGES = 4, MAX_SHOWN_PEERS = 16 };
+typedef struct bridge_peer {
+  uint32_t domain;
+  char url[256], state[16], why[160];
+  unsigned long long sent, acked, delivered, dropped;
+} bridge_peer_t;
+
+typedef struct bridge_info {
+  uint32_t node, pid;
+  char status[512]; /* "" when not found */
+  int npeers;
+  bridge_peer_t peers[MAX_SHOWN_PEERS];
+} bridge_info_t;
+
 typedef struct part_info {
   char name[300];
   enum { P_OK, P_CREATING, P_INVALID, P_UNREADABLE } state;
@@ -49,7 +67,84 @@ typedef struct part_info {
   int alive, dead, neps, nnodes, total_queued;
   node_info_t nodes[MAX_SHOWN_NODES];
   ep_info_t eps[MAX_SHOWN_EPS];
+  int nbridges;
+  bridge_info_t bridges[MAX_SHOWN_BRIDGES];
 } part_info_t;
+
+/* The bridge process @p pid keeps its delivery records open
+ * (state_dir/delivered-dA-from-dB): the status file is beside them. Found
+ * through /proc/PID/fd, so a bridge started by any program is found, with
+ * its state directory's absolute path. */
+static int bridge_status_path(uint32_t pid, char *out, size_t n)
+{
+  char dir[64];
+  snprintf(dir, sizeof dir, "/proc/%u/fd", pid);
+  DIR *d = opendir(dir);
+  if (!d)
+    return -1;
+  int found = -1;
+  struct dirent *e;
+  while (found && (e = readdir(d)) != NULL) {
+    char link[600], target[512];
+    snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+    ssize_t k = readlink(link, target, sizeof target - 1);
+    if (k <= 0)
+      continue;
+    target[k] = 0;
+    char *slash = strrchr(target, '/');
+    if (!slash || strncmp(slash, "/delivered-d", 12) || !strstr(slash, "-from-d"))
+      continue;
+    *slash = 0;
+    found = (size_t)snprintf(out, n, "%s/status", target) < n ? 0 : -1;
+  }
+  closedir(d);
+  return found;
+}
+
+static void read_bridge_status(bridge_info_t *b)
+{
+  FILE *f = fopen(b->status, "r");
+  if (!f) {
+    b->status[0] = 0;
+    return;
+  }
+  char line[1024];
+  while (fgets(line, sizeof line, f) && b->npeers < MAX_SHOWN_PEERS) {
+    bridge_peer_t *q = &b->peers[b->npeers];
+    if (sscanf(line,
+               "peer domain %u url %255s state %15s attempts %*u sent %llu acked %llu "
+               "delivered %llu dropped %llu",
+               &q->domain, q->url, q->state, &q->sent, &q->acked, &q->delivered, &q->dropped) != 7)
+      continue;
+    const char *w = strstr(line, " why \"");
+    snprintf(q->why, sizeof q->why, "%s", w ? w + 6 : "");
+    char *end = strrchr(q->why, '"');
+    if (end)
+      *end = 0;
+    b->npeers++;
+  }
+  fclose(f);
+}
+
+static void find_bridges(part_info_t *p)
+{
+  for (int i = 0; i < p->neps && p->nbridges < MAX_SHOWN_BRIDGES; i++) {
+    if (p->eps[i].port != MCX_BRIDGE_PORT)
+      continue;
+    for (int k = 0; k < p->nnodes; k++) {
+      if (p->nodes[k].node != p->eps[i].node || !p->nodes[k].alive)
+        continue;
+      bridge_info_t *b = &p->bridges[p->nbridges++];
+      memset(b, 0, sizeof *b);
+      b->node = p->nodes[k].node, b->pid = p->nodes[k].pid;
+      if (bridge_status_path(b->pid, b->status, sizeof b->status) == 0)
+        read_bridge_status(b);
+      else
+        b->status[0] = 0;
+      break;
+    }
+  }
+}
 
 /* Reads one partition into *p (a snapshot: relaxed reads of live state). */
 static void inspect(const char *name, part_info_t *p)
@@ -182,6 +277,7 @@ static void inspect(const char *name, part_info_t *p)
     p->total_queued += (int)e->queued;
   }
   mcx_port_shm_unmap(base, size);
+  find_bridges(p);
 }
 
 static const char *chan_state(uint32_t s)
@@ -228,6 +324,21 @@ static void print_text(FILE *o, const part_info_t *p)
             (unsigned long long)e->dropped);
   }
   fprintf(o, "  %d of %u endpoints in use, %d messages queued\n", p->neps, p->max_eps, p->total_queued);
+  for (int i = 0; i < p->nbridges; i++) {
+    const bridge_info_t *b = &p->bridges[i];
+    if (!b->status[0]) {
+      fprintf(o, "  bridge node %u (pid %u): no status file found (no delivery record open in /proc/%u/fd)\n",
+              b->node, b->pid, b->pid);
+      continue;
+    }
+    fprintf(o, "  bridge node %u (pid %u): %d peer(s), status %s\n", b->node, b->pid, b->npeers, b->status);
+    for (int k = 0; k < b->npeers; k++) {
+      const bridge_peer_t *q = &b->peers[k];
+      fprintf(o, "  bridge node %u peer domain %u url %s state %s sent %llu acked %llu delivered %llu dropped %llu "
+                 "why \"%s\"\n",
+              b->node, q->domain, q->url, q->state, q->sent, q->acked, q->delivered, q->dropped, q->why);
+    }
+  }
 }
 
 static void print_json(FILE *o, const part_info_t *p, int first)
@@ -259,6 +370,28 @@ static void print_json(FILE *o, const part_info_t *p, int first)
             "\"waiting_receivers\": %u, \"waiting_senders\": %u}",
             e->hwm, (unsigned long long)e->sent, (unsigned long long)e->received, (unsigned long long)e->dropped,
             chan_state(e->status), e->recv_waiters, e->send_waiters);
+  }
+  fputs("],\n   \"bridges\": [", o);
+  for (int i = 0; i < p->nbridges; i++) {
+    const bridge_info_t *b = &p->bridges[i];
+    fprintf(o, "%s\n    {\"node\": %u, \"pid\": %u, \"status_file\": ", i ? "," : "", b->node, b->pid);
+    if (b->status[0])
+      mca_json_str(o, b->status);
+    else
+      fputs("null", o);
+    fputs(", \"peers\": [", o);
+    for (int k = 0; k < b->npeers; k++) {
+      const bridge_peer_t *q = &b->peers[k];
+      fprintf(o, "%s{\"domain\": %u, \"url\": ", k ? ", " : "", q->domain);
+      mca_json_str(o, q->url);
+      fputs(", \"state\": ", o);
+      mca_json_str(o, q->state);
+      fprintf(o, ", \"sent\": %llu, \"acked\": %llu, \"delivered\": %llu, \"dropped\": %llu, \"why\": ", q->sent,
+              q->acked, q->delivered, q->dropped);
+      mca_json_str(o, q->why);
+      fputs("}", o);
+    }
+    fputs("]}", o);
   }
   fputs("]}", o);
 }
