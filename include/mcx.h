@@ -218,6 +218,26 @@ void mcx_msg_recv_inplace(mcapi_endpoint_t receive_endpoint, const void **buffer
  */
 void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status);
 
+/**
+ * @brief Marks the caller's endpoint as (un)reachable: while it is not,
+ * every message send to it gives MCAPI_ERR_TRANSMISSION (blocking, non-blocking and
+ * request sends; senders blocked on its full queue are woken and get it too),
+ * and receives from it work as before. For endpoints that stand for another
+ * one, e.g. the proxies of `mca bridge`, whose link to the real endpoint is
+ * down. Messages already queued stay queued. Free on the data path: the flag
+ * is part of the endpoint's state word, which every send checks anyway.
+ * Any other change of the endpoint (delete, re-size) clears it.
+ * @param endpoint the caller's endpoint
+ * @param reachable MCAPI_FALSE to refuse sends, MCAPI_TRUE to accept them again
+ * @param mcapi_status receives the outcome (below)
+ * @retval MCAPI_SUCCESS done (also when it already was so).
+ * @retval MCAPI_ERR_ENDP_INVALID stale or forged endpoint handle, or one being re-sized.
+ * @retval MCAPI_ERR_ENDP_NOTOWNER another node's endpoint.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+void mcx_endpoint_set_reachable(mcapi_endpoint_t endpoint, mcapi_boolean_t reachable,
+                                mcapi_status_t *mcapi_status);
+
 #ifdef __cplusplus
 }
 #endif

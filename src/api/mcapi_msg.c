@@ -171,3 +171,13 @@ MCX_API void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status)
   int r = buffer ? mcx__msg_release_inplace(buffer) : MCX_EINVAL;
   SET(r == MCX_OK ? MCAPI_SUCCESS : MCAPI_ERR_PARAMETER);
 }
+
+MCX_API void mcx_endpoint_set_reachable(mcapi_endpoint_t endpoint, mcapi_boolean_t reachable,
+                                        mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  int r = mcx__ep_set_reachable(endpoint, reachable != MCAPI_FALSE);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_EBUSY ? MCAPI_ERR_ENDP_INVALID : mcx__status(r, CTX_ENDPOINT));
+}

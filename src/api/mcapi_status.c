@@ -69,6 +69,7 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
   case MCX_EISOPEN:
     return MCAPI_ERR_CHAN_OPEN;
   case MCX_ECORRUPT: /* a corrupt slot read from the partition: the item is lost */
+  case MCX_EUNREACH: /* the destination cannot be reached now */
     return MCAPI_ERR_TRANSMISSION;
   default:
     return MCAPI_ERR_GENERAL;

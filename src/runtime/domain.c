@@ -1005,7 +1005,7 @@ void mcx__display_state(void)
   mcx__endpoint_t *eps = mcx__eps(d);
   for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
     uint32_t st = mcx_load_acquire(&eps[i].state);
-    if ((st & 0xff) != EP_ACTIVE)
+    if (EP_STATE(st) != EP_ACTIVE)
       continue;
     uint32_t depth = mcx_load_relaxed(&eps[i].depth), queued = 0;
     for (uint32_t p = 0; p < d->g.nprio; p++) {

@@ -164,7 +164,7 @@ int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep
     return s1 == 0 ? MCX_ESTALE : MCX_EINVAL; /* checked: shared memory is input */
   mcx__endpoint_t *e = &mcx__eps(d)[s1 - 1];
   uint32_t st = mcx_load_acquire(&e->state); /* A-E1 */
-  if (((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG) ||
+  if ((EP_STATE(st) != EP_ACTIVE && EP_STATE(st) != EP_RECONFIG) ||
       mcx_load_relaxed(&e->owner_slot) != node || mcx_load_relaxed(&e->ref_index) != k)
     return MCX_ESTALE;
   *ep = e;
@@ -179,7 +179,7 @@ int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle)
     /* A-E2 — acquire: pairs with R-E1; then the fields, then a re-check
      * (seqlock style) so a concurrent delete/re-create is not mistaken. */
     uint32_t st = mcx_load_acquire(&eps[i].state);
-    if ((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG)
+    if (EP_STATE(st) != EP_ACTIVE && EP_STATE(st) != EP_RECONFIG)
       continue;
     uint32_t n = mcx_load_relaxed(&eps[i].node_id), p = mcx_load_relaxed(&eps[i].port);
     mcx_fence_acquire(); /* orders the field loads before the re-check */
@@ -433,6 +433,32 @@ void mcx__ep_reopen_locked(mcx__domain_t *d, uint32_t idx)
   }
   mcx_store_release(&e->state, (st & ~0xffu) | EP_ACTIVE); /* R-E1 */
   mcx__wp_broadcast(&e->space_wp, d->shared);
+}
+
+int mcx__ep_set_reachable(uint32_t handle, int reachable)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  int r = mcx__ep_resolve(d, handle, &e);
+  if (r)
+    return r;
+  if (!mcx__ep_is_mine(e))
+    return MCX_EPERM;
+  uint32_t st = mcx_load_relaxed(&e->state);
+  for (;;) {
+    if (EP_STATE(st) != EP_ACTIVE || !mcx__ep_gen_ok(d, handle, st))
+      return EP_STATE(st) == EP_RECONFIG ? MCX_EBUSY : MCX_ESTALE;
+    uint32_t want = reachable ? st & ~EP_UNREACH : st | EP_UNREACH;
+    if (want == st)
+      return MCX_OK;
+    /* R-E1 as in create: the word only gains or loses the flag; senders
+     * read it with acquire (A-E1). A CAS, so a delete in between wins. */
+    if (mcx_cas_acq_rel(&e->state, &st, want))
+      break;
+  }
+  /* Blocked senders re-check the flag when woken (msg.c, pmq.c ticks). */
+  mcx__wp_broadcast(&e->space_wp, d->shared);
+  return MCX_OK;
 }
 
 int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)

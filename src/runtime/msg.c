@@ -58,6 +58,8 @@ static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpo
     return r;
   if (mcx_load_relaxed(&(*src)->chan) || mcx_load_relaxed(&(*dst)->chan))
     return MCX_ECHAN;
+  if (mcx_load_relaxed(&(*dst)->state) & EP_UNREACH)
+    return MCX_EUNREACH; /* relaxed: a flag; the enqueue checks the ring itself */
   return MCX_OK;
 }
 
@@ -137,6 +139,9 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
       mcx_port_yield();
       continue;
     }
+    /* The destination became unreachable while we waited (its owner woke us). */
+    if (mcx_load_relaxed(&dst->state) & EP_UNREACH)
+      return MCX_EUNREACH;
     /* FULL: the spec makes a blocking send wait for space, unless the sender
      * asked to fail (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile). */
     if (mcx__ep_fail(d, src))

@@ -37,6 +37,12 @@ enum { MCX_TRANSPORT_SHM_ = 1, MCX_TRANSPORT_PMQ_ = 2 };
 
 /* Endpoint states (low byte of mcx__endpoint_t.state; the rest is the generation). */
 enum { EP_FREE = 0, EP_ACTIVE = 1, EP_RECONFIG = 2, EP_DELETING = 3 };
+/* A flag of an active endpoint's state word: it stands for an endpoint that
+ * cannot be reached now (mcx_endpoint_set_reachable, e.g. a bridge's proxy
+ * while its peer is down); sends to it give MCAPI_ERR_TRANSMISSION. Every
+ * other state change clears it. EP_STATE() is the state without it. */
+#define EP_UNREACH 0x80u
+#define EP_STATE(st) ((st) & 0x7fu)
 
 /** Partition header: written once by the creator, then read-only, except the
  * control-plane locks and counters, each on its own line. */
@@ -350,6 +356,10 @@ static inline uint32_t mcx__ep_fail(const mcx__domain_t *d, const mcx__endpoint_
 
 int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep);
 
+/** Sets or clears EP_UNREACH on the caller's endpoint @p handle, waking
+ * blocked senders (mcx_endpoint_set_reachable). */
+int mcx__ep_set_reachable(uint32_t handle, int reachable);
+
 /** Resolves a handle to an active endpoint; 0, MCX_ESTALE (deleted) or MCX_EINVAL (forged). */
 static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)
 {
@@ -367,7 +377,7 @@ static inline int mcx__ep_resolve(const mcx__domain_t *d, uint32_t h, mcx__endpo
     int32_t ahead = (int32_t)((((st >> 8) - gen) & MCX_EP_GEN_MASK) << 15);
     return ahead > 0 ? MCX_ESTALE : MCX_EINVAL;
   }
-  if ((st & 0xff) == EP_ACTIVE || (st & 0xff) == EP_RECONFIG) {
+  if (EP_STATE(st) == EP_ACTIVE || EP_STATE(st) == EP_RECONFIG) {
     *ep = e;
     return MCX_OK;
   }

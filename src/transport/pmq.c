@@ -522,9 +522,11 @@ static int send_attempt(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to, con
   /* P2 — seq_cst RMW, then a seq_cst load of state; pairs with P1 (resize). */
   mcx_fetch_add_seq_cst(&dst->pmq_senders, 1);
   uint32_t st = mcx_load_seq_cst(&dst->state);
-  if (!mcx__ep_gen_ok(d, to, st) || ((st & 0xff) != EP_ACTIVE && (st & 0xff) != EP_RECONFIG)) {
+  if (!mcx__ep_gen_ok(d, to, st) || (EP_STATE(st) != EP_ACTIVE && EP_STATE(st) != EP_RECONFIG)) {
     r = MCX_ECLOSED; /* deleted while we were sending */
-  } else if ((st & 0xff) == EP_RECONFIG) {
+  } else if (st & EP_UNREACH) {
+    r = MCX_EUNREACH;
+  } else if (EP_STATE(st) == EP_RECONFIG) {
     r = MCX_EBUSY;
   } else {
     /* The state load (seq_cst, so acquire) pairs with R-E1: the epoch of
