@@ -284,17 +284,20 @@ int mcx_port_name_record(const char *key, const char *proposal, char *out, size_
 static mcx_atomic_u32 fork_gen;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-static void (*volatile fork_hook)(void);
+/* The hook, set by every node's initialization (the same function each
+ * time, from any thread): atomic, relaxed (the function is code, nothing it
+ * reads is published through this word). */
+static _Atomic(void (*)(void)) fork_hook;
 
 static void fork_child(void)
 {
   mcx_fetch_add_relaxed(&fork_gen, 1u);
-  void (*fn)(void) = fork_hook;
+  void (*fn)(void) = mcx_load_relaxed(&fork_hook);
   if (fn)
     fn();
 }
 
-void mcx_port_on_fork_child(void (*fn)(void)) { fork_hook = fn; }
+void mcx_port_on_fork_child(void (*fn)(void)) { mcx_store_relaxed(&fork_hook, fn); }
 
 static void fork_register(void) { pthread_atfork(NULL, NULL, fork_child); }
 
