@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fast paths' caches (a node's endpoint and channel entries, in process
+ * memory) never outlive what they describe: after a delete and re-create,
+ * a re-size, a channel's close and reconnect, or an eviction by another
+ * handle, each call acts on the object as it is now. Every case first makes
+ * the cache hold the old state (a successful send and receive), then changes
+ * the object, then checks the next calls. Both profiles.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mcapi.h"
+#include "mcx.h"
+#include "mcx_test.h"
+
+static mcx_compat_t compat;
+static mcapi_domain_t dom;
+
+static void init(void)
+{
+  mcapi_param_t p;
+  mcx_param_init(&p);
+  p.compat = compat;
+  p.max_endpoints = 128; /* the domain's: room for more handles than the cache has entries */
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_initialize(dom, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+static void fini(void)
+{
+  mcapi_status_t st;
+  mcapi_finalize(&st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+/* One message a -> b, checked. */
+static void roundtrip(mcapi_endpoint_t a, mcapi_endpoint_t b, unsigned v)
+{
+  mcapi_status_t st;
+  size_t n;
+  unsigned got = ~v;
+  mcapi_msg_send(a, b, &v, sizeof v, 1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_msg_recv(b, &got, sizeof got, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(got, v);
+}
+
+TEST(endpoint_deleted_and_recreated)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  roundtrip(a, b, 1);
+  roundtrip(a, b, 2);
+  mcapi_endpoint_delete(b, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  unsigned v = 3;
+  size_t n;
+  mcapi_endpoint_t c = mcapi_endpoint_create(2, &st); /* the same port again */
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  if (compat == MCX_COMPAT_MCA203) {
+    /* The reference's handles name (node, port): the old one is the new one. */
+    CHECK_EQ_U(c, b);
+  } else {
+    CHECK(c != b);
+    mcapi_msg_send(a, b, &v, sizeof v, 1, &st); /* the deleted one */
+    CHECK_STATUS(st, MCAPI_ERR_ENDP_INVALID);
+    mcapi_msg_recv(b, &v, sizeof v, &n, &st);
+    CHECK_STATUS(st, MCAPI_ERR_ENDP_INVALID);
+  }
+  roundtrip(a, c, 4);
+  CHECK_EQ_U(mcapi_msg_available(c, &st), 0);
+  /* The sender deleted: its old handle is refused, the receiver unharmed. */
+  mcapi_endpoint_delete(a, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_msg_send(a, c, &v, sizeof v, 1, &st);
+  CHECK(st != MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_msg_available(c, &st), 0);
+  fini();
+}
+
+TEST(endpoint_resized)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  roundtrip(a, b, 1);
+  mcapi_uint_t depth = 4;
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_boolean_t fail = MCAPI_TRUE;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  /* The new depth holds, not the one the cache saw. */
+  for (unsigned i = 0; i < 4; i++) {
+    mcapi_msg_send(a, b, &i, sizeof i, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  unsigned v = 99;
+  mcapi_msg_send(a, b, &v, sizeof v, 1, &st);
+  CHECK_STATUS(st, compat == MCX_COMPAT_MCA203 ? MCAPI_ERR_MEM_LIMIT : MCAPI_ERR_MEM_LIMIT);
+  for (unsigned i = 0; i < 4; i++) {
+    size_t n;
+    mcapi_msg_recv(b, &v, sizeof v, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(v, i);
+  }
+  CHECK_EQ_U(mcapi_msg_available(b, &st), 0);
+  roundtrip(a, b, 5);
+  fini();
+}
+
+TEST(channel_closed_and_reconnected)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  for (unsigned round = 0; round < 3; round++) {
+    mcapi_sclchan_send_hndl_t sh;
+    mcapi_sclchan_recv_hndl_t rh;
+    mcapi_sclchan_connect_i(a, b, &r, &st);
+    mcapi_wait(&r, &n, 1000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_sclchan_send_open_i(&sh, a, &r, &st);
+    mcapi_request_t r2;
+    mcapi_sclchan_recv_open_i(&rh, b, &r2, &st);
+    mcapi_wait(&r, &n, 1000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_wait(&r2, &n, 1000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    for (uint64_t i = 0; i < 100; i++) {
+      mcapi_sclchan_send_uint64(sh, i + round * 1000, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK_EQ_U(mcapi_sclchan_recv_uint64(rh, &st), i + round * 1000);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
+    /* The wrong width is refused and leaves the item (spec profile). */
+    mcapi_sclchan_send_uint32(sh, 7, &st);
+    if (compat != MCX_COMPAT_MCA203) {
+      mcapi_sclchan_recv_uint64(rh, &st);
+      CHECK_STATUS(st, MCAPI_ERR_SCL_SIZE);
+    }
+    CHECK_EQ_U(mcapi_sclchan_recv_uint32(rh, &st), 7);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_sclchan_send_close_i(sh, &r, &st);
+    mcapi_sclchan_recv_close_i(rh, &r2, &st);
+    mcapi_wait(&r, &n, 1000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_wait(&r2, &n, 1000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    /* The closed handles are refused (never a send into the next connection). */
+    mcapi_sclchan_send_uint64(sh, 1, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    mcapi_sclchan_recv_uint64(rh, &st);
+    CHECK(st != MCAPI_SUCCESS);
+  }
+  fini();
+}
+
+/* Three other nodes own MAX_EP endpoints each; this node sends to all of them
+ * (more handles than the cache has entries, so entries are evicted and
+ * refilled), then they receive and check. */
+#define MAX_EP 32
+static pthread_barrier_t bar;
+#define FAR 3
+static mcapi_endpoint_t far_ep[FAR][MAX_EP];
+static unsigned far_n[FAR], far_bad[FAR];
+
+static void *far_node(void *arg)
+{
+  unsigned k = (unsigned)(uintptr_t)arg;
+  mcapi_param_t p;
+  mcx_param_init(&p);
+  p.compat = compat;
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_initialize(dom, 2 + k, NULL, &p, &info, &st);
+  for (unsigned i = 0; st == MCAPI_SUCCESS && i < MAX_EP; i++) {
+    far_ep[k][i] = mcapi_endpoint_create(100 + i, &st);
+    if (st == MCAPI_SUCCESS)
+      far_n[k] = i + 1;
+  }
+  pthread_barrier_wait(&bar); /* created */
+  pthread_barrier_wait(&bar); /* sent */
+  for (unsigned i = 0; i < far_n[k]; i++)
+    for (unsigned round = 0; round < 3; round++) {
+      unsigned v = ~0u;
+      size_t n;
+      mcapi_msg_recv(far_ep[k][i], &v, sizeof v, &n, &st);
+      far_bad[k] += st != MCAPI_SUCCESS || v != (k * MAX_EP + i) * 10 + round;
+    }
+  mcapi_finalize(&st);
+  return NULL;
+}
+
+TEST(more_endpoints_than_cache_entries)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  pthread_t th[FAR];
+  pthread_barrier_init(&bar, NULL, FAR + 1);
+  for (unsigned k = 0; k < FAR; k++)
+    pthread_create(&th[k], NULL, far_node, (void *)(uintptr_t)k);
+  pthread_barrier_wait(&bar);
+  printf("  endpoints of the other nodes: %u %u %u\n", far_n[0], far_n[1], far_n[2]);
+  CHECK(far_n[0] + far_n[1] + far_n[2] > 64);
+  for (unsigned round = 0; round < 3; round++)
+    for (unsigned k = 0; k < FAR; k++)
+      for (unsigned i = 0; i < far_n[k]; i++) {
+        unsigned v = (k * MAX_EP + i) * 10 + round;
+        mcapi_msg_send(a, far_ep[k][i], &v, sizeof v, 1, &st);
+        CHECK_STATUS(st, MCAPI_SUCCESS);
+      }
+  pthread_barrier_wait(&bar);
+  for (unsigned k = 0; k < FAR; k++) {
+    pthread_join(th[k], NULL);
+    CHECK_EQ_U(far_bad[k], 0);
+    far_n[k] = far_bad[k] = 0;
+  }
+  pthread_barrier_destroy(&bar);
+  fini();
+}
+
+int main(void)
+{
+  for (unsigned m = 0; m < 2; m++) {
+    compat = m ? MCX_COMPAT_MCA203 : MCX_COMPAT_SPEC;
+    dom = 80 + m;
+    printf("-- profile %s\n", m ? "mca-2.0.3" : "spec");
+    RUN(endpoint_deleted_and_recreated);
+    RUN(endpoint_resized);
+    RUN(channel_closed_and_reconnected);
+    RUN(more_endpoints_than_cache_entries);
+  }
+  return mcx_test_report();
+}
