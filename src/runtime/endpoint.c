@@ -244,15 +244,22 @@ void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)
   mcx__wp_broadcast(&e->space_wp, d->shared);
 }
 
+/* Resolves @p handle to one of the caller's endpoints; MCX_EPERM for another node's. */
+static int resolve_mine(const mcx__domain_t *d, uint32_t handle, mcx__endpoint_t **e)
+{
+  int r = mcx__ep_resolve(d, handle, e);
+  if (r)
+    return r;
+  return mcx__ep_is_mine(*e) ? MCX_OK : MCX_EPERM;
+}
+
 int mcx__ep_delete(uint32_t handle)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *e;
-  int r = mcx__ep_resolve(d, handle, &e);
+  int r = resolve_mine(d, handle, &e);
   if (r)
     return r;
-  if (!mcx__ep_is_mine(e))
-    return MCX_EPERM;
   if (mcx__admin_lock_bounded(d) != MCX_OK)
     return MCX_EIO;
   mcx__glock(d);
@@ -439,11 +446,9 @@ int mcx__ep_set_reachable(uint32_t handle, int reachable)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *e;
-  int r = mcx__ep_resolve(d, handle, &e);
+  int r = resolve_mine(d, handle, &e);
   if (r)
     return r;
-  if (!mcx__ep_is_mine(e))
-    return MCX_EPERM;
   uint32_t st = mcx_load_relaxed(&e->state);
   for (;;) {
     if (EP_STATE(st) != EP_ACTIVE || !mcx__ep_gen_ok(d, handle, st))
@@ -465,11 +470,9 @@ int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *e;
-  int r = mcx__ep_resolve(d, handle, &e);
+  int r = resolve_mine(d, handle, &e);
   if (r)
     return r;
-  if (!mcx__ep_is_mine(e))
-    return MCX_EPERM;
   switch (num) {
   case MCAPI_ENDP_ATTR_TYPE:
   case MCAPI_ENDP_ATTR_GET_COUNT:
