@@ -196,6 +196,7 @@ typedef struct bridge {
 static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
 static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v);
+static void proxy_mark(const bridge_t *b, const proxy_t *x);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
@@ -788,9 +789,34 @@ static proxy_t *proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port)
     x->ep = ep, x->peer = pi, x->node = node, x->port = port, x->local_port = PROXY_PORT_BASE + k;
     blog(b, "proxy port %#x stands for domain %u node %u port %u", x->local_port, b->peers[pi].domain, node,
          port);
+    if (!b->peers[pi].up) /* gone since it answered */
+      proxy_mark(b, x);
     return x;
   }
   return NULL;
+}
+
+/* Sends to a peer's proxies: refused with MCAPI_ERR_TRANSMISSION while the
+ * peer is away (senders blocked on a full proxy queue are woken with it),
+ * accepted again once it is back. What the proxies hold stays and goes on
+ * after the reconnection. Only message sends check the flag. */
+static void proxy_mark(const bridge_t *b, const proxy_t *x)
+{
+  mcapi_status_t st;
+  mcx_endpoint_set_reachable(x->ep, b->peers[x->peer].up ? MCAPI_TRUE : MCAPI_FALSE, &st);
+}
+
+static void mark_proxies(bridge_t *b, int pi, int changed)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < b->nproxies; i++)
+    if (b->proxies[i].peer == pi) {
+      proxy_mark(b, &b->proxies[i]);
+      n++;
+    }
+  if (n && changed)
+    blog(b, "peer domain %u %s: sends to its %u prox%s %s", b->peers[pi].domain, b->peers[pi].up ? "up" : "away",
+         n, n == 1 ? "y" : "ies", b->peers[pi].up ? "go through again" : "give MCAPI_ERR_TRANSMISSION");
 }
 
 static void send_resolve(bridge_t *b, resolve_t *r)
@@ -1106,6 +1132,7 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
     if (st == MCAPI_SUCCESS && (status & MCAPI_ENDP_STATUS_CONNECTED))
       return 0;
     x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
+    proxy_mark(b, x);
   }
   /* Nothing is taken while the peer is away or the window is full: the
    * proxy's queue fills and its senders feel the back-pressure. */
@@ -1658,6 +1685,7 @@ static void drop_pending(peer_t *p)
 static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
 {
   peer_t *p = &b->peers[pi];
+  int was_up = p->up;
   p->seen_gen = gen;
   p->up = 1;
   /* Receiving side: a new incarnation of the peer starts a new record. */
@@ -1689,6 +1717,7 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   for (resolve_t *r = b->local_res; r; r = r->next)
     if (r->peer == pi)
       send_resolve(b, r);
+  mark_proxies(b, pi, !was_up); /* after the handshake: sends go through again */
 }
 
 static int process_events(bridge_t *b)
@@ -1705,8 +1734,10 @@ static int process_events(bridge_t *b)
     if (e->type == EV_UP) {
       on_up(b, e->peer, e->gen, e->body);
     } else if (e->type == EV_DOWN) {
-      if (e->gen == p->seen_gen)
+      if (e->gen == p->seen_gen && p->up) {
         p->up = 0;
+        mark_proxies(b, e->peer, 1);
+      }
     } else if (e->gen == p->seen_gen && e->len >= 1) {
       const uint8_t *m = e->body + 1;
       uint32_t n = e->len - 1;

@@ -90,19 +90,56 @@ messages)
   echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of a missing remote endpoint: $out"
   out=$("$node" get 1 5 9 2 10 300) || fail "get"
   echo "$out"; [ "$out" = "get: MCAPI_ERR_DOMAIN_INVALID" ] || fail "get in an unconfigured domain: $out"
-  # The peer's bridge is gone: sends are held in the proxy's queue (64), then
-  # a FAIL_ON_MEM_LIMIT sender gets MCAPI_ERR_MEM_LIMIT; once the bridge is
-  # back, the held items arrive, in order.
+  # The peer's bridge is gone: the proxies of its endpoints refuse sends with
+  # MCAPI_ERR_TRANSMISSION (blocking, non-blocking, FAIL_ON_MEM_LIMIT), and a
+  # get of an endpoint never resolved makes no proxy (it times out).
   kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
   wait_state 1 2 down
-  "$node" recv 2 2 10 64 >"$work/r5.log" 2>&1 & r5=$!; pids+=($r5)
-  wait_line "$work/r5.log" ready
-  out=$("$node" sendfail 1 6 2 2 10 1000) || fail "sendfail"
-  echo "$out"; [ "$out" = "sendfail: 64 sent, then MCAPI_ERR_MEM_LIMIT" ] || fail "FAIL_ON_MEM_LIMIT while the peer is down"
+  wait_line "$work/b1.log" "peer domain 2 away: sends to its 1 proxy give MCAPI_ERR_TRANSMISSION"
+  out=$("$node" sendst 1 6 2 2 10) || fail "sendst"
+  echo "$out"
+  [ "$out" = "sendst: blocking MCAPI_ERR_TRANSMISSION, non-blocking MCAPI_ERR_TRANSMISSION, fail-on-mem-limit MCAPI_ERR_TRANSMISSION" ] ||
+    fail "sends while the peer is away"
+  out=$("$node" get 1 5 2 2 98 300) || fail "get"
+  echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of an unresolved endpoint while the peer is away: $out"
+  # Back: sends go through again. A receiver that reads nothing until told:
+  # its queue (64), the window (64) and the proxy's queue (64) fill, the
+  # sender blocks in a send.
   start_bridge 2
-  wait $r5 || fail "held items: $(cat "$work/r5.log")"
-  cat "$work/r5.log"
-  grep -q "recv: 64 items, in order, no duplicate, 0 lost" "$work/r5.log" || fail "held items"
+  wait_state 1 2 up
+  wait_line "$work/b1.log" "peer domain 2 up: sends to its 1 proxy go through again"
+  m=1000
+  "$node" recv 2 2 14 $m "$work/go" >"$work/r5.log" 2>&1 & r5=$!; pids+=($r5)
+  wait_line "$work/r5.log" holding
+  "$node" send 1 3 2 2 14 $m 1 1 >"$work/s5.log" 2>&1 & s5=$!; pids+=($s5)
+  wait_line "$work/s5.log" "^sent 100\$"
+  prev=-1
+  for _ in $(seq 1 100); do # until the count stops moving (blocked), at most 10 s
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$work/s5.log")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  kill -0 $s5 2>/dev/null || fail "the sender finished although the receiver read nothing"
+  held=$(sed -n 's/^sent //p' "$work/s5.log" | tail -n1)
+  echo "sender blocked after $held sends"
+  [ "$held" -gt 128 ] && [ "$held" -le 193 ] || fail "$held sends completed while the receiver read nothing"
+  # The peer's bridge dies: the blocked send returns MCAPI_ERR_TRANSMISSION
+  # (the sender then tries that item again every 20 ms).
+  kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+  wait_line "$work/s5.log" "^send: seq $((held + 1)): MCAPI_ERR_TRANSMISSION, sending it again\$" 10
+  grep "MCAPI_ERR_TRANSMISSION" "$work/s5.log"
+  # Restarted: the item is taken, the rest follow; everything that was in the
+  # remote queue, the window and the proxy's queue arrives once, in order.
+  start_bridge 2
+  wait_state 1 2 up
+  touch "$work/go"
+  wait $s5 || fail "sender: $(tail -n3 "$work/s5.log")"
+  wait $r5 || fail "receiver after the restart: $(cat "$work/r5.log")"
+  tail -n1 "$work/s5.log"; cat "$work/r5.log"
+  grep -q "recv: $m items, in order, no duplicate, 0 lost" "$work/r5.log" || fail "items across the restart"
+  grep -q "^send: $m items sent, 0 refused, [1-9][0-9]* sends refused with MCAPI_ERR_TRANSMISSION" "$work/s5.log" ||
+    fail "sender's count"
   # SIGTERM stops a bridge cleanly (exit 0, threads joined, memory freed).
   for d in 1 2; do
     kill -TERM "${bpid[$d]}"
@@ -143,6 +180,10 @@ restart)
   wait $r2 || fail "receiver: $(cat "$work/r2.log")"
   cat "$work/s1.log" "$work/r2.log"
   grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "restart of the receiving bridge"
+  # While the peer's bridge was away, sends to it gave MCAPI_ERR_TRANSMISSION
+  # (the sender made them again): one run of refusals per kill.
+  [ "$(grep -c ': MCAPI_ERR_TRANSMISSION, sending it again$' "$work/s1.log")" = 2 ] ||
+    fail "the sender did not see MCAPI_ERR_TRANSMISSION once per kill"
   # 2. kill -9 of the sending side's bridge mid-stream, restarted: the items
   #    it held are lost (its proxy's queue and window), the rest arrive in
   #    order without duplicates; the sender gets the endpoint again.
@@ -340,7 +381,7 @@ pktfrom)
   cat "$work/r4.log"
   grep -q "pktrecvc: 0 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r4.log" || fail "failed connect"
   grep "packet channel from node 3 port 32" "$work/b1.log" || fail "the failed connect was not logged"
-  kill $x1
+  kill $x1; wait $x1 2>/dev/null # its node 3 is free again for the next sender
   # The receiver closes while the remote sender still sends: the sender's
   # send fails with MCAPI_ERR_CHAN_NOTOPEN (as when a local receiver closes)
   # instead of sending into nothing.
@@ -482,6 +523,10 @@ netns)
   echo "link up"
   for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
   cat "$work/r1.log" "$work/r2.log"
+  # Whether the connection was lost depends on the kernel's timers; when it
+  # was, the senders saw MCAPI_ERR_TRANSMISSION and sent those items again.
+  grep -h "down\|away\|up:\|: up" "$work/b1.log" "$work/b2.log" | grep -v "listening"
+  tail -qn1 "$work/s1.log" "$work/s2.log"
   grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r1.log" || fail "domain 1 receiver"
   grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "domain 2 receiver"
   ;;

@@ -4,9 +4,15 @@
  * calls only; the endpoint it sends to is in another domain, reached through
  * the bridges.
  *
- *   recv DOMAIN NODE PORT COUNT [loss] [pace]  receives COUNT items, checks them
- *                                        (pace: at most about 20000 per second)
- *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT FIRST   sends items FIRST..COUNT
+ *   recv DOMAIN NODE PORT COUNT [loss] [pace] [GOFILE]  receives COUNT items, checks them
+ *                                        (pace: at most about 20000 per second; GOFILE: reads
+ *                                        nothing until that file exists)
+ *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT [FIRST [STEP]]  sends items FIRST..COUNT
+ *                                        (prints "sent N" every STEP items); an item refused
+ *                                        with MCAPI_ERR_TRANSMISSION (the peer is away) is
+ *                                        sent again after a pause, and counted
+ *   sendst DOMAIN NODE RDOMAIN RNODE RPORT  one blocking, one non-blocking and one
+ *                                        FAIL_ON_MEM_LIMIT send: prints their statuses
  *   prio DOMAIN NODE RDOMAIN RNODE RPORT N      N items at priority 5, then N at 0
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
@@ -35,6 +41,8 @@
  * and (unless "loss" is given) a gap; it prints what it saw. The sender
  * prints the sequence of every item a send refused (and carries on with the
  * next item after MCAPI_ERR_ENDP_INVALID/DELETED by getting the endpoint again).
+ * A `recv` without "loss" thus checks that every item whose send succeeded
+ * arrived once, in order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,9 +347,12 @@ int main(int argc, char **argv)
   if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
     int loss = 0, pace = 0;
+    const char *go = NULL;
     for (int a = 6; a < argc; a++) {
       loss |= !strcmp(argv[a], "loss");
       pace |= !strcmp(argv[a], "pace");
+      if (argv[a][0] == '/')
+        go = argv[a];
     }
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
@@ -378,6 +389,14 @@ int main(int argc, char **argv)
       printf("precv: %lu priority-0 items before %lu priority-5 items, each in order\n", count, count);
       mcapi_finalize(&st);
       return 0;
+    }
+    if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
+      printf("holding\n");
+      fflush(stdout);
+      for (int i = 0; i < 12000 && access(go, F_OK) != 0; i++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+      }
     }
     uint32_t last = 0;
     unsigned long got = 0, gaps = 0;
@@ -419,10 +438,10 @@ int main(int argc, char **argv)
     mcapi_finalize(&st);
     return 0;
   }
-  if (argc < 8)
+  if (argc < 7 || (argc < 8 && strcmp(mode, "sendst")))
     return 2;
   unsigned long rd = strtoul(argv[4], NULL, 10), rn = strtoul(argv[5], NULL, 10),
-                rp = strtoul(argv[6], NULL, 10), count = strtoul(argv[7], NULL, 10);
+                rp = strtoul(argv[6], NULL, 10), count = argc > 7 ? strtoul(argv[7], NULL, 10) : 0;
   if (!strcmp(mode, "get")) {
     mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, (mcapi_timeout_t)count, &st);
     char m[MCAPI_MAX_STATUS_SIZE];
@@ -535,11 +554,50 @@ int main(int argc, char **argv)
     mcapi_finalize(&st);
     return 0;
   }
-  unsigned long first = argc > 8 ? strtoul(argv[8], NULL, 10) : 1, refused = 0;
-  for (unsigned long i = first; i <= count; i++) {
+  if (!strcmp(mode, "sendst")) {
+    /* The remote endpoint's peer is away: each kind of send says so. */
+    char m1[MCAPI_MAX_STATUS_SIZE], m2[MCAPI_MAX_STATUS_SIZE], m3[MCAPI_MAX_STATUS_SIZE];
+    item_t it;
+    make(&it, 1, 1);
+    mcapi_status_t s1, s2, s3;
+    mcapi_msg_send(me, to, &it, sizeof it, 1, &s1);
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_msg_send_i(me, to, &it, sizeof it, 1, &req, &s2);
+    if (s2 == MCAPI_PENDING)
+      mcapi_wait(&req, &sz, 10000, &s2);
+    mcapi_boolean_t yes = MCAPI_TRUE;
+    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
+    if (st != MCAPI_SUCCESS)
+      die("set FAIL_ON_MEM_LIMIT", st);
+    mcapi_msg_send(me, to, &it, sizeof it, 1, &s3);
+    printf("sendst: blocking %s, non-blocking %s, fail-on-mem-limit %s\n", mcapi_display_status(s1, m1, sizeof m1),
+           mcapi_display_status(s2, m2, sizeof m2), mcapi_display_status(s3, m3, sizeof m3));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  unsigned long first = argc > 8 ? strtoul(argv[8], NULL, 10) : 1, refused = 0, away = 0;
+  unsigned long step = argc > 9 ? strtoul(argv[9], NULL, 10) : 0;
+  for (unsigned long i = first, tries = 0; i <= count; i++) {
     item_t it;
     make(&it, (uint32_t)i, 1);
     mcapi_msg_send(me, to, &it, sizeof it, 1, &st);
+    if (st == MCAPI_ERR_TRANSMISSION) {
+      /* The peer is away (link or its bridge down): this item was not
+       * taken; send it again after a pause, for at most 60 s. */
+      if (tries == 0) {
+        printf("send: seq %lu: MCAPI_ERR_TRANSMISSION, sending it again\n", i);
+        fflush(stdout);
+      }
+      away++;
+      if (++tries > 3000)
+        die("msg_send (the peer stayed away)", st);
+      struct timespec ts = {0, 20000000};
+      nanosleep(&ts, NULL);
+      i--;
+      continue;
+    }
+    tries = 0;
     if (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED) {
       /* The proxy went with its bridge: this item is lost; get it again. */
       char m[MCAPI_MAX_STATUS_SIZE];
@@ -551,8 +609,13 @@ int main(int argc, char **argv)
     }
     if (st != MCAPI_SUCCESS)
       die("msg_send", st);
+    if (step && i % step == 0) {
+      printf("sent %lu\n", i);
+      fflush(stdout);
+    }
   }
-  printf("send: %lu items sent, %lu refused\n", count - first + 1 - refused, refused);
+  printf("send: %lu items sent, %lu refused, %lu sends refused with MCAPI_ERR_TRANSMISSION and made again\n",
+         count - first + 1 - refused, refused, away);
   mcapi_finalize(&st);
   return 0;
 }
