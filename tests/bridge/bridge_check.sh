@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | domains | tls | netns | config
+# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -394,6 +394,82 @@ pktfrom)
   [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s5.log" || fail "the sender was not stopped (rc $rc)"
   sent=$(sed -n 's/^pktsendo: \([0-9]*\) packets sent.*/\1/p' "$work/s5.log")
   [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
+  ;;
+sclfrom)
+  # Scalar channels whose sender is the remote endpoint: a program of one
+  # domain connects the proxy of an endpoint of the other domain (the send
+  # side) to an endpoint of its own; the owner of the sending endpoint opened
+  # its send side before anyone connected it. Both ways at once, widths 8, 4,
+  # 2, 1 in turn, every value checked in order with its width, every 7th
+  # first received with a wrong width, the sender's close reaches the receiver.
+  two_bridges ipc
+  n=5000
+  "$node" sclsendo 1 3 30 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" sclsendo 2 4 31 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  wait_line "$work/s1.log" ready; wait_line "$work/s2.log" ready
+  "$node" sclrecvc 2 2 20 1 3 30 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" sclrecvc 1 1 21 2 4 31 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a scalar node failed"; done
+  tail -qn1 "$work/s1.log" "$work/s2.log"; cat "$work/r1.log" "$work/r2.log"
+  for f in r1 r2; do
+    grep -q "sclrecvc: $n scalars in order with their widths, $((n / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+      "$work/$f.log" || fail "scalar receiver $f"
+  done
+  for f in s1 s2; do
+    grep -q "sclsendo: $n scalars sent, close: MCAPI_SUCCESS" "$work/$f.log" || fail "scalar sender $f"
+  done
+  grep -q "scalar channel from node 3 port 30 to domain 2" "$work/b1.log" || fail "bridge 1 did not log the channel"
+  # Back-pressure: the receiver opens its side and reads nothing. The remote
+  # sender stops with a bounded number sent (64 in the receiver's channel,
+  # 64 in the window, 64 in the sender's channel), nothing is dropped; then
+  # the receiver reads and gets every scalar in order. The same proxy again.
+  "$node" sclsendo 1 3 30 $n 1 >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/s3.log" ready
+  "$node" sclrecvc 2 2 20 1 3 30 $n "$work/go" >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" holding
+  wait_line "$work/s3.log" "^sent 100\$"
+  prev=-1
+  for _ in $(seq 1 100); do # until the count stops moving (blocked), at most 10 s
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$work/s3.log")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  kill -0 $s3 2>/dev/null || fail "the sender finished although the receiver read nothing"
+  held=$(sed -n 's/^sent //p' "$work/s3.log" | tail -n1)
+  echo "remote sender blocked after $held scalars, the receiver holding"
+  [ "$held" -gt 128 ] && [ "$held" -le 193 ] || fail "$held scalars taken while the receiver read nothing"
+  grep -q "dropped 0 " "$work/s2/status" || fail "the receiving bridge dropped scalars"
+  touch "$work/go"
+  wait $s3 || fail "scalar sender after the hold: $(tail -n3 "$work/s3.log")"
+  wait $r3 || fail "scalar receiver after the hold: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "sclrecvc: $n scalars in order with their widths, $((n / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r3.log" || fail "scalar receiver after the hold"
+  # The remote endpoint cannot be connected as a sender (it is opening as a
+  # receiver): the remote bridge says so, and the receiver's channel closes
+  # (its first receive gets MCAPI_ERR_CHAN_NOTOPEN) instead of waiting.
+  "$node" sclrecv 1 3 32 1 >"$work/x1.log" 2>&1 & x1=$!; pids+=($x1)
+  wait_line "$work/x1.log" ready
+  "$node" sclrecvc 2 2 22 1 3 32 0 >"$work/r4.log" 2>&1 || fail "receiver of a failed connect: $(cat "$work/r4.log")"
+  cat "$work/r4.log"
+  grep -q "sclrecvc: 0 scalars in order with their widths, 0 wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r4.log" || fail "failed connect"
+  grep "scalar channel from node 3 port 32 to domain 2: MCAPI_ERR_CHAN_DIRECTION" "$work/b1.log" ||
+    fail "the failed connect was not logged"
+  kill $x1; wait $x1 2>/dev/null # its node 3 is free again for the next sender
+  # The receiver closes after 500 scalars while the remote sender still
+  # sends: the sender's send fails with MCAPI_ERR_CHAN_NOTOPEN.
+  "$node" sclsendo 1 3 33 1000000 >"$work/s5.log" 2>&1 & s5=$!; pids+=($s5)
+  wait_line "$work/s5.log" ready
+  "$node" sclrecvc 2 2 23 1 3 33 500 stop >"$work/r5.log" 2>&1 || fail "receiver that closes: $(cat "$work/r5.log")"
+  wait $s5; rc=$?
+  cat "$work/r5.log"; tail -n1 "$work/s5.log"
+  grep -q "sclrecvc: 500 scalars in order with their widths, closed: MCAPI_SUCCESS" "$work/r5.log" ||
+    fail "receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s5.log" || fail "the sender was not stopped (rc $rc)"
+  sent=$(sed -n 's/^sclsendo: \([0-9]*\) scalars sent.*/\1/p' "$work/s5.log")
+  [ "$sent" -ge 500 ] || fail "sender stopped after $sent scalars"
   ;;
 domains)
   # mca domains lists each bridge's peers from its status file (found
