@@ -145,6 +145,7 @@ typedef struct proxy {
   mcapi_sclchan_send_hndl_t ssh;
   mcapi_request_t req, rreq, sreq;
   void *rbuf;
+  uint8_t *sbuf; /* PX_OUT: the packet of the send in progress (chan_copy) */
   int rposted, sending;
   int noreq; /* a closing mode with no close request to wait for */
   unsigned width; /* of the last scalar taken (tried first) */
@@ -164,6 +165,7 @@ typedef struct rchan {
   mcapi_endpoint_t ep;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_request_t open_req, send_req, close_req;
+  uint8_t *sbuf; /* the packet of the send in progress (chan_copy); kept when the slot is reused */
 } rchan_t;
 
 typedef struct dest {
@@ -1285,7 +1287,9 @@ static int rchan_open(bridge_t *b, int pi, uint32_t type, uint32_t node, uint32_
     blog(b, "%s channel to node %u port %u: %s", what, node, port, c ? "no such endpoint" : "too many channels");
     return -1;
   }
+  uint8_t *sbuf = c->sbuf;
   memset(c, 0, sizeof *c);
+  c->sbuf = sbuf;
   if (!(c->ep = chan_ep(RCHAN_PORT_BASE, &st)))
     return -1;
   mcapi_request_t r;
@@ -1330,6 +1334,18 @@ static int rchan_stop(bridge_t *b, rchan_t *c, mcapi_status_t why)
   c->closing = 1;
   add_note(&b->peers[c->peer], K_CHAN_STOP, c->node, c->port);
   return -1;
+}
+
+/* A non-blocking packet send reads its buffer until it completes, and a
+ * frame's body is freed when the connection is lost (the peer sends the
+ * frame again): the packet is copied to the channel's own buffer first (one
+ * send in progress per channel). NULL when it cannot be. */
+static const uint8_t *chan_copy(uint8_t **buf, const uint8_t *data, size_t len)
+{
+  if (len > MCAPI_MAX_PKT_SIZE || (!*buf && !(*buf = malloc(MCAPI_MAX_PKT_SIZE))))
+    return NULL;
+  memcpy(*buf, data, len);
+  return *buf;
 }
 
 /* An item for a channel of rchan_open(): 1 done, 0 hold, -1 dropped. */
@@ -1380,7 +1396,10 @@ static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *dat
       return 0; /* full (FAIL_ON_MEM_LIMIT): this frame waits, so do the ones after it */
     return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
   }
-  mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
+  const uint8_t *pkt = chan_copy(&c->sbuf, data, len);
+  if (!pkt)
+    return -1;
+  mcapi_pktchan_send_i(c->sh, pkt, len, &c->send_req, &st);
   if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
     if (!mcapi_test(&c->send_req, &sz, &st)) {
       c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
@@ -1596,7 +1615,10 @@ static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t
       return 0; /* full (FAIL_ON_MEM_LIMIT): this frame waits, so do the ones after it */
     return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
   }
-  mcapi_pktchan_send_i(x->sh, data, len, &x->sreq, &st);
+  const uint8_t *pkt = chan_copy(&x->sbuf, data, len);
+  if (!pkt)
+    return -1;
+  mcapi_pktchan_send_i(x->sh, pkt, len, &x->sreq, &st);
   if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
     if (!mcapi_test(&x->sreq, &sz, &st)) {
       x->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
@@ -2044,6 +2066,10 @@ stop:
     if (p->rec)
       fclose(p->rec);
   }
+  for (unsigned i = 0; i < MAX_RCHANS; i++)
+    free(b->rchans[i].sbuf);
+  for (unsigned i = 0; i < b->nproxies; i++)
+    free(b->proxies[i].sbuf);
   for (resolve_t *r = b->local_res, *n; r; r = n)
     n = r->next, free(r);
   for (resolve_t *r = b->remote_res, *n; r; r = n)

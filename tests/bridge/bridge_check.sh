@@ -58,6 +58,18 @@ wait_line() {
   fail "no '$2' in $1 in time"
 }
 
+# last_sent FILE: waits until the "sent N" lines of FILE stop coming (the
+# sender is blocked; at most 10 s), prints the last N
+last_sent() {
+  local prev=-1 cur
+  for _ in $(seq 1 20); do
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$1")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  sed -n 's/^sent //p' "$1" | tail -n1
+}
 url() { # url DOMAIN KIND
   if [ "$2" = tcp ]; then echo "tcp://127.0.0.1:$(free_port)"; else echo "ipc://$work/d$1.sock"; fi
 }
@@ -623,6 +635,46 @@ netns)
       fail "the domain 1 sender saw no MCAPI_ERR_TRANSMISSION while the connection was down"
   else
     echo "(ss -K dropped nothing here: the kernel lacks socket destroy; the dropped-connection checks did not run)"
+  fi
+  # Channels across a dropped connection: a packet channel to a receiver in
+  # domain 2, then a scalar channel whose sender (in domain 1) is remote to
+  # its receiver. Both receivers read nothing at first: the packets fill the
+  # receiver's channel, the window (one per connection and direction) and the
+  # proxy's channel; the scalars, behind them in the same stream, fill their
+  # sender's channel; the senders block. Then the connection is dropped as
+  # above. After the redial what was in flight is written again (and skipped
+  # where delivered): every packet and scalar arrives once, in order.
+  m=3000
+  ip netns exec "$nb" "$node" pktrecv 2 2 20 $m "$work/go" >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  ip netns exec "$na" "$node" pktsend 1 3 2 2 20 $m 1 >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/r3.log" holding
+  wait_line "$work/s3.log" "^sent 1\$"
+  echo "packet sender blocked after $(last_sent "$work/s3.log")"
+  ip netns exec "$na" "$node" sclsendo 1 4 30 $m 1 >"$work/s4.log" 2>&1 & s4=$!; pids+=($s4)
+  wait_line "$work/s4.log" ready
+  ip netns exec "$nb" "$node" sclrecvc 2 5 21 1 4 30 $m "$work/go" >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" holding
+  wait_line "$work/s4.log" "^sent 1\$"
+  echo "scalar sender blocked after $(last_sent "$work/s4.log")"
+  kill -0 $s3 2>/dev/null && kill -0 $s4 2>/dev/null || fail "a channel sender finished although nothing was read"
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  killed=$(timeout 10 ip netns exec "$na" ss -K -tn dst 10.77.0.2 2>&1 | grep -c ESTAB)
+  echo "link down, $killed connection(s) of host a dropped"
+  sleep 1
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
+  wait_state 1 2 up
+  touch "$work/go"
+  for p in $s3 $s4 $r3 $r4; do wait $p || fail "a channel node failed"; done
+  cat "$work/r3.log" "$work/r4.log"; tail -qn1 "$work/s3.log" "$work/s4.log"
+  grep -q "pktrecv: $m packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "packets across the drop"
+  grep -q "sclrecvc: $m scalars in order with their widths, $((m / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r4.log" || fail "scalars across the drop"
+  grep -q "pktsend: $m packets sent, close: MCAPI_SUCCESS" "$work/s3.log" || fail "packet sender"
+  grep -q "sclsendo: $m scalars sent, close: MCAPI_SUCCESS" "$work/s4.log" || fail "scalar sender"
+  if [ "$killed" -ge 1 ]; then
+    [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 2 ] || fail "bridge 1 did not see the second drop"
   fi
   ;;
 config)

@@ -16,11 +16,13 @@
  *   prio DOMAIN NODE RDOMAIN RNODE RPORT N      N items at priority 5, then N at 0
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
- *   pktrecv DOMAIN NODE PORT COUNT [pace|stop]  opens a packet channel's receive side,
+ *   pktrecv DOMAIN NODE PORT COUNT [pace|stop|GOFILE]  opens a packet channel's receive side,
  *                                               checks COUNT packets, then the sender's close
- *                                               (stop: closes after COUNT, the sender still on)
- *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT  connects a packet channel to the
- *                                               remote endpoint, sends COUNT packets, closes
+ *                                               (stop: closes after COUNT, the sender still on;
+ *                                               GOFILE: reads nothing until that file exists)
+ *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT [STEP]  connects a packet channel to the
+ *                                               remote endpoint, sends COUNT packets (prints
+ *                                               "sent N" every STEP), closes
  *   pktsendo DOMAIN NODE PORT COUNT             opens the send side of its endpoint PORT
  *                                               (a remote program connects it), sends COUNT, closes
  *   pktrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [pace|stop]  connects the remote
@@ -231,10 +233,18 @@ static int scl_send_all(const char *mode, mcapi_sclchan_send_hndl_t sh, unsigned
 }
 
 /* Receives COUNT packets on an open channel, checks each, then the close. */
-static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count, int pace)
+static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count, int pace, const char *go)
 {
   mcapi_status_t st;
   size_t sz;
+  if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
+    printf("holding\n");
+    fflush(stdout);
+    for (int i = 0; i < 12000 && access(go, F_OK) != 0; i++) {
+      struct timespec ts = {0, 10000000};
+      nanosleep(&ts, NULL);
+    }
+  }
   for (unsigned long i = 1; i <= count; i++) {
     item_t *it;
     mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
@@ -312,7 +322,8 @@ int main(int argc, char **argv)
       die("pktchan_recv_open", st);
     if (argc > 6 && !strcmp(argv[6], "stop"))
       return pkt_stop("pktrecv", rh, count);
-    return pkt_check("pktrecv", rh, count, argc > 6 && !strcmp(argv[6], "pace"));
+    return pkt_check("pktrecv", rh, count, argc > 6 && !strcmp(argv[6], "pace"),
+                     argc > 6 && argv[6][0] == '/' ? argv[6] : NULL);
   }
   if (!strcmp(mode, "pktrecvc") && argc >= 9) {
     unsigned long port = strtoul(argv[4], NULL, 10), rd = strtoul(argv[5], NULL, 10),
@@ -339,7 +350,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (argc > 9 && !strcmp(argv[9], "stop"))
       return pkt_stop("pktrecvc", rh, count);
-    return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"));
+    return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"), NULL);
   }
   if (!strcmp(mode, "pktsendo") && argc >= 6) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
@@ -550,6 +561,7 @@ int main(int argc, char **argv)
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   mcapi_endpoint_t to = get_remote(rd, rn, rp);
   if (!strcmp(mode, "pktsend")) {
+    unsigned long step = argc > 8 ? strtoul(argv[8], NULL, 10) : 0;
     mcapi_request_t req;
     size_t sz;
     mcapi_pktchan_connect_i(me, to, &req, &st);
@@ -570,6 +582,10 @@ int main(int argc, char **argv)
         printf("pktsend: %lu packets sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
         mcapi_finalize(&st);
         return 3;
+      }
+      if (step && i % step == 0) {
+        printf("sent %lu\n", i);
+        fflush(stdout);
       }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
