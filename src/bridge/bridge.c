@@ -113,18 +113,21 @@ typedef struct peer {
  * Channels a remote program connected from an endpoint of this side (its
  * sender) to one of its own, (node, port) naming the sender: K_RCONNECT
  * (connect it to a bridge endpoint here), K_RPKT, K_RCLOSE (the sender
- * closed), K_RFAIL (the connect failed here), K_RSTOP (the receiver closed). */
+ * closed), K_RFAIL (the connect failed here), K_RSTOP (the receiver closed).
+ * Scalar channels of that kind: K_RSCONNECT and K_RSCL instead of K_RCONNECT
+ * and K_RPKT, the rest alike. */
 enum {
   K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102, K_SCL_OPEN = 0x103, K_SCL = 0x104,
   K_RCONNECT = 0x105, K_RPKT = 0x106, K_RCLOSE = 0x107, K_RFAIL = 0x108, K_RSTOP = 0x109,
-  K_CHAN_STOP = 0x10a
+  K_CHAN_STOP = 0x10a, K_RSCONNECT = 0x10b, K_RSCL = 0x10c
 };
 /* A proxy's mode: messages; the receive side of a packet or scalar channel a
  * local sender connected to it (opening, open, closing); out of use; the send
  * side of a packet channel a local receiver connected it to (opening, open,
- * closing); its side closed, the other side not yet (detach). A bridge
- * endpoint taking a local sender's packets for a remote receiver (a "pull",
- * reverse = 1) uses the PX_PKT modes, then PX_FREE. */
+ * closing) or of a scalar channel (the same modes, scl = 1); its side
+ * closed, the other side not yet (detach). A bridge endpoint taking a local
+ * sender's packets or scalars for a remote receiver (a "pull", reverse = 1)
+ * uses the PX_PKT or PX_SCL modes, then PX_FREE. */
 enum {
   PX_MSG = 0, PX_PKT_OPENING, PX_PKT, PX_PKT_CLOSING, PX_BROKEN, PX_SCL_OPENING, PX_SCL, PX_SCL_CLOSING,
   PX_OUT_OPENING, PX_OUT, PX_OUT_CLOSING, PX_FREE, PX_DETACH
@@ -134,12 +137,15 @@ typedef struct proxy {
   mcapi_endpoint_t ep;
   int peer;
   int mode; /* PX_* */
-  int reverse; /* a pull endpoint, not a proxy: its frames are K_RPKT / K_RCLOSE */
+  int reverse; /* a pull endpoint, not a proxy: its frames are K_RPKT or K_RSCL, K_RCLOSE */
+  int scl; /* PX_OUT modes: the send side of a scalar channel */
   mcapi_pktchan_recv_hndl_t rh;
   mcapi_sclchan_recv_hndl_t srh;
   mcapi_pktchan_send_hndl_t sh;
+  mcapi_sclchan_send_hndl_t ssh;
   mcapi_request_t req, rreq, sreq;
   void *rbuf;
+  uint8_t *sbuf; /* PX_OUT: the packet of the send in progress (chan_copy) */
   int rposted, sending;
   int noreq; /* a closing mode with no close request to wait for */
   unsigned width; /* of the last scalar taken (tried first) */
@@ -159,6 +165,7 @@ typedef struct rchan {
   mcapi_endpoint_t ep;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_request_t open_req, send_req, close_req;
+  uint8_t *sbuf; /* the packet of the send in progress (chan_copy); kept when the slot is reused */
 } rchan_t;
 
 typedef struct dest {
@@ -196,6 +203,7 @@ typedef struct bridge {
 static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
 static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v);
+static void proxy_mark(const bridge_t *b, const proxy_t *x);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
@@ -788,9 +796,34 @@ static proxy_t *proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port)
     x->ep = ep, x->peer = pi, x->node = node, x->port = port, x->local_port = PROXY_PORT_BASE + k;
     blog(b, "proxy port %#x stands for domain %u node %u port %u", x->local_port, b->peers[pi].domain, node,
          port);
+    if (!b->peers[pi].up) /* gone since it answered */
+      proxy_mark(b, x);
     return x;
   }
   return NULL;
+}
+
+/* Sends to a peer's proxies: refused with MCAPI_ERR_TRANSMISSION while the
+ * peer is away (senders blocked on a full proxy queue are woken with it),
+ * accepted again once it is back. What the proxies hold stays and goes on
+ * after the reconnection. Only message sends check the flag. */
+static void proxy_mark(const bridge_t *b, const proxy_t *x)
+{
+  mcapi_status_t st;
+  mcx_endpoint_set_reachable(x->ep, b->peers[x->peer].up ? MCAPI_TRUE : MCAPI_FALSE, &st);
+}
+
+static void mark_proxies(bridge_t *b, int pi, int changed)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < b->nproxies; i++)
+    if (b->proxies[i].peer == pi) {
+      proxy_mark(b, &b->proxies[i]);
+      n++;
+    }
+  if (n && changed)
+    blog(b, "peer domain %u %s: sends to its %u prox%s %s", b->peers[pi].domain, b->peers[pi].up ? "up" : "away",
+         n, n == 1 ? "y" : "ies", b->peers[pi].up ? "go through again" : "give MCAPI_ERR_TRANSMISSION");
 }
 
 static void send_resolve(bridge_t *b, resolve_t *r)
@@ -1030,10 +1063,12 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
     }
     why = st;
   } else if (send_side && type == MCAPI_PKT_CHAN) {
+    set_attr_u32(x->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 0); /* a full channel: the send request waits */
     mcapi_pktchan_send_open_i(&x->sh, x->ep, &x->req, &st);
     if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
       x->mode = PX_OUT_OPENING;
       x->sending = 0;
+      x->scl = 0;
       emit(b, p, x, K_RCONNECT, NULL, 0);
       blog(b, "proxy port %#x: packet channel from domain %u node %u port %u", x->local_port, p->domain, x->node,
            x->port);
@@ -1041,11 +1076,36 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
     }
     why = st;
   } else if (send_side && type == MCAPI_SCL_CHAN) {
-    reason = "a scalar channel from a remote sender does not cross the bridge";
+    /* Scalar sends have no non-blocking form: a full channel must refuse
+     * (MCAPI_ERR_MEM_LIMIT, the frame is held) instead of stopping the node thread. */
+    set_attr_u32(x->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+    mcapi_sclchan_send_open_i(&x->ssh, x->ep, &x->req, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
+      x->mode = PX_OUT_OPENING;
+      x->sending = 0;
+      x->scl = 1;
+      emit(b, p, x, K_RSCONNECT, NULL, 0);
+      blog(b, "proxy port %#x: scalar channel from domain %u node %u port %u", x->local_port, p->domain, x->node,
+           x->port);
+      return;
+    }
+    why = st;
   }
   blog(b, "proxy port %#x: %s; it no longer forwards (%s)", x->local_port,
        mcapi_display_status(why, (char[64]){0}, 64), reason);
   x->mode = PX_BROKEN;
+}
+
+/* Sends a scalar of @p width (8, 4, 2, 1) on @p h; MCAPI_ERR_SCL_SIZE for another width. */
+static void scl_send(mcapi_sclchan_send_hndl_t h, unsigned width, uint64_t v, mcapi_status_t *st)
+{
+  switch (width) {
+  case 8: mcapi_sclchan_send_uint64(h, v, st); break;
+  case 4: mcapi_sclchan_send_uint32(h, (mcapi_uint32_t)v, st); break;
+  case 2: mcapi_sclchan_send_uint16(h, (mcapi_uint16_t)v, st); break;
+  case 1: mcapi_sclchan_send_uint8(h, (mcapi_uint8_t)v, st); break;
+  default: *st = MCAPI_ERR_SCL_SIZE; break;
+  }
 }
 
 /* One scalar from the proxy's channel, of whatever width it was sent with:
@@ -1106,6 +1166,7 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
     if (st == MCAPI_SUCCESS && (status & MCAPI_ENDP_STATUS_CONNECTED))
       return 0;
     x->mode = PX_MSG; /* the connection is gone: a message endpoint again */
+    proxy_mark(b, x);
   }
   /* Nothing is taken while the peer is away or the window is full: the
    * proxy's queue fills and its senders feel the back-pressure. */
@@ -1149,13 +1210,13 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
         mcapi_sclchan_recv_close_i(x->srh, &x->req, &st);
         x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
         x->mode = PX_SCL_CLOSING;
-        emit(b, p, x, K_CHAN_CLOSE, NULL, 0);
+        emit(b, p, x, x->reverse ? K_RCLOSE : K_CHAN_CLOSE, NULL, 0);
         break;
       }
       uint8_t item[9];
       item[0] = (uint8_t)w;
       put64(item + 1, v);
-      if (emit(b, p, x, K_SCL, item, sizeof item))
+      if (emit(b, p, x, x->reverse ? K_RSCL : K_SCL, item, sizeof item))
         break;
       continue;
     }
@@ -1226,7 +1287,9 @@ static int rchan_open(bridge_t *b, int pi, uint32_t type, uint32_t node, uint32_
     blog(b, "%s channel to node %u port %u: %s", what, node, port, c ? "no such endpoint" : "too many channels");
     return -1;
   }
+  uint8_t *sbuf = c->sbuf;
   memset(c, 0, sizeof *c);
+  c->sbuf = sbuf;
   if (!(c->ep = chan_ep(RCHAN_PORT_BASE, &st)))
     return -1;
   mcapi_request_t r;
@@ -1273,6 +1336,18 @@ static int rchan_stop(bridge_t *b, rchan_t *c, mcapi_status_t why)
   return -1;
 }
 
+/* A non-blocking packet send reads its buffer until it completes, and a
+ * frame's body is freed when the connection is lost (the peer sends the
+ * frame again): the packet is copied to the channel's own buffer first (one
+ * send in progress per channel). NULL when it cannot be. */
+static const uint8_t *chan_copy(uint8_t **buf, const uint8_t *data, size_t len)
+{
+  if (len > MCAPI_MAX_PKT_SIZE || (!*buf && !(*buf = malloc(MCAPI_MAX_PKT_SIZE))))
+    return NULL;
+  memcpy(*buf, data, len);
+  return *buf;
+}
+
 /* An item for a channel of rchan_open(): 1 done, 0 hold, -1 dropped. */
 static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *data, size_t len)
 {
@@ -1314,19 +1389,17 @@ static int rchan_item(bridge_t *b, rchan_t *c, uint32_t kind, const uint8_t *dat
   if (kind == K_SCL) {
     if (len != 9)
       return -1;
-    uint64_t v = get64(data + 1);
-    switch (data[0]) {
-    case 8: mcapi_sclchan_send_uint64(c->sh, v, &st); break;
-    case 4: mcapi_sclchan_send_uint32(c->sh, (mcapi_uint32_t)v, &st); break;
-    case 2: mcapi_sclchan_send_uint16(c->sh, (mcapi_uint16_t)v, &st); break;
-    case 1: mcapi_sclchan_send_uint8(c->sh, (mcapi_uint8_t)v, &st); break;
-    default: return -1;
-    }
+    scl_send(c->sh, data[0], get64(data + 1), &st);
+    if (st == MCAPI_ERR_SCL_SIZE)
+      return -1;
     if (st == MCAPI_ERR_MEM_LIMIT)
       return 0; /* full (FAIL_ON_MEM_LIMIT): this frame waits, so do the ones after it */
     return st == MCAPI_SUCCESS ? 1 : st == MCAPI_ERR_CHAN_NOTOPEN ? rchan_stop(b, c, st) : -1;
   }
-  mcapi_pktchan_send_i(c->sh, data, len, &c->send_req, &st);
+  const uint8_t *pkt = chan_copy(&c->sbuf, data, len);
+  if (!pkt)
+    return -1;
+  mcapi_pktchan_send_i(c->sh, pkt, len, &c->send_req, &st);
   if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
     if (!mcapi_test(&c->send_req, &sz, &st)) {
       c->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
@@ -1346,12 +1419,13 @@ static proxy_t *pull_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
   return NULL;
 }
 
-/* K_RCONNECT: a program of the peer's domain connected a local endpoint
- * (node, port) as the sender of a packet channel to one of its own. The
- * bridge connects it to an endpoint of its own node and takes its packets
- * (a pull: drained like a proxy, frames K_RPKT / K_RCLOSE). The program's
- * send open completes once the bridge has opened the receive side. */
-static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port)
+/* K_RCONNECT / K_RSCONNECT: a program of the peer's domain connected a local
+ * endpoint (node, port) as the sender of a packet (scalar) channel to one of
+ * its own. The bridge connects it to an endpoint of its own node and takes
+ * its packets (scalars) (a pull: drained like a proxy, frames K_RPKT or
+ * K_RSCL, then K_RCLOSE). The program's send open completes once the bridge
+ * has opened the receive side. */
+static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port, int scl)
 {
   mcapi_status_t st;
   size_t sz;
@@ -1363,16 +1437,28 @@ static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port)
       x = &b->pulls[i];
   mcapi_endpoint_t from = dest_ep(b, node, port, 1);
   const char *why = !x ? "too many channels" : !from ? "no such endpoint" : NULL;
+  /* The bridge learns a scalar's width by receiving it: in this profile a
+   * receive of the wrong width consumes the scalar (docs/compat.md). */
+  if (!why && scl && mcx_compat() == MCX_COMPAT_MCA203)
+    why = "scalar channels do not cross the bridge in the mca-2.0.3 profile";
   char sbuf[64];
   if (!why) {
     memset(x, 0, sizeof *x);
     x->ep = chan_ep(RCHAN_PORT_BASE + 256, &st);
     if (x->ep) {
       mcapi_request_t r;
-      mcapi_pktchan_connect_i(from, x->ep, &r, &st);
+      if (scl) {
+        mcapi_timeout_t zero = 0; /* receives must not wait: an empty channel says MCAPI_TIMEOUT */
+        mcapi_endpoint_set_attribute(x->ep, MCAPI_ENDP_ATTR_TIMEOUT, &zero, sizeof zero, &st);
+        mcapi_sclchan_connect_i(from, x->ep, &r, &st);
+      } else {
+        mcapi_pktchan_connect_i(from, x->ep, &r, &st);
+      }
       if (st == MCAPI_SUCCESS || st == MCAPI_PENDING)
         mcapi_wait(&r, &sz, 1000, &st);
-      if (st == MCAPI_SUCCESS)
+      if (st == MCAPI_SUCCESS && scl)
+        mcapi_sclchan_recv_open_i(&x->srh, x->ep, &x->req, &st);
+      else if (st == MCAPI_SUCCESS)
         mcapi_pktchan_recv_open_i(&x->rh, x->ep, &x->req, &st);
       if (st != MCAPI_SUCCESS && st != MCAPI_PENDING)
         mcapi_endpoint_delete(x->ep, (mcapi_status_t[1]){0});
@@ -1381,12 +1467,15 @@ static int pull_open(bridge_t *b, int pi, uint32_t node, uint32_t port)
       why = mcapi_display_status(st, sbuf, sizeof sbuf);
   }
   if (why) {
-    blog(b, "packet channel from node %u port %u to domain %u: %s", node, port, b->peers[pi].domain, why);
+    blog(b, "%s channel from node %u port %u to domain %u: %s", scl ? "scalar" : "packet", node, port,
+         b->peers[pi].domain, why);
     add_note(&b->peers[pi], K_RFAIL, node, port); /* the remote receiver's channel closes */
     return -1;
   }
-  x->reverse = 1, x->peer = pi, x->node = node, x->port = port, x->mode = PX_PKT_OPENING;
-  blog(b, "packet channel from node %u port %u to domain %u", node, port, b->peers[pi].domain);
+  x->reverse = 1, x->peer = pi, x->node = node, x->port = port, x->mode = scl ? PX_SCL_OPENING : PX_PKT_OPENING;
+  x->scl = scl;
+  blog(b, "%s channel from node %u port %u to domain %u", scl ? "scalar" : "packet", node, port,
+       b->peers[pi].domain);
   return 1;
 }
 
@@ -1397,6 +1486,14 @@ static int pull_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
   proxy_t *x = pull_find(b, pi, node, port);
   mcapi_status_t st;
   size_t sz;
+  if (x && (x->mode == PX_SCL || x->mode == PX_SCL_OPENING)) {
+    if (x->mode == PX_SCL_OPENING)
+      mcapi_cancel(&x->req, &st);
+    mcapi_sclchan_recv_close_i(x->srh, &x->req, &st);
+    x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+    x->mode = PX_SCL_CLOSING;
+    return 1;
+  }
   if (!x || (x->mode != PX_PKT && x->mode != PX_PKT_OPENING))
     return 1;
   if (x->mode == PX_PKT_OPENING)
@@ -1454,17 +1551,21 @@ static int proxy_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
 static int proxy_out_stop(bridge_t *b, int pi, proxy_t *x, mcapi_status_t why)
 {
   mcapi_status_t st;
-  blog(b, "packet channel from domain %u node %u port %u: %s; the sender is stopped", b->peers[pi].domain, x->node,
-       x->port, mcapi_display_status(why, (char[64]){0}, 64));
-  mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+  blog(b, "%s channel from domain %u node %u port %u: %s; the sender is stopped", x->scl ? "scalar" : "packet",
+       b->peers[pi].domain, x->node, x->port, mcapi_display_status(why, (char[64]){0}, 64));
+  if (x->scl)
+    mcapi_sclchan_send_close_i(x->ssh, &x->req, &st);
+  else
+    mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
   x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
   x->mode = PX_OUT_CLOSING;
   add_note(&b->peers[pi], K_RSTOP, x->node, x->port);
   return -1;
 }
 
-/* K_RPKT / K_RCLOSE / K_RFAIL for the proxy of the remote sender (node,
- * port), the send side of a local packet channel: 1 done, 0 hold, -1 dropped. */
+/* K_RPKT or K_RSCL / K_RCLOSE / K_RFAIL for the proxy of the remote sender
+ * (node, port), the send side of a local packet or scalar channel: 1 done,
+ * 0 hold, -1 dropped. */
 static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t port, const uint8_t *data,
                      size_t len)
 {
@@ -1494,12 +1595,30 @@ static int proxy_out(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint32_t
     return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
   }
   if (kind == K_RCLOSE || kind == K_RFAIL) {
-    mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+    if (x->scl)
+      mcapi_sclchan_send_close_i(x->ssh, &x->req, &st);
+    else
+      mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
     x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
     x->mode = PX_OUT_CLOSING;
     return 1;
   }
-  mcapi_pktchan_send_i(x->sh, data, len, &x->sreq, &st);
+  if ((kind == K_RSCL) != (x->scl != 0))
+    return -1;
+  if (kind == K_RSCL) {
+    if (len != 9)
+      return -1;
+    scl_send(x->ssh, data[0], get64(data + 1), &st);
+    if (st == MCAPI_ERR_SCL_SIZE)
+      return -1;
+    if (st == MCAPI_ERR_MEM_LIMIT)
+      return 0; /* full (FAIL_ON_MEM_LIMIT): this frame waits, so do the ones after it */
+    return st == MCAPI_SUCCESS ? 1 : proxy_out_stop(b, pi, x, st);
+  }
+  const uint8_t *pkt = chan_copy(&x->sbuf, data, len);
+  if (!pkt)
+    return -1;
+  mcapi_pktchan_send_i(x->sh, pkt, len, &x->sreq, &st);
   if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) { /* started: the request has the outcome */
     if (!mcapi_test(&x->sreq, &sz, &st)) {
       x->sending = 1; /* the channel is full: this frame waits, so do the ones after it */
@@ -1527,9 +1646,11 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
     return c ? rchan_item(b, c, kind, data, len) : -1;
   }
   case K_CHAN_STOP: return proxy_stop(b, pi, node, port);
-  case K_RCONNECT: return pull_open(b, pi, node, port);
+  case K_RCONNECT:
+  case K_RSCONNECT: return pull_open(b, pi, node, port, kind == K_RSCONNECT);
   case K_RSTOP: return pull_stop(b, pi, node, port);
   case K_RPKT:
+  case K_RSCL:
   case K_RCLOSE:
   case K_RFAIL: return proxy_out(b, pi, kind, node, port, data, len);
   default: return -1;
@@ -1658,6 +1779,7 @@ static void drop_pending(peer_t *p)
 static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
 {
   peer_t *p = &b->peers[pi];
+  int was_up = p->up;
   p->seen_gen = gen;
   p->up = 1;
   /* Receiving side: a new incarnation of the peer starts a new record. */
@@ -1689,6 +1811,7 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   for (resolve_t *r = b->local_res; r; r = r->next)
     if (r->peer == pi)
       send_resolve(b, r);
+  mark_proxies(b, pi, !was_up); /* after the handshake: sends go through again */
 }
 
 static int process_events(bridge_t *b)
@@ -1705,8 +1828,10 @@ static int process_events(bridge_t *b)
     if (e->type == EV_UP) {
       on_up(b, e->peer, e->gen, e->body);
     } else if (e->type == EV_DOWN) {
-      if (e->gen == p->seen_gen)
+      if (e->gen == p->seen_gen && p->up) {
         p->up = 0;
+        mark_proxies(b, e->peer, 1);
+      }
     } else if (e->gen == p->seen_gen && e->len >= 1) {
       const uint8_t *m = e->body + 1;
       uint32_t n = e->len - 1;
@@ -1941,6 +2066,10 @@ stop:
     if (p->rec)
       fclose(p->rec);
   }
+  for (unsigned i = 0; i < MAX_RCHANS; i++)
+    free(b->rchans[i].sbuf);
+  for (unsigned i = 0; i < b->nproxies; i++)
+    free(b->proxies[i].sbuf);
   for (resolve_t *r = b->local_res, *n; r; r = n)
     n = r->next, free(r);
   for (resolve_t *r = b->remote_res, *n; r; r = n)

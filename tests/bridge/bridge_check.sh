@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | domains | tls | netns | config
+# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -58,6 +58,18 @@ wait_line() {
   fail "no '$2' in $1 in time"
 }
 
+# last_sent FILE: waits until the "sent N" lines of FILE stop coming (the
+# sender is blocked; at most 10 s), prints the last N
+last_sent() {
+  local prev=-1 cur
+  for _ in $(seq 1 20); do
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$1")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  sed -n 's/^sent //p' "$1" | tail -n1
+}
 url() { # url DOMAIN KIND
   if [ "$2" = tcp ]; then echo "tcp://127.0.0.1:$(free_port)"; else echo "ipc://$work/d$1.sock"; fi
 }
@@ -90,19 +102,56 @@ messages)
   echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of a missing remote endpoint: $out"
   out=$("$node" get 1 5 9 2 10 300) || fail "get"
   echo "$out"; [ "$out" = "get: MCAPI_ERR_DOMAIN_INVALID" ] || fail "get in an unconfigured domain: $out"
-  # The peer's bridge is gone: sends are held in the proxy's queue (64), then
-  # a FAIL_ON_MEM_LIMIT sender gets MCAPI_ERR_MEM_LIMIT; once the bridge is
-  # back, the held items arrive, in order.
+  # The peer's bridge is gone: the proxies of its endpoints refuse sends with
+  # MCAPI_ERR_TRANSMISSION (blocking, non-blocking, FAIL_ON_MEM_LIMIT), and a
+  # get of an endpoint never resolved makes no proxy (it times out).
   kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
   wait_state 1 2 down
-  "$node" recv 2 2 10 64 >"$work/r5.log" 2>&1 & r5=$!; pids+=($r5)
-  wait_line "$work/r5.log" ready
-  out=$("$node" sendfail 1 6 2 2 10 1000) || fail "sendfail"
-  echo "$out"; [ "$out" = "sendfail: 64 sent, then MCAPI_ERR_MEM_LIMIT" ] || fail "FAIL_ON_MEM_LIMIT while the peer is down"
+  wait_line "$work/b1.log" "peer domain 2 away: sends to its 1 proxy give MCAPI_ERR_TRANSMISSION"
+  out=$("$node" sendst 1 6 2 2 10) || fail "sendst"
+  echo "$out"
+  [ "$out" = "sendst: blocking MCAPI_ERR_TRANSMISSION, non-blocking MCAPI_ERR_TRANSMISSION, fail-on-mem-limit MCAPI_ERR_TRANSMISSION" ] ||
+    fail "sends while the peer is away"
+  out=$("$node" get 1 5 2 2 98 300) || fail "get"
+  echo "$out"; [ "$out" = "get: MCAPI_TIMEOUT" ] || fail "get of an unresolved endpoint while the peer is away: $out"
+  # Back: sends go through again. A receiver that reads nothing until told:
+  # its queue (64), the window (64) and the proxy's queue (64) fill, the
+  # sender blocks in a send.
   start_bridge 2
-  wait $r5 || fail "held items: $(cat "$work/r5.log")"
-  cat "$work/r5.log"
-  grep -q "recv: 64 items, in order, no duplicate, 0 lost" "$work/r5.log" || fail "held items"
+  wait_state 1 2 up
+  wait_line "$work/b1.log" "peer domain 2 up: sends to its 1 proxy go through again"
+  m=1000
+  "$node" recv 2 2 14 $m "$work/go" >"$work/r5.log" 2>&1 & r5=$!; pids+=($r5)
+  wait_line "$work/r5.log" holding
+  "$node" send 1 3 2 2 14 $m 1 1 >"$work/s5.log" 2>&1 & s5=$!; pids+=($s5)
+  wait_line "$work/s5.log" "^sent 100\$"
+  prev=-1
+  for _ in $(seq 1 100); do # until the count stops moving (blocked), at most 10 s
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$work/s5.log")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  kill -0 $s5 2>/dev/null || fail "the sender finished although the receiver read nothing"
+  held=$(sed -n 's/^sent //p' "$work/s5.log" | tail -n1)
+  echo "sender blocked after $held sends"
+  [ "$held" -gt 128 ] && [ "$held" -le 193 ] || fail "$held sends completed while the receiver read nothing"
+  # The peer's bridge dies: the blocked send returns MCAPI_ERR_TRANSMISSION
+  # (the sender then tries that item again every 20 ms).
+  kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+  wait_line "$work/s5.log" "^send: seq $((held + 1)): MCAPI_ERR_TRANSMISSION, sending it again\$" 10
+  grep "MCAPI_ERR_TRANSMISSION" "$work/s5.log"
+  # Restarted: the item is taken, the rest follow; everything that was in the
+  # remote queue, the window and the proxy's queue arrives once, in order.
+  start_bridge 2
+  wait_state 1 2 up
+  touch "$work/go"
+  wait $s5 || fail "sender: $(tail -n3 "$work/s5.log")"
+  wait $r5 || fail "receiver after the restart: $(cat "$work/r5.log")"
+  tail -n1 "$work/s5.log"; cat "$work/r5.log"
+  grep -q "recv: $m items, in order, no duplicate, 0 lost" "$work/r5.log" || fail "items across the restart"
+  grep -q "^send: $m items sent, 0 refused, [1-9][0-9]* sends refused with MCAPI_ERR_TRANSMISSION" "$work/s5.log" ||
+    fail "sender's count"
   # SIGTERM stops a bridge cleanly (exit 0, threads joined, memory freed).
   for d in 1 2; do
     kill -TERM "${bpid[$d]}"
@@ -143,6 +192,10 @@ restart)
   wait $r2 || fail "receiver: $(cat "$work/r2.log")"
   cat "$work/s1.log" "$work/r2.log"
   grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "restart of the receiving bridge"
+  # While the peer's bridge was away, sends to it gave MCAPI_ERR_TRANSMISSION
+  # (the sender made them again): one run of refusals per kill.
+  [ "$(grep -c ': MCAPI_ERR_TRANSMISSION, sending it again$' "$work/s1.log")" = 2 ] ||
+    fail "the sender did not see MCAPI_ERR_TRANSMISSION once per kill"
   # 2. kill -9 of the sending side's bridge mid-stream, restarted: the items
   #    it held are lost (its proxy's queue and window), the rest arrive in
   #    order without duplicates; the sender gets the endpoint again.
@@ -340,7 +393,7 @@ pktfrom)
   cat "$work/r4.log"
   grep -q "pktrecvc: 0 packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r4.log" || fail "failed connect"
   grep "packet channel from node 3 port 32" "$work/b1.log" || fail "the failed connect was not logged"
-  kill $x1
+  kill $x1; wait $x1 2>/dev/null # its node 3 is free again for the next sender
   # The receiver closes while the remote sender still sends: the sender's
   # send fails with MCAPI_ERR_CHAN_NOTOPEN (as when a local receiver closes)
   # instead of sending into nothing.
@@ -353,6 +406,82 @@ pktfrom)
   [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s5.log" || fail "the sender was not stopped (rc $rc)"
   sent=$(sed -n 's/^pktsendo: \([0-9]*\) packets sent.*/\1/p' "$work/s5.log")
   [ "$sent" -ge 500 ] || fail "sender stopped after $sent packets"
+  ;;
+sclfrom)
+  # Scalar channels whose sender is the remote endpoint: a program of one
+  # domain connects the proxy of an endpoint of the other domain (the send
+  # side) to an endpoint of its own; the owner of the sending endpoint opened
+  # its send side before anyone connected it. Both ways at once, widths 8, 4,
+  # 2, 1 in turn, every value checked in order with its width, every 7th
+  # first received with a wrong width, the sender's close reaches the receiver.
+  two_bridges ipc
+  n=5000
+  "$node" sclsendo 1 3 30 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  "$node" sclsendo 2 4 31 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
+  wait_line "$work/s1.log" ready; wait_line "$work/s2.log" ready
+  "$node" sclrecvc 2 2 20 1 3 30 $n >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  "$node" sclrecvc 1 1 21 2 4 31 $n >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
+  for p in $s1 $s2 $r1 $r2; do wait $p || fail "a scalar node failed"; done
+  tail -qn1 "$work/s1.log" "$work/s2.log"; cat "$work/r1.log" "$work/r2.log"
+  for f in r1 r2; do
+    grep -q "sclrecvc: $n scalars in order with their widths, $((n / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+      "$work/$f.log" || fail "scalar receiver $f"
+  done
+  for f in s1 s2; do
+    grep -q "sclsendo: $n scalars sent, close: MCAPI_SUCCESS" "$work/$f.log" || fail "scalar sender $f"
+  done
+  grep -q "scalar channel from node 3 port 30 to domain 2" "$work/b1.log" || fail "bridge 1 did not log the channel"
+  # Back-pressure: the receiver opens its side and reads nothing. The remote
+  # sender stops with a bounded number sent (64 in the receiver's channel,
+  # 64 in the window, 64 in the sender's channel), nothing is dropped; then
+  # the receiver reads and gets every scalar in order. The same proxy again.
+  "$node" sclsendo 1 3 30 $n 1 >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/s3.log" ready
+  "$node" sclrecvc 2 2 20 1 3 30 $n "$work/go" >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" holding
+  wait_line "$work/s3.log" "^sent 100\$"
+  prev=-1
+  for _ in $(seq 1 100); do # until the count stops moving (blocked), at most 10 s
+    sleep 0.5
+    cur=$(grep -c '^sent ' "$work/s3.log")
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+  done
+  kill -0 $s3 2>/dev/null || fail "the sender finished although the receiver read nothing"
+  held=$(sed -n 's/^sent //p' "$work/s3.log" | tail -n1)
+  echo "remote sender blocked after $held scalars, the receiver holding"
+  [ "$held" -gt 128 ] && [ "$held" -le 193 ] || fail "$held scalars taken while the receiver read nothing"
+  grep -q "dropped 0 " "$work/s2/status" || fail "the receiving bridge dropped scalars"
+  touch "$work/go"
+  wait $s3 || fail "scalar sender after the hold: $(tail -n3 "$work/s3.log")"
+  wait $r3 || fail "scalar receiver after the hold: $(cat "$work/r3.log")"
+  cat "$work/r3.log"
+  grep -q "sclrecvc: $n scalars in order with their widths, $((n / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r3.log" || fail "scalar receiver after the hold"
+  # The remote endpoint cannot be connected as a sender (it is opening as a
+  # receiver): the remote bridge says so, and the receiver's channel closes
+  # (its first receive gets MCAPI_ERR_CHAN_NOTOPEN) instead of waiting.
+  "$node" sclrecv 1 3 32 1 >"$work/x1.log" 2>&1 & x1=$!; pids+=($x1)
+  wait_line "$work/x1.log" ready
+  "$node" sclrecvc 2 2 22 1 3 32 0 >"$work/r4.log" 2>&1 || fail "receiver of a failed connect: $(cat "$work/r4.log")"
+  cat "$work/r4.log"
+  grep -q "sclrecvc: 0 scalars in order with their widths, 0 wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r4.log" || fail "failed connect"
+  grep "scalar channel from node 3 port 32 to domain 2: MCAPI_ERR_CHAN_DIRECTION" "$work/b1.log" ||
+    fail "the failed connect was not logged"
+  kill $x1; wait $x1 2>/dev/null # its node 3 is free again for the next sender
+  # The receiver closes after 500 scalars while the remote sender still
+  # sends: the sender's send fails with MCAPI_ERR_CHAN_NOTOPEN.
+  "$node" sclsendo 1 3 33 1000000 >"$work/s5.log" 2>&1 & s5=$!; pids+=($s5)
+  wait_line "$work/s5.log" ready
+  "$node" sclrecvc 2 2 23 1 3 33 500 stop >"$work/r5.log" 2>&1 || fail "receiver that closes: $(cat "$work/r5.log")"
+  wait $s5; rc=$?
+  cat "$work/r5.log"; tail -n1 "$work/s5.log"
+  grep -q "sclrecvc: 500 scalars in order with their widths, closed: MCAPI_SUCCESS" "$work/r5.log" ||
+    fail "receiver that closes"
+  [ $rc = 3 ] && grep -q "then MCAPI_ERR_CHAN_NOTOPEN" "$work/s5.log" || fail "the sender was not stopped (rc $rc)"
+  sent=$(sed -n 's/^sclsendo: \([0-9]*\) scalars sent.*/\1/p' "$work/s5.log")
+  [ "$sent" -ge 500 ] || fail "sender stopped after $sent scalars"
   ;;
 domains)
   # mca domains lists each bridge's peers from its status file (found
@@ -480,10 +609,73 @@ netns)
   sleep 1
   timeout 10 ip netns exec "$na" ip link set "v$na" up
   echo "link up"
+  # Again at half-way, and this time host a drops its end of the connection
+  # while the link is down (ss -K, as when an interface goes away): bridge 1
+  # sees the connection lost, sends to its proxy give MCAPI_ERR_TRANSMISSION
+  # until it has dialled again; bridge 2 learns it when the new connection
+  # replaces the old one (or a reset reaches it).
+  wait_line "$work/r2.log" "^progress $((n / 2))\$" 120
+  kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down again"
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  killed=$(timeout 10 ip netns exec "$na" ss -K -tn dst 10.77.0.2 2>&1 | grep -c ESTAB)
+  echo "link down, $killed connection(s) of host a dropped"
+  sleep 1
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
   for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
   cat "$work/r1.log" "$work/r2.log"
+  grep -h "down\|away\|up:\|: up" "$work/b1.log" "$work/b2.log" | grep -v "listening"
+  tail -qn1 "$work/s1.log" "$work/s2.log"
   grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r1.log" || fail "domain 1 receiver"
   grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "domain 2 receiver"
+  if [ "$killed" -ge 1 ]; then
+    grep -q "peer domain 2 away: sends to its 1 proxy give MCAPI_ERR_TRANSMISSION" "$work/b1.log" ||
+      fail "bridge 1 did not mark its proxy when the connection was dropped"
+    grep -q "^send: seq [0-9]*: MCAPI_ERR_TRANSMISSION, sending it again\$" "$work/s1.log" ||
+      fail "the domain 1 sender saw no MCAPI_ERR_TRANSMISSION while the connection was down"
+  else
+    echo "(ss -K dropped nothing here: the kernel lacks socket destroy; the dropped-connection checks did not run)"
+  fi
+  # Channels across a dropped connection: a packet channel to a receiver in
+  # domain 2, then a scalar channel whose sender (in domain 1) is remote to
+  # its receiver. Both receivers read nothing at first: the packets fill the
+  # receiver's channel, the window (one per connection and direction) and the
+  # proxy's channel; the scalars, behind them in the same stream, fill their
+  # sender's channel; the senders block. Then the connection is dropped as
+  # above. After the redial what was in flight is written again (and skipped
+  # where delivered): every packet and scalar arrives once, in order.
+  m=3000
+  ip netns exec "$nb" "$node" pktrecv 2 2 20 $m "$work/go" >"$work/r3.log" 2>&1 & r3=$!; pids+=($r3)
+  wait_line "$work/r3.log" ready
+  ip netns exec "$na" "$node" pktsend 1 3 2 2 20 $m 1 >"$work/s3.log" 2>&1 & s3=$!; pids+=($s3)
+  wait_line "$work/r3.log" holding
+  wait_line "$work/s3.log" "^sent 1\$"
+  echo "packet sender blocked after $(last_sent "$work/s3.log")"
+  ip netns exec "$na" "$node" sclsendo 1 4 30 $m 1 >"$work/s4.log" 2>&1 & s4=$!; pids+=($s4)
+  wait_line "$work/s4.log" ready
+  ip netns exec "$nb" "$node" sclrecvc 2 5 21 1 4 30 $m "$work/go" >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
+  wait_line "$work/r4.log" holding
+  wait_line "$work/s4.log" "^sent 1\$"
+  echo "scalar sender blocked after $(last_sent "$work/s4.log")"
+  kill -0 $s3 2>/dev/null && kill -0 $s4 2>/dev/null || fail "a channel sender finished although nothing was read"
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  killed=$(timeout 10 ip netns exec "$na" ss -K -tn dst 10.77.0.2 2>&1 | grep -c ESTAB)
+  echo "link down, $killed connection(s) of host a dropped"
+  sleep 1
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
+  wait_state 1 2 up
+  touch "$work/go"
+  for p in $s3 $s4 $r3 $r4; do wait $p || fail "a channel node failed"; done
+  cat "$work/r3.log" "$work/r4.log"; tail -qn1 "$work/s3.log" "$work/s4.log"
+  grep -q "pktrecv: $m packets in order, then MCAPI_ERR_CHAN_NOTOPEN" "$work/r3.log" || fail "packets across the drop"
+  grep -q "sclrecvc: $m scalars in order with their widths, $((m / 7)) wrong-width receives refused, then MCAPI_ERR_CHAN_NOTOPEN" \
+    "$work/r4.log" || fail "scalars across the drop"
+  grep -q "pktsend: $m packets sent, close: MCAPI_SUCCESS" "$work/s3.log" || fail "packet sender"
+  grep -q "sclsendo: $m scalars sent, close: MCAPI_SUCCESS" "$work/s4.log" || fail "scalar sender"
+  if [ "$killed" -ge 1 ]; then
+    [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 2 ] || fail "bridge 1 did not see the second drop"
+  fi
   ;;
 config)
   # Bad configurations are refused with a message naming the problem.

@@ -3,6 +3,7 @@
 # Rough rates of bridged channels (docs/bridge.md: measured costs), not a
 # test: two bridges over ipc:// on this machine, three rounds each of
 #   N scalars (widths 8, 4, 2, 1; every 7th first received with a wrong width),
+#   N such scalars from a remote sender (sclsendo / sclrecvc),
 #   P packets of 216 bytes from a remote sender (pktsendo / pktrecvc),
 #   P packets of 216 bytes to a remote receiver (pktsend / pktrecv).
 # Each time runs from the start of the second program to the receiver's
@@ -25,6 +26,10 @@ $node sclrecv 2 2 40 $N > $work/r.log 2>&1 & rp=$!
 sleep 0.3
 t0=$(date +%s.%N); $node sclsend 1 3 2 2 40 $N 100000000 > $work/s.log 2>&1; wait $rp; t1=$(date +%s.%N)
 echo "scalars round $r: $(tail -n1 $work/r.log | cut -c1-60) ... in $(rate $N $t0 $t1) scalars"
+$node sclsendo 1 3 30 $N 100000000 > $work/ss.log 2>&1 & sp=$!
+sleep 0.3
+t0=$(date +%s.%N); $node sclrecvc 2 2 20 1 3 30 $N > $work/sr.log 2>&1; wait $sp; t1=$(date +%s.%N)
+echo "sclfrom round $r: $(tail -n1 $work/sr.log | cut -c1-61) ... in $(rate $N $t0 $t1) scalars"
 done
 P=${P:-100000}
 for r in 1 2 3; do

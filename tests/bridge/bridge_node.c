@@ -4,18 +4,25 @@
  * calls only; the endpoint it sends to is in another domain, reached through
  * the bridges.
  *
- *   recv DOMAIN NODE PORT COUNT [loss] [pace]  receives COUNT items, checks them
- *                                        (pace: at most about 20000 per second)
- *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT FIRST   sends items FIRST..COUNT
+ *   recv DOMAIN NODE PORT COUNT [loss] [pace] [GOFILE]  receives COUNT items, checks them
+ *                                        (pace: at most about 20000 per second; GOFILE: reads
+ *                                        nothing until that file exists)
+ *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT [FIRST [STEP]]  sends items FIRST..COUNT
+ *                                        (prints "sent N" every STEP items); an item refused
+ *                                        with MCAPI_ERR_TRANSMISSION (the peer is away) is
+ *                                        sent again after a pause, and counted
+ *   sendst DOMAIN NODE RDOMAIN RNODE RPORT  one blocking, one non-blocking and one
+ *                                        FAIL_ON_MEM_LIMIT send: prints their statuses
  *   prio DOMAIN NODE RDOMAIN RNODE RPORT N      N items at priority 5, then N at 0
  *   precv DOMAIN NODE PORT N                    waits for 2N queued, checks 0s first
  *   get DOMAIN NODE RDOMAIN RNODE RPORT TIMEOUT prints the status of the get
- *   sendfail DOMAIN NODE RDOMAIN RNODE RPORT MAX  FAIL_ON_MEM_LIMIT sends until refused
- *   pktrecv DOMAIN NODE PORT COUNT [pace|stop]  opens a packet channel's receive side,
+ *   pktrecv DOMAIN NODE PORT COUNT [pace|stop|GOFILE]  opens a packet channel's receive side,
  *                                               checks COUNT packets, then the sender's close
- *                                               (stop: closes after COUNT, the sender still on)
- *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT  connects a packet channel to the
- *                                               remote endpoint, sends COUNT packets, closes
+ *                                               (stop: closes after COUNT, the sender still on;
+ *                                               GOFILE: reads nothing until that file exists)
+ *   pktsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT [STEP]  connects a packet channel to the
+ *                                               remote endpoint, sends COUNT packets (prints
+ *                                               "sent N" every STEP), closes
  *   pktsendo DOMAIN NODE PORT COUNT             opens the send side of its endpoint PORT
  *                                               (a remote program connects it), sends COUNT, closes
  *   pktrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [pace|stop]  connects the remote
@@ -29,12 +36,20 @@
  *                                               COUNT scalars and their widths (every 7th first
  *                                               with a wrong width: MCAPI_ERR_SCL_SIZE), then the close
  *                                               (stop: closes after COUNT, the sender still on)
+ *   sclsendo DOMAIN NODE PORT COUNT [STEP]      opens the send side of its endpoint PORT (a
+ *                                               remote program connects it), sends COUNT scalars
+ *                                               as sclsend, closes
+ *   sclrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [GOFILE|stop]  connects the remote
+ *                                               endpoint (the sender) to its endpoint PORT, then
+ *                                               as sclrecv
  *
  * An item is {sender, sequence, priority, check} followed by a fill pattern
  * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
  * and (unless "loss" is given) a gap; it prints what it saw. The sender
  * prints the sequence of every item a send refused (and carries on with the
  * next item after MCAPI_ERR_ENDP_INVALID/DELETED by getting the endpoint again).
+ * A `recv` without "loss" thus checks that every item whose send succeeded
+ * arrived once, in order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,11 +140,111 @@ static uint64_t scl_recv_w(mcapi_sclchan_recv_hndl_t h, unsigned w, mcapi_status
   }
 }
 
+/* Checks COUNT scalars on an open channel (widths 8, 4, 2, 1 in turn, every
+ * 7th first received with a wrong width), then the sender's close; @p arg
+ * "stop": closes after COUNT instead; another: a file to wait for first. */
+static int scl_check(const char *mode, mcapi_sclchan_recv_hndl_t rh, unsigned long count, const char *arg)
+{
+  mcapi_status_t st;
+  mcapi_request_t req;
+  size_t sz;
+  int stop = arg && !strcmp(arg, "stop"); /* COUNT scalars, then close */
+  if (arg && !stop) { /* hold: nothing is read until GOFILE exists */
+    printf("holding\n");
+    fflush(stdout);
+    for (int i = 0; i < 6000 && access(arg, F_OK) != 0; i++) {
+      struct timespec ts = {0, 10000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  unsigned long refused = 0;
+  char m[MCAPI_MAX_STATUS_SIZE];
+  for (unsigned long i = 1; i <= count; i++) {
+    unsigned w = scl_width(i);
+    uint64_t v;
+    if (i % 7 == 0) { /* a receive of another width: refused, the scalar stays */
+      v = scl_recv_w(rh, w == 1 ? 8 : w / 2, &st);
+      if (st != MCAPI_ERR_SCL_SIZE) {
+        printf("%s: scalar %lu (width %u) received with width %u: %s\n", mode, i, w, w == 1 ? 8 : w / 2,
+               mcapi_display_status(st, m, sizeof m));
+        return 1;
+      }
+      refused++;
+    }
+    v = scl_recv_w(rh, w, &st);
+    if (st != MCAPI_SUCCESS) {
+      printf("%s: scalar %lu (width %u): %s\n", mode, i, w, mcapi_display_status(st, m, sizeof m));
+      return 1;
+    }
+    if (v != scl_value(i)) {
+      printf("%s: scalar %lu (width %u) is %#llx, expected %#llx\n", mode, i, w, (unsigned long long)v,
+             (unsigned long long)scl_value(i));
+      return 1;
+    }
+  }
+  if (stop) {
+    mcapi_sclchan_recv_close_i(rh, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    printf("%s: %lu scalars in order with their widths, closed: %s\n", mode, count,
+           mcapi_display_status(st, m, sizeof m));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  scl_recv_w(rh, 8, &st); /* the sender has closed: nothing more */
+  printf("%s: %lu scalars in order with their widths, %lu wrong-width receives refused, then %s\n", mode, count,
+         refused, mcapi_display_status(st, m, sizeof m));
+  mcapi_sclchan_recv_close_i(rh, &req, &st);
+  mcapi_wait(&req, &sz, 10000, &st);
+  mcapi_finalize(&st);
+  return 0;
+}
+
+/* Sends COUNT scalars of widths 8, 4, 2, 1 in turn (progress every STEP), closes. */
+static int scl_send_all(const char *mode, mcapi_sclchan_send_hndl_t sh, unsigned long count, unsigned long step)
+{
+  mcapi_status_t st;
+  mcapi_request_t req;
+  size_t sz;
+  char m[MCAPI_MAX_STATUS_SIZE];
+  step = step ? step : 100;
+  for (unsigned long i = 1; i <= count; i++) {
+    uint64_t v = scl_value(i);
+    switch (scl_width(i)) {
+    case 8: mcapi_sclchan_send_uint64(sh, v, &st); break;
+    case 4: mcapi_sclchan_send_uint32(sh, (mcapi_uint32_t)v, &st); break;
+    case 2: mcapi_sclchan_send_uint16(sh, (mcapi_uint16_t)v, &st); break;
+    default: mcapi_sclchan_send_uint8(sh, (mcapi_uint8_t)v, &st); break;
+    }
+    if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
+      printf("%s: %lu scalars sent, then %s\n", mode, i - 1, mcapi_display_status(st, m, sizeof m));
+      mcapi_finalize(&st);
+      return 3;
+    }
+    if (i % step == 0) {
+      printf("sent %lu\n", i);
+      fflush(stdout);
+    }
+  }
+  mcapi_sclchan_send_close_i(sh, &req, &st);
+  mcapi_wait(&req, &sz, 30000, &st);
+  printf("%s: %lu scalars sent, close: %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
+  mcapi_finalize(&st);
+  return 0;
+}
+
 /* Receives COUNT packets on an open channel, checks each, then the close. */
-static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count, int pace)
+static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned long count, int pace, const char *go)
 {
   mcapi_status_t st;
   size_t sz;
+  if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
+    printf("holding\n");
+    fflush(stdout);
+    for (int i = 0; i < 12000 && access(go, F_OK) != 0; i++) {
+      struct timespec ts = {0, 10000000};
+      nanosleep(&ts, NULL);
+    }
+  }
   for (unsigned long i = 1; i <= count; i++) {
     item_t *it;
     mcapi_pktchan_recv(rh, (void **)&it, &sz, &st);
@@ -207,7 +322,8 @@ int main(int argc, char **argv)
       die("pktchan_recv_open", st);
     if (argc > 6 && !strcmp(argv[6], "stop"))
       return pkt_stop("pktrecv", rh, count);
-    return pkt_check("pktrecv", rh, count, argc > 6 && !strcmp(argv[6], "pace"));
+    return pkt_check("pktrecv", rh, count, argc > 6 && !strcmp(argv[6], "pace"),
+                     argc > 6 && argv[6][0] == '/' ? argv[6] : NULL);
   }
   if (!strcmp(mode, "pktrecvc") && argc >= 9) {
     unsigned long port = strtoul(argv[4], NULL, 10), rd = strtoul(argv[5], NULL, 10),
@@ -234,7 +350,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (argc > 9 && !strcmp(argv[9], "stop"))
       return pkt_stop("pktrecvc", rh, count);
-    return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"));
+    return pkt_check("pktrecvc", rh, count, argc > 9 && !strcmp(argv[9], "pace"), NULL);
   }
   if (!strcmp(mode, "pktsendo") && argc >= 6) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
@@ -286,62 +402,62 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 60000, &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_recv_open", st);
-    int stop = argc > 6 && !strcmp(argv[6], "stop"); /* COUNT scalars, then close */
-    if (argc > 6 && !stop) { /* hold: nothing is read until GOFILE exists */
-      printf("holding\n");
-      fflush(stdout);
-      for (int i = 0; i < 6000 && access(argv[6], F_OK) != 0; i++) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-      }
-    }
-    unsigned long refused = 0;
-    char m[MCAPI_MAX_STATUS_SIZE];
-    for (unsigned long i = 1; i <= count; i++) {
-      unsigned w = scl_width(i);
-      uint64_t v;
-      if (i % 7 == 0) { /* a receive of another width: refused, the scalar stays */
-        v = scl_recv_w(rh, w == 1 ? 8 : w / 2, &st);
-        if (st != MCAPI_ERR_SCL_SIZE) {
-          printf("sclrecv: scalar %lu (width %u) received with width %u: %s\n", i, w, w == 1 ? 8 : w / 2,
-                 mcapi_display_status(st, m, sizeof m));
-          return 1;
-        }
-        refused++;
-      }
-      v = scl_recv_w(rh, w, &st);
-      if (st != MCAPI_SUCCESS) {
-        printf("sclrecv: scalar %lu (width %u): %s\n", i, w, mcapi_display_status(st, m, sizeof m));
-        return 1;
-      }
-      if (v != scl_value(i)) {
-        printf("sclrecv: scalar %lu (width %u) is %#llx, expected %#llx\n", i, w, (unsigned long long)v,
-               (unsigned long long)scl_value(i));
-        return 1;
-      }
-    }
-    if (stop) {
-      mcapi_sclchan_recv_close_i(rh, &req, &st);
-      mcapi_wait(&req, &sz, 10000, &st);
-      printf("sclrecv: %lu scalars in order with their widths, closed: %s\n", count,
-             mcapi_display_status(st, m, sizeof m));
-      mcapi_finalize(&st);
-      return 0;
-    }
-    scl_recv_w(rh, 8, &st); /* the sender has closed: nothing more */
-    printf("sclrecv: %lu scalars in order with their widths, %lu wrong-width receives refused, then %s\n", count,
-           refused, mcapi_display_status(st, m, sizeof m));
-    mcapi_sclchan_recv_close_i(rh, &req, &st);
+    return scl_check("sclrecv", rh, count, argc > 6 ? argv[6] : NULL);
+  }
+  if (!strcmp(mode, "sclrecvc") && argc >= 9) {
+    unsigned long port = strtoul(argv[4], NULL, 10), rd = strtoul(argv[5], NULL, 10),
+                  rn = strtoul(argv[6], NULL, 10), rp = strtoul(argv[7], NULL, 10),
+                  count = strtoul(argv[8], NULL, 10);
+    mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_endpoint_t from = get_remote(rd, rn, rp);
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_sclchan_connect_i(from, ep, &req, &st); /* the remote endpoint sends */
     mcapi_wait(&req, &sz, 10000, &st);
-    mcapi_finalize(&st);
-    return 0;
+    if (st != MCAPI_SUCCESS)
+      die("sclchan_connect (remote sender)", st);
+    mcapi_sclchan_recv_hndl_t rh;
+    mcapi_sclchan_recv_open_i(&rh, ep, &req, &st);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("sclchan_recv_open", st);
+    printf("ready\n");
+    fflush(stdout);
+    return scl_check("sclrecvc", rh, count, argc > 9 ? argv[9] : NULL);
+  }
+  if (!strcmp(mode, "sclsendo") && argc >= 6) {
+    unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
+    unsigned long step = argc > 6 ? strtoul(argv[6], NULL, 10) : 100;
+    mcapi_endpoint_t me = mcapi_endpoint_create((mcapi_port_t)port, &st);
+    if (st != MCAPI_SUCCESS)
+      die("endpoint_create", st);
+    mcapi_timeout_t t = 60000;
+    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    mcapi_sclchan_send_hndl_t sh;
+    mcapi_request_t req;
+    size_t sz;
+    /* Not connected yet: the open completes once a remote program has connected it. */
+    mcapi_sclchan_send_open_i(&sh, me, &req, &st);
+    printf("ready\n");
+    fflush(stdout);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("sclchan_send_open", st);
+    return scl_send_all("sclsendo", sh, count, step);
   }
   if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
     int loss = 0, pace = 0;
+    const char *go = NULL;
     for (int a = 6; a < argc; a++) {
       loss |= !strcmp(argv[a], "loss");
       pace |= !strcmp(argv[a], "pace");
+      if (argv[a][0] == '/')
+        go = argv[a];
     }
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
@@ -378,6 +494,14 @@ int main(int argc, char **argv)
       printf("precv: %lu priority-0 items before %lu priority-5 items, each in order\n", count, count);
       mcapi_finalize(&st);
       return 0;
+    }
+    if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
+      printf("holding\n");
+      fflush(stdout);
+      for (int i = 0; i < 12000 && access(go, F_OK) != 0; i++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+      }
     }
     uint32_t last = 0;
     unsigned long got = 0, gaps = 0;
@@ -419,10 +543,10 @@ int main(int argc, char **argv)
     mcapi_finalize(&st);
     return 0;
   }
-  if (argc < 8)
+  if (argc < 7 || (argc < 8 && strcmp(mode, "sendst")))
     return 2;
   unsigned long rd = strtoul(argv[4], NULL, 10), rn = strtoul(argv[5], NULL, 10),
-                rp = strtoul(argv[6], NULL, 10), count = strtoul(argv[7], NULL, 10);
+                rp = strtoul(argv[6], NULL, 10), count = argc > 7 ? strtoul(argv[7], NULL, 10) : 0;
   if (!strcmp(mode, "get")) {
     mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, (mcapi_timeout_t)count, &st);
     char m[MCAPI_MAX_STATUS_SIZE];
@@ -437,6 +561,7 @@ int main(int argc, char **argv)
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   mcapi_endpoint_t to = get_remote(rd, rn, rp);
   if (!strcmp(mode, "pktsend")) {
+    unsigned long step = argc > 8 ? strtoul(argv[8], NULL, 10) : 0;
     mcapi_request_t req;
     size_t sz;
     mcapi_pktchan_connect_i(me, to, &req, &st);
@@ -457,6 +582,10 @@ int main(int argc, char **argv)
         printf("pktsend: %lu packets sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
         mcapi_finalize(&st);
         return 3;
+      }
+      if (step && i % step == 0) {
+        printf("sent %lu\n", i);
+        fflush(stdout);
       }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
@@ -479,49 +608,7 @@ int main(int argc, char **argv)
     mcapi_wait(&req, &sz, 30000, &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_send_open", st);
-    for (unsigned long i = 1; i <= count; i++) {
-      uint64_t v = scl_value(i);
-      switch (scl_width(i)) {
-      case 8: mcapi_sclchan_send_uint64(sh, v, &st); break;
-      case 4: mcapi_sclchan_send_uint32(sh, (mcapi_uint32_t)v, &st); break;
-      case 2: mcapi_sclchan_send_uint16(sh, (mcapi_uint16_t)v, &st); break;
-      default: mcapi_sclchan_send_uint8(sh, (mcapi_uint8_t)v, &st); break;
-      }
-      if (st != MCAPI_SUCCESS) { /* the remote receiver closed? */
-        char m[MCAPI_MAX_STATUS_SIZE];
-        printf("sclsend: %lu scalars sent, then %s\n", i - 1, mcapi_display_status(st, m, sizeof m));
-        mcapi_finalize(&st);
-        return 3;
-      }
-      if (i % step == 0) {
-        printf("sent %lu\n", i);
-        fflush(stdout);
-      }
-    }
-    mcapi_sclchan_send_close_i(sh, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
-    char m[MCAPI_MAX_STATUS_SIZE];
-    printf("sclsend: %lu scalars sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
-    mcapi_finalize(&st);
-    return 0;
-  }
-  if (!strcmp(mode, "sendfail")) {
-    mcapi_boolean_t yes = MCAPI_TRUE;
-    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
-    if (st != MCAPI_SUCCESS)
-      die("set FAIL_ON_MEM_LIMIT", st);
-    unsigned long i;
-    for (i = 1; i <= count; i++) {
-      item_t it;
-      make(&it, (uint32_t)i, 1);
-      mcapi_msg_send(me, to, &it, sizeof it, 1, &st);
-      if (st != MCAPI_SUCCESS)
-        break;
-    }
-    char m[MCAPI_MAX_STATUS_SIZE];
-    printf("sendfail: %lu sent, then %s\n", i - 1, st == MCAPI_SUCCESS ? "none refused" : mcapi_display_status(st, m, sizeof m));
-    mcapi_finalize(&st);
-    return 0;
+    return scl_send_all("sclsend", sh, count, step);
   }
   if (!strcmp(mode, "prio")) {
     for (unsigned long i = 1; i <= 2 * count; i++) {
@@ -535,11 +622,50 @@ int main(int argc, char **argv)
     mcapi_finalize(&st);
     return 0;
   }
-  unsigned long first = argc > 8 ? strtoul(argv[8], NULL, 10) : 1, refused = 0;
-  for (unsigned long i = first; i <= count; i++) {
+  if (!strcmp(mode, "sendst")) {
+    /* The remote endpoint's peer is away: each kind of send says so. */
+    char m1[MCAPI_MAX_STATUS_SIZE], m2[MCAPI_MAX_STATUS_SIZE], m3[MCAPI_MAX_STATUS_SIZE];
+    item_t it;
+    make(&it, 1, 1);
+    mcapi_status_t s1, s2, s3;
+    mcapi_msg_send(me, to, &it, sizeof it, 1, &s1);
+    mcapi_request_t req;
+    size_t sz;
+    mcapi_msg_send_i(me, to, &it, sizeof it, 1, &req, &s2);
+    if (s2 == MCAPI_PENDING)
+      mcapi_wait(&req, &sz, 10000, &s2);
+    mcapi_boolean_t yes = MCAPI_TRUE;
+    mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
+    if (st != MCAPI_SUCCESS)
+      die("set FAIL_ON_MEM_LIMIT", st);
+    mcapi_msg_send(me, to, &it, sizeof it, 1, &s3);
+    printf("sendst: blocking %s, non-blocking %s, fail-on-mem-limit %s\n", mcapi_display_status(s1, m1, sizeof m1),
+           mcapi_display_status(s2, m2, sizeof m2), mcapi_display_status(s3, m3, sizeof m3));
+    mcapi_finalize(&st);
+    return 0;
+  }
+  unsigned long first = argc > 8 ? strtoul(argv[8], NULL, 10) : 1, refused = 0, away = 0;
+  unsigned long step = argc > 9 ? strtoul(argv[9], NULL, 10) : 0;
+  for (unsigned long i = first, tries = 0; i <= count; i++) {
     item_t it;
     make(&it, (uint32_t)i, 1);
     mcapi_msg_send(me, to, &it, sizeof it, 1, &st);
+    if (st == MCAPI_ERR_TRANSMISSION) {
+      /* The peer is away (link or its bridge down): this item was not
+       * taken; send it again after a pause, for at most 60 s. */
+      if (tries == 0) {
+        printf("send: seq %lu: MCAPI_ERR_TRANSMISSION, sending it again\n", i);
+        fflush(stdout);
+      }
+      away++;
+      if (++tries > 3000)
+        die("msg_send (the peer stayed away)", st);
+      struct timespec ts = {0, 20000000};
+      nanosleep(&ts, NULL);
+      i--;
+      continue;
+    }
+    tries = 0;
     if (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED) {
       /* The proxy went with its bridge: this item is lost; get it again. */
       char m[MCAPI_MAX_STATUS_SIZE];
@@ -551,8 +677,13 @@ int main(int argc, char **argv)
     }
     if (st != MCAPI_SUCCESS)
       die("msg_send", st);
+    if (step && i % step == 0) {
+      printf("sent %lu\n", i);
+      fflush(stdout);
+    }
   }
-  printf("send: %lu items sent, %lu refused\n", count - first + 1 - refused, refused);
+  printf("send: %lu items sent, %lu refused, %lu sends refused with MCAPI_ERR_TRANSMISSION and made again\n",
+         count - first + 1 - refused, refused, away);
   mcapi_finalize(&st);
   return 0;
 }
