@@ -1057,6 +1057,19 @@ static int pmq_recv_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t widt
   return MCX_OK;
 }
 
+/* Reserves the data ring's next slot, retrying at once (a bounded number of
+ * times) while the receiver is still reading the item it held. */
+static mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
+{
+  mcx__q_outcome_t o;
+  for (int i = 0;; i++) {
+    o = mcx__spsc_reserve(v);
+    if (o != MCX_Q_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
+      return o;
+    mcx_port_cpu_relax();
+  }
+}
+
 /* ---- scalars */
 
 struct scl_arg {
@@ -1072,14 +1085,10 @@ static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return pmq_scl_send_once(d, ch, a->width, a->value);
   mcx__spsc_view_t v = data_view(d, ch);
-  mcx__q_outcome_t o;
   mcx__glock(d);
-  for (int i = 0;; i++) {
-    o = mcx__spsc_put(&v, a->width, a->value);
-    if (o != MCX_Q_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
-      break;
-    mcx_port_cpu_relax();
-  }
+  mcx__q_outcome_t o = reserve_retrying(&v);
+  if (o == MCX_Q_OK)
+    mcx__spsc_commit(&v, a->width, a->value);
   mcx__gunlock(d);
   if (o != MCX_Q_OK)
     return MCX_EAGAIN;
@@ -1242,15 +1251,9 @@ static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return pmq_pkt_send_once(d, ch, a->src, a->size);
   mcx__spsc_view_t v = data_view(d, ch);
-  mcx__q_outcome_t o;
   int r = MCX_OK;
   mcx__glock(d);
-  for (int i = 0;; i++) {
-    o = mcx__spsc_reserve(&v);
-    if (o != MCX_Q_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
-      break;
-    mcx_port_cpu_relax();
-  }
+  mcx__q_outcome_t o = reserve_retrying(&v);
   if (o != MCX_Q_OK) {
     r = MCX_EAGAIN;
   } else {
