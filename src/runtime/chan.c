@@ -1101,13 +1101,6 @@ int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
-  if ((ch = fast_side(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
-    if (__builtin_expect(mcx__spsc_put(&v, width, value) == MCX_Q_OK, 1)) {
-      mcx__wp_notify(&ch->recv_wp, d->shared);
-      return MCX_OK;
-    }
-  }
   int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &ch, &st);
   if (r)
     return r;
@@ -1178,15 +1171,6 @@ int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
-  if ((ch = fast_side(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
-    uint32_t meta;
-    /* a width mismatch leaves the item in place: the full path reports it */
-    if (__builtin_expect(mcx__spsc_get(&v, width, &meta, value) == MCX_Q_OK, 1)) {
-      mcx__wp_notify(&ch->space_wp, d->shared);
-      return MCX_OK;
-    }
-  }
   int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &ch, &st);
   if (r)
     return r;
@@ -1304,21 +1288,6 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
-  if (size <= MCAPI_MAX_PKT_SIZE &&
-      (ch = fast_side(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
-    uint32_t b;
-    if (__builtin_expect(mcx__spsc_reserve(&v) == MCX_Q_OK, 1)) {
-      if (__builtin_expect(take_buffer(d, ch, &b) == MCX_OK, 1)) {
-        if (size)
-          memcpy(pool_buf(d, b), buf, size);
-        mcx__spsc_commit(&v, (uint32_t)size, b); /* R1: the copy travels with it */
-        mcx__wp_notify(&ch->recv_wp, d->shared);
-        return MCX_OK;
-      }
-      mcx__spsc_unreserve(&v);
-    }
-  }
   int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
   if (r)
     return r;
@@ -1413,13 +1382,6 @@ int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
-  if ((ch = fast_side(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &st)) != NULL) {
-    mcx__spsc_view_t v = data_view_at(d, ch, mcx__h_idx(handle));
-    uint32_t meta;
-    uint64_t b;
-    if (__builtin_expect(mcx__spsc_get(&v, 0, &meta, &b) == MCX_Q_OK, 1))
-      return take_packet(d, ch, st, b, meta, buf, size);
-  }
   int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch, &st);
   if (r)
     return r;

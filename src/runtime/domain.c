@@ -781,7 +781,6 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   }
   mcx__mutex_unlock(&proc_lock, 0);
   mcx__self.dom = d;
-  mcx__self.fork_gen = mcx_port_fork_generation();
   mcx__self.forked = 0;
   mcx__self.node_slot = (uint32_t)slot;
   mcx__self.node_id = node_id;

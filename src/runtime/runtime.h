@@ -221,7 +221,6 @@ int mcx__take_geometry(mcx__domain_t *d);
 /** The calling thread's node (thread-local). */
 typedef struct mcx__self {
   mcx__domain_t *dom;
-  uint32_t fork_gen; /* mcx_port_fork_generation() when the node was made */
   uint32_t node_slot;
   uint32_t node_id;
   uint32_t key; /* process-unique node key, owner of requests */
