@@ -68,6 +68,9 @@ typedef struct mcapi_param {
   mca_uint32_t shm_allow_foreign_write; /**< 1: accept a shm_mode that lets other users write the
                                              partition (they can then corrupt or truncate it and
                                              stop every process of the domain: docs/processes.md) */
+  mca_uint32_t msg_buffers; /**< 0: MCAPI_MAX_BUFFERS; buffers of the domain's message payload pool,
+                                 for messages larger than a queue slot's 48 inline bytes (at most
+                                 2^20; used by the domain's creator) */
 } mcapi_param_t;
 
 /** Information returned by mcapi_initialize(). */

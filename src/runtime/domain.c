@@ -169,8 +169,9 @@ static void choose_partition_name(char *name, size_t n, int squatted, uint32_t o
 }
 
 typedef struct layout {
-  uint32_t max_eps, qcap, max_msg, nprio, big_stride;
-  size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, total;
+  uint32_t max_eps, qcap, max_msg, nprio, msg_stride, msg_bufs;
+  size_t off_nodes, off_eps, off_rings, off_slots, off_msg_meta, off_big, off_states,
+      off_state_bufs, total;
   mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan.c) */
 } layout_t;
 
@@ -185,6 +186,9 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   if (o->transport == MCX_TRANSPORT_PMQ_)
     l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
   l->nprio = MCX_NPRIO;
+  l->msg_bufs = o->msg_bufs ? o->msg_bufs : MCAPI_MAX_BUFFERS;
+  if (l->msg_bufs > MCX_MSG_BUFS_MAX)
+    return MCX_EINVAL;
   if (l->max_eps == 0 || l->max_eps > MCX_H_MAX_INDEX || l->qcap < 2 || (l->qcap & (l->qcap - 1)) ||
       l->qcap > 65536 || l->max_msg > (1u << 24))
     return MCX_EINVAL;
@@ -198,14 +202,20 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
   off = align_up(off + nrings * sizeof(mcx__mpsc_ring_t), 4096);
   l->off_slots = off;
   off = align_up(off + nrings * l->qcap * sizeof(mcx__msg_slot_t), 4096);
+  /* The message payload pool (mcx__mpool_t), for messages larger than a
+   * slot's inline bytes: header line, states (u64), links (u32), then the
+   * buffers, an odd number of cache lines apart, so consecutive buffers
+   * start in different cache sets (a power-of-two stride maps them all to
+   * the same few sets). */
+  if (l->max_msg <= MCX_SLOT_INLINE)
+    l->msg_bufs = 0; /* every message fits in its slot */
+  l->off_msg_meta = off;
+  off = align_up(off + sizeof(mcx__pool_hdr_t) + (size_t)l->msg_bufs * (8 + 4), 4096);
   l->off_big = off;
-  /* Big buffers: an odd number of cache lines apart, so consecutive buffers
-   * start in different cache sets (a power-of-two stride maps them all to the
-   * same few sets). */
-  l->big_stride = (uint32_t)align_up(l->max_msg ? l->max_msg : 1, MCX_CACHELINE);
-  if ((l->big_stride / MCX_CACHELINE) % 2 == 0)
-    l->big_stride += MCX_CACHELINE;
-  off = align_up(off + nrings * l->qcap * (size_t)l->big_stride, 4096);
+  l->msg_stride = (uint32_t)align_up(l->max_msg > MCX_SLOT_INLINE ? l->max_msg : 1, MCX_CACHELINE);
+  if ((l->msg_stride / MCX_CACHELINE) % 2 == 0)
+    l->msg_stride += MCX_CACHELINE;
+  off = align_up(off + (size_t)l->msg_bufs * l->msg_stride, 4096);
   l->off_states = off;
   off = align_up(off + MCX_STATE_CHANNELS * sizeof(mcx__state_t), 4096);
   l->off_state_bufs = off;
@@ -248,10 +258,14 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->off_rings = l->off_rings;
   h->off_slots = l->off_slots;
   h->off_big = l->off_big;
+  h->off_msg_meta = l->off_msg_meta;
+  h->n_msg_bufs = l->msg_bufs;
+  h->msg_stride = l->msg_stride;
   h->off_states = l->off_states;
   h->off_state_bufs = l->off_state_bufs;
   mcx__chan_layout_store(h, &l->chan);
   mcx__chan_init_pool((uint8_t *)h, &l->chan);
+  mcx__msg_init_pool((uint8_t *)h, l->off_msg_meta, l->msg_bufs);
   mcx__rmutex_init(&h->admin, 0);
   /* R-P1 — release: every field above before the magic; pairs with A-P1 in
    * check_header (another process opening the partition). */
@@ -287,10 +301,12 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
     why = "header fields out of range (corrupted)";
   else {
     layout_t l;
-    mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg};
+    mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg,
+                          .msg_bufs = h->n_msg_bufs};
     if (compute_layout(&o, &l) || l.total != h->total_size || l.off_nodes != h->off_nodes ||
         l.off_eps != h->off_eps || l.off_rings != h->off_rings || l.off_slots != h->off_slots ||
-        l.off_big != h->off_big || l.off_states != h->off_states ||
+        l.off_big != h->off_big || l.off_msg_meta != h->off_msg_meta ||
+        l.msg_bufs != h->n_msg_bufs || l.msg_stride != h->msg_stride || l.off_states != h->off_states ||
         l.off_state_bufs != h->off_state_bufs || l.chan.off_chans != h->off_chans ||
         l.chan.off_slots != h->off_chan_slots || l.chan.off_pools != h->off_chan_pools ||
         l.chan.n != h->n_chans || l.chan.cap != h->chan_cap || l.chan.rcap != h->chan_rcap ||
@@ -342,10 +358,12 @@ static int all_nodes_dead(const uint8_t *base, size_t size)
 int mcx__take_geometry(mcx__domain_t *d)
 {
   const mcx__part_hdr_t *h = d->hdr;
-  mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg};
+  uint32_t nbufs = h->n_msg_bufs;
+  mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg,
+                        .msg_bufs = nbufs};
   layout_t l;
   if (!o.max_endpoints || !o.qcap || compute_layout(&o, &l) || l.total != d->size ||
-      l.max_msg != o.max_msg) {
+      l.max_msg != o.max_msg || l.msg_bufs != nbufs) {
     mcx_port_log("refusing shared partition: its sizes changed after they were checked");
     return MCX_EIO;
   }
@@ -355,6 +373,8 @@ int mcx__take_geometry(mcx__domain_t *d)
   g->off_rings = l.off_rings;
   g->off_slots = l.off_slots;
   g->off_big = l.off_big;
+  g->off_msg_meta = l.off_msg_meta;
+  g->n_msg_bufs = l.msg_bufs;
   g->off_states = l.off_states;
   g->off_state_bufs = l.off_state_bufs;
   g->off_chans = l.chan.off_chans;
@@ -362,7 +382,7 @@ int mcx__take_geometry(mcx__domain_t *d)
   g->nprio = l.nprio;
   g->qcap = l.qcap;
   g->max_msg = l.max_msg;
-  g->big_stride = l.big_stride;
+  g->msg_stride = l.msg_stride;
   g->n_chans = l.chan.n;
   g->off_chan_slots = l.chan.off_slots;
   g->chan_cap = l.chan.cap;
@@ -521,6 +541,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   d->transport = d->hdr->transport;
   d->fastpath = d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_;
   mcx__chan_attach(d);
+  mcx__msg_attach(d);
   if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
     if (created) /* nobody joined a partition whose transport cannot open: not left behind */
       mcx_port_shm_unlink(name);
@@ -812,8 +833,10 @@ int mcx__node_finalize(void)
   mcx__req_release_node(mcx__self.key);
   mcx__admin_lock(d);
   mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
-  if (d->transport != MCX_TRANSPORT_PMQ_)
+  if (d->transport != MCX_TRANSPORT_PMQ_) {
     mcx__chan_reclaim_buffers_locked(d, mcx__self.node_slot); /* packets never released */
+    mcx__msg_reclaim_buffers_locked(d, mcx__self.node_slot); /* messages held in place */
+  }
   mcx__admin_unlock(d);
   mcx__part_hdr_t *h = d->hdr;
   mcx__mutex_lock(&proc_lock, 0);
@@ -922,8 +945,10 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
         mcx__ep_delete_locked(d, i);
       }
     }
-    if (d->transport != MCX_TRANSPORT_PMQ_)
+    if (d->transport != MCX_TRANSPORT_PMQ_) {
       mcx__chan_reclaim_buffers_locked(d, dead[k]);
+      mcx__msg_reclaim_buffers_locked(d, dead[k]);
+    }
     MCX_DEBUG(1, "domain %u: reclaimed node %u of dead process %u", d->domain_id,
               mcx_load_relaxed(&nodes[dead[k]].node_id), mcx_load_relaxed(&nodes[dead[k]].pid));
     mcx_store_release(&nodes[dead[k]].state, NODE_FREE);

@@ -6,6 +6,86 @@
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
+/* ---- the message payload pool (mcx__mpool_t in mpsc_ring.h) */
+
+static void mpool_pieces(uint8_t *base, size_t off_meta, uint32_t nbufs, mcx__pool_view_t *v,
+                         mcx_atomic_u64 **state)
+{
+  v->hdr = (mcx__pool_hdr_t *)(base + off_meta);
+  *state = (mcx_atomic_u64 *)(base + off_meta + sizeof(mcx__pool_hdr_t));
+  v->next = (mcx_atomic_u32 *)(base + off_meta + sizeof(mcx__pool_hdr_t) + (size_t)nbufs * 8);
+  v->n = nbufs;
+}
+
+void mcx__msg_init_pool(uint8_t *base, size_t off_meta, uint32_t nbufs)
+{
+  mcx__pool_view_t v;
+  mcx_atomic_u64 *state;
+  mpool_pieces(base, off_meta, nbufs, &v, &state);
+  mcx__pool_init(&v); /* states are 0 (free) in a fresh partition */
+}
+
+void mcx__msg_attach(mcx__domain_t *d)
+{
+  const mcx__geom_t *g = &d->g; /* the layout in process memory (mcx__take_geometry) */
+  mpool_pieces(d->base, g->off_msg_meta, g->n_msg_bufs, &d->mpool.pool, &d->mpool.state);
+  d->mpool.bufs = d->base + g->off_big;
+  d->mpool.stride = g->msg_stride;
+  d->fast_max_msg = g->max_msg < MCX_SLOT_INLINE ? g->max_msg : MCX_SLOT_INLINE;
+}
+
+void mcx__msg_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
+{
+  const mcx__mpool_t *mp = &d->mpool;
+  uint32_t n = 0;
+  for (uint32_t b = 0; b < mp->pool.n; b++)
+    /* Relaxed: its holder is dead (or is this finalizing node). */
+    if (mcx_load_relaxed(&mp->state[b]) == MCX_MBUF_HELD(slot)) {
+      mcx__mpool_free(mp, b);
+      n++;
+    }
+  if (n)
+    MCX_DEBUG(1, "returned %u message buffers held by node slot %u", n, slot);
+}
+
+/* Polls for a free buffer this long between checks of the caller's deadline. */
+#define MBUF_POLL_NS 200000ull
+
+/* Takes a pool buffer for a payload larger than a slot's inline bytes and
+ * fills it; the pool being empty is a full queue for the send's rules
+ * (FAIL_ON_MEM_LIMIT, non-blocking, TIMEOUT). Receivers free buffers in no
+ * particular endpoint's name, so a blocking send polls for one; buffers of
+ * dead nodes come back through the sweep. */
+static int mbuf_fill(mcx__domain_t *d, mcx__endpoint_t *src, const void *buf, size_t size,
+                     int block, uint32_t timeout, uint64_t *deadline, uint32_t *b)
+{
+  const mcx__mpool_t *mp = &d->mpool;
+  for (uint32_t i = 0; mcx__pool_get(&mp->pool, b) != MCX_OK; i++) {
+    if (mcx__ep_fail(d, src))
+      return MCX_ENOMEM;
+    if (!block)
+      return MCX_EAGAIN;
+    if (timeout == 0)
+      return MCX_ETIMEDOUT;
+    if (!*deadline)
+      *deadline = mcx_port_deadline_ms(timeout);
+    if (mcx_port_now_ns() >= *deadline)
+      return MCX_ETIMEDOUT;
+    if (i < 64) {
+      mcx_port_yield();
+      continue;
+    }
+    mcx_port_sleep_ns(MBUF_POLL_NS);
+    if (i % 64 == 0 && mcx__any_dead_node(d))
+      mcx__sweep_dead(d);
+  }
+  /* Ours until queued: the dead-node sweep frees it by this state. Relaxed:
+   * our own word (the pop's acquire ordered the previous holder's use). */
+  mcx_store_relaxed(&mp->state[*b], MCX_MBUF_HELD(mcx__self.node_slot));
+  memcpy(mcx__mpool_buf(mp, *b), buf, size);
+  return MCX_OK;
+}
+
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
 {
   mcx__endpoint_t *e;
@@ -28,11 +108,8 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   c->ep = e;
   c->ring0 = (uint8_t *)v.ring;
   c->slots0 = (uint8_t *)v.slots;
-  c->big0 = v.big;
   c->slot_step = (size_t)d->g.qcap * sizeof(mcx__msg_slot_t);
-  c->big_step = (size_t)d->g.qcap * d->g.big_stride;
-  c->tag0 = ((uint64_t)idx * d->g.nprio + 1) << 48;
-  c->big_stride = v.big_stride;
+  c->tag0 = v.tag;
   c->mine = mcx__ep_is_mine(e);
   c->handle = h;
   return c;
@@ -65,12 +142,13 @@ static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpo
 
 /* One attempt; retries *_BUT_CONSUMER_READING immediately, a bounded number of times. */
 static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to,
-                                     uint32_t from, const void *buf, size_t size, uint32_t prio)
+                                     uint32_t from, const void *buf, size_t size, uint32_t big,
+                                     uint32_t prio)
 {
   (void)to;
   mcx__ring_outcome_t o;
   for (int i = 0;; i++) {
-    o = mcx__msg_enqueue_once(d, dst, from, buf, size, prio, 1);
+    o = mcx__msg_enqueue_once(d, dst, from, buf, size, big, prio, 1);
     if (o != MCX_RING_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
       return o;
     mcx_port_cpu_relax();
@@ -93,6 +171,9 @@ static int why_closed(mcx__domain_t *d, uint32_t to)
 /* A send; @p block = 0 makes one attempt (the request path). */
 static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
                       uint32_t to, const void *buf, size_t size, uint32_t prio, int block);
+static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
+                     uint32_t to, const void *buf, size_t size, uint32_t big, uint32_t prio,
+                     int block, uint32_t timeout, uint64_t deadline);
 
 static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
                      int block)
@@ -116,16 +197,32 @@ static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, u
 static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
                       uint32_t to, const void *buf, size_t size, uint32_t prio, int block)
 {
-  int r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
   uint32_t timeout = mcx__ep_timeout(d, src);
   uint64_t deadline = 0;
+  uint32_t big = 0;
+  if (size > MCX_SLOT_INLINE) {
+    int r = mbuf_fill(d, src, buf, size, block, timeout, &deadline, &big);
+    if (r != MCX_OK)
+      return r;
+  }
+  int r = send_loop(d, src, dst, from, to, buf, size, big, prio, block, timeout, deadline);
+  if (r != MCX_OK && size > MCX_SLOT_INLINE)
+    mcx__mpool_free(&d->mpool, big); /* not queued: still ours */
+  return r;
+}
+
+static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
+                     uint32_t to, const void *buf, size_t size, uint32_t big, uint32_t prio,
+                     int block, uint32_t timeout, uint64_t deadline)
+{
+  int r;
   uint32_t stale = 0;
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
   for (;;) {
-    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, prio);
+    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, big, prio);
     if (o == MCX_RING_OK)
       return MCX_OK;
     if (o == MCX_RING_CLOSED_OR_STALE) {
@@ -155,7 +252,7 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
     if (!mcx__backoff_step(&b))
       continue;
     uint32_t key = mcx__wp_prepare(&dst->space_wp);
-    o = send_once(d, dst, to, from, buf, size, prio);
+    o = send_once(d, dst, to, from, buf, size, big, prio);
     if (o != MCX_RING_FULL && o != MCX_RING_FULL_BUT_CONSUMER_READING) {
       mcx__wp_cancel(&dst->space_wp);
       if (o == MCX_RING_OK)
@@ -373,6 +470,7 @@ typedef struct held {
   const void *data;
   mcx__msg_slot_t *slot;
   uint64_t give_back;
+  uint32_t big; /* the pool buffer held (state MCX_MBUF_HELD), or UINT32_MAX */
   mcx__domain_t *d;
   mcx__endpoint_t *e;
   uint32_t ep, epoch;
@@ -415,7 +513,8 @@ static mcx__ring_outcome_t take_lent(mcx__domain_t *d, mcx__endpoint_t *ep, void
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
-    res = mcx__mpsc_take(&v, &l->hd->data, l->size, &l->hd->slot, &l->hd->give_back);
+    res = mcx__mpsc_take(&v, &l->hd->data, l->size, &l->hd->slot, &l->hd->give_back,
+                         MCX_MBUF_HELD(mcx__self.node_slot), &l->hd->big);
     if (res != MCX_RING_EMPTY)
       break;
   }
@@ -464,6 +563,11 @@ int mcx__msg_release_inplace(const void *data)
     return MCX_EINVAL; /* not a buffer this thread holds */
   held_t hd = held[i];
   held[i] = held[--nheld];
+  /* The pool buffer first, whatever became of the endpoint: it is ours
+   * while its state says so (a finalize or a sweep may have freed it). */
+  if (hd.big != UINT32_MAX && hd.d == mcx__self.dom && hd.big < hd.d->mpool.pool.n &&
+      mcx_load_relaxed(&hd.d->mpool.state[hd.big]) == MCX_MBUF_HELD(mcx__self.node_slot))
+    mcx__mpool_free(&hd.d->mpool, hd.big);
   if (!held_valid(&hd))
     return MCX_OK; /* its endpoint was deleted or re-sized: nothing to give back */
   mcx__glock(hd.d);

@@ -47,10 +47,8 @@ typedef struct mcx__epc {
   mcx__endpoint_t *ep;
   uint8_t *ring0;  /* priority 0's ring; priority p's at + p * sizeof(mcx__mpsc_ring_t) */
   uint8_t *slots0; /* priority 0's slots; p's at + p * slot_step */
-  uint8_t *big0;   /* priority 0's big buffers; p's at + p * big_step */
-  size_t slot_step, big_step;
+  size_t slot_step;
   uint64_t tag0;       /* (ring number of priority 0 + 1) << 48, for the in-flight record */
-  uint32_t big_stride; /* bytes per big buffer */
   uint32_t mine;       /* owned by this node (its sends and receives may use it) */
 } mcx__epc_t;
 
@@ -74,23 +72,26 @@ MCX_FAST mcx__epc_t *mcx__epc_get(mcx__domain_t *d, uint32_t h)
   return mcx__epc_fill(d, h);
 }
 
-/** The ring view of priority @p prio of a cached endpoint. */
-MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__epc_t *c, uint32_t prio)
+/** The ring view of priority @p prio of a cached endpoint of @p d. */
+MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__domain_t *d, const mcx__epc_t *c,
+                                        uint32_t prio)
 {
   mcx__ring_view_t v;
   v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)prio * sizeof(mcx__mpsc_ring_t));
   v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
-  v.big = c->big0 + prio * c->big_step;
+  v.mp = &d->mpool;
+  v.tag = c->tag0 + ((uint64_t)prio << 48);
   v.mask = c->mask;
-  v.big_stride = c->big_stride;
   return v;
 }
 
 /** One enqueue into @p dst's ring of priority @p prio; @p glock: take the
- * domain's lock around it (the full path in global/kernel mode). */
+ * domain's lock around it (the full path in global/kernel mode). A payload
+ * larger than MCX_SLOT_INLINE is in pool buffer @p big, which the caller
+ * filled and holds (mcx__mpsc_enqueue). */
 MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoint_t *dst,
                                                    uint32_t from, const void *buf, size_t size,
-                                                   uint32_t prio, int glock)
+                                                   uint32_t big, uint32_t prio, int glock)
 {
   /* A-E4 — acquire: pairs with R-E4 (resize): the depth read next matches
    * this epoch; a stale pair is caught by the epoch check in the ring. */
@@ -108,7 +109,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   mcx__ring_outcome_t o;
   if (glock)
     mcx__glock(d);
-  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, from, intent, tag);
+  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, from, intent, tag);
   if (glock)
     mcx__gunlock(d);
   if (o == MCX_RING_OK)
@@ -117,7 +118,8 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
 }
 
 /** A send in one attempt: MCX_OK, or MCX_EAGAIN when the full path must run
- * (it checks everything again and reports why). */
+ * (it checks everything again and reports why). Payloads that need a pool
+ * buffer take the full path too. */
 MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
                                 size_t size, uint32_t prio)
 {
@@ -133,7 +135,7 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
    * the incarnation the entry was filled for. The source is ours (relaxed). */
   if (__builtin_expect((mcx_load_acquire(&dst->state) != t->state) |
                            (mcx_load_relaxed(&src->state) != s->state) | !s->mine |
-                           (size > d->g.max_msg) |
+                           (size > d->fast_max_msg) |
                            ((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) != 0),
                        0))
     return MCX_EAGAIN;
@@ -143,7 +145,7 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
     mcx__epc_clear(t); /* refilled on the next call */
     return MCX_EAGAIN;
   }
-  mcx__ring_view_t v = mcx__epc_ring(t, prio);
+  mcx__ring_view_t v = mcx__epc_ring(d, t, prio);
   uint32_t bit = 1u << prio;
   /* Relaxed: see mcx__msg_enqueue_once. */
   if (__builtin_expect(!(mcx_load_relaxed(&dst->used_prios) & bit), 0))
@@ -151,7 +153,7 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
   mcx_atomic_u64 *intent = mcx__self.intent;
   if (!intent) /* set with mcx__self.fast (mcx__node_init): lets the ring skip its tests */
     __builtin_unreachable();
-  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, from, intent,
+  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, 0, from, intent,
                         t->tag0 + ((uint64_t)prio << 48)) != MCX_RING_OK)
     return MCX_EAGAIN;
   mcx__ctr_add(&src->n_sent, 1);
@@ -211,7 +213,7 @@ MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t 
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
-    mcx__ring_view_t v = mcx__epc_ring(c, p);
+    mcx__ring_view_t v = mcx__epc_ring(d, c, p);
     mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, 0);
     if (o == MCX_RING_EMPTY)
       continue;

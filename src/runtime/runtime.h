@@ -28,7 +28,7 @@
 #include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 4u
+#define MCX_PART_VERSION 5u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2, MCX_LOCK_KERNEL = 3 };
@@ -60,11 +60,15 @@ typedef struct mcx__part_hdr {
   uint32_t max_endpoints;
   uint32_t nprio;
   uint32_t qcap;    /* slots reserved per ring (power of two) */
-  uint32_t max_msg; /* bytes per big buffer */
+  uint32_t max_msg; /* the largest message */
   uint32_t owner_uid;
   uint32_t creator_pid;
   uint32_t node_size, ep_size, ring_size, slot_size; /* struct sizes: layout check */
   uint64_t off_nodes, off_eps, off_rings, off_slots, off_big;
+  /* The message payload pool (mcx__mpool_t): header line, states, links at
+   * off_msg_meta; n_msg_bufs buffers of msg_stride bytes at off_big. */
+  uint64_t off_msg_meta;
+  uint32_t n_msg_bufs, msg_stride;
   uint64_t off_states, off_state_bufs; /* state channels (mcx_state_*) */
   /* Channels (chan.c): records, ring slots, packet pools; see mcx__chan_layout(). */
   uint64_t off_chans, off_chan_slots, off_chan_pools, off_pkt_meta;
@@ -174,8 +178,8 @@ typedef struct mcx__state {
  * have changed since it was checked. */
 typedef struct mcx__geom {
   size_t off_nodes, off_eps, off_rings, off_slots, off_big, off_states, off_state_bufs, off_chans;
-  size_t off_chan_slots, off_chan_pools, off_pkt_meta;
-  uint32_t max_endpoints, nprio, qcap, max_msg, big_stride, n_chans, chan_cap, chan_rcap;
+  size_t off_chan_slots, off_chan_pools, off_pkt_meta, off_msg_meta;
+  uint32_t max_endpoints, nprio, qcap, max_msg, msg_stride, n_msg_bufs, n_chans, chan_cap, chan_rcap;
   uint32_t n_pkt_bufs, pkt_stride;
 } mcx__geom_t;
 
@@ -207,6 +211,9 @@ typedef struct mcx__domain {
   char name[96]; /* the shm object's name (MCX_PORT_SHM_NAME_MAX) */
   uint32_t transport;     /* MCX_TRANSPORT_*_: the one branch of the message calls */
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
+  /* The message payload pool, located once at attach (msg.c). */
+  mcx__mpool_t mpool;
+  uint32_t fast_max_msg; /* the largest message the fast path sends: inline and <= max_msg */
   /* The packet buffer pool, located once at attach (chan.c). */
   mcx__pool_view_t pkt_pool;
   mcx_atomic_u64 *pkt_state; /* per buffer: its holder (chan.c, PB_WORD) */
@@ -285,12 +292,12 @@ static inline mcx__ring_view_t mcx__ring_of(const mcx__domain_t *d, uint32_t idx
   mcx__ring_view_t v;
   v.ring = (mcx__mpsc_ring_t *)(d->base + h->off_rings + ring_no * sizeof(mcx__mpsc_ring_t));
   v.slots = (mcx__msg_slot_t *)(d->base + h->off_slots + ring_no * h->qcap * sizeof(mcx__msg_slot_t));
-  v.big = d->base + h->off_big + ring_no * h->qcap * (size_t)h->big_stride;
+  v.mp = &d->mpool;
+  v.tag = ((uint64_t)ring_no + 1) << 48;
   /* depth comes from the shared endpoint record: a value that is not a power
    * of two within the layout's capacity (corrupt) counts as the capacity, so
    * the ring is never indexed past its end and every side agrees. */
   v.mask = (depth & (depth - 1)) == 0 && depth - 1 < h->qcap ? depth - 1 : h->qcap - 1;
-  v.big_stride = h->big_stride;
   return v;
 }
 
@@ -407,7 +414,7 @@ static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
 /* ---- domain and node (domain.c) */
 typedef struct mcx__init_opts {
   uint32_t locking, compat, transport; /* 0 = from environment / default */
-  uint32_t max_endpoints, qcap, max_msg;
+  uint32_t max_endpoints, qcap, max_msg, msg_bufs;
   uint32_t shm_mode; /* 0 = 0600 */
 } mcx__init_opts_t;
 
@@ -573,6 +580,15 @@ typedef struct mcx__chan_layout {
 size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_layout_t *l);
 /** Writes the layout into a new partition's header. */
 void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l);
+/** Message pools hold at most this many buffers (the max_msg_buffers init parameter). */
+#define MCX_MSG_BUFS_MAX (1u << 20)
+/** Locates the message payload pool of a checked partition (msg.c). */
+void mcx__msg_attach(mcx__domain_t *d);
+/** Fills a new partition's message pool (creator, before the header is published). */
+void mcx__msg_init_pool(uint8_t *base, size_t off_meta, uint32_t nbufs);
+/** Frees the message pool buffers held by node slot @p slot (dead, or
+ * finalizing; admin lock held): payloads it was sending or held in place. */
+void mcx__msg_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
 /** Locates the packet pool of a checked partition. */
 void mcx__chan_attach(mcx__domain_t *d);
 /** Fills a new partition's packet pool (creator, before the header is published). */

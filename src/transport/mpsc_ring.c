@@ -36,8 +36,14 @@ uint32_t mcx__mpsc_close(const mcx__ring_view_t *v, int (*stuck)(void *, uint64_
       if (stuck && spins % 1024 == 0 && !stuck(ctx, p))
         return dropped; /* no one holds the reservation: corrupt */
     }
-    if (s->size != MCX_SLOT_TOMBSTONE)
-      dropped++;
+    if (s->size == MCX_SLOT_TOMBSTONE)
+      continue;
+    dropped++;
+    /* A dropped message's pool buffer, if the slot's state says it is this
+     * slot's (a receiver that died between freeing it and releasing the
+     * slot left one that is not). */
+    if (s->size > MCX_SLOT_INLINE && mcx__mbuf_queued(v, mcx__slot_buf(s), p))
+      mcx__mpool_free(v->mp, mcx__slot_buf(s));
   }
   return dropped;
 }
@@ -66,6 +72,11 @@ int mcx__mpsc_tombstone(const mcx__ring_view_t *v, uint64_t pos)
   mcx__msg_slot_t *s = &v->slots[pos & v->mask];
   if (mcx_load_acquire(&s->seq) != pos)
     return 0; /* published (or consumed) after all */
+  /* The dead sender's pool buffer, if it got as far as queuing it here (a
+   * buffer it still held is freed by the dead-node sweep, by its state). */
+  if (s->size > MCX_SLOT_INLINE && s->size != MCX_SLOT_TOMBSTONE &&
+      mcx__mbuf_queued(v, mcx__slot_buf(s), pos))
+    mcx__mpool_free(v->mp, mcx__slot_buf(s));
   s->size = MCX_SLOT_TOMBSTONE;
   /* Release, as R1: the marker before the slot reads as ALLOCATED (A2, A3). */
   mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);

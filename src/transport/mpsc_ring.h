@@ -36,6 +36,7 @@
 
 #include "common/mcx_atomic.h"
 #include "mca_config.h"
+#include "transport/buf_pool.h"
 
 #define MCX_RING_CLOSED (UINT64_C(1) << 63)
 #define MCX_RING_GEN_SHIFT 48
@@ -45,7 +46,8 @@
 /** `size` of a slot whose reserving sender died: skipped by the consumer. */
 #define MCX_SLOT_TOMBSTONE 0xffffffffu
 
-/** Inline payload bytes of a slot; larger messages use the slot's big buffer. */
+/** Inline payload bytes of a slot; larger messages use a buffer of the
+ * domain's message pool, whose index the slot carries. */
 #define MCX_SLOT_INLINE 48
 
 typedef struct mcx__msg_slot {
@@ -68,14 +70,68 @@ typedef struct mcx__mpsc_ring {
   mcx_atomic_u32 hwm;     /* high-water mark, sampled every 64th take (mca domains) */
 } mcx__mpsc_ring_t;
 
+/**
+ * The domain's message payload pool, in process memory (checked at attach):
+ * buffers for messages larger than MCX_SLOT_INLINE, shared by every ring of
+ * the domain, as the reference implementation shares one buffer pool.
+ *
+ * Each buffer has a state word in the partition that says who may free it:
+ *   0                   free (on the pool's stack)
+ *   node slot + 1       held by that node: a sender filling it, a receiver
+ *                       holding it in place; freed by the dead-node sweep
+ *   tag | pos (>= 2^48) queued in the slot of ring `tag` at position `pos`
+ *                       (the in-flight record's value); freed by the
+ *                       receiver, by the ring's close, or with a tombstone
+ * The state word is written by the buffer's current holder only. A buffer
+ * is freed only by whoever finds the state it expects there, so an index
+ * read from a slot (shared memory is input) is never freed twice.
+ */
+typedef struct mcx__mpool {
+  mcx__pool_view_t pool;
+  mcx_atomic_u64 *state; /* state[b] */
+  uint8_t *bufs;         /* buffer b at bufs + b * stride */
+  uint32_t stride;       /* bytes per buffer (>= the largest message) */
+} mcx__mpool_t;
+
+/** The state of a buffer held by node slot @p node_slot. */
+#define MCX_MBUF_HELD(node_slot) ((uint64_t)(node_slot) + 1)
+
+static inline uint8_t *mcx__mpool_buf(const mcx__mpool_t *mp, uint32_t b)
+{
+  return mp->bufs + (size_t)b * mp->stride;
+}
+
+/** Frees buffer @p b, whose state its caller owns. The last use of its
+ * contents happens before (R-P2 in mcx__pool_put). */
+static inline void mcx__mpool_free(const mcx__mpool_t *mp, uint32_t b)
+{
+  mcx_store_relaxed(&mp->state[b], 0); /* ordered before the push by its release CAS */
+  mcx__pool_put(&mp->pool, b);
+}
+
+/** The buffer index a slot carries for a message larger than MCX_SLOT_INLINE. */
+static inline uint32_t mcx__slot_buf(const mcx__msg_slot_t *s)
+{
+  uint32_t b;
+  memcpy(&b, s->data, sizeof b);
+  return b;
+}
+
 /** Where a ring's pieces are, resolved from the partition. */
 typedef struct mcx__ring_view {
   mcx__mpsc_ring_t *ring;
   mcx__msg_slot_t *slots;
-  uint8_t *big;         /* big[(pos & mask) * big_stride] */
-  uint32_t mask;        /* capacity - 1 */
-  uint32_t big_stride;  /* bytes per big buffer (the largest payload) */
+  const mcx__mpool_t *mp; /* the domain's message pool (payloads > MCX_SLOT_INLINE) */
+  uint64_t tag;           /* (ring number + 1) << 48: a queued buffer's state is tag | pos */
+  uint32_t mask;          /* capacity - 1 */
 } mcx__ring_view_t;
+
+/** Whether buffer @p b is the one queued in @p v's slot at position @p pos
+ * (a valid index whose state says so). */
+static inline int mcx__mbuf_queued(const mcx__ring_view_t *v, uint32_t b, uint64_t pos)
+{
+  return b < v->mp->pool.n && mcx_load_relaxed(&v->mp->state[b]) == (v->tag | pos);
+}
 
 typedef enum mcx__ring_outcome {
   MCX_RING_OK = 0,
@@ -153,17 +209,18 @@ int mcx__mpsc_stuck(const mcx__ring_view_t *v);
 uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
 
 /**
- * Tries to enqueue @p size bytes (the caller checked size <= big_stride).
- * Multi-producer safe.
- */
-/**
+ * Tries to enqueue @p size bytes. Multi-producer safe.
+ * @param data the payload when @p size <= MCX_SLOT_INLINE
+ * @param big for a larger payload, the pool buffer the caller filled and
+ *        holds (state MCX_MBUF_HELD); on MCX_RING_OK it is queued (its
+ *        state becomes tag | pos) and no longer the caller's
  * @param intent the sending node's in-flight record (see mcx__node_t), or NULL
  * @param tag (ring number + 1) << 48, identifying this ring in @p intent
  */
 static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
                                                     const void *data, uint32_t size,
-                                                    uint32_t sender, mcx_atomic_u64 *intent,
-                                                    uint64_t tag)
+                                                    uint32_t big, uint32_t sender,
+                                                    mcx_atomic_u64 *intent, uint64_t tag)
 {
   mcx__mpsc_ring_t *r = v->ring;
   /* A0 — acquire: a tail written by mcx__mpsc_init (R0) comes with the slots'
@@ -208,8 +265,13 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
     ; /* a NULL buffer is legal for an empty message */
   else if (size <= MCX_SLOT_INLINE)
     mcx__copy_small(s->data, data, size);
-  else
-    memcpy(v->big + (size_t)(pos & v->mask) * v->big_stride, data, size);
+  else {
+    memcpy(s->data, &big, sizeof big);
+    /* The buffer is the ring's from now on; relaxed: R1 publishes it with
+     * the slot. A sender that dies before R1 leaves its reservation to the
+     * tombstone, which frees the buffer by this state (mcx__mpsc_tombstone). */
+    mcx_store_relaxed(&v->mp->state[big], tag | pos);
+  }
   /* R1 — release: payload and size are visible before the slot reads as
    * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. A plain store: the
    * caller's mcx__wp_notify() orders it before its read of the sleepers
@@ -244,15 +306,19 @@ static inline void mcx__mpsc_sample_depth(const mcx__ring_view_t *v, uint64_t h)
 
 /**
  * Takes the oldest message without copying it (mcx_msg_recv_inplace): on
- * MCX_RING_OK, @p *data points at its payload in the slot (or its big
- * buffer), @p *size is its size, and the slot stays the receiver's until
+ * MCX_RING_OK, @p *data points at its payload in the slot, or in its pool
+ * buffer @p *big (UINT32_MAX: none), which is then the caller's: its state
+ * becomes @p holder (MCX_MBUF_HELD) before the head moves, so a receiver
+ * that dies holding it leaves it to the dead-node sweep. @p *size is its
+ * size, and the slot stays the receiver's until
  * mcx__mpsc_give_back(@p slot, @p *give_back). The head moves on, so later
  * messages can be taken meanwhile; a producer that laps round to the held
  * slot finds the ring full. Single consumer. EMPTY or CORRUPT otherwise.
  */
 static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, const void **data,
                                                  size_t *size, mcx__msg_slot_t **slot,
-                                                 uint64_t *give_back)
+                                                 uint64_t *give_back, uint64_t holder,
+                                                 uint32_t *big)
 {
   mcx__mpsc_ring_t *r = v->ring;
   uint64_t h = mcx_load_relaxed(&r->head); /* consumer-owned */
@@ -270,13 +336,19 @@ static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, cons
     mcx_store_relaxed(&r->head, h);
   }
   uint32_t n = s->size;
-  if (n > v->big_stride && n > MCX_SLOT_INLINE) { /* shared memory is input */
+  if (n > MCX_SLOT_INLINE && (n > v->mp->stride || !mcx__mbuf_queued(v, mcx__slot_buf(s), h))) {
+    /* Shared memory is input: a size or buffer no sender could have written. */
     mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
     mcx_store_relaxed(&r->head, want);
     return MCX_RING_CORRUPT;
   }
-  *data = n <= MCX_SLOT_INLINE ? (const void *)s->data
-                               : (const void *)(v->big + (size_t)(h & v->mask) * v->big_stride);
+  *big = UINT32_MAX;
+  *data = s->data;
+  if (n > MCX_SLOT_INLINE) {
+    *big = mcx__slot_buf(s);
+    *data = mcx__mpool_buf(v->mp, *big);
+    mcx_store_relaxed(&v->mp->state[*big], holder); /* ours now; the owner's word */
+  }
   *size = n;
   *slot = s;
   *give_back = (h + v->mask + 1) & MCX_RING_POS_MASK;
@@ -324,19 +396,25 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_deque
   }
   mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
   uint32_t size = s->size;
-  if (__builtin_expect(size > v->big_stride && size > MCX_SLOT_INLINE, 0)) {
-    /* Shared memory is input: a size no sender could have written. The slot
-     * is released and the message reported lost, never read past its buffer. */
-    mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
-    mcx_store_relaxed(&r->head, want);
-    *out_size = 0;
-    return MCX_RING_CORRUPT;
-  }
   size_t n = size <= cap_bytes ? size : cap_bytes;
   if (size <= MCX_SLOT_INLINE)
     mcx__copy_small(buf, s->data, n);
-  else
-    memcpy(buf, v->big + (size_t)(h & v->mask) * v->big_stride, n);
+  else {
+    uint32_t b = mcx__slot_buf(s);
+    if (__builtin_expect(size > v->mp->stride || !mcx__mbuf_queued(v, b, h), 0)) {
+      /* Shared memory is input: a size or buffer no sender could have
+       * written. The slot is released and the message reported lost, never
+       * read past its buffer; a buffer that is not this slot's is not freed. */
+      mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
+      mcx_store_relaxed(&r->head, want);
+      *out_size = 0;
+      return MCX_RING_CORRUPT;
+    }
+    memcpy(buf, mcx__mpool_buf(v->mp, b), n);
+    /* Freed before the slot: a receiver that dies in between leaves a slot
+     * whose buffer is no longer in its queued state, which close skips. */
+    mcx__mpool_free(v->mp, b);
+  }
   /* R2 — release: our reads of the payload happen before a producer reuses
    * the slot; pairs with A1 in mcx__mpsc_enqueue. The sender wake-up's
    * ordering is the caller's mcx__wp_notify() (F-W2), as for R1. */

@@ -36,11 +36,14 @@ struct fuzz_log {
 };
 static struct fuzz_log *flog;
 
-enum group { G_HEADER, G_NODES, G_EPS, G_CHANS, G_RINGS, G_SLOTS, G_CHAN_SLOTS, G_PKT_META, G_N };
+enum group {
+  G_HEADER, G_NODES, G_EPS, G_CHANS, G_RINGS, G_SLOTS, G_CHAN_SLOTS, G_PKT_META, G_MSG_META, G_N
+};
 static const char *const group_name[G_N] = {"header",          "node table",
                                             "endpoint table",  "channel records",
                                             "ring positions",  "message slot sizes",
-                                            "channel slots",   "packet buffer states"};
+                                            "channel slots",   "packet buffer states",
+                                            "message pool states"};
 static mcapi_domain_t dom;
 static double round_seconds;
 
@@ -163,6 +166,9 @@ static int node_main(mcapi_node_t me)
   while (mcx_test_now() < end) {
     mcapi_msg_send(m, pm, "fuzz", 5, 1, &st);
     mcapi_msg_recv(m, buf, sizeof buf, &n, &st);
+    memset(buf, 'b', 200); /* larger than a slot's inline bytes: a pool buffer */
+    mcapi_msg_send(m, pm, buf, 200, 2, &st);
+    mcapi_msg_recv(m, buf, sizeof buf, &n, &st);
     mcapi_msg_available(m, &st);
     if (me == 1) {
       mcapi_pktchan_send(psh, buf, 16, &st);
@@ -238,6 +244,10 @@ static int fuzz_main(enum group g)
     break;
   case G_SLOTS:
     lo = h->off_slots;
+    hi = h->off_msg_meta;
+    break;
+  case G_MSG_META: /* the message pool's head, buffer states and links */
+    lo = h->off_msg_meta;
     hi = h->off_big;
     break;
   case G_CHAN_SLOTS: /* packet descriptors (buffer indexes, sizes) and scalars */
@@ -332,6 +342,7 @@ TEST(ring_positions) { run_group(G_RINGS); }
 TEST(message_slot_sizes) { run_group(G_SLOTS); }
 TEST(channel_slots) { run_group(G_CHAN_SLOTS); }
 TEST(packet_buffer_states) { run_group(G_PKT_META); }
+TEST(message_pool_states) { run_group(G_MSG_META); }
 
 int main(void)
 {
@@ -348,5 +359,6 @@ int main(void)
   RUN(message_slot_sizes);
   RUN(channel_slots);
   RUN(packet_buffer_states);
+  RUN(message_pool_states);
   return mcx_test_report();
 }

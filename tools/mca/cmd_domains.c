@@ -474,6 +474,42 @@ int mca_domains_remove_owned(const int *pids, int npids, FILE *log)
   return removed;
 }
 
+/* The pid of a live process that maps /dev/shm/@p name (another libmca
+ * release, whose header this one cannot read, or a creator still writing
+ * it), or 0. Scans /proc/<pid>/maps. */
+static unsigned mapped_by(const char *name)
+{
+  DIR *d = opendir("/proc");
+  if (!d)
+    return 0;
+  char want[320];
+  snprintf(want, sizeof want, "/dev/shm%s%s", name[0] == '/' ? "" : "/", name);
+  size_t wl = strlen(want);
+  unsigned found = 0;
+  struct dirent *e;
+  while (!found && (e = readdir(d))) {
+    char *end;
+    unsigned long pid = strtoul(e->d_name, &end, 10);
+    if (!pid || *end || pid == (unsigned long)getpid())
+      continue;
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%lu/maps", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    while (fgets(line, sizeof line, f)) {
+      char *at = strstr(line, want);
+      if (at && (at[wl] == '\n' || at[wl] == ' ' || at[wl] == 0)) {
+        found = (unsigned)pid;
+        break;
+      }
+    }
+    fclose(f);
+  }
+  closedir(d);
+  return found;
+}
+
 /* --clean: partitions with no live node or an invalid header, and queues whose partition is gone. */
 static int clean(const char *prefix, int json_out)
 {
@@ -490,6 +526,12 @@ static int clean(const char *prefix, int json_out)
     int gone = p->state == P_INVALID || (p->state == P_OK && p->alive == 0 && p->dead > 0);
     if (!gone)
       continue;
+    unsigned user = p->state == P_INVALID ? mapped_by(part_names[i]) : 0;
+    if (user) { /* a header this release cannot read, in use: not ours to judge */
+      fprintf(log, "left partition %s: %s, but process %u maps it\n", part_names[i],
+              p->why ? p->why : "invalid header", user);
+      continue;
+    }
     if (mcx_port_shm_unlink(part_names[i]) == 0) {
       fprintf(log, "removed partition %s: %s\n", part_names[i],
               p->state == P_INVALID ? (p->why ? p->why : "invalid header") : "every node dead");
