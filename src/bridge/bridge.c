@@ -32,19 +32,25 @@
 #include "ports/mcx_port.h"
 #include "sync/lock.h"
 
-enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6 };
+enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6, F_PING = 7 };
 enum { EV_UP = 1, EV_DOWN = 2, EV_FRAME = 3 };
 enum { PS_DOWN = 0, PS_UP = 1, PS_REFUSED = 2 };
 
 #define HELLO_MAGIC 0x4258434du /* "MCXB" */
-#define WIRE_VERSION 1u
+/* 2: the hello carries the keep-alive interval, F_PING exists (a version 1
+ * bridge sends no pings, so a version 2 one would take it for lost). */
+#define WIRE_VERSION 2u
 #define MAX_FRAME (1u << 20)
 #define IO_TIMEOUT_MS 5000
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
 #define MAX_PROXIES 64
 #define PROXY_PORT_BASE 0x6d630c00u
-#define HELLO_LEN 68 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered) */
+#define HELLO_LEN 72 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered), keep-alive ms */
+#define KEEPALIVE_DEFAULT_MS 500
+#define KEEPALIVE_MIN_MS 20
+#define KEEPALIVE_MAX_MS 60000
+#define DEAD_AFTER_PINGS 4 /* a connection silent for 4 intervals is lost */
 
 typedef struct ev {
   struct ev *next;
@@ -91,7 +97,10 @@ typedef struct peer {
   unsigned attempts;
   char why[160];
   uint64_t rx_inc, rx_delivered; /* the delivery record (also on disk) */
+  unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
   /* Node thread only. */
+  unsigned ping_ms; /* the interval of the connection seen_gen (0: off) */
+  uint64_t last_tx; /* nng_clock() of the last frame written */
   uint32_t seen_gen;
   int up;
   uint64_t next_seq, acked; /* sent 1..next_seq-1; acknowledged 1..acked */
@@ -195,6 +204,7 @@ typedef struct bridge {
   resolve_t *remote_res, *local_res;
   uint64_t next_res_id;
   unsigned window;
+  unsigned keepalive_ms; /* this side's (0: off) */
   nng_tls_config *tls_server;
   rchan_t rchans[MAX_RCHANS];
   proxy_t pulls[MAX_RCHANS];
@@ -337,6 +347,17 @@ static void make_hello(bridge_t *b, int pi, uint8_t out[HELLO_LEN])
     put64(out + 60, p->rx_delivered);
     mcx__mutex_unlock(&p->mtx, 0);
   }
+  put32(out + 68, b->keepalive_ms);
+}
+
+/* The keep-alive interval of a connection: the smaller of both sides'; off
+ * when either side has it off. Both sides compute the same value. */
+static unsigned conn_keepalive(const bridge_t *b, const uint8_t *theirs)
+{
+  unsigned t = get32(theirs + 68), m = b->keepalive_ms;
+  if (t && t < KEEPALIVE_MIN_MS)
+    t = KEEPALIVE_MIN_MS;
+  return t && m ? (t < m ? t : m) : 0;
 }
 static uint64_t hello_rx_delivered(const uint8_t *h)
 {
@@ -361,6 +382,29 @@ static int send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len)
   memcpy(f + 5, body, len);
   int rv = io_all(s, f, total, 0, IO_TIMEOUT_MS);
   free(f);
+  return rv;
+}
+
+/* Reads the peer's hello; NNG_ENOTSUP when it is a bridge's hello of another
+ * wire version (*version says which), before its length is checked. */
+static int recv_hello(nng_stream *s, uint8_t out[HELLO_LEN], uint32_t *version)
+{
+  uint8_t *body;
+  uint32_t n;
+  int rv = read_frame(s, &body, &n, IO_TIMEOUT_MS);
+  if (rv)
+    return rv;
+  rv = NNG_EPROTO;
+  if (n >= 9 && body[0] == F_HELLO && get32(body + 1) == HELLO_MAGIC) {
+    *version = get32(body + 5);
+    if (*version != WIRE_VERSION)
+      rv = NNG_ENOTSUP;
+    else if (n == HELLO_LEN + 1)
+      rv = 0;
+  }
+  if (!rv)
+    memcpy(out, body + 1, HELLO_LEN);
+  free(body);
   return rv;
 }
 
@@ -407,21 +451,32 @@ static void set_state(peer_t *p, int state, const char *why)
 static int handshake(bridge_t *b, nng_stream *s, int expect)
 {
   uint8_t mine[HELLO_LEN], theirs[HELLO_LEN], tag[32], want[32];
-  int pi = expect;
+  int pi = expect, rv;
+  uint32_t version = 0;
   char why[160];
   if (expect >= 0) {
     make_hello(b, pi, mine);
-    if (send_raw(s, F_HELLO, mine, HELLO_LEN) || recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
-      snprintf(why, sizeof why, "handshake: no hello from the peer (closed: refused?)");
+    rv = send_raw(s, F_HELLO, mine, HELLO_LEN);
+    if (!rv)
+      rv = recv_hello(s, theirs, &version);
+    if (rv == NNG_ENOTSUP) {
+      snprintf(why, sizeof why, "refused: %s speaks wire version %u, this bridge %u (update both)", b->peers[pi].url,
+               version, WIRE_VERSION);
+      blog(b, "%s", why);
+      set_state(&b->peers[pi], PS_REFUSED, why);
+      return -1;
+    }
+    if (rv) {
+      snprintf(why, sizeof why, "handshake: no hello from the peer (closed: refused, or a bridge of another wire version?)");
       set_state(&b->peers[pi], PS_DOWN, why);
       return -1;
     }
-  } else if (recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
-    blog(b, "refused a connection: no valid hello (a failed TLS handshake, or not a bridge)");
-    return -1;
-  }
-  if (get32(theirs) != HELLO_MAGIC || get32(theirs + 4) != WIRE_VERSION) {
-    blog(b, "refused a connection: not a bridge of this version");
+  } else if ((rv = recv_hello(s, theirs, &version)) != 0) {
+    if (rv == NNG_ENOTSUP)
+      blog(b, "refused a connection: a bridge of wire version %u, this one speaks %u (update both)", version,
+           WIRE_VERSION);
+    else
+      blog(b, "refused a connection: no valid hello (a failed TLS handshake, not a bridge, or a bridge of another wire version)");
     return -1;
   }
   uint32_t dom = get32(theirs + 8);
@@ -481,6 +536,7 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   old = p->conn;
   p->conn = s;
   gen = ++p->gen;
+  p->ka_ms = conn_keepalive(b, theirs);
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
   mcx__mutex_unlock(&p->mtx, 0);
@@ -501,16 +557,24 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   peer_t *p = &b->peers[pi];
   mcx__mutex_lock(&p->mtx, 0);
   uint32_t gen = p->gen;
+  unsigned dead_after = p->ka_ms * DEAD_AFTER_PINGS;
   mcx__mutex_unlock(&p->mtx, 0);
   int rv;
+  /* Keep-alive: the peer writes something (at least a ping) every ka_ms;
+   * nothing at all for dead_after and the connection is lost. */
   for (;;) {
     uint8_t *body;
     uint32_t n;
-    rv = read_frame(s, &body, &n, NNG_DURATION_INFINITE);
+    rv = read_frame(s, &body, &n, dead_after ? (nng_duration)dead_after : NNG_DURATION_INFINITE);
     if (rv)
       break;
     push_ev(b, EV_FRAME, pi, gen, body, n);
   }
+  char cause[80];
+  if (rv == NNG_ETIMEDOUT && dead_after)
+    snprintf(cause, sizeof cause, "nothing received for %u ms: keep-alive", dead_after);
+  else
+    snprintf(cause, sizeof cause, "%s", nng_strerror(rv));
   nng_stream_close(s);
   mcx__mutex_lock(&p->wmtx, 0); /* the node thread is not writing to it */
   mcx__mutex_lock(&p->mtx, 0);
@@ -518,7 +582,7 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   if (mine) {
     p->conn = NULL;
     p->state = PS_DOWN;
-    snprintf(p->why, sizeof p->why, "connection lost: %s", nng_strerror(rv));
+    snprintf(p->why, sizeof p->why, "connection lost: %s", cause);
   }
   mcx__mutex_unlock(&p->mtx, 0);
   mcx__mutex_unlock(&p->wmtx, 0);
@@ -526,7 +590,7 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   if (mine) {
     push_ev(b, EV_DOWN, pi, gen, NULL, 0);
     if (!mcx_load_relaxed(&g_quit_io))
-      blog(b, "peer domain %u: down (%s)", p->domain, nng_strerror(rv));
+      blog(b, "peer domain %u: down (%s)", p->domain, cause);
   }
 }
 
@@ -706,6 +770,8 @@ static int peer_write(peer_t *p, const uint8_t *f, uint32_t len)
     rv = io_all(s, (void *)f, len, 0, IO_TIMEOUT_MS);
     if (rv)
       nng_stream_close(s); /* its reader reports the peer down */
+    else
+      p->last_tx = nng_clock();
   }
   mcx__mutex_unlock(&p->wmtx, 0);
   return rv;
@@ -1782,6 +1848,8 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   int was_up = p->up;
   p->seen_gen = gen;
   p->up = 1;
+  p->ping_ms = conn_keepalive(b, hello);
+  p->last_tx = nng_clock();
   /* Receiving side: a new incarnation of the peer starts a new record. */
   uint64_t inc = get64(hello + 12);
   drop_pending(p); /* sent again by the peer, in order */
@@ -1940,6 +2008,16 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   if (!b->cfg.node)
     b->cfg.node = mcx_bridge_node();
   b->window = cfg->window ? cfg->window : 64;
+  if (cfg->keepalive_ms == MCX_BRIDGE_KEEPALIVE_OFF)
+    b->keepalive_ms = 0;
+  else if (cfg->keepalive_ms == 0)
+    b->keepalive_ms = KEEPALIVE_DEFAULT_MS;
+  else if (cfg->keepalive_ms < KEEPALIVE_MIN_MS || cfg->keepalive_ms > KEEPALIVE_MAX_MS) {
+    blog(b, "keepalive_ms must be from %u to %u (or off), not %u", KEEPALIVE_MIN_MS, KEEPALIVE_MAX_MS,
+         cfg->keepalive_ms);
+    return -1;
+  } else
+    b->keepalive_ms = cfg->keepalive_ms;
   mcx_store_relaxed(&g_stop, 0);
   mcx_store_relaxed(&g_quit_io, 0);
   if (b->cfg.key_len < 16) {
@@ -2022,6 +2100,13 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
       tick_resolves(b);
       tick_rchans(b);
       last_tick = now;
+    }
+    for (unsigned i = 0; i < b->cfg.npeers; i++) {
+      peer_t *p = &b->peers[i];
+      if (p->up && p->ping_ms && now - p->last_tx >= p->ping_ms) {
+        send_small(p, F_PING, (const uint8_t *)"", 0); /* only resets the peer's timer */
+        p->last_tx = now; /* also when the write failed: its reader reports the loss */
+      }
     }
     if (now - last_status >= 250) {
       write_status(b);

@@ -604,9 +604,10 @@ netns)
   ip netns exec "$nb" "$node" send 2 4 1 1 11 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
   wait_line "$work/r2.log" "^progress $((n / 4))\$" 120
   kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down"
+  # A cut shorter than the keep-alive's 2 s (4 x 500 ms): the stream pauses.
   timeout 10 ip netns exec "$na" ip link set "v$na" down
   echo "link down"
-  sleep 1
+  sleep 0.5
   timeout 10 ip netns exec "$na" ip link set "v$na" up
   echo "link up"
   # Again at half-way, and this time host a drops its end of the connection
@@ -622,6 +623,38 @@ netns)
   sleep 1
   timeout 10 ip netns exec "$na" ip link set "v$na" up
   echo "link up"
+  # At three quarters, a cut with no reset at all (the link goes down and
+  # nothing is dropped): only the keep-alive notices it. Bridge 1 must mark
+  # its proxy and the domain 1 sender get MCAPI_ERR_TRANSMISSION within
+  # dead_after (2 s) + 3 s; its status says the peer is down; then the link
+  # comes back and everything whose send succeeded arrives once, in order.
+  wait_line "$work/r2.log" "^progress $((3 * n / 4))\$" 120
+  kill -0 $s1 2>/dev/null || fail "the stream ended before the link was cut"
+  away0=$(grep -c "peer domain 2 away" "$work/b1.log")
+  tx0=$(grep -c "MCAPI_ERR_TRANSMISSION, sending it again" "$work/s1.log")
+  t0=$(date +%s%N)
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  echo "link cut (no reset)"
+  marked= refused=
+  for _ in $(seq 1 100); do # 5 s
+    [ -z "$marked" ] && [ "$(grep -c "peer domain 2 away" "$work/b1.log")" -gt "$away0" ] &&
+      marked=$((($(date +%s%N) - t0) / 1000000))
+    [ -z "$refused" ] && [ "$(grep -c "MCAPI_ERR_TRANSMISSION, sending it again" "$work/s1.log")" -gt "$tx0" ] &&
+      refused=$((($(date +%s%N) - t0) / 1000000))
+    [ -n "$marked" ] && [ -n "$refused" ] && break
+    sleep 0.05
+  done
+  [ -n "$marked" ] || fail "bridge 1 did not mark its proxy within 5 s of a cut link (keep-alive)"
+  [ -n "$refused" ] || fail "the domain 1 sender got no MCAPI_ERR_TRANSMISSION within 5 s of a cut link"
+  echo "keep-alive: bridge 1 marked its proxy ${marked} ms after the cut, the sender was refused after ${refused} ms"
+  wait_state 1 2 down 2
+  grep "peer domain 2 .* state down " "$work/s1/status"
+  grep -q "peer domain 2: down (nothing received for 2000 ms: keep-alive)" "$work/b1.log" ||
+    fail "bridge 1 does not say the keep-alive found the connection lost"
+  wait_line "$work/b2.log" "peer domain 1: down (nothing received for 2000 ms: keep-alive)" 5
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
+  wait_state 1 2 up 20
   for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
   cat "$work/r1.log" "$work/r2.log"
   grep -h "down\|away\|up:\|: up" "$work/b1.log" "$work/b2.log" | grep -v "listening"
@@ -674,7 +707,8 @@ netns)
   grep -q "pktsend: $m packets sent, close: MCAPI_SUCCESS" "$work/s3.log" || fail "packet sender"
   grep -q "sclsendo: $m scalars sent, close: MCAPI_SUCCESS" "$work/s4.log" || fail "scalar sender"
   if [ "$killed" -ge 1 ]; then
-    [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 2 ] || fail "bridge 1 did not see the second drop"
+    # the first and the keep-alive's cut of the message stream, and this one
+    [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 3 ] || fail "bridge 1 did not see the second drop"
   fi
   ;;
 config)
