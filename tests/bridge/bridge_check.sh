@@ -255,6 +255,20 @@ refused)
   start_bridge 1
   wait_state 1 2 up
   wait_state 2 1 up
+  # A hello of wire version 1 (no keep-alive): refused, and the log says why.
+  python3 - "${u2#ipc://}" <<'PY' || fail "could not send a version 1 hello"
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+body = bytes([1]) + struct.pack("<III", 0x4258434d, 1, 1) + bytes(56)
+s.sendall(struct.pack("<I", len(body)) + body)
+try:
+    s.recv(1)  # the bridge closes the connection
+except OSError:
+    pass
+PY
+  wait_line "$work/b2.log" "refused a connection: a bridge of wire version 1, this one speaks 2 (update both)" 5
   grep -h "refused" "$work"/b*.log | sort | uniq -c
   ;;
 channels)
