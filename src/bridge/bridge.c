@@ -98,9 +98,8 @@ typedef struct peer {
   char why[160];
   uint64_t rx_inc, rx_delivered; /* the delivery record (also on disk) */
   unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
+  uint64_t last_tx; /* nng_clock() of the last frame written; under wmtx */
   /* Node thread only. */
-  unsigned ping_ms; /* the interval of the connection seen_gen (0: off) */
-  uint64_t last_tx; /* nng_clock() of the last frame written */
   uint32_t seen_gen;
   int up;
   uint64_t next_seq, acked; /* sent 1..next_seq-1; acknowledged 1..acked */
@@ -212,11 +211,14 @@ typedef struct bridge {
 
 static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
-static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v);
+static int set_fail(const bridge_t *b, mcapi_endpoint_t ep, int fail);
 static void proxy_mark(const bridge_t *b, const proxy_t *x);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
+static void spawn(bridge_t *b, void (*fn)(void *), void *arg);
+static void nap(unsigned ms);
+static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout);
 
 void mcx_bridge_stop(void) { mcx_store_relaxed(&g_stop, 1); /* polled by the loop; no data hangs on it */ }
 
@@ -446,6 +448,44 @@ static void set_state(peer_t *p, int state, const char *why)
   mcx__mutex_unlock(&p->mtx, 0);
 }
 
+/* Keep-alive (docs/bridge.md): one thread per connection writes a ping when
+ * nothing was written to it for the interval. Not the node thread: whatever
+ * holds that thread (a write to another peer held by a cut link, a call into
+ * the local domain) must not make a live connection look silent; a ping
+ * then says only that this process and the link are alive. Frames are
+ * written whole under wmtx, so a ping waits only for a write to the same
+ * connection. Ends with its connection. */
+typedef struct pinger_arg {
+  bridge_t *b;
+  int pi;
+  uint32_t gen;
+  unsigned ka_ms;
+} pinger_arg_t;
+
+static void pinger(void *arg)
+{
+  pinger_arg_t *a = arg;
+  peer_t *p = &a->b->peers[a->pi];
+  static const uint8_t ping[5] = {1, 0, 0, 0, F_PING}; /* length 1, type, no body */
+  for (;;) {
+    mcx__mutex_lock(&p->wmtx, 0);
+    mcx__mutex_lock(&p->mtx, 0);
+    nng_stream *s = p->gen == a->gen ? p->conn : NULL; /* the reader frees it only under wmtx */
+    mcx__mutex_unlock(&p->mtx, 0);
+    if (s && nng_clock() - p->last_tx >= a->ka_ms) {
+      if (io_all(s, (void *)ping, sizeof ping, 0, (nng_duration)a->ka_ms * DEAD_AFTER_PINGS))
+        nng_stream_close(s); /* its reader reports the peer down */
+      else
+        p->last_tx = nng_clock();
+    }
+    mcx__mutex_unlock(&p->wmtx, 0);
+    if (!s || mcx_load_relaxed(&g_quit_io))
+      break;
+    nap(a->ka_ms / 5); /* a frame at least every 1.2 intervals */
+  }
+  free(a);
+}
+
 /* Runs the handshake on a new stream; @p expect is the peer index a dialer
  * expects, -1 on the listening side. Returns the peer index or -1 (closed). */
 static int handshake(bridge_t *b, nng_stream *s, int expect)
@@ -539,9 +579,15 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   p->ka_ms = conn_keepalive(b, theirs);
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
+  unsigned ka_ms = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
   if (old)
     nng_stream_close(old); /* its reader ends and frees it */
+  pinger_arg_t *pa = ka_ms ? malloc(sizeof *pa) : NULL;
+  if (pa) {
+    *pa = (pinger_arg_t){b, pi, gen, ka_ms};
+    spawn(b, pinger, pa);
+  }
   uint8_t *h = malloc(HELLO_LEN);
   if (h)
     memcpy(h, theirs, HELLO_LEN);
@@ -1129,7 +1175,7 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
     }
     why = st;
   } else if (send_side && type == MCAPI_PKT_CHAN) {
-    set_attr_u32(x->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 0); /* a full channel: the send request waits */
+    set_fail(b, x->ep, 0); /* a full channel: the send request waits */
     mcapi_pktchan_send_open_i(&x->sh, x->ep, &x->req, &st);
     if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
       x->mode = PX_OUT_OPENING;
@@ -1144,7 +1190,7 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
   } else if (send_side && type == MCAPI_SCL_CHAN) {
     /* Scalar sends have no non-blocking form: a full channel must refuse
      * (MCAPI_ERR_MEM_LIMIT, the frame is held) instead of stopping the node thread. */
-    set_attr_u32(x->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+    set_fail(b, x->ep, 1);
     mcapi_sclchan_send_open_i(&x->ssh, x->ep, &x->req, &st);
     if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
       x->mode = PX_OUT_OPENING;
@@ -1362,7 +1408,7 @@ static int rchan_open(bridge_t *b, int pi, uint32_t type, uint32_t node, uint32_
   if (type == MCAPI_SCL_CHAN) {
     /* Scalar sends have no non-blocking form: a full channel must refuse
      * (MCAPI_ERR_MEM_LIMIT, the frame is held) instead of stopping the node thread. */
-    set_attr_u32(c->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+    set_fail(b, c->ep, 1);
     mcapi_sclchan_connect_i(c->ep, to, &r, &st);
   } else {
     mcapi_pktchan_connect_i(c->ep, to, &r, &st);
@@ -1848,8 +1894,6 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   int was_up = p->up;
   p->seen_gen = gen;
   p->up = 1;
-  p->ping_ms = conn_keepalive(b, hello);
-  p->last_tx = nng_clock();
   /* Receiving side: a new incarnation of the peer starts a new record. */
   uint64_t inc = get64(hello + 12);
   drop_pending(p); /* sent again by the peer, in order */
@@ -1962,10 +2006,20 @@ static void write_status(bridge_t *b)
   rename(tmp, path);
 }
 
-static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v)
+/* FAIL_ON_MEM_LIMIT of a bridge endpoint: on, a send to a full queue or
+ * channel returns MCAPI_ERR_MEM_LIMIT at once instead of waiting. The node
+ * thread must never wait in a send (nothing else would run meanwhile), so a
+ * failure is logged; -1 then. The attribute is an mcapi_boolean_t: a value of
+ * another size is refused (MCAPI_ERR_ATTR_SIZE) and leaves it unchanged. */
+static int set_fail(const bridge_t *b, mcapi_endpoint_t ep, int fail)
 {
   mcapi_status_t st;
-  mcapi_endpoint_set_attribute(ep, attr, &v, sizeof v, &st);
+  mcapi_boolean_t v = fail ? MCAPI_TRUE : MCAPI_FALSE;
+  mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &v, sizeof v, &st);
+  if (st == MCAPI_SUCCESS)
+    return 0;
+  blog(b, "cannot set FAIL_ON_MEM_LIMIT of a bridge endpoint: %s", mcapi_display_status(st, (char[64]){0}, 64));
+  return -1;
 }
 
 /* Mutual TLS: each side shows a certificate signed by the CA; a dialer
@@ -2048,8 +2102,9 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
          mcapi_display_status(st, (char[64]){0}, 64));
     goto fin;
   }
-  set_attr_u32(b->send_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
-  set_attr_u32(b->req_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+  /* Deliveries and answers must never wait for a full queue (docs/bridge.md: keep-alive). */
+  if (set_fail(b, b->send_ep, 1) || set_fail(b, b->req_ep, 1))
+    goto stop;
   if (b->cfg.tls_cert_key[0] && setup_tls(b))
     goto stop;
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
@@ -2100,13 +2155,6 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
       tick_resolves(b);
       tick_rchans(b);
       last_tick = now;
-    }
-    for (unsigned i = 0; i < b->cfg.npeers; i++) {
-      peer_t *p = &b->peers[i];
-      if (p->up && p->ping_ms && now - p->last_tx >= p->ping_ms) {
-        send_small(p, F_PING, (const uint8_t *)"", 0); /* only resets the peer's timer */
-        p->last_tx = now; /* also when the write failed: its reader reports the loss */
-      }
     }
     if (now - last_status >= 250) {
       write_status(b);
