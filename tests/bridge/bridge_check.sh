@@ -220,7 +220,9 @@ restart)
   "$node" precv 2 2 13 100000 >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
   wait_line "$work/r4.log" ready
   "$node" send 1 3 2 2 13 5000 >"$work/s4.log" 2>&1 & s4=$!; pids+=($s4)
-  sleep 2
+  # Longer than the keep-alive's dead_after (2 s): the stalled connection
+  # must stay up (both bridges still write pings).
+  sleep 3
   kill -0 $s4 2>/dev/null || fail "the sender did not block behind the full remote queue: $(cat "$work/s4.log")"
   grep "state up" "$work/s1/status"
   kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
@@ -232,6 +234,9 @@ restart)
   blocked=$(sed -n 's/^send: seq \([0-9]*\) refused.*/\1/p' "$work/s4.log" | head -1)
   [ "${blocked:-0}" -gt 128 ] && [ "$blocked" -le 193 ] || fail "the send that blocked is number $blocked"
   kill -9 $s4
+  # Every loss above was a kill: the keep-alive never took a live (paced or
+  # stalled) connection for lost.
+  if grep -h "keep-alive" "$work"/b*.log; then fail "the keep-alive dropped a live connection"; fi
   ;;
 refused)
   newkey "$work/key"; newkey "$work/other"
