@@ -747,6 +747,15 @@ config)
   check 1 "other than the local one" '{"domain": 1, '"$good"', "peers": {"1": "tcp://h:1"}}'
   check 1 "tcp://host:port or ipc:///path" '{"domain": 1, '"$good"', "peers": {"2": "http://h:1"}}'
   check 1 '"domain" must be a whole number' '{"domain": -1, '"$good"', "peers": {}}'
+  # The keep-alive interval: 20..60000 ms or "off"; the default is 500.
+  check 0 "1 peer(s), keep-alive 500 ms" '{"domain": 1, '"$good"', "peers": {"2": "tcp://h:1"}}'
+  check 0 "keep-alive 20 ms" '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": 20}'
+  check 0 "keep-alive 60000 ms" '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": 60000}'
+  check 0 "keep-alive off" '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": "off"}'
+  for bad in 19 60001 0 1.5 '"on"' '"500"'; do
+    check 1 'line 1: "keepalive_ms" must be a whole number from 20 to 60000, or "off"' \
+      '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": '"$bad"'}'
+  done
   chmod 644 "$work/key"
   check 1 "readable or writable by others" '{"domain": 1, '"$good"', "peers": {}}'
   printf 'short' > "$work/key"; chmod 600 "$work/key"
