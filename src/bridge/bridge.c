@@ -127,7 +127,8 @@ typedef struct peer {
 enum {
   K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102, K_SCL_OPEN = 0x103, K_SCL = 0x104,
   K_RCONNECT = 0x105, K_RPKT = 0x106, K_RCLOSE = 0x107, K_RFAIL = 0x108, K_RSTOP = 0x109,
-  K_CHAN_STOP = 0x10a, K_RSCONNECT = 0x10b, K_RSCL = 0x10c
+  K_CHAN_STOP = 0x10a, K_RSCONNECT = 0x10b, K_RSCL = 0x10c,
+  K_VOID = 0x10d /* a channel frame of a peer's former incarnation, voided: skipped (dropped) */
 };
 /* A proxy's mode: messages; the receive side of a packet or scalar channel a
  * local sender connected to it (opening, open, closing); out of use; the send
@@ -1638,6 +1639,9 @@ static int proxy_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
   proxy_t *x = proxy_find(b, pi, node, port);
   mcapi_status_t st;
   size_t sz;
+  if (x && (x->mode == PX_PKT_OPENING || x->mode == PX_SCL_OPENING) && mcapi_test(&x->req, &sz, &st) &&
+      st == MCAPI_SUCCESS)
+    x->mode = x->mode == PX_PKT_OPENING ? PX_PKT : PX_SCL; /* opened meanwhile: stopped below */
   if (!x || (x->mode != PX_PKT && x->mode != PX_SCL))
     return 1; /* not open (yet, or any more): nothing to stop */
   if (x->mode == PX_SCL) {
@@ -1750,7 +1754,13 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
   case K_SCL_OPEN:
     if (rchan_find(b, pi, node, port))
       return 1;
-    return rchan_open(b, pi, kind == K_SCL_OPEN ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN, node, port);
+    if (rchan_open(b, pi, kind == K_SCL_OPEN ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN, node, port) > 0)
+      return 1;
+    /* Not opened (no such endpoint, it is still connected to an older
+     * channel, too many channels): the sender's side is closed, so its sends
+     * get MCAPI_ERR_CHAN_NOTOPEN instead of going nowhere. */
+    add_note(&b->peers[pi], K_CHAN_STOP, node, port);
+    return -1;
   case K_PKT:
   case K_SCL:
   case K_CHAN_CLOSE: {
@@ -1765,6 +1775,7 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
   case K_RSCL:
   case K_RCLOSE:
   case K_RFAIL: return proxy_out(b, pi, kind, node, port, data, len);
+  case K_VOID: return -1;
   default: return -1;
   }
 }
@@ -1851,8 +1862,9 @@ static int deliver(bridge_t *b, peer_t *p)
         p->delivered_total++;
       } else {
         p->dropped_total++;
-        blog(b, "data %" PRIu64 " from domain %u for node %u port %u dropped: %s", seq, p->domain, node, port,
-             mcapi_display_status(st, (char[64]){0}, 64));
+        if (prio != K_VOID) /* voided on purpose (end_channels): counted, not logged */
+          blog(b, "data %" PRIu64 " from domain %u for node %u port %u dropped: %s", seq, p->domain, node, port,
+               mcapi_display_status(st, (char[64]){0}, 64));
       }
       mcx__mutex_lock(&p->mtx, 0);
       p->rx_delivered = seq;
@@ -1888,6 +1900,94 @@ static void drop_pending(peer_t *p)
   p->pend_tail = NULL;
 }
 
+/* The peer's bridge came back as a new incarnation (it was restarted): the
+ * channel ends it held are gone (their endpoints were swept with its node),
+ * so every channel through it ends here too, the way a closing peer ends
+ * it (docs/bridge.md: a bridge killed while channels are open):
+ * - a local sender's channel (a proxy's receive side, or a pull for a
+ *   remote receiver): that side closes, the sender's next or blocked send
+ *   gets MCAPI_ERR_CHAN_NOTOPEN;
+ * - a local receiver's channel (the send side of a proxy or of an endpoint
+ *   of this bridge): that side closes, the receiver takes what is queued,
+ *   then gets MCAPI_ERR_CHAN_NOTOPEN.
+ * The channel frames still in the window for the former incarnation are
+ * voided (K_VOID): sent again, they would open or feed channels of the new
+ * one. Messages are not touched. */
+static void end_channels(bridge_t *b, int pi)
+{
+  peer_t *p = &b->peers[pi];
+  mcapi_status_t st;
+  size_t sz;
+  unsigned n = 0;
+  for (unsigned i = 0; i < b->nproxies; i++) {
+    proxy_t *x = &b->proxies[i];
+    if (x->peer != pi)
+      continue;
+    if (x->mode == PX_PKT || x->mode == PX_SCL || x->mode == PX_PKT_OPENING || x->mode == PX_SCL_OPENING) {
+      proxy_stop(b, pi, x->node, x->port);
+      n++;
+    } else if (x->mode == PX_OUT || x->mode == PX_OUT_OPENING) {
+      if (x->sending && !mcapi_test(&x->sreq, &sz, &st))
+        mcapi_cancel(&x->sreq, &st);
+      x->sending = 0;
+      if (x->mode == PX_OUT_OPENING && !(mcapi_test(&x->req, &sz, &st) && st == MCAPI_SUCCESS)) {
+        mcapi_cancel(&x->req, &st); /* never opened: nothing to close */
+        x->noreq = 1;
+      } else {
+        if (x->scl)
+          mcapi_sclchan_send_close_i(x->ssh, &x->req, &st);
+        else
+          mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+        x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+      }
+      x->mode = PX_OUT_CLOSING;
+      n++;
+    }
+  }
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    proxy_t *x = &b->pulls[i];
+    if (x->reverse && x->mode != PX_FREE && x->peer == pi && x->mode != PX_PKT_CLOSING &&
+        x->mode != PX_SCL_CLOSING) {
+      pull_stop(b, pi, x->node, x->port);
+      n++;
+    }
+    rchan_t *c = &b->rchans[i];
+    if (!c->used || c->closing || c->peer != pi)
+      continue;
+    n++;
+    if (c->sending && !mcapi_test(&c->send_req, &sz, &st))
+      mcapi_cancel(&c->send_req, &st);
+    c->sending = 0;
+    c->closing = 1;
+    if (!c->failed && !c->open && !(mcapi_test(&c->open_req, &sz, &st) && st == MCAPI_SUCCESS)) {
+      mcapi_cancel(&c->open_req, &st); /* the receiver never opened: nothing to close */
+      c->noreq = 1;
+      continue;
+    }
+    if (c->failed) {
+      c->noreq = 1;
+      continue;
+    }
+    if (c->type == MCAPI_SCL_CHAN)
+      mcapi_sclchan_send_close_i(c->sh, &c->close_req, &st);
+    else
+      mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+    c->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  }
+  free_notes(p); /* they concern channels of the former incarnation */
+  unsigned voided = 0;
+  for (uint64_t s = p->acked + 1; s < p->next_seq; s++) {
+    out_frame_t *o = &p->win[s % b->window];
+    if (o->buf && o->seq == s && get32(o->buf + 21) >= K_PKT) {
+      put32(o->buf + 21, K_VOID);
+      voided++;
+    }
+  }
+  if (n || voided)
+    blog(b, "peer domain %u restarted: %u channel(s) through it ended, %u channel frame(s) not sent again", p->domain,
+         n, voided);
+}
+
 static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
 {
   peer_t *p = &b->peers[pi];
@@ -1897,6 +1997,8 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   /* Receiving side: a new incarnation of the peer starts a new record. */
   uint64_t inc = get64(hello + 12);
   drop_pending(p); /* sent again by the peer, in order */
+  if (inc != p->rx_inc)
+    end_channels(b, pi); /* before the window is sent again */
   mcx__mutex_lock(&p->mtx, 0);
   if (inc != p->rx_inc) {
     p->rx_inc = inc;

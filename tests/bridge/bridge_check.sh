@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
+# CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -237,6 +237,59 @@ restart)
   # Every loss above was a kill: the keep-alive never took a live (paced or
   # stalled) connection for lost.
   if grep -h "keep-alive" "$work"/b*.log; then fail "the keep-alive dropped a live connection"; fi
+  ;;
+chankill)
+  # kill -9 of a bridge while a packet and a scalar channel through it are
+  # open mid-stream (the receivers paced: the channels and the window are
+  # full, the senders block), then its restart; first the senders' bridge
+  # (domain 1), then the receivers' (domain 2). Per channel: the blocked
+  # send returns MCAPI_ERR_CHAN_NOTOPEN, the receiver gets items 1..k in
+  # order, intact, then MCAPI_ERR_CHAN_NOTOPEN (never a hang: the programs'
+  # TIMEOUT is 60 s); the items the receivers' bridge had acknowledged before
+  # the kill all arrive; both close, connect a new channel after the restart,
+  # and all 2000 items of it arrive in order.
+  two_bridges ipc
+  m=2000
+  for victim in 1 2; do
+    sleep 0.6 # a fresh status file: what was acknowledged before this round
+    acked0=$(sed -n 's/^peer domain 2 .* acked \([0-9]*\) .*/\1/p' "$work/s1/status")
+    pp=$((20 + 2 * victim)) ps=$((21 + 2 * victim))
+    "$node" chrecv 2 $((10 + victim)) $pp $m pkt >"$work/cr$victim-p.log" 2>&1 & rp=$!; pids+=($rp)
+    "$node" chrecv 2 $((20 + victim)) $ps $m scl >"$work/cr$victim-s.log" 2>&1 & rs=$!; pids+=($rs)
+    wait_line "$work/cr$victim-p.log" "^ready 1"; wait_line "$work/cr$victim-s.log" "^ready 1"
+    "$node" chsend 1 $((10 + victim)) 2 $((10 + victim)) $pp $m pkt >"$work/cs$victim-p.log" 2>&1 & sp=$!; pids+=($sp)
+    "$node" chsend 1 $((20 + victim)) 2 $((20 + victim)) $ps $m scl >"$work/cs$victim-s.log" 2>&1 & ss=$!; pids+=($ss)
+    wait_line "$work/cr$victim-p.log" "^progress 2000$" 60
+    wait_line "$work/cr$victim-s.log" "^progress 2000$" 60
+    acked=$(sed -n 's/^peer domain 2 .* acked \([0-9]*\) .*/\1/p' "$work/s1/status")
+    kill -0 $sp 2>/dev/null && kill -0 $ss 2>/dev/null || fail "a channel ended before the kill"
+    kill -9 "${bpid[$victim]}"; wait "${bpid[$victim]}" 2>/dev/null
+    echo "killed the bridge of domain $victim with a packet and a scalar channel open"
+    sleep 0.5
+    start_bridge $victim
+    wait_state 1 2 up 30
+    for p in $sp $ss $rp $rs; do wait $p || fail "a channel program failed (round $victim)"; done
+    cat "$work/cs$victim-p.log" "$work/cs$victim-s.log" "$work/cr$victim-p.log" "$work/cr$victim-s.log" | grep -v "^progress\|^sent"
+    k=0
+    for c in p s; do
+      kind=$([ $c = p ] && echo pkt || echo scl)
+      grep -q "^chsend $kind phase 1: [0-9]* sent, then MCAPI_ERR_CHAN_NOTOPEN$" "$work/cs$victim-$c.log" ||
+        fail "round $victim: the $kind sender's channel did not end with MCAPI_ERR_CHAN_NOTOPEN"
+      got=$(sed -n "s/^chrecv $kind phase 1: items 1..\([0-9]*\) in order, intact, then MCAPI_ERR_CHAN_NOTOPEN$/\1/p" \
+        "$work/cr$victim-$c.log")
+      [ -n "$got" ] || fail "round $victim: the $kind receiver's channel did not end with MCAPI_ERR_CHAN_NOTOPEN"
+      k=$((k + got))
+      grep -q "^chrecv $kind phase 2: items 1..$m in order, intact, then MCAPI_ERR_CHAN_NOTOPEN$" "$work/cr$victim-$c.log" ||
+        fail "round $victim: the new $kind channel did not carry all $m items"
+      grep -q "^chsend $kind: $m sent on the new channel, closed$" "$work/cs$victim-$c.log" ||
+        fail "round $victim: the $kind sender did not finish its new channel"
+    done
+    # Acknowledged (delivered into the receivers' channels) before the kill:
+    # the frames since the round began, less the two opens.
+    echo "round $victim: acknowledged before the kill at least $((acked - acked0 - 2)) items, received $k"
+    [ "$k" -ge $((acked - acked0 - 2)) ] || fail "round $victim: acknowledged items were lost"
+  done
+  grep -h "restarted:" "$work"/b*.log
   ;;
 refused)
   newkey "$work/key"; newkey "$work/other"
