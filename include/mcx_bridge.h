@@ -83,7 +83,14 @@ typedef struct mcx_bridge_config {
    * certificates must be signed by. Empty: no TLS. */
   char tls_cert_key[256];
   char tls_ca[256];
+  /** Keep-alive: the interval of pings on an idle connection, 20..60000 ms
+   * (0: 500; MCX_BRIDGE_KEEPALIVE_OFF: off); a connection on which nothing
+   * arrived for 4 intervals is lost. Last, so existing code is unchanged. */
+  unsigned keepalive_ms;
 } mcx_bridge_config_t;
+
+/** mcx_bridge_config_t.keepalive_ms: no keep-alive. */
+#define MCX_BRIDGE_KEEPALIVE_OFF 0xffffffffu
 
 /**
  * @brief Runs a bridge until mcx_bridge_stop(); one at a time per process

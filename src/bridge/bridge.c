@@ -32,19 +32,25 @@
 #include "ports/mcx_port.h"
 #include "sync/lock.h"
 
-enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6 };
+enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6, F_PING = 7 };
 enum { EV_UP = 1, EV_DOWN = 2, EV_FRAME = 3 };
 enum { PS_DOWN = 0, PS_UP = 1, PS_REFUSED = 2 };
 
 #define HELLO_MAGIC 0x4258434du /* "MCXB" */
-#define WIRE_VERSION 1u
+/* 2: the hello carries the keep-alive interval, F_PING exists (a version 1
+ * bridge sends no pings, so a version 2 one would take it for lost). */
+#define WIRE_VERSION 2u
 #define MAX_FRAME (1u << 20)
 #define IO_TIMEOUT_MS 5000
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
 #define MAX_PROXIES 64
 #define PROXY_PORT_BASE 0x6d630c00u
-#define HELLO_LEN 68 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered) */
+#define HELLO_LEN 72 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered), keep-alive ms */
+#define KEEPALIVE_DEFAULT_MS 500
+#define KEEPALIVE_MIN_MS 20
+#define KEEPALIVE_MAX_MS 60000
+#define DEAD_AFTER_PINGS 4 /* a connection silent for 4 intervals is lost */
 
 typedef struct ev {
   struct ev *next;
@@ -91,6 +97,8 @@ typedef struct peer {
   unsigned attempts;
   char why[160];
   uint64_t rx_inc, rx_delivered; /* the delivery record (also on disk) */
+  unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
+  uint64_t last_tx; /* nng_clock() of the last frame written; under wmtx */
   /* Node thread only. */
   uint32_t seen_gen;
   int up;
@@ -119,7 +127,8 @@ typedef struct peer {
 enum {
   K_PKT = 0x100, K_CHAN_OPEN = 0x101, K_CHAN_CLOSE = 0x102, K_SCL_OPEN = 0x103, K_SCL = 0x104,
   K_RCONNECT = 0x105, K_RPKT = 0x106, K_RCLOSE = 0x107, K_RFAIL = 0x108, K_RSTOP = 0x109,
-  K_CHAN_STOP = 0x10a, K_RSCONNECT = 0x10b, K_RSCL = 0x10c
+  K_CHAN_STOP = 0x10a, K_RSCONNECT = 0x10b, K_RSCL = 0x10c,
+  K_VOID = 0x10d /* a channel frame of a peer's former incarnation, voided: skipped (dropped) */
 };
 /* A proxy's mode: messages; the receive side of a packet or scalar channel a
  * local sender connected to it (opening, open, closing); out of use; the send
@@ -195,6 +204,7 @@ typedef struct bridge {
   resolve_t *remote_res, *local_res;
   uint64_t next_res_id;
   unsigned window;
+  unsigned keepalive_ms; /* this side's (0: off) */
   nng_tls_config *tls_server;
   rchan_t rchans[MAX_RCHANS];
   proxy_t pulls[MAX_RCHANS];
@@ -202,11 +212,14 @@ typedef struct bridge {
 
 static int make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
-static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v);
+static int set_fail(const bridge_t *b, mcapi_endpoint_t ep, int fail);
 static void proxy_mark(const bridge_t *b, const proxy_t *x);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
+static void spawn(bridge_t *b, void (*fn)(void *), void *arg);
+static void nap(unsigned ms);
+static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout);
 
 void mcx_bridge_stop(void) { mcx_store_relaxed(&g_stop, 1); /* polled by the loop; no data hangs on it */ }
 
@@ -337,6 +350,17 @@ static void make_hello(bridge_t *b, int pi, uint8_t out[HELLO_LEN])
     put64(out + 60, p->rx_delivered);
     mcx__mutex_unlock(&p->mtx, 0);
   }
+  put32(out + 68, b->keepalive_ms);
+}
+
+/* The keep-alive interval of a connection: the smaller of both sides'; off
+ * when either side has it off. Both sides compute the same value. */
+static unsigned conn_keepalive(const bridge_t *b, const uint8_t *theirs)
+{
+  unsigned t = get32(theirs + 68), m = b->keepalive_ms;
+  if (t && t < KEEPALIVE_MIN_MS)
+    t = KEEPALIVE_MIN_MS;
+  return t && m ? (t < m ? t : m) : 0;
 }
 static uint64_t hello_rx_delivered(const uint8_t *h)
 {
@@ -361,6 +385,29 @@ static int send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len)
   memcpy(f + 5, body, len);
   int rv = io_all(s, f, total, 0, IO_TIMEOUT_MS);
   free(f);
+  return rv;
+}
+
+/* Reads the peer's hello; NNG_ENOTSUP when it is a bridge's hello of another
+ * wire version (*version says which), before its length is checked. */
+static int recv_hello(nng_stream *s, uint8_t out[HELLO_LEN], uint32_t *version)
+{
+  uint8_t *body;
+  uint32_t n;
+  int rv = read_frame(s, &body, &n, IO_TIMEOUT_MS);
+  if (rv)
+    return rv;
+  rv = NNG_EPROTO;
+  if (n >= 9 && body[0] == F_HELLO && get32(body + 1) == HELLO_MAGIC) {
+    *version = get32(body + 5);
+    if (*version != WIRE_VERSION)
+      rv = NNG_ENOTSUP;
+    else if (n == HELLO_LEN + 1)
+      rv = 0;
+  }
+  if (!rv)
+    memcpy(out, body + 1, HELLO_LEN);
+  free(body);
   return rv;
 }
 
@@ -402,26 +449,75 @@ static void set_state(peer_t *p, int state, const char *why)
   mcx__mutex_unlock(&p->mtx, 0);
 }
 
+/* Keep-alive (docs/bridge.md): one thread per connection writes a ping when
+ * nothing was written to it for the interval. Not the node thread: whatever
+ * holds that thread (a write to another peer held by a cut link, a call into
+ * the local domain) must not make a live connection look silent; a ping
+ * then says only that this process and the link are alive. Frames are
+ * written whole under wmtx, so a ping waits only for a write to the same
+ * connection. Ends with its connection. */
+typedef struct pinger_arg {
+  bridge_t *b;
+  int pi;
+  uint32_t gen;
+  unsigned ka_ms;
+} pinger_arg_t;
+
+static void pinger(void *arg)
+{
+  pinger_arg_t *a = arg;
+  peer_t *p = &a->b->peers[a->pi];
+  static const uint8_t ping[5] = {1, 0, 0, 0, F_PING}; /* length 1, type, no body */
+  for (;;) {
+    mcx__mutex_lock(&p->wmtx, 0);
+    mcx__mutex_lock(&p->mtx, 0);
+    nng_stream *s = p->gen == a->gen ? p->conn : NULL; /* the reader frees it only under wmtx */
+    mcx__mutex_unlock(&p->mtx, 0);
+    if (s && nng_clock() - p->last_tx >= a->ka_ms) {
+      if (io_all(s, (void *)ping, sizeof ping, 0, (nng_duration)a->ka_ms * DEAD_AFTER_PINGS))
+        nng_stream_close(s); /* its reader reports the peer down */
+      else
+        p->last_tx = nng_clock();
+    }
+    mcx__mutex_unlock(&p->wmtx, 0);
+    if (!s || mcx_load_relaxed(&g_quit_io))
+      break;
+    nap(a->ka_ms / 5); /* a frame at least every 1.2 intervals */
+  }
+  free(a);
+}
+
 /* Runs the handshake on a new stream; @p expect is the peer index a dialer
  * expects, -1 on the listening side. Returns the peer index or -1 (closed). */
 static int handshake(bridge_t *b, nng_stream *s, int expect)
 {
   uint8_t mine[HELLO_LEN], theirs[HELLO_LEN], tag[32], want[32];
-  int pi = expect;
+  int pi = expect, rv;
+  uint32_t version = 0;
   char why[160];
   if (expect >= 0) {
     make_hello(b, pi, mine);
-    if (send_raw(s, F_HELLO, mine, HELLO_LEN) || recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
-      snprintf(why, sizeof why, "handshake: no hello from the peer (closed: refused?)");
+    rv = send_raw(s, F_HELLO, mine, HELLO_LEN);
+    if (!rv)
+      rv = recv_hello(s, theirs, &version);
+    if (rv == NNG_ENOTSUP) {
+      snprintf(why, sizeof why, "refused: %s speaks wire version %u, this bridge %u (update both)", b->peers[pi].url,
+               version, WIRE_VERSION);
+      blog(b, "%s", why);
+      set_state(&b->peers[pi], PS_REFUSED, why);
+      return -1;
+    }
+    if (rv) {
+      snprintf(why, sizeof why, "handshake: no hello from the peer (closed: refused, or a bridge of another wire version?)");
       set_state(&b->peers[pi], PS_DOWN, why);
       return -1;
     }
-  } else if (recv_typed(s, F_HELLO, theirs, HELLO_LEN)) {
-    blog(b, "refused a connection: no valid hello (a failed TLS handshake, or not a bridge)");
-    return -1;
-  }
-  if (get32(theirs) != HELLO_MAGIC || get32(theirs + 4) != WIRE_VERSION) {
-    blog(b, "refused a connection: not a bridge of this version");
+  } else if ((rv = recv_hello(s, theirs, &version)) != 0) {
+    if (rv == NNG_ENOTSUP)
+      blog(b, "refused a connection: a bridge of wire version %u, this one speaks %u (update both)", version,
+           WIRE_VERSION);
+    else
+      blog(b, "refused a connection: no valid hello (a failed TLS handshake, not a bridge, or a bridge of another wire version)");
     return -1;
   }
   uint32_t dom = get32(theirs + 8);
@@ -481,11 +577,18 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   old = p->conn;
   p->conn = s;
   gen = ++p->gen;
+  p->ka_ms = conn_keepalive(b, theirs);
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
+  unsigned ka_ms = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
   if (old)
     nng_stream_close(old); /* its reader ends and frees it */
+  pinger_arg_t *pa = ka_ms ? malloc(sizeof *pa) : NULL;
+  if (pa) {
+    *pa = (pinger_arg_t){b, pi, gen, ka_ms};
+    spawn(b, pinger, pa);
+  }
   uint8_t *h = malloc(HELLO_LEN);
   if (h)
     memcpy(h, theirs, HELLO_LEN);
@@ -501,16 +604,24 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   peer_t *p = &b->peers[pi];
   mcx__mutex_lock(&p->mtx, 0);
   uint32_t gen = p->gen;
+  unsigned dead_after = p->ka_ms * DEAD_AFTER_PINGS;
   mcx__mutex_unlock(&p->mtx, 0);
   int rv;
+  /* Keep-alive: the peer writes something (at least a ping) every ka_ms;
+   * nothing at all for dead_after and the connection is lost. */
   for (;;) {
     uint8_t *body;
     uint32_t n;
-    rv = read_frame(s, &body, &n, NNG_DURATION_INFINITE);
+    rv = read_frame(s, &body, &n, dead_after ? (nng_duration)dead_after : NNG_DURATION_INFINITE);
     if (rv)
       break;
     push_ev(b, EV_FRAME, pi, gen, body, n);
   }
+  char cause[80];
+  if (rv == NNG_ETIMEDOUT && dead_after)
+    snprintf(cause, sizeof cause, "nothing received for %u ms: keep-alive", dead_after);
+  else
+    snprintf(cause, sizeof cause, "%s", nng_strerror(rv));
   nng_stream_close(s);
   mcx__mutex_lock(&p->wmtx, 0); /* the node thread is not writing to it */
   mcx__mutex_lock(&p->mtx, 0);
@@ -518,7 +629,7 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   if (mine) {
     p->conn = NULL;
     p->state = PS_DOWN;
-    snprintf(p->why, sizeof p->why, "connection lost: %s", nng_strerror(rv));
+    snprintf(p->why, sizeof p->why, "connection lost: %s", cause);
   }
   mcx__mutex_unlock(&p->mtx, 0);
   mcx__mutex_unlock(&p->wmtx, 0);
@@ -526,7 +637,7 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   if (mine) {
     push_ev(b, EV_DOWN, pi, gen, NULL, 0);
     if (!mcx_load_relaxed(&g_quit_io))
-      blog(b, "peer domain %u: down (%s)", p->domain, nng_strerror(rv));
+      blog(b, "peer domain %u: down (%s)", p->domain, cause);
   }
 }
 
@@ -706,6 +817,8 @@ static int peer_write(peer_t *p, const uint8_t *f, uint32_t len)
     rv = io_all(s, (void *)f, len, 0, IO_TIMEOUT_MS);
     if (rv)
       nng_stream_close(s); /* its reader reports the peer down */
+    else
+      p->last_tx = nng_clock();
   }
   mcx__mutex_unlock(&p->wmtx, 0);
   return rv;
@@ -1063,7 +1176,7 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
     }
     why = st;
   } else if (send_side && type == MCAPI_PKT_CHAN) {
-    set_attr_u32(x->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 0); /* a full channel: the send request waits */
+    set_fail(b, x->ep, 0); /* a full channel: the send request waits */
     mcapi_pktchan_send_open_i(&x->sh, x->ep, &x->req, &st);
     if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
       x->mode = PX_OUT_OPENING;
@@ -1078,7 +1191,7 @@ static void proxy_check_chan(bridge_t *b, peer_t *p, proxy_t *x, mcapi_status_t 
   } else if (send_side && type == MCAPI_SCL_CHAN) {
     /* Scalar sends have no non-blocking form: a full channel must refuse
      * (MCAPI_ERR_MEM_LIMIT, the frame is held) instead of stopping the node thread. */
-    set_attr_u32(x->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+    set_fail(b, x->ep, 1);
     mcapi_sclchan_send_open_i(&x->ssh, x->ep, &x->req, &st);
     if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) {
       x->mode = PX_OUT_OPENING;
@@ -1296,7 +1409,7 @@ static int rchan_open(bridge_t *b, int pi, uint32_t type, uint32_t node, uint32_
   if (type == MCAPI_SCL_CHAN) {
     /* Scalar sends have no non-blocking form: a full channel must refuse
      * (MCAPI_ERR_MEM_LIMIT, the frame is held) instead of stopping the node thread. */
-    set_attr_u32(c->ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+    set_fail(b, c->ep, 1);
     mcapi_sclchan_connect_i(c->ep, to, &r, &st);
   } else {
     mcapi_pktchan_connect_i(c->ep, to, &r, &st);
@@ -1526,6 +1639,9 @@ static int proxy_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
   proxy_t *x = proxy_find(b, pi, node, port);
   mcapi_status_t st;
   size_t sz;
+  if (x && (x->mode == PX_PKT_OPENING || x->mode == PX_SCL_OPENING) && mcapi_test(&x->req, &sz, &st) &&
+      st == MCAPI_SUCCESS)
+    x->mode = x->mode == PX_PKT_OPENING ? PX_PKT : PX_SCL; /* opened meanwhile: stopped below */
   if (!x || (x->mode != PX_PKT && x->mode != PX_SCL))
     return 1; /* not open (yet, or any more): nothing to stop */
   if (x->mode == PX_SCL) {
@@ -1638,7 +1754,13 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
   case K_SCL_OPEN:
     if (rchan_find(b, pi, node, port))
       return 1;
-    return rchan_open(b, pi, kind == K_SCL_OPEN ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN, node, port);
+    if (rchan_open(b, pi, kind == K_SCL_OPEN ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN, node, port) > 0)
+      return 1;
+    /* Not opened (no such endpoint, it is still connected to an older
+     * channel, too many channels): the sender's side is closed, so its sends
+     * get MCAPI_ERR_CHAN_NOTOPEN instead of going nowhere. */
+    add_note(&b->peers[pi], K_CHAN_STOP, node, port);
+    return -1;
   case K_PKT:
   case K_SCL:
   case K_CHAN_CLOSE: {
@@ -1653,6 +1775,7 @@ static int deliver_chan(bridge_t *b, int pi, uint32_t kind, uint32_t node, uint3
   case K_RSCL:
   case K_RCLOSE:
   case K_RFAIL: return proxy_out(b, pi, kind, node, port, data, len);
+  case K_VOID: return -1;
   default: return -1;
   }
 }
@@ -1739,8 +1862,9 @@ static int deliver(bridge_t *b, peer_t *p)
         p->delivered_total++;
       } else {
         p->dropped_total++;
-        blog(b, "data %" PRIu64 " from domain %u for node %u port %u dropped: %s", seq, p->domain, node, port,
-             mcapi_display_status(st, (char[64]){0}, 64));
+        if (prio != K_VOID) /* voided on purpose (end_channels): counted, not logged */
+          blog(b, "data %" PRIu64 " from domain %u for node %u port %u dropped: %s", seq, p->domain, node, port,
+               mcapi_display_status(st, (char[64]){0}, 64));
       }
       mcx__mutex_lock(&p->mtx, 0);
       p->rx_delivered = seq;
@@ -1776,6 +1900,94 @@ static void drop_pending(peer_t *p)
   p->pend_tail = NULL;
 }
 
+/* The peer's bridge came back as a new incarnation (it was restarted): the
+ * channel ends it held are gone (their endpoints were swept with its node),
+ * so every channel through it ends here too, the way a closing peer ends
+ * it (docs/bridge.md: a bridge killed while channels are open):
+ * - a local sender's channel (a proxy's receive side, or a pull for a
+ *   remote receiver): that side closes, the sender's next or blocked send
+ *   gets MCAPI_ERR_CHAN_NOTOPEN;
+ * - a local receiver's channel (the send side of a proxy or of an endpoint
+ *   of this bridge): that side closes, the receiver takes what is queued,
+ *   then gets MCAPI_ERR_CHAN_NOTOPEN.
+ * The channel frames still in the window for the former incarnation are
+ * voided (K_VOID): sent again, they would open or feed channels of the new
+ * one. Messages are not touched. */
+static void end_channels(bridge_t *b, int pi)
+{
+  peer_t *p = &b->peers[pi];
+  mcapi_status_t st;
+  size_t sz;
+  unsigned n = 0;
+  for (unsigned i = 0; i < b->nproxies; i++) {
+    proxy_t *x = &b->proxies[i];
+    if (x->peer != pi)
+      continue;
+    if (x->mode == PX_PKT || x->mode == PX_SCL || x->mode == PX_PKT_OPENING || x->mode == PX_SCL_OPENING) {
+      proxy_stop(b, pi, x->node, x->port);
+      n++;
+    } else if (x->mode == PX_OUT || x->mode == PX_OUT_OPENING) {
+      if (x->sending && !mcapi_test(&x->sreq, &sz, &st))
+        mcapi_cancel(&x->sreq, &st);
+      x->sending = 0;
+      if (x->mode == PX_OUT_OPENING && !(mcapi_test(&x->req, &sz, &st) && st == MCAPI_SUCCESS)) {
+        mcapi_cancel(&x->req, &st); /* never opened: nothing to close */
+        x->noreq = 1;
+      } else {
+        if (x->scl)
+          mcapi_sclchan_send_close_i(x->ssh, &x->req, &st);
+        else
+          mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
+        x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+      }
+      x->mode = PX_OUT_CLOSING;
+      n++;
+    }
+  }
+  for (unsigned i = 0; i < MAX_RCHANS; i++) {
+    proxy_t *x = &b->pulls[i];
+    if (x->reverse && x->mode != PX_FREE && x->peer == pi && x->mode != PX_PKT_CLOSING &&
+        x->mode != PX_SCL_CLOSING) {
+      pull_stop(b, pi, x->node, x->port);
+      n++;
+    }
+    rchan_t *c = &b->rchans[i];
+    if (!c->used || c->closing || c->peer != pi)
+      continue;
+    n++;
+    if (c->sending && !mcapi_test(&c->send_req, &sz, &st))
+      mcapi_cancel(&c->send_req, &st);
+    c->sending = 0;
+    c->closing = 1;
+    if (!c->failed && !c->open && !(mcapi_test(&c->open_req, &sz, &st) && st == MCAPI_SUCCESS)) {
+      mcapi_cancel(&c->open_req, &st); /* the receiver never opened: nothing to close */
+      c->noreq = 1;
+      continue;
+    }
+    if (c->failed) {
+      c->noreq = 1;
+      continue;
+    }
+    if (c->type == MCAPI_SCL_CHAN)
+      mcapi_sclchan_send_close_i(c->sh, &c->close_req, &st);
+    else
+      mcapi_pktchan_send_close_i(c->sh, &c->close_req, &st);
+    c->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+  }
+  free_notes(p); /* they concern channels of the former incarnation */
+  unsigned voided = 0;
+  for (uint64_t s = p->acked + 1; s < p->next_seq; s++) {
+    out_frame_t *o = &p->win[s % b->window];
+    if (o->buf && o->seq == s && get32(o->buf + 21) >= K_PKT) {
+      put32(o->buf + 21, K_VOID);
+      voided++;
+    }
+  }
+  if (n || voided)
+    blog(b, "peer domain %u restarted: %u channel(s) through it ended, %u channel frame(s) not sent again", p->domain,
+         n, voided);
+}
+
 static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
 {
   peer_t *p = &b->peers[pi];
@@ -1785,6 +1997,8 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   /* Receiving side: a new incarnation of the peer starts a new record. */
   uint64_t inc = get64(hello + 12);
   drop_pending(p); /* sent again by the peer, in order */
+  if (inc != p->rx_inc)
+    end_channels(b, pi); /* before the window is sent again */
   mcx__mutex_lock(&p->mtx, 0);
   if (inc != p->rx_inc) {
     p->rx_inc = inc;
@@ -1894,10 +2108,20 @@ static void write_status(bridge_t *b)
   rename(tmp, path);
 }
 
-static void set_attr_u32(mcapi_endpoint_t ep, mcapi_uint_t attr, mcapi_uint_t v)
+/* FAIL_ON_MEM_LIMIT of a bridge endpoint: on, a send to a full queue or
+ * channel returns MCAPI_ERR_MEM_LIMIT at once instead of waiting. The node
+ * thread must never wait in a send (nothing else would run meanwhile), so a
+ * failure is logged; -1 then. The attribute is an mcapi_boolean_t: a value of
+ * another size is refused (MCAPI_ERR_ATTR_SIZE) and leaves it unchanged. */
+static int set_fail(const bridge_t *b, mcapi_endpoint_t ep, int fail)
 {
   mcapi_status_t st;
-  mcapi_endpoint_set_attribute(ep, attr, &v, sizeof v, &st);
+  mcapi_boolean_t v = fail ? MCAPI_TRUE : MCAPI_FALSE;
+  mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &v, sizeof v, &st);
+  if (st == MCAPI_SUCCESS)
+    return 0;
+  blog(b, "cannot set FAIL_ON_MEM_LIMIT of a bridge endpoint: %s", mcapi_display_status(st, (char[64]){0}, 64));
+  return -1;
 }
 
 /* Mutual TLS: each side shows a certificate signed by the CA; a dialer
@@ -1940,6 +2164,16 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   if (!b->cfg.node)
     b->cfg.node = mcx_bridge_node();
   b->window = cfg->window ? cfg->window : 64;
+  if (cfg->keepalive_ms == MCX_BRIDGE_KEEPALIVE_OFF)
+    b->keepalive_ms = 0;
+  else if (cfg->keepalive_ms == 0)
+    b->keepalive_ms = KEEPALIVE_DEFAULT_MS;
+  else if (cfg->keepalive_ms < KEEPALIVE_MIN_MS || cfg->keepalive_ms > KEEPALIVE_MAX_MS) {
+    blog(b, "keepalive_ms must be from %u to %u (or off), not %u", KEEPALIVE_MIN_MS, KEEPALIVE_MAX_MS,
+         cfg->keepalive_ms);
+    return -1;
+  } else
+    b->keepalive_ms = cfg->keepalive_ms;
   mcx_store_relaxed(&g_stop, 0);
   mcx_store_relaxed(&g_quit_io, 0);
   if (b->cfg.key_len < 16) {
@@ -1970,8 +2204,9 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
          mcapi_display_status(st, (char[64]){0}, 64));
     goto fin;
   }
-  set_attr_u32(b->send_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
-  set_attr_u32(b->req_ep, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, 1);
+  /* Deliveries and answers must never wait for a full queue (docs/bridge.md: keep-alive). */
+  if (set_fail(b, b->send_ep, 1) || set_fail(b, b->req_ep, 1))
+    goto stop;
   if (b->cfg.tls_cert_key[0] && setup_tls(b))
     goto stop;
   for (unsigned i = 0; i < b->cfg.npeers; i++) {

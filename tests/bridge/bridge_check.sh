@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
+# CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -220,7 +220,9 @@ restart)
   "$node" precv 2 2 13 100000 >"$work/r4.log" 2>&1 & r4=$!; pids+=($r4)
   wait_line "$work/r4.log" ready
   "$node" send 1 3 2 2 13 5000 >"$work/s4.log" 2>&1 & s4=$!; pids+=($s4)
-  sleep 2
+  # Longer than the keep-alive's dead_after (2 s): the stalled connection
+  # must stay up (both bridges still write pings).
+  sleep 3
   kill -0 $s4 2>/dev/null || fail "the sender did not block behind the full remote queue: $(cat "$work/s4.log")"
   grep "state up" "$work/s1/status"
   kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
@@ -232,6 +234,62 @@ restart)
   blocked=$(sed -n 's/^send: seq \([0-9]*\) refused.*/\1/p' "$work/s4.log" | head -1)
   [ "${blocked:-0}" -gt 128 ] && [ "$blocked" -le 193 ] || fail "the send that blocked is number $blocked"
   kill -9 $s4
+  # Every loss above was a kill: the keep-alive never took a live (paced or
+  # stalled) connection for lost.
+  if grep -h "keep-alive" "$work"/b*.log; then fail "the keep-alive dropped a live connection"; fi
+  ;;
+chankill)
+  # kill -9 of a bridge while a packet and a scalar channel through it are
+  # open mid-stream (the receivers paced: the channels and the window are
+  # full, the senders block), then its restart; first the senders' bridge
+  # (domain 1), then the receivers' (domain 2). Per channel: the blocked
+  # send returns MCAPI_ERR_CHAN_NOTOPEN, the receiver gets items 1..k in
+  # order, intact, then MCAPI_ERR_CHAN_NOTOPEN (never a hang: the programs'
+  # TIMEOUT is 60 s); the items the receivers' bridge had acknowledged before
+  # the kill all arrive; both close, connect a new channel after the restart,
+  # and all 2000 items of it arrive in order.
+  two_bridges ipc
+  m=2000
+  for victim in 1 2; do
+    sleep 0.6 # a fresh status file: what was acknowledged before this round
+    acked0=$(sed -n 's/^peer domain 2 .* acked \([0-9]*\) .*/\1/p' "$work/s1/status")
+    pp=$((20 + 2 * victim)) ps=$((21 + 2 * victim))
+    "$node" chrecv 2 $((10 + victim)) $pp $m pkt >"$work/cr$victim-p.log" 2>&1 & rp=$!; pids+=($rp)
+    "$node" chrecv 2 $((20 + victim)) $ps $m scl >"$work/cr$victim-s.log" 2>&1 & rs=$!; pids+=($rs)
+    wait_line "$work/cr$victim-p.log" "^ready 1"; wait_line "$work/cr$victim-s.log" "^ready 1"
+    "$node" chsend 1 $((10 + victim)) 2 $((10 + victim)) $pp $m pkt >"$work/cs$victim-p.log" 2>&1 & sp=$!; pids+=($sp)
+    "$node" chsend 1 $((20 + victim)) 2 $((20 + victim)) $ps $m scl >"$work/cs$victim-s.log" 2>&1 & ss=$!; pids+=($ss)
+    wait_line "$work/cr$victim-p.log" "^progress 2000$" 60
+    wait_line "$work/cr$victim-s.log" "^progress 2000$" 60
+    acked=$(sed -n 's/^peer domain 2 .* acked \([0-9]*\) .*/\1/p' "$work/s1/status")
+    kill -0 $sp 2>/dev/null && kill -0 $ss 2>/dev/null || fail "a channel ended before the kill"
+    kill -9 "${bpid[$victim]}"; wait "${bpid[$victim]}" 2>/dev/null
+    echo "killed the bridge of domain $victim with a packet and a scalar channel open"
+    sleep 0.5
+    start_bridge $victim
+    wait_state 1 2 up 30
+    for p in $sp $ss $rp $rs; do wait $p || fail "a channel program failed (round $victim)"; done
+    cat "$work/cs$victim-p.log" "$work/cs$victim-s.log" "$work/cr$victim-p.log" "$work/cr$victim-s.log" | grep -v "^progress\|^sent"
+    k=0
+    for c in p s; do
+      kind=$([ $c = p ] && echo pkt || echo scl)
+      grep -q "^chsend $kind phase 1: [0-9]* sent, then MCAPI_ERR_CHAN_NOTOPEN$" "$work/cs$victim-$c.log" ||
+        fail "round $victim: the $kind sender's channel did not end with MCAPI_ERR_CHAN_NOTOPEN"
+      got=$(sed -n "s/^chrecv $kind phase 1: items 1..\([0-9]*\) in order, intact, then MCAPI_ERR_CHAN_NOTOPEN$/\1/p" \
+        "$work/cr$victim-$c.log")
+      [ -n "$got" ] || fail "round $victim: the $kind receiver's channel did not end with MCAPI_ERR_CHAN_NOTOPEN"
+      k=$((k + got))
+      grep -q "^chrecv $kind phase 2: items 1..$m in order, intact, then MCAPI_ERR_CHAN_NOTOPEN$" "$work/cr$victim-$c.log" ||
+        fail "round $victim: the new $kind channel did not carry all $m items"
+      grep -q "^chsend $kind: $m sent on the new channel, closed$" "$work/cs$victim-$c.log" ||
+        fail "round $victim: the $kind sender did not finish its new channel"
+    done
+    # Acknowledged (delivered into the receivers' channels) before the kill:
+    # the frames since the round began, less the two opens.
+    echo "round $victim: acknowledged before the kill at least $((acked - acked0 - 2)) items, received $k"
+    [ "$k" -ge $((acked - acked0 - 2)) ] || fail "round $victim: acknowledged items were lost"
+  done
+  grep -h "restarted:" "$work"/b*.log
   ;;
 refused)
   newkey "$work/key"; newkey "$work/other"
@@ -255,6 +313,20 @@ refused)
   start_bridge 1
   wait_state 1 2 up
   wait_state 2 1 up
+  # A hello of wire version 1 (no keep-alive): refused, and the log says why.
+  python3 - "${u2#ipc://}" <<'PY' || fail "could not send a version 1 hello"
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+body = bytes([1]) + struct.pack("<III", 0x4258434d, 1, 1) + bytes(56)
+s.sendall(struct.pack("<I", len(body)) + body)
+try:
+    s.recv(1)  # the bridge closes the connection
+except OSError:
+    pass
+PY
+  wait_line "$work/b2.log" "refused a connection: a bridge of wire version 1, this one speaks 2 (update both)" 5
   grep -h "refused" "$work"/b*.log | sort | uniq -c
   ;;
 channels)
@@ -604,9 +676,10 @@ netns)
   ip netns exec "$nb" "$node" send 2 4 1 1 11 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
   wait_line "$work/r2.log" "^progress $((n / 4))\$" 120
   kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down"
+  # A cut shorter than the keep-alive's 2 s (4 x 500 ms): the stream pauses.
   timeout 10 ip netns exec "$na" ip link set "v$na" down
   echo "link down"
-  sleep 1
+  sleep 0.5
   timeout 10 ip netns exec "$na" ip link set "v$na" up
   echo "link up"
   # Again at half-way, and this time host a drops its end of the connection
@@ -622,6 +695,38 @@ netns)
   sleep 1
   timeout 10 ip netns exec "$na" ip link set "v$na" up
   echo "link up"
+  # At three quarters, a cut with no reset at all (the link goes down and
+  # nothing is dropped): only the keep-alive notices it. Bridge 1 must mark
+  # its proxy and the domain 1 sender get MCAPI_ERR_TRANSMISSION within
+  # dead_after (2 s) + 3 s; its status says the peer is down; then the link
+  # comes back and everything whose send succeeded arrives once, in order.
+  wait_line "$work/r2.log" "^progress $((3 * n / 4))\$" 120
+  kill -0 $s1 2>/dev/null || fail "the stream ended before the link was cut"
+  away0=$(grep -c "peer domain 2 away" "$work/b1.log")
+  tx0=$(grep -c "MCAPI_ERR_TRANSMISSION, sending it again" "$work/s1.log")
+  t0=$(date +%s%N)
+  timeout 10 ip netns exec "$na" ip link set "v$na" down
+  echo "link cut (no reset)"
+  marked= refused=
+  for _ in $(seq 1 100); do # 5 s
+    [ -z "$marked" ] && [ "$(grep -c "peer domain 2 away" "$work/b1.log")" -gt "$away0" ] &&
+      marked=$((($(date +%s%N) - t0) / 1000000))
+    [ -z "$refused" ] && [ "$(grep -c "MCAPI_ERR_TRANSMISSION, sending it again" "$work/s1.log")" -gt "$tx0" ] &&
+      refused=$((($(date +%s%N) - t0) / 1000000))
+    [ -n "$marked" ] && [ -n "$refused" ] && break
+    sleep 0.05
+  done
+  [ -n "$marked" ] || fail "bridge 1 did not mark its proxy within 5 s of a cut link (keep-alive)"
+  [ -n "$refused" ] || fail "the domain 1 sender got no MCAPI_ERR_TRANSMISSION within 5 s of a cut link"
+  echo "keep-alive: bridge 1 marked its proxy ${marked} ms after the cut, the sender was refused after ${refused} ms"
+  wait_state 1 2 down 2
+  grep "peer domain 2 .* state down " "$work/s1/status"
+  grep -q "peer domain 2: down (nothing received for 2000 ms: keep-alive)" "$work/b1.log" ||
+    fail "bridge 1 does not say the keep-alive found the connection lost"
+  wait_line "$work/b2.log" "peer domain 1: down (nothing received for 2000 ms: keep-alive)" 5
+  timeout 10 ip netns exec "$na" ip link set "v$na" up
+  echo "link up"
+  wait_state 1 2 up 20
   for p in $s1 $s2 $r1 $r2; do wait $p || fail "a node failed"; done
   cat "$work/r1.log" "$work/r2.log"
   grep -h "down\|away\|up:\|: up" "$work/b1.log" "$work/b2.log" | grep -v "listening"
@@ -674,7 +779,8 @@ netns)
   grep -q "pktsend: $m packets sent, close: MCAPI_SUCCESS" "$work/s3.log" || fail "packet sender"
   grep -q "sclsendo: $m scalars sent, close: MCAPI_SUCCESS" "$work/s4.log" || fail "scalar sender"
   if [ "$killed" -ge 1 ]; then
-    [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 2 ] || fail "bridge 1 did not see the second drop"
+    # the first and the keep-alive's cut of the message stream, and this one
+    [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 3 ] || fail "bridge 1 did not see the second drop"
   fi
   ;;
 config)
@@ -694,6 +800,15 @@ config)
   check 1 "other than the local one" '{"domain": 1, '"$good"', "peers": {"1": "tcp://h:1"}}'
   check 1 "tcp://host:port or ipc:///path" '{"domain": 1, '"$good"', "peers": {"2": "http://h:1"}}'
   check 1 '"domain" must be a whole number' '{"domain": -1, '"$good"', "peers": {}}'
+  # The keep-alive interval: 20..60000 ms or "off"; the default is 500.
+  check 0 "1 peer(s), keep-alive 500 ms" '{"domain": 1, '"$good"', "peers": {"2": "tcp://h:1"}}'
+  check 0 "keep-alive 20 ms" '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": 20}'
+  check 0 "keep-alive 60000 ms" '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": 60000}'
+  check 0 "keep-alive off" '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": "off"}'
+  for bad in 19 60001 0 1.5 '"on"' '"500"'; do
+    check 1 'line 1: "keepalive_ms" must be a whole number from 20 to 60000, or "off"' \
+      '{"domain": 1, '"$good"', "peers": {}, "keepalive_ms": '"$bad"'}'
+  done
   chmod 644 "$work/key"
   check 1 "readable or writable by others" '{"domain": 1, '"$good"', "peers": {}}'
   printf 'short' > "$work/key"; chmod 600 "$work/key"

@@ -42,6 +42,16 @@
  *   sclrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [GOFILE|stop]  connects the remote
  *                                               endpoint (the sender) to its endpoint PORT, then
  *                                               as sclrecv
+ *   chsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT pkt|scl  a channel through a bridge that is
+ *                                               killed: connects, sends 1, 2, ... until a send
+ *                                               fails (must be MCAPI_ERR_CHAN_NOTOPEN), closes;
+ *                                               then gets the endpoint again, connects a new
+ *                                               channel and sends COUNT (again while a send fails
+ *                                               with MCAPI_ERR_CHAN_NOTOPEN before COUNT: the
+ *                                               receiver had not closed yet), closes
+ *   chrecv DOMAIN NODE PORT COUNT pkt|scl       its pair: receives until MCAPI_ERR_CHAN_NOTOPEN,
+ *                                               each item in order from 1, intact (paced), closes,
+ *                                               opens again and receives COUNT, then the close
  *
  * An item is {sender, sequence, priority, check} followed by a fill pattern
  * of the sequence. `recv` fails on a duplicate, a reorder, a torn payload,
@@ -296,6 +306,167 @@ static int pkt_stop(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned lon
   return 0;
 }
 
+/* chsend / chrecv (a bridge killed while the channel is open): one item. */
+static void ch_send(int scl, mcapi_pktchan_send_hndl_t ph, mcapi_sclchan_send_hndl_t sh, uint32_t i,
+                    mcapi_status_t *st)
+{
+  if (scl) {
+    mcapi_sclchan_send_uint64(sh, scl_value(4 * (unsigned long)i), st); /* i << 34 | check */
+    return;
+  }
+  item_t it;
+  make(&it, i, 0);
+  mcapi_pktchan_send(ph, &it, sizeof it, st);
+}
+
+/* Receives one item; its sequence number, 0 when it is torn. */
+static uint32_t ch_recv(int scl, mcapi_pktchan_recv_hndl_t ph, mcapi_sclchan_recv_hndl_t sh, mcapi_status_t *st)
+{
+  if (scl) {
+    uint64_t v = mcapi_sclchan_recv_uint64(sh, st);
+    uint32_t i = (uint32_t)(v >> 34);
+    return *st != MCAPI_SUCCESS || v != scl_value(4 * (unsigned long)i) ? 0 : i;
+  }
+  item_t *it;
+  size_t sz;
+  mcapi_pktchan_recv(ph, (void **)&it, &sz, st);
+  if (*st != MCAPI_SUCCESS)
+    return 0;
+  uint32_t i = sz == sizeof *it && intact(it) ? it->seq : 0;
+  mcapi_status_t r;
+  mcapi_pktchan_release(it, &r);
+  return i;
+}
+
+static int ch_sender(int scl, unsigned long rd, unsigned long rn, unsigned long rp, unsigned long count)
+{
+  mcapi_status_t st;
+  mcapi_request_t req;
+  size_t sz;
+  char m[MCAPI_MAX_STATUS_SIZE];
+  const char *k = scl ? "scl" : "pkt";
+  mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
+  if (st != MCAPI_SUCCESS)
+    die("endpoint_create", st);
+  mcapi_timeout_t t = 60000;
+  mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+  for (int phase = 1, attempt = 0; phase <= 2; attempt++) {
+    if (attempt > 50) {
+      printf("chsend %s: no working channel after 50 attempts\n", k);
+      return 1;
+    }
+    mcapi_endpoint_t to = get_remote(rd, rn, rp);
+    mcapi_pktchan_send_hndl_t ph = 0;
+    mcapi_sclchan_send_hndl_t sh = 0;
+    if (scl)
+      mcapi_sclchan_connect_i(me, to, &req, &st);
+    else
+      mcapi_pktchan_connect_i(me, to, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    if (st != MCAPI_SUCCESS) { /* the proxy went with its bridge meanwhile */
+      printf("chsend %s: connect: %s\n", k, mcapi_display_status(st, m, sizeof m));
+      struct timespec ts = {0, 100000000};
+      nanosleep(&ts, NULL);
+      continue;
+    }
+    if (scl)
+      mcapi_sclchan_send_open_i(&sh, me, &req, &st);
+    else
+      mcapi_pktchan_send_open_i(&ph, me, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("chan send open", st);
+    uint32_t i = 1;
+    for (; phase == 1 || i <= count; i++) {
+      ch_send(scl, ph, sh, i, &st);
+      if (st != MCAPI_SUCCESS)
+        break;
+      if (i % 1000 == 0) {
+        printf("sent %u\n", i);
+        fflush(stdout);
+      }
+    }
+    printf("chsend %s phase %d: %u sent, then %s\n", k, phase, i - 1,
+           st == MCAPI_SUCCESS ? "done" : mcapi_display_status(st, m, sizeof m));
+    fflush(stdout);
+    if (st != MCAPI_SUCCESS && st != MCAPI_ERR_CHAN_NOTOPEN)
+      return 1; /* a channel ends with MCAPI_ERR_CHAN_NOTOPEN, nothing else */
+    if (scl)
+      mcapi_sclchan_send_close_i(sh, &req, &st);
+    else
+      mcapi_pktchan_send_close_i(ph, &req, &st);
+    mcapi_wait(&req, &sz, 30000, &st);
+    printf("chsend %s phase %d: close %s\n", k, phase, mcapi_display_status(st, m, sizeof m));
+    fflush(stdout);
+    if (phase == 2 && i > count)
+      break;
+    phase = 2; /* after the end of phase 1, or an attempt of phase 2 the receiver did not take yet */
+  }
+  printf("chsend %s: %lu sent on the new channel, closed\n", k, count);
+  mcapi_finalize(&st);
+  return 0;
+}
+
+static int ch_receiver(int scl, unsigned long port, unsigned long count)
+{
+  mcapi_status_t st;
+  mcapi_request_t req;
+  size_t sz;
+  char m[MCAPI_MAX_STATUS_SIZE];
+  const char *k = scl ? "scl" : "pkt";
+  mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
+  if (st != MCAPI_SUCCESS)
+    die("endpoint_create", st);
+  mcapi_timeout_t t = 60000; /* bounded: a channel that never ends fails the test */
+  mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+  for (int phase = 1; phase <= 2; phase++) {
+    mcapi_pktchan_recv_hndl_t ph = 0;
+    mcapi_sclchan_recv_hndl_t sh = 0;
+    if (scl)
+      mcapi_sclchan_recv_open_i(&sh, ep, &req, &st);
+    else
+      mcapi_pktchan_recv_open_i(&ph, ep, &req, &st);
+    printf("ready %d\n", phase);
+    fflush(stdout);
+    mcapi_wait(&req, &sz, 60000, &st);
+    if (st != MCAPI_SUCCESS)
+      die("chan recv open", st);
+    uint32_t last = 0;
+    for (;;) {
+      uint32_t i = ch_recv(scl, ph, sh, &st);
+      if (st != MCAPI_SUCCESS)
+        break;
+      if (i != last + 1) { /* a duplicate, a reorder, a gap or a torn item */
+        printf("chrecv %s phase %d: item %u after %u%s\n", k, phase, i, last, i ? "" : " (torn)");
+        return 1;
+      }
+      last = i;
+      if (i % 1000 == 0) {
+        printf("progress %u\n", i);
+        fflush(stdout);
+      }
+      if (phase == 1 && i % 20 == 0) { /* slower than the sender: its channel and the window fill */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+    }
+    printf("chrecv %s phase %d: items 1..%u in order, intact, then %s\n", k, phase, last,
+           mcapi_display_status(st, m, sizeof m));
+    fflush(stdout);
+    if (st != MCAPI_ERR_CHAN_NOTOPEN || (phase == 2 && last != count))
+      return 1;
+    if (scl)
+      mcapi_sclchan_recv_close_i(sh, &req, &st);
+    else
+      mcapi_pktchan_recv_close_i(ph, &req, &st);
+    mcapi_wait(&req, &sz, 10000, &st);
+    printf("chrecv %s phase %d: close %s\n", k, phase, mcapi_display_status(st, m, sizeof m));
+    fflush(stdout);
+  }
+  mcapi_finalize(&st);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 4)
@@ -304,6 +475,11 @@ int main(int argc, char **argv)
   unsigned long d = strtoul(argv[2], NULL, 10), n = strtoul(argv[3], NULL, 10);
   mcapi_status_t st;
   init(d, n);
+  if (!strcmp(mode, "chsend") && argc >= 9)
+    return ch_sender(!strcmp(argv[8], "scl"), strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10),
+                     strtoul(argv[6], NULL, 10), strtoul(argv[7], NULL, 10));
+  if (!strcmp(mode, "chrecv") && argc >= 7)
+    return ch_receiver(!strcmp(argv[6], "scl"), strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
   if (!strcmp(mode, "pktrecv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);

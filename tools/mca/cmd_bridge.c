@@ -26,6 +26,8 @@ static int usage(FILE *f)
              "                  \"peers\": {\"2\": \"tcp://hostb:7302\"}, \"key_file\": \"/etc/mca/key\",\n"
              "                  \"state_dir\": \"/var/lib/mca-bridge\"}\n"
              "                 tls+tcp:// URLs add \"tls\": {\"cert_key\": PEM, \"ca\": PEM} (mutual TLS)\n"
+             "                 \"keepalive_ms\": 20..60000 or \"off\" (default 500): pings on idle\n"
+             "                 connections; one silent for 4 intervals is lost\n"
              "                 state_dir/status shows each peer's state (up, down, refused).\n"
              "  --check FILE   only read and check the configuration\n"
              "  --bench        message round trip and throughput between two domains bridged\n"
@@ -110,7 +112,8 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
     fail(path, root, "the configuration must be a JSON object");
     goto out;
   }
-  static const char *known[] = {"domain", "node", "listen", "peers", "key_file", "state_dir", "window", "tls"};
+  static const char *known[] = {"domain", "node", "listen", "peers", "key_file", "state_dir", "window", "tls",
+                                "keepalive_ms"};
   for (int i = 0; i < root->n; i++) {
     int ok = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
@@ -128,6 +131,17 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
       get_str(path, root, "key_file", keyfile, sizeof keyfile) ||
       get_str(path, root, "state_dir", c->state_dir, sizeof c->state_dir))
     goto out;
+  /* Keep-alive (docs/bridge.md): an interval in ms, or "off". */
+  const json_t *ka = json_get(root, "keepalive_ms");
+  if (ka && ka->type == JSON_STRING && !strcmp(ka->str, "off")) {
+    c->keepalive_ms = MCX_BRIDGE_KEEPALIVE_OFF;
+  } else if (ka && (ka->type != JSON_NUMBER || ka->num < 20 || ka->num > 60000 ||
+                    ka->num != (double)(uint32_t)ka->num)) {
+    fail(path, ka, "\"keepalive_ms\" must be a whole number from 20 to 60000, or \"off\"");
+    goto out;
+  } else if (ka) {
+    c->keepalive_ms = (uint32_t)ka->num;
+  }
   if (c->window > 4096) {
     fail(path, json_get(root, "window"), "\"window\" must be at most 4096");
     goto out;
@@ -236,7 +250,11 @@ int mca_cmd_bridge(int argc, char **argv)
   if (mca_bridge_load_config(config, &c))
     return 1;
   if (check) {
-    printf("mca bridge: %s: domain %u, listen %s, %u peer(s)\n", config, c.domain, c.listen, c.npeers);
+    printf("mca bridge: %s: domain %u, listen %s, %u peer(s), keep-alive ", config, c.domain, c.listen, c.npeers);
+    if (c.keepalive_ms == MCX_BRIDGE_KEEPALIVE_OFF)
+      printf("off\n");
+    else
+      printf("%u ms\n", c.keepalive_ms ? c.keepalive_ms : 500u);
     return 0;
   }
   struct sigaction sa;
