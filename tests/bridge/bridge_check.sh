@@ -733,6 +733,26 @@ config)
   cat "$work/bench.log"
   grep -q "MCAPI message through two bridges" "$work/bench.log" && grep -q "raw nng push/pull" "$work/bench.log" ||
     fail "bench output"
+  # Between two network namespaces over tcp (root only): the sides run in
+  # their namespaces, the namespaces are gone afterwards.
+  if [ "$(id -u)" != 0 ]; then
+    out=$("$mca" bridge --bench --transport tcp --netns --count 200 --rtts 100 2>&1); rc=$?
+    echo "$out"
+    [ $rc != 0 ] && echo "$out" | grep -q "needs root" || fail "bench --netns without root: rc $rc"
+    echo "(not root: the netns bench itself did not run)"
+  elif ! command -v ip >/dev/null; then
+    echo "(the ip command (iproute2) is not installed: the netns bench did not run)"
+  else
+    "$mca" bridge --bench --transport tcp --netns --count 200 --rtts 100 --timeout 120 > "$work/bench.log" 2>&1 ||
+      fail "bench --netns: $(cat "$work/bench.log")"
+    cat "$work/bench.log"
+    ns=$(sed -n 's/^side a, namespace \([^:]*\):.*/\1/p' "$work/bench.log")
+    [ -n "$ns" ] || fail "bench --netns: no namespace named"
+    grep -q "between two network namespaces over a veth pair" "$work/bench.log" &&
+      grep -q "raw / bridge (per round)" "$work/bench.log" || fail "bench --netns output"
+    grep -q "network namespaces ${ns}, ${ns%a}b: removed" "$work/bench.log" || fail "bench --netns: no removal"
+    ! ip netns list | grep -q "^${ns%a}[ab] " || fail "bench --netns left its namespaces"
+  fi
   ;;
 *)
   echo "unknown case $case_"; exit 2 ;;
