@@ -43,6 +43,10 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx);
 mcapi_endpoint_t mcx__foreign_get(mcapi_domain_t domain_id, mcapi_node_t node_id,
                                   mcapi_port_t port_id, mcapi_timeout_t timeout,
                                   mcapi_status_t *mcapi_status);
+/** mcapi_endpoint_get_i() of the same: a request that the owner's test and
+ * wait complete when the bridge answers (mcx_foreign.c). */
+void mcx__foreign_get_i(mcapi_domain_t domain_id, mcapi_node_t node_id, mcapi_port_t port_id,
+                        mcapi_endpoint_t *endpoint, mcapi_request_t *request, mcapi_status_t *mcapi_status);
 
 /* ---- non-blocking calls (mcapi_request.c) */
 /** A request result that is already an MCAPI status (an _i call's own error). */

@@ -47,6 +47,10 @@ MCX_API void mcapi_endpoint_get_i(mcapi_domain_t domain_id, mcapi_node_t node_id
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
+  if (domain_id != mcx__self.dom->domain_id) { /* another domain: through its bridge (mcx_foreign.c) */
+    mcx__foreign_get_i(domain_id, node_id, port_id, endpoint, request, mcapi_status);
+    return;
+  }
   mcapi_status_t s = endpoint ? check_get(domain_id, node_id, port_id) : MCAPI_ERR_PARAMETER;
   if (s != MCAPI_SUCCESS) {
     mcx__nb_fail(s, 0, request, mcapi_status);

@@ -199,6 +199,7 @@ typedef struct bridge {
   mcapi_endpoint_t req_ep, send_ep;
   proxy_t proxies[MAX_PROXIES];
   unsigned nproxies;
+  unsigned drain_next; /* drain_proxies: the proxy served first next time (round robin) */
   dest_t dests[MAX_PROXIES];
   unsigned ndests;
   resolve_t *remote_res, *local_res;
@@ -1353,8 +1354,12 @@ static int drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
   int busy = 0;
   for (unsigned i = 0; i < b->cfg.npeers; i++)
     busy |= flush_notes(b, &b->peers[i]);
-  for (unsigned i = 0; i < b->nproxies; i++)
-    busy |= drain_one(b, &b->proxies[i], buf, cap);
+  /* Round robin: with a window kept full by one busy proxy (a paced
+   * receiver), the room a frame's acknowledgement frees goes to each proxy
+   * in turn, so another proxy's channel connect or messages are not starved. */
+  unsigned n = b->nproxies, first = n ? b->drain_next++ % n : 0;
+  for (unsigned k = 0; k < n; k++)
+    busy |= drain_one(b, &b->proxies[(first + k) % n], buf, cap);
   for (unsigned i = 0; i < MAX_RCHANS; i++)
     if (b->pulls[i].reverse && b->pulls[i].mode != PX_FREE)
       busy |= drain_one(b, &b->pulls[i], buf, cap);

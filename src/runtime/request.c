@@ -406,6 +406,9 @@ static int progress(mcx__req_t *r)
     res = mcx__pkt_try_send(r->a.ep, r->a.cbuf, r->a.size);
     size = r->a.size;
     break;
+  case REQ_POLL:
+    res = r->a.poller->poll(r->a.buf);
+    break;
   default:
     res = MCX_OK;
     break;
@@ -547,6 +550,8 @@ int mcx__req_cancel(uint32_t handle)
       if (mcx_cas_acq_rel(&r->state, &st, gen << 8 | RS_CANCELLED)) {
         if (is_recv(r->a.kind))
           recv_q_remove(req_idx(handle));
+        if (r->a.kind == REQ_POLL) /* never polled again: its context goes */
+          r->a.poller->drop(r->a.buf, 1);
         return MCX_OK;
       }
       break; /* st reloaded */
@@ -579,8 +584,11 @@ void mcx__req_release_node(uint32_t key)
     if (!(mcx_load_acquire(&bitmap[i / 64]) & (UINT64_C(1) << (i % 64))))
       continue;
     uint32_t st = mcx_load_acquire(&reqs[i].state);
-    if ((st & 0xff) != RS_FREE && mcx_load_relaxed(&reqs[i].owner_key) == key)
+    if ((st & 0xff) != RS_FREE && mcx_load_relaxed(&reqs[i].owner_key) == key) {
+      if ((st & 0xff) == RS_VALID && reqs[i].a.kind == REQ_POLL) /* pending: never polled again */
+        reqs[i].a.poller->drop(reqs[i].a.buf, 0);
       free_slot(i, st >> 8);
+    }
   }
   if (key == mcx__self.key) { /* the finalizing thread's queues */
     memset(recv_qs, 0, sizeof recv_qs);

@@ -511,7 +511,22 @@ enum mcx__req_kind {
   REQ_MSG_SEND = 1, REQ_MSG_RECV, REQ_EP_GET, REQ_DONE,
   /* channels (chan.c) */
   REQ_CHAN_CONNECT, REQ_CHAN_OPEN, REQ_CHAN_CLOSE, REQ_PKT_SEND, REQ_PKT_RECV,
+  /* completed by a poll of its own (a->poller, context a->buf) */
+  REQ_POLL,
 };
+
+/*
+ * A request whose operation is another process's answer (mcx_foreign.c):
+ * poll makes one attempt from the owner's test or wait (MCX_EAGAIN while
+ * pending, else the result; the context is then the poller's own to free);
+ * drop frees the context of a request that will never complete: cancelled
+ * (cancelled = 1, on the owner's thread) or abandoned when its node
+ * finalizes (0).
+ */
+typedef struct mcx__req_poller {
+  int (*poll)(void *ctx);
+  void (*drop)(void *ctx, int cancelled);
+} mcx__req_poller_t;
 
 typedef struct mcx__req_args {
   uint32_t kind;
@@ -521,6 +536,7 @@ typedef struct mcx__req_args {
   size_t size;
   uint32_t *out_handle;
   uint32_t chan; /* channels: type | direction << 8 (chan.c) */
+  const mcx__req_poller_t *poller; /* REQ_POLL */
 } mcx__req_args_t;
 
 /**

@@ -3,7 +3,7 @@
 # Two MCAPI domains on this machine, each with its own bridge process and its
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
-# CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | config
+# CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | geti | config
 # Exit 77 (skip) with the reason when the bridge is not built.
 set -u
 case_=$1 mca=$2 node=$3
@@ -783,6 +783,36 @@ netns)
     [ "$(grep -c 'peer domain 2: down' "$work/b1.log")" = 3 ] || fail "bridge 1 did not see the second drop"
   fi
   ;;
+geti)
+  # mcapi_endpoint_get_i() of endpoints in another domain: several at once,
+  # some made only later, a wait with timeout, a cancel, an unconfigured
+  # domain, messages to the handles got; then the local bridge killed while
+  # a get_i waits. bridge_node checks each status itself. Once in the spec
+  # profile, once in mca-2.0.3 (pending calls and tests report MCAPI_SUCCESS,
+  # a failed get_i also leaves a completed request).
+  run_geti() { # run_geti LABEL [LATE_MS]
+    two_bridges ipc
+    "$node" getipeer 2 2 "$work/go$1" 20 ${2:-0} >"$work/p$1.log" 2>&1 & pp=$!; pids+=($pp)
+    wait_line "$work/p$1.log" ready
+    "$node" geti 1 3 2 2 "$work/go$1" 20 >"$work/g$1.log" 2>&1 & gp=$!; pids+=($gp)
+    wait $pp || fail "getipeer ($1): $(cat "$work/p$1.log")"
+    wait_line "$work/g$1.log" "^pending 99\$"
+    kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
+    wait $gp; rc=$?
+    cat "$work/g$1.log" "$work/p$1.log"
+    [ $rc = 0 ] || fail "geti ($1)"
+    grep -q "^geti: 0 failure(s)\$" "$work/g$1.log" || fail "geti ($1): no summary"
+    kill -TERM "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
+    "$mca" domains --clean >/dev/null 2>&1
+    rm -rf "$work/s1" "$work/s2" "$work"/d*.sock
+  }
+  # Port 45 appears 11 s after the others: longer than a query (10 s), so
+  # its get is asked again after the bridge's MCAPI_TIMEOUT (and the
+  # cancelled get's late answer comes meanwhile and is dropped).
+  run_geti spec 11000
+  export MCX_NAMESPACE=bridge$$c MCX_COMPAT=mca-2.0.3
+  run_geti mca203
+  ;;
 config)
   # Bad configurations are refused with a message naming the problem.
   newkey "$work/key"; mkdir -p "$work/s"
@@ -818,6 +848,26 @@ config)
   cat "$work/bench.log"
   grep -q "MCAPI message through two bridges" "$work/bench.log" && grep -q "raw nng push/pull" "$work/bench.log" ||
     fail "bench output"
+  # Between two network namespaces over tcp (root only): the sides run in
+  # their namespaces, the namespaces are gone afterwards.
+  if [ "$(id -u)" != 0 ]; then
+    out=$("$mca" bridge --bench --transport tcp --netns --count 200 --rtts 100 2>&1); rc=$?
+    echo "$out"
+    [ $rc != 0 ] && echo "$out" | grep -q "needs root" || fail "bench --netns without root: rc $rc"
+    echo "(not root: the netns bench itself did not run)"
+  elif ! command -v ip >/dev/null; then
+    echo "(the ip command (iproute2) is not installed: the netns bench did not run)"
+  else
+    "$mca" bridge --bench --transport tcp --netns --count 200 --rtts 100 --timeout 120 > "$work/bench.log" 2>&1 ||
+      fail "bench --netns: $(cat "$work/bench.log")"
+    cat "$work/bench.log"
+    ns=$(sed -n 's/^side a, namespace \([^:]*\):.*/\1/p' "$work/bench.log")
+    [ -n "$ns" ] || fail "bench --netns: no namespace named"
+    grep -q "between two network namespaces over a veth pair" "$work/bench.log" &&
+      grep -q "raw / bridge (per round)" "$work/bench.log" || fail "bench --netns output"
+    grep -q "network namespaces ${ns}, ${ns%a}b: removed" "$work/bench.log" || fail "bench --netns: no removal"
+    ! ip netns list | grep -q "^${ns%a}[ab] " || fail "bench --netns left its namespaces"
+  fi
   ;;
 *)
   echo "unknown case $case_"; exit 2 ;;

@@ -42,6 +42,17 @@
  *   sclrecvc DOMAIN NODE PORT RDOMAIN RNODE RPORT COUNT [GOFILE|stop]  connects the remote
  *                                               endpoint (the sender) to its endpoint PORT, then
  *                                               as sclrecv
+ *   geti DOMAIN NODE RDOMAIN RNODE GOFILE COUNT  mcapi_endpoint_get_i of the remote ports
+ *                                               40..45 at once (44 cancelled, a wait with timeout
+ *                                               on 45, a get in the unconfigured domain 9); 42,
+ *                                               43 and 45 are created only after GOFILE (which it
+ *                                               makes once 40 and 41 completed and 42 and 43 did
+ *                                               not); sends COUNT items to each handle got; then a
+ *                                               get_i of port 99, which the test ends by killing
+ *                                               the local bridge; checks every status itself
+ *   getipeer DOMAIN NODE GOFILE COUNT [LATE_MS]  creates ports 40, 41, and 42, 43 once GOFILE
+ *                                               exists, 45 LATE_MS after them; receives COUNT
+ *                                               items on each, in order
  *   chsend DOMAIN NODE RDOMAIN RNODE RPORT COUNT pkt|scl  a channel through a bridge that is
  *                                               killed: connects, sends 1, 2, ... until a send
  *                                               fails (must be MCAPI_ERR_CHAN_NOTOPEN), closes;
@@ -467,6 +478,140 @@ static int ch_receiver(int scl, unsigned long port, unsigned long count)
   return 0;
 }
 
+/* geti: checks one status, says which call gave what. */
+static int failures;
+static void expect(const char *what, mcapi_status_t got, mcapi_status_t want)
+{
+  char g[MCAPI_MAX_STATUS_SIZE], w[MCAPI_MAX_STATUS_SIZE];
+  mcapi_display_status(got, g, sizeof g);
+  printf("geti: %s: %s", what, g);
+  if (got != want) {
+    printf(", expected %s: FAIL", mcapi_display_status(want, w, sizeof w));
+    failures++;
+  }
+  printf("\n");
+  fflush(stdout);
+}
+
+static int geti(mcapi_domain_t rd, mcapi_node_t rn, const char *go, unsigned long count)
+{
+  /* mca-2.0.3 reports a pending request's call and test as MCAPI_SUCCESS. */
+  const char *c = getenv("MCX_COMPAT");
+  int ref = c && !strcmp(c, "mca-2.0.3");
+  mcapi_status_t pending = ref ? MCAPI_SUCCESS : MCAPI_PENDING, st;
+  static const mcapi_port_t ports[] = {40, 41, 42, 43, 44, 45};
+  mcapi_endpoint_t h[6] = {0}, hu = 0;
+  mcapi_request_t rq[6], ru;
+  size_t sz;
+  char what[80];
+  for (int i = 0; i < 6; i++) {
+    mcapi_endpoint_get_i(rd, rn, ports[i], &h[i], &rq[i], &st);
+    snprintf(what, sizeof what, "get_i of port %u returns", ports[i]);
+    expect(what, st, pending);
+  }
+  mcapi_endpoint_get_i(9, rn, 40, &hu, &ru, &st);
+  expect("get_i in the unconfigured domain 9 returns", st, pending);
+  mcapi_wait(&ru, &sz, 20000, &st);
+  expect("its wait", st, MCAPI_ERR_DOMAIN_INVALID);
+  /* Port 45 does not exist yet: the wait times out, the request stays. */
+  mcapi_boolean_t done = mcapi_wait(&rq[5], &sz, 300, &st);
+  expect("wait(300 ms) of port 45 (not created yet)", st, MCAPI_TIMEOUT);
+  done |= mcapi_test(&rq[5], &sz, &st);
+  expect("then its test", st, pending);
+  if (done) {
+    printf("geti: the request of port 45 completed before the port existed: FAIL\n");
+    failures++;
+  }
+  mcapi_cancel(&rq[4], &st);
+  expect("cancel of port 44", st, MCAPI_SUCCESS);
+  mcapi_wait(&rq[4], &sz, 1000, &st);
+  expect("its wait", st, MCAPI_ERR_REQUEST_CANCELLED);
+  /* 40 and 41 exist: both complete, whichever comes first. */
+  mcapi_request_t *two[2] = {&rq[0], &rq[1]};
+  mcapi_uint_t i = mcapi_wait_any(2, two, &sz, 20000, &st);
+  expect("wait_any of ports 40, 41", st, MCAPI_SUCCESS);
+  if (i >= 2)
+    return 1;
+  mcapi_wait(two[1 - i], &sz, 20000, &st); /* the other one */
+  expect("wait of the other", st, MCAPI_SUCCESS);
+  /* 42 and 43 do not exist yet: still pending. */
+  for (int i = 2; i < 4; i++) {
+    if (mcapi_test(&rq[i], &sz, &st)) {
+      printf("geti: the request of port %u completed before the port existed: FAIL\n", ports[i]);
+      failures++;
+    }
+    snprintf(what, sizeof what, "test of port %u (not created yet)", ports[i]);
+    expect(what, st, pending);
+  }
+  FILE *f = fopen(go, "w"); /* the remote program creates 42, 43, 45 now */
+  if (f)
+    fclose(f);
+  mcapi_request_t *three[3] = {&rq[2], &rq[3], &rq[5]};
+  int left = 3;
+  while (left > 0) {
+    mcapi_request_t *live[3];
+    int map[3], n = 0;
+    for (int i = 0; i < 3; i++)
+      if (three[i])
+        map[n] = i, live[n++] = three[i];
+    i = mcapi_wait_any((size_t)n, live, &sz, 20000, &st);
+    expect("wait_any of ports 42, 43, 45 (created later)", st, MCAPI_SUCCESS);
+    if (st != MCAPI_SUCCESS || i >= (mcapi_uint_t)n)
+      return 1;
+    three[map[i]] = NULL;
+    left--;
+  }
+  /* Each request wrote its own handle: five different proxies. */
+  static const int got[] = {0, 1, 2, 3, 5};
+  for (int a = 0; a < 5; a++)
+    for (int b = 0; b < a; b++)
+      if (!h[got[a]] || h[got[a]] == h[got[b]]) {
+        printf("geti: handles of ports %u and %u: %#x %#x: FAIL\n", ports[got[a]], ports[got[b]],
+               (unsigned)h[got[a]], (unsigned)h[got[b]]);
+        failures++;
+      }
+  mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
+  if (st != MCAPI_SUCCESS)
+    die("endpoint_create", st);
+  mcapi_timeout_t t = 60000;
+  mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+  for (unsigned long k = 1; k <= count; k++)
+    for (int a = 0; a < 5; a++) {
+      item_t it;
+      make(&it, (uint32_t)k, ports[got[a]]);
+      for (int tries = 0;; tries++) { /* mca-2.0.3: a full queue refuses at once */
+        mcapi_msg_send(me, h[got[a]], &it, sizeof it, 1, &st);
+        if (st != MCAPI_ERR_MEM_LIMIT || tries == 6000)
+          break;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+      }
+      if (st != MCAPI_SUCCESS)
+        die("msg_send to a handle got with get_i", st);
+    }
+  printf("geti: sent %lu items to each of the 5 handles\n", count);
+  /* The local bridge dies while a get_i waits: the request completes with
+   * the status of the blocking get, MCAPI_ERR_DOMAIN_INVALID. */
+  mcapi_endpoint_t h99 = 0;
+  mcapi_request_t r99;
+  mcapi_endpoint_get_i(rd, rn, 99, &h99, &r99, &st);
+  expect("get_i of port 99 (never created) returns", st, pending);
+  printf("pending 99\n");
+  fflush(stdout);
+  mcapi_wait(&r99, &sz, 60000, &st);
+  expect("its wait, the local bridge killed meanwhile", st, MCAPI_ERR_DOMAIN_INVALID);
+  /* No bridge now: the call itself says so (mca-2.0.3: and its request). */
+  mcapi_endpoint_get_i(rd, rn, 40, &h99, &r99, &st);
+  expect("get_i without a bridge returns", st, MCAPI_ERR_DOMAIN_INVALID);
+  if (ref) {
+    mcapi_wait(&r99, &sz, 1000, &st);
+    expect("its wait (mca-2.0.3: a completed request carries the error)", st, MCAPI_ERR_DOMAIN_INVALID);
+  }
+  mcapi_finalize(&st);
+  printf("geti: %d failure(s)\n", failures);
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 4)
@@ -625,6 +770,50 @@ int main(int argc, char **argv)
       die("sclchan_send_open", st);
     return scl_send_all("sclsendo", sh, count, step);
   }
+  if (!strcmp(mode, "getipeer") && argc >= 6) {
+    const char *go = argv[4];
+    unsigned long count = strtoul(argv[5], NULL, 10), late_ms = argc > 6 ? strtoul(argv[6], NULL, 10) : 0;
+    static const mcapi_port_t ports[] = {40, 41, 42, 43, 45};
+    mcapi_endpoint_t ep[5];
+    for (int i = 0; i < 5; i++) {
+      if (i == 2) { /* the others only once the remote program asked for them */
+        printf("ready\n");
+        fflush(stdout);
+        for (int k = 0; k < 6000 && access(go, F_OK) != 0; k++) {
+          struct timespec ts = {0, 10000000};
+          nanosleep(&ts, NULL);
+        }
+        if (access(go, F_OK) != 0) {
+          printf("getipeer: no %s after 60 s\n", go);
+          return 1;
+        }
+      }
+      if (i == 4 && late_ms) { /* longer than one query of the bridge: asked again */
+        struct timespec ts = {(time_t)(late_ms / 1000), (long)(late_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+      }
+      ep[i] = mcapi_endpoint_create(ports[i], &st);
+      if (st != MCAPI_SUCCESS)
+        die("endpoint_create", st);
+      mcapi_timeout_t t = 60000; /* bounded */
+      mcapi_endpoint_set_attribute(ep[i], MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
+    }
+    for (int i = 0; i < 5; i++)
+      for (unsigned long k = 1; k <= count; k++) {
+        item_t it;
+        size_t sz;
+        mcapi_msg_recv(ep[i], &it, sizeof it, &sz, &st);
+        if (st != MCAPI_SUCCESS)
+          die("msg_recv", st);
+        if (sz != sizeof it || !intact(&it) || it.seq != k || it.prio != ports[i]) {
+          printf("getipeer: port %u: item %lu is seq %u for port %u\n", ports[i], k, it.seq, it.prio);
+          return 1;
+        }
+      }
+    printf("getipeer: 5 endpoints, %lu items each, in order, each at the port it was sent to\n", count);
+    mcapi_finalize(&st);
+    return 0;
+  }
   if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
     int loss = 0, pace = 0;
@@ -723,6 +912,8 @@ int main(int argc, char **argv)
     return 2;
   unsigned long rd = strtoul(argv[4], NULL, 10), rn = strtoul(argv[5], NULL, 10),
                 rp = strtoul(argv[6], NULL, 10), count = argc > 7 ? strtoul(argv[7], NULL, 10) : 0;
+  if (!strcmp(mode, "geti"))
+    return geti((mcapi_domain_t)rd, (mcapi_node_t)rn, argv[6], count);
   if (!strcmp(mode, "get")) {
     mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, (mcapi_timeout_t)count, &st);
     char m[MCAPI_MAX_STATUS_SIZE];

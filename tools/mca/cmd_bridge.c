@@ -15,7 +15,8 @@ static int usage(FILE *f)
 {
   fprintf(f, "usage: mca bridge --config FILE\n"
              "       mca bridge --check FILE\n"
-             "       mca bridge --bench [--transport ipc|tcp] [--count N] [--rtts N] [--size BYTES]\n\n"
+             "       mca bridge --bench [--transport ipc|tcp] [--netns] [--count N] [--rtts N] [--rounds N]\n"
+             "                          [--size BYTES] [--timeout SECONDS]\n\n"
              "Joins this machine's MCAPI domain to the domains of other hosts: the bridge is a\n"
              "node of its domain (node 16000 unless the configuration says otherwise) and holds\n"
              "nng connections to the other domains' bridges. mcapi_endpoint_get() of a\n"
@@ -32,11 +33,16 @@ static int usage(FILE *f)
              "  --check FILE   only read and check the configuration\n"
              "  --bench        message round trip and throughput between two domains bridged\n"
              "                 on this machine, beside raw nng req/rep and push/pull over the\n"
-             "                 same transport; the bridge's cost as a ratio\n"
-             "  --transport T  ipc (default) or tcp (127.0.0.1)\n"
-             "  --count N      messages per throughput round (default 20000; 5 rounds)\n"
-             "  --rtts N       timed round trips (default 2000)\n"
-             "  --size BYTES   message size (default 64)\n");
+             "                 same transport, rounds alternating; the bridge's cost as ratios\n"
+             "  --transport T  ipc (default) or tcp (127.0.0.1; with --netns over a veth pair)\n"
+             "  --netns        each domain's side (bridge, node, nng peer) in a network namespace\n"
+             "                 of its own, joined by a veth pair (10.78.0.1 - 10.78.0.2); needs\n"
+             "                 root; the namespaces are made for the run and always removed\n"
+             "  --count N      messages per throughput round (default 20000)\n"
+             "  --rtts N       timed round trips, spread over the rounds (default 2000)\n"
+             "  --rounds N     rounds (default 5, at most 16)\n"
+             "  --size BYTES   message size (default 64)\n"
+             "  --timeout S    the whole run is stopped after S seconds (default 600)\n");
 #ifndef MCA_HAVE_BRIDGE
   fprintf(f, "\nNot built here: nng was not found at build time (Debian: libnng-dev; CMake option MCX_BRIDGE).\n");
 #endif
