@@ -33,8 +33,13 @@ cap = int(sys.argv[1])
 assert c["sent"] == cap + 40 and c["received"] == 80 and c["dropped"] == 1 and c["queued"] == cap - 40, (c, cap)
 # the depth is sampled at the 64th receive: cap + 40 - 64 left, with the one being taken
 assert c["high_water"] == cap - 23, (c, cap)
+# port 7: one 300-byte message queued, so one message pool buffer in use
+g = [x for x in p["endpoints"] if x["port"] == 7][0]
+assert g["queued"] == 1, g
+assert p["msg_buffers"] >= 1 and p["msg_buffers_in_use"] == 1, p
 ' "$cap"
 grep -q "port 6: .*messages sent $((cap + 40)), received 80, dropped 1" <<<"$out"
+grep -q "messages queued, 1 of [0-9]* message buffers in use" <<<"$out"
 # --watch refreshes; --count bounds it
 w=$("$mca" domains --namespace "$MCX_NAMESPACE" --watch 0.1 --count 2)
 [ "$(grep -c 'mca domains --watch' <<<"$w")" -eq 2 ] || { echo "--watch --count 2 did not refresh twice"; exit 1; }
@@ -46,7 +51,7 @@ done
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 echo "$out"
 grep -q "removed partition /mcx-$(id -u)-${MCX_NAMESPACE}-d40: every node dead" <<<"$out"
-grep -q " $((1 + cap - 40)) queued message(s) dropped" <<<"$out"
+grep -q " $((2 + cap - 40)) queued message(s) dropped" <<<"$out"
 test ! -e "$obj" || { echo "--clean left $obj"; exit 1; }
 "$mca" domains --clean --namespace "$MCX_NAMESPACE" | grep -q "nothing to remove"
 # A partition whose header this release cannot read (another release's

@@ -575,7 +575,7 @@ domains)
     fail "bridge 1's status line"
   # The lines that were there before are unchanged (one per node and endpoint, the summary).
   grep -q "^  node 16000: pid ${bpid[1]} tid [0-9]* alive\$" "$work/domains.txt" || fail "node line"
-  grep -q "^  [0-9]* of [0-9]* endpoints in use, [0-9]* messages queued\$" "$work/domains.txt" || fail "summary line"
+  grep -q "^  [0-9]* of [0-9]* endpoints in use, [0-9]* messages queued, [0-9]* of [0-9]* message buffers in use$" "$work/domains.txt" || fail "summary line"
   "$mca" domains --namespace "$MCX_NAMESPACE" --json "$work/domains.json" || fail "mca domains --json"
   python3 - "$work/domains.json" "$work" <<'PY' || fail "JSON: $(cat "$work/domains.json")"
 import json, sys

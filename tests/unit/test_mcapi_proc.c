@@ -635,6 +635,14 @@ int main(int argc, char **argv)
         if (s != MCAPI_SUCCESS)
           _exit(5);
       }
+    /* Port 7: one message larger than a slot's inline bytes, queued: one
+     * buffer of the message pool in use. */
+    mcapi_endpoint_t g = mcapi_endpoint_create(7, &s);
+    char big[300];
+    memset(big, 'g', sizeof big);
+    mcapi_msg_send(g, g, big, sizeof big, 2, &s);
+    if (s != MCAPI_SUCCESS)
+      _exit(6);
     printf("%u\n", cap); /* the queue's capacity */
     fflush(stdout);
     _exit(0);

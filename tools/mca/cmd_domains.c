@@ -65,6 +65,7 @@ typedef struct part_info {
   int compat203;
   double mib;
   int alive, dead, neps, nnodes, total_queued;
+  uint32_t msg_bufs, msg_bufs_used; /* the message payload pool: buffers, and those not free */
   node_info_t nodes[MAX_SHOWN_NODES];
   ep_info_t eps[MAX_SHOWN_EPS];
   int nbridges;
@@ -227,6 +228,11 @@ static void inspect(const char *name, part_info_t *p)
   p->compat203 = h->compat == MCX_COMPAT_MCA203_;
   p->max_eps = h->max_endpoints;
   p->nprio = h->nprio;
+  mcx__msg_attach(&d);
+  p->msg_bufs = d.mpool.pool.n;
+  p->msg_bufs_used = 0;
+  for (uint32_t b = 0; b < d.mpool.pool.n; b++) /* relaxed: a statistic */
+    p->msg_bufs_used += mcx_load_relaxed(&d.mpool.state[b]) != 0;
   mcx__node_t *nodes = mcx__nodes(&d);
   for (uint32_t i = 0; i < h->max_nodes; i++) {
     /* acquire: pairs with the release that publishes a node slot (join) */
@@ -323,7 +329,8 @@ static void print_text(FILE *o, const part_info_t *p)
             e->recv_waiters, e->send_waiters, (unsigned long long)e->sent, (unsigned long long)e->received,
             (unsigned long long)e->dropped);
   }
-  fprintf(o, "  %d of %u endpoints in use, %d messages queued\n", p->neps, p->max_eps, p->total_queued);
+  fprintf(o, "  %d of %u endpoints in use, %d messages queued, %u of %u message buffers in use\n",
+          p->neps, p->max_eps, p->total_queued, p->msg_bufs_used, p->msg_bufs);
   for (int i = 0; i < p->nbridges; i++) {
     const bridge_info_t *b = &p->bridges[i];
     if (!b->status[0]) {
@@ -352,9 +359,10 @@ static void print_json(FILE *o, const part_info_t *p, int first)
     return;
   }
   fprintf(o, ", \"domain\": %u, \"locking\": \"%s\", \"profile\": \"%s\", \"reserved_mib\": %.2f, "
-             "\"nodes_alive\": %d, \"nodes_dead\": %d, \"endpoints_max\": %u, \"queued\": %d,\n   \"nodes\": [",
+             "\"nodes_alive\": %d, \"nodes_dead\": %d, \"endpoints_max\": %u, \"queued\": %d, "
+             "\"msg_buffers\": %u, \"msg_buffers_in_use\": %u,\n   \"nodes\": [",
           p->domain, p->locking, p->compat203 ? "mca-2.0.3" : "spec", p->mib, p->alive, p->dead, p->max_eps,
-          p->total_queued);
+          p->total_queued, p->msg_bufs, p->msg_bufs_used);
   for (int i = 0; i < p->nnodes; i++)
     fprintf(o, "%s{\"node\": %u, \"pid\": %u, \"tid\": %u, \"alive\": %s}", i ? ", " : "", p->nodes[i].node,
             p->nodes[i].pid, p->nodes[i].tid, p->nodes[i].alive ? "true" : "false");
