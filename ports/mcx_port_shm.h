@@ -61,6 +61,14 @@ int mcx_port_shm_open_mode(const char *name, size_t min_size, unsigned mode, mcx
 /** @brief Maps @p size bytes of an open object read/write, shared. NULL on failure. */
 void *mcx_port_shm_map(const mcx_port_shm_t *shm, size_t size);
 
+/**
+ * @brief Maps the regular file @p path (created 0600 when missing, and
+ * extended with zeros to @p size) read/write and shared: stores into it
+ * outlive the process at once, with no system call per store.
+ * @return the mapping (unmap with mcx_port_shm_unmap()), or NULL.
+ */
+void *mcx_port_map_file(const char *path, size_t size);
+
 /** @brief Unmaps what mcx_port_shm_map() returned. */
 void mcx_port_shm_unmap(void *addr, size_t size);
 

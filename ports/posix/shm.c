@@ -99,6 +99,24 @@ void *mcx_port_shm_map(const mcx_port_shm_t *shm, size_t size)
   return p == MAP_FAILED ? NULL : p;
 }
 
+void *mcx_port_map_file(const char *path, size_t size)
+{
+  if (!path || !size)
+    return NULL;
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      ((size_t)st.st_size < size && ftruncate(fd, (off_t)size) != 0)) {
+    close(fd);
+    return NULL;
+  }
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  return p == MAP_FAILED ? NULL : p;
+}
+
 void mcx_port_shm_unmap(void *addr, size_t size)
 {
   if (addr && size)

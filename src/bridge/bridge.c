@@ -30,6 +30,7 @@
 #include "mcx.h"
 #include "mcx_bridge.h"
 #include "ports/mcx_port.h"
+#include "ports/mcx_port_shm.h"
 #include "sync/lock.h"
 
 enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6, F_PING = 7 };
@@ -108,7 +109,7 @@ typedef struct peer {
   uint64_t ack_sent;
   int force_ack;
   ev_t *pend_head, *pend_tail; /* DATA received, not yet delivered (destination full) */
-  FILE *rec;
+  struct record *rec; /* the delivery record, a mapped file (record_open) */
   uint64_t delivered_total, dropped_total, sent_total;
   note_t *notes, *notes_tail;
 } peer_t;
@@ -838,35 +839,39 @@ static void send_small(peer_t *p, uint8_t type, const uint8_t *body, uint32_t le
 
 /* ---- delivery record: which data frames of the peer's incarnation are in
  * local queues. Written after each delivery, before its acknowledgement. */
+/* The file is mapped: a delivery is recorded by one store right after the
+ * send returns (no system call), which outlives a kill -9 at once. */
+struct record {
+  mcx_atomic_u64 inc, delivered;
+};
+
 static void record_open(bridge_t *b, peer_t *p)
 {
   char path[400];
   snprintf(path, sizeof path, "%s/delivered-d%u-from-d%u", b->cfg.state_dir, b->cfg.domain, p->domain);
-  p->rec = fopen(path, "r+b");
-  if (p->rec) {
-    uint8_t r[16];
-    if (fread(r, 1, 16, p->rec) == 16) {
-      p->rx_inc = get64(r);
-      p->rx_delivered = get64(r + 8);
-    }
-  } else {
-    p->rec = fopen(path, "w+b");
+  p->rec = mcx_port_map_file(path, sizeof *p->rec);
+  if (!p->rec) {
+    blog(b, "cannot map %s: delivery record kept in memory only", path);
+    return;
   }
-  if (!p->rec)
-    blog(b, "cannot open %s: delivery record kept in memory only", path);
-  else
-    setvbuf(p->rec, NULL, _IONBF, 0);
+  p->rx_inc = mcx_load_relaxed(&p->rec->inc); /* ours alone: the bridge runs once per domain */
+  p->rx_delivered = mcx_load_relaxed(&p->rec->delivered);
 }
 
+/* A new incarnation: the count is reset before the incarnation changes, so
+ * a kill in between leaves the old incarnation with 0 (a fresh start). */
 static void record_store(peer_t *p)
 {
   if (!p->rec)
     return;
-  uint8_t r[16];
-  put64(r, p->rx_inc);
-  put64(r + 8, p->rx_delivered);
-  fseek(p->rec, 0, SEEK_SET);
-  fwrite(r, 1, 16, p->rec); /* unbuffered: in the kernel when it returns */
+  mcx__mutex_lock(&p->mtx, 0);
+  uint64_t inc = p->rx_inc, delivered = p->rx_delivered;
+  mcx__mutex_unlock(&p->mtx, 0);
+  if (mcx_load_relaxed(&p->rec->inc) != inc) {
+    mcx_store_relaxed(&p->rec->delivered, 0);
+    mcx_store_relaxed(&p->rec->inc, inc);
+  }
+  mcx_store_relaxed(&p->rec->delivered, delivered);
 }
 
 /* ---- local MCAPI side (node thread) */
@@ -1863,6 +1868,8 @@ static int deliver(bridge_t *b, peer_t *p)
       }
       if (st == MCAPI_ERR_MEM_LIMIT)
         break; /* full: no acknowledgement, the sender's window fills */
+      if (p->rec) /* at once: the window a kill -9 can hit is this one store (docs/bridge.md) */
+        mcx_store_relaxed(&p->rec->delivered, seq);
       if (st == MCAPI_SUCCESS) {
         p->delivered_total++;
       } else {
@@ -2304,7 +2311,7 @@ stop:
       free(p->win[k].buf);
     free(p->win);
     if (p->rec)
-      fclose(p->rec);
+      mcx_port_shm_unmap(p->rec, sizeof *p->rec);
   }
   for (unsigned i = 0; i < MAX_RCHANS; i++)
     free(b->rchans[i].sbuf);

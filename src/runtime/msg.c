@@ -31,7 +31,6 @@ void mcx__msg_attach(mcx__domain_t *d)
   mpool_pieces(d->base, g->off_msg_meta, g->n_msg_bufs, &d->mpool.pool, &d->mpool.state);
   d->mpool.bufs = d->base + g->off_big;
   d->mpool.stride = g->msg_stride;
-  d->fast_max_msg = g->max_msg < MCX_SLOT_INLINE ? g->max_msg : MCX_SLOT_INLINE;
 }
 
 void mcx__msg_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
@@ -83,6 +82,27 @@ static int mbuf_fill(mcx__domain_t *d, mcx__endpoint_t *src, const void *buf, si
    * our own word (the pop's acquire ordered the previous holder's use). */
   mcx_store_relaxed(&mp->state[*b], MCX_MBUF_HELD(mcx__self.node_slot));
   memcpy(mcx__mpool_buf(mp, *b), buf, size);
+  return MCX_OK;
+}
+
+int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_t *src,
+                           mcx__endpoint_t *dst, uint32_t from, const void *buf, size_t size,
+                           uint32_t prio)
+{
+  const mcx__mpool_t *mp = &d->mpool;
+  uint32_t b;
+  if (mcx__pool_get(&mp->pool, &b) != MCX_OK)
+    return MCX_EAGAIN; /* the full path waits, or says why */
+  mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
+  memcpy(mcx__mpool_buf(mp, b), buf, size);
+  mcx__ring_view_t v = mcx__epc_ring(d, t, prio);
+  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, b, from, mcx__self.intent, v.tag) !=
+      MCX_RING_OK) {
+    mcx__mpool_free(mp, b); /* not queued: still ours */
+    return MCX_EAGAIN;
+  }
+  mcx__ctr_add(&src->n_sent, 1);
+  mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
   return MCX_OK;
 }
 

@@ -117,9 +117,15 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   return o;
 }
 
+/** The fast send of a payload larger than a slot's inline bytes, out of
+ * line (msg.c): a pool buffer, filled, queued with the cached view; MCX_EAGAIN
+ * (nothing sent) when the pool is empty or the ring full. */
+int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_t *src,
+                           mcx__endpoint_t *dst, uint32_t from, const void *buf, size_t size,
+                           uint32_t prio);
+
 /** A send in one attempt: MCX_OK, or MCX_EAGAIN when the full path must run
- * (it checks everything again and reports why). Payloads that need a pool
- * buffer take the full path too. */
+ * (it checks everything again and reports why). */
 MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
                                 size_t size, uint32_t prio)
 {
@@ -135,7 +141,7 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
    * the incarnation the entry was filled for. The source is ours (relaxed). */
   if (__builtin_expect((mcx_load_acquire(&dst->state) != t->state) |
                            (mcx_load_relaxed(&src->state) != s->state) | !s->mine |
-                           (size > d->fast_max_msg) |
+                           (size > d->g.max_msg) |
                            ((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) != 0),
                        0))
     return MCX_EAGAIN;
@@ -150,6 +156,8 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
   /* Relaxed: see mcx__msg_enqueue_once. */
   if (__builtin_expect(!(mcx_load_relaxed(&dst->used_prios) & bit), 0))
     mcx_fetch_or_relaxed(&dst->used_prios, bit);
+  if (__builtin_expect(size > MCX_SLOT_INLINE, 0))
+    return mcx__msg_send_big_fast(d, t, src, dst, from, buf, size, prio);
   mcx_atomic_u64 *intent = mcx__self.intent;
   if (!intent) /* set with mcx__self.fast (mcx__node_init): lets the ring skip its tests */
     __builtin_unreachable();

@@ -213,7 +213,6 @@ typedef struct mcx__domain {
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
   /* The message payload pool, located once at attach (msg.c). */
   mcx__mpool_t mpool;
-  uint32_t fast_max_msg; /* the largest message the fast path sends: inline and <= max_msg */
   /* The packet buffer pool, located once at attach (chan.c). */
   mcx__pool_view_t pkt_pool;
   mcx_atomic_u64 *pkt_state; /* per buffer: its holder (chan.c, PB_WORD) */
