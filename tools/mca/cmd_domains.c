@@ -72,33 +72,30 @@ typedef struct part_info {
   bridge_info_t bridges[MAX_SHOWN_BRIDGES];
 } part_info_t;
 
-/* The bridge process @p pid keeps its delivery records open
+/* The bridge process @p pid keeps its delivery records mapped
  * (state_dir/delivered-dA-from-dB): the status file is beside them. Found
- * through /proc/PID/fd, so a bridge started by any program is found, with
+ * through /proc/PID/maps, so a bridge started by any program is found, with
  * its state directory's absolute path. */
 static int bridge_status_path(uint32_t pid, char *out, size_t n)
 {
-  char dir[64];
-  snprintf(dir, sizeof dir, "/proc/%u/fd", pid);
-  DIR *d = opendir(dir);
-  if (!d)
+  char path[64], line[1024];
+  snprintf(path, sizeof path, "/proc/%u/maps", pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
     return -1;
   int found = -1;
-  struct dirent *e;
-  while (found && (e = readdir(d)) != NULL) {
-    char link[600], target[512];
-    snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-    ssize_t k = readlink(link, target, sizeof target - 1);
-    if (k <= 0)
+  while (found && fgets(line, sizeof line, f)) {
+    char *target = strchr(line, '/');
+    if (!target)
       continue;
-    target[k] = 0;
+    target[strcspn(target, "\n")] = 0;
     char *slash = strrchr(target, '/');
-    if (!slash || strncmp(slash, "/delivered-d", 12) || !strstr(slash, "-from-d"))
+    if (strncmp(slash, "/delivered-d", 12) || !strstr(slash, "-from-d"))
       continue;
     *slash = 0;
     found = (size_t)snprintf(out, n, "%s/status", target) < n ? 0 : -1;
   }
-  closedir(d);
+  fclose(f);
   return found;
 }
 
@@ -334,7 +331,7 @@ static void print_text(FILE *o, const part_info_t *p)
   for (int i = 0; i < p->nbridges; i++) {
     const bridge_info_t *b = &p->bridges[i];
     if (!b->status[0]) {
-      fprintf(o, "  bridge node %u (pid %u): no status file found (no delivery record open in /proc/%u/fd)\n",
+      fprintf(o, "  bridge node %u (pid %u): no status file found (no delivery record mapped in /proc/%u/maps)\n",
               b->node, b->pid, b->pid);
       continue;
     }
