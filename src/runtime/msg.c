@@ -60,14 +60,9 @@ static int mbuf_fill(mcx__domain_t *d, mcx__endpoint_t *src, const void *buf, si
 {
   const mcx__mpool_t *mp = &d->mpool;
   for (uint32_t i = 0; mcx__pool_get(&mp->pool, b) != MCX_OK; i++) {
-    if (mcx__ep_fail(d, src))
-      return MCX_ENOMEM;
-    if (!block)
-      return MCX_EAGAIN;
-    if (timeout == 0)
-      return MCX_ETIMEDOUT;
-    if (!*deadline)
-      *deadline = mcx_port_deadline_ms(timeout);
+    int r = mcx__send_no_room(d, src, block, timeout, deadline);
+    if (r != MCX_OK)
+      return r;
     if (mcx_port_now_ns() >= *deadline)
       return MCX_ETIMEDOUT;
     if (i < 64) {
@@ -259,16 +254,9 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
     /* The destination became unreachable while we waited (its owner woke us). */
     if (mcx_load_relaxed(&dst->state) & EP_UNREACH)
       return MCX_EUNREACH;
-    /* FULL: the spec makes a blocking send wait for space, unless the sender
-     * asked to fail (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile). */
-    if (mcx__ep_fail(d, src))
-      return MCX_ENOMEM;
-    if (!block)
-      return MCX_EAGAIN;
-    if (timeout == 0)
-      return MCX_ETIMEDOUT;
-    if (!deadline)
-      deadline = mcx_port_deadline_ms(timeout);
+    /* FULL */
+    if ((r = mcx__send_no_room(d, src, block, timeout, &deadline)) != MCX_OK)
+      return r;
     if (!mcx__backoff_step(&b))
       continue;
     uint32_t key = mcx__wp_prepare(&dst->space_wp);

@@ -359,6 +359,28 @@ static inline uint32_t mcx__ep_fail(const mcx__domain_t *d, const mcx__endpoint_
   return d->ep_local[mcx__ep_idx(d, e)].fail;
 }
 
+/**
+ * A message send from @p src that found no room (a full queue, an empty
+ * payload pool): MCX_OK to wait for it, or why the send ends now. The spec
+ * makes a blocking send wait, unless the sender asked to fail
+ * (FAIL_ON_MEM_LIMIT, also the mca-2.0.3 profile); a non-blocking attempt
+ * says EAGAIN; a TIMEOUT of 0 ends at once. Sets *@p deadline (from the
+ * endpoint's TIMEOUT) at the first wait.
+ */
+static inline int mcx__send_no_room(const mcx__domain_t *d, const mcx__endpoint_t *src, int block,
+                                    uint32_t timeout, uint64_t *deadline)
+{
+  if (mcx__ep_fail(d, src))
+    return MCX_ENOMEM;
+  if (!block)
+    return MCX_EAGAIN;
+  if (timeout == 0)
+    return MCX_ETIMEDOUT;
+  if (!*deadline)
+    *deadline = mcx_port_deadline_ms(timeout);
+  return MCX_OK;
+}
+
 int mcx__ep_resolve_ref(const mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep);
 
 /** Sets or clears EP_UNREACH on the caller's endpoint @p handle, waking

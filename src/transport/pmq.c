@@ -569,15 +569,10 @@ int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, 
     if (r != MCX_EAGAIN && r != MCX_ETIMEDOUT)
       return r;
     /* Full. */
-    if (mcx__ep_fail(d, src))
-      return MCX_ENOMEM;
-    if (!block)
-      return MCX_EAGAIN;
-    if (timeout == 0)
-      return MCX_ETIMEDOUT;
-    if (!deadline)
-      deadline = mcx_port_deadline_ms(timeout);
-    else if (mcx_port_now_ns() >= deadline)
+    uint64_t started = deadline;
+    if ((r = mcx__send_no_room(d, src, block, timeout, &deadline)) != MCX_OK)
+      return r;
+    if (started && mcx_port_now_ns() >= deadline)
       return MCX_ETIMEDOUT;
     /* A receiver that died never drains: reclaim it (its endpoint is deleted,
      * its queue unlinked), as the ring path does. */
