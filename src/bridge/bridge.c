@@ -1674,17 +1674,23 @@ static int proxy_stop(bridge_t *b, int pi, uint32_t node, uint32_t port)
 /* A send into the local receiver's channel failed: the receiver closed its
  * side. The proxy closes its side and the remote sender is told (K_RSTOP),
  * once; what it sent meanwhile is dropped. Returns -1 (this frame dropped). */
-static int proxy_out_stop(bridge_t *b, int pi, proxy_t *x, mcapi_status_t why)
+/* Starts closing the send side of a proxy's outgoing channel. */
+static void proxy_out_close(proxy_t *x)
 {
   mcapi_status_t st;
-  blog(b, "%s channel from domain %u node %u port %u: %s; the sender is stopped", x->scl ? "scalar" : "packet",
-       b->peers[pi].domain, x->node, x->port, mcapi_display_status(why, (char[64]){0}, 64));
   if (x->scl)
     mcapi_sclchan_send_close_i(x->ssh, &x->req, &st);
   else
     mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
   x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
   x->mode = PX_OUT_CLOSING;
+}
+
+static int proxy_out_stop(bridge_t *b, int pi, proxy_t *x, mcapi_status_t why)
+{
+  blog(b, "%s channel from domain %u node %u port %u: %s; the sender is stopped", x->scl ? "scalar" : "packet",
+       b->peers[pi].domain, x->node, x->port, mcapi_display_status(why, (char[64]){0}, 64));
+  proxy_out_close(x);
   add_note(&b->peers[pi], K_RSTOP, x->node, x->port);
   return -1;
 }
@@ -1945,14 +1951,10 @@ static void end_channels(bridge_t *b, int pi)
       if (x->mode == PX_OUT_OPENING && !(mcapi_test(&x->req, &sz, &st) && st == MCAPI_SUCCESS)) {
         mcapi_cancel(&x->req, &st); /* never opened: nothing to close */
         x->noreq = 1;
+        x->mode = PX_OUT_CLOSING;
       } else {
-        if (x->scl)
-          mcapi_sclchan_send_close_i(x->ssh, &x->req, &st);
-        else
-          mcapi_pktchan_send_close_i(x->sh, &x->req, &st);
-        x->noreq = st != MCAPI_SUCCESS && st != MCAPI_PENDING;
+        proxy_out_close(x);
       }
-      x->mode = PX_OUT_CLOSING;
       n++;
     }
   }
