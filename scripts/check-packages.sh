@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "check-packages: needs root (apt install)"; exit 1; }
 debs=(build/package/*.deb)
 [ -e "${debs[0]}" ] || { echo "check-packages: no packages; run scripts/package.sh"; exit 1; }
+# An install interrupted earlier (a run killed mid-way) leaves dpkg refusing
+# every install until it is finished.
+DEBIAN_FRONTEND=noninteractive dpkg --configure -a >/dev/null 2>&1 || true
 work=$(mktemp -d)
 cleanup() {
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq mca-tools libmca-dev 'libmca[0-9]*' >/dev/null 2>&1 || true
