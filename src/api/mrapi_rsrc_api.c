@@ -5,7 +5,11 @@
 #include "sync/mrapi_domain.h"
 #include "sync/mrapi_rsrc.h"
 
+#if defined(_WIN32) || defined(__CYGWIN__)
+#define API /* PE: every function of the DLL is exported (see api/api.h) */
+#else
 #define API __attribute__((visibility("default")))
+#endif
 
 static mrapi_status_t map(int r)
 {
