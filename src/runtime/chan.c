@@ -150,20 +150,10 @@ size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_l
   return align_up(off, 4096);
 }
 
-/* The pool's pieces inside a partition laid out by mcx__chan_layout. */
-static void pool_pieces(uint8_t *base, uint64_t off_meta, uint32_t nbufs, mcx__pool_view_t *v,
-                        mcx_atomic_u64 **state)
-{
-  v->hdr = (mcx__pool_hdr_t *)(base + off_meta);
-  *state = (mcx_atomic_u64 *)(base + off_meta + sizeof(mcx__pool_hdr_t));
-  v->next = (mcx_atomic_u32 *)(base + off_meta + sizeof(mcx__pool_hdr_t) + (size_t)nbufs * 8);
-  v->n = nbufs;
-}
-
 void mcx__chan_attach(mcx__domain_t *d)
 {
   const mcx__geom_t *g = &d->g; /* the layout in process memory (mcx__take_geometry) */
-  pool_pieces(d->base, g->off_pkt_meta, g->n_pkt_bufs, &d->pkt_pool, &d->pkt_state);
+  mcx__pool_locate(d->base, g->off_pkt_meta, g->n_pkt_bufs, &d->pkt_pool, &d->pkt_state);
   d->pkt_bufs = d->base + g->off_chan_pools;
   d->pkt_stride = g->pkt_stride;
 }
@@ -172,7 +162,7 @@ void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l)
 {
   mcx__pool_view_t v;
   mcx_atomic_u64 *state;
-  pool_pieces(base, l->off_pool_meta, l->nbufs, &v, &state);
+  mcx__pool_locate(base, l->off_pool_meta, l->nbufs, &v, &state);
   mcx__pool_init(&v);
 }
 

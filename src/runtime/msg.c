@@ -8,27 +8,18 @@
 
 /* ---- the message payload pool (mcx__mpool_t in mpsc_ring.h) */
 
-static void mpool_pieces(uint8_t *base, size_t off_meta, uint32_t nbufs, mcx__pool_view_t *v,
-                         mcx_atomic_u64 **state)
-{
-  v->hdr = (mcx__pool_hdr_t *)(base + off_meta);
-  *state = (mcx_atomic_u64 *)(base + off_meta + sizeof(mcx__pool_hdr_t));
-  v->next = (mcx_atomic_u32 *)(base + off_meta + sizeof(mcx__pool_hdr_t) + (size_t)nbufs * 8);
-  v->n = nbufs;
-}
-
 void mcx__msg_init_pool(uint8_t *base, size_t off_meta, uint32_t nbufs)
 {
   mcx__pool_view_t v;
   mcx_atomic_u64 *state;
-  mpool_pieces(base, off_meta, nbufs, &v, &state);
+  mcx__pool_locate(base, off_meta, nbufs, &v, &state);
   mcx__pool_init(&v); /* states are 0 (free) in a fresh partition */
 }
 
 void mcx__msg_attach(mcx__domain_t *d)
 {
   const mcx__geom_t *g = &d->g; /* the layout in process memory (mcx__take_geometry) */
-  mpool_pieces(d->base, g->off_msg_meta, g->n_msg_bufs, &d->mpool.pool, &d->mpool.state);
+  mcx__pool_locate(d->base, g->off_msg_meta, g->n_msg_bufs, &d->mpool.pool, &d->mpool.state);
   d->mpool.bufs = d->base + g->off_big;
   d->mpool.stride = g->msg_stride;
 }

@@ -36,6 +36,18 @@ typedef struct mcx__pool_view {
   uint32_t n;           /* buffers */
 } mcx__pool_view_t;
 
+/** Locates a pool laid out at @p off_meta of a partition at @p base: the
+ * header line, @p nbufs u64 state words (returned in @p *state: who holds
+ * each buffer, as its user defines), then @p nbufs u32 links. */
+static inline void mcx__pool_locate(uint8_t *base, uint64_t off_meta, uint32_t nbufs,
+                                    mcx__pool_view_t *v, mcx_atomic_u64 **state)
+{
+  v->hdr = (mcx__pool_hdr_t *)(base + off_meta);
+  *state = (mcx_atomic_u64 *)(base + off_meta + sizeof(mcx__pool_hdr_t));
+  v->next = (mcx_atomic_u32 *)(base + off_meta + sizeof(mcx__pool_hdr_t) + (size_t)nbufs * 8);
+  v->n = nbufs;
+}
+
 /** Pushes buffer @p b (caller owns it; its last use happens before). */
 static inline void mcx__pool_put(const mcx__pool_view_t *v, uint32_t b)
 {
