@@ -238,6 +238,70 @@ void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status);
 void mcx_endpoint_set_reachable(mcapi_endpoint_t endpoint, mcapi_boolean_t reachable,
                                 mcapi_status_t *mcapi_status);
 
+/**
+ * @brief A delivery receipt: a 64-bit value in the domain's partition, named
+ * by a key, that mcx_msg_send_receipted() sets in the same step as it queues
+ * its message. For forwarders that must know, after being killed and
+ * started again, exactly which of their messages were queued: `mca bridge`
+ * keeps in one the sequence number of the last item it delivered.
+ */
+typedef mca_uint32_t mcx_receipt_t;
+
+/**
+ * @brief Finds the receipt of @p key in the caller's domain, or makes one
+ * (value 0). A previous user that died in a receipted send is settled
+ * first (the dead-node sweep): the value then says whether that send's
+ * message was queued. Receipts live as long as the partition; a domain has
+ * 32.
+ * @param key any non-zero value, chosen by the application
+ * @param value receives the receipt's value
+ * @param mcapi_status receives the outcome (below)
+ * @return the receipt's handle (valid in every process of the domain until
+ *         mcx_receipt_delete()), 0 on failure
+ * @retval MCAPI_SUCCESS found or made.
+ * @retval MCAPI_ERR_MEM_LIMIT the domain's 32 receipts are all in use.
+ * @retval MCAPI_ERR_PARAMETER @p key is 0 or @p value is NULL.
+ * @retval MCAPI_ERR_GENERAL the domain's admin lock could not be taken.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+mcx_receipt_t mcx_receipt_open(mca_uint64_t key, mca_uint64_t *value, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief mcapi_msg_send() that also sets @p receipt to @p value when the
+ * message is queued, in the same step: if the calling process is killed
+ * during the call, then (once the dead-node sweep has run, which
+ * mcx_receipt_open() makes sure of) either the message is queued and the
+ * receipt reads @p value, or neither. One thread at a time may send with a
+ * receipt. Blocking, with the endpoint's TIMEOUT and FAIL_ON_MEM_LIMIT as
+ * mcapi_msg_send(). On the POSIX message-queue transport the receipt is set
+ * right after the send (a kill in between leaves it behind the queue).
+ * @retval MCAPI_SUCCESS queued, and the receipt set.
+ * @retval MCAPI_ERR_PARAMETER @p receipt is not a receipt of the domain (or
+ *         as mcapi_msg_send()); anything else as mcapi_msg_send(), with the
+ *         receipt unchanged.
+ */
+void mcx_msg_send_receipted(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                            const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                            mcx_receipt_t receipt, mca_uint64_t value, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Sets @p receipt to @p value without a send (e.g. for an item that
+ * is dropped on purpose). The receipt's one sending thread only.
+ * @retval MCAPI_SUCCESS set.
+ * @retval MCAPI_ERR_PARAMETER not a receipt of the domain.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+void mcx_receipt_set(mcx_receipt_t receipt, mca_uint64_t value, mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Deletes the receipt of @p key; its handles become invalid.
+ * @retval MCAPI_SUCCESS deleted.
+ * @retval MCAPI_ERR_PARAMETER no receipt has that key (or it is 0).
+ * @retval MCAPI_ERR_GENERAL the domain's admin lock could not be taken.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ */
+void mcx_receipt_delete(mca_uint64_t key, mcapi_status_t *mcapi_status);
+
 #ifdef __cplusplus
 }
 #endif

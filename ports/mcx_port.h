@@ -73,6 +73,8 @@ int mcx_port_pin_self(int cpu);
 uint32_t mcx_port_tid(void);
 /** Process id of the caller. */
 uint32_t mcx_port_pid(void);
+/** Ends the calling process at once, as kill -9 would (fault injection in tests). */
+void mcx_port_kill_self(void);
 /** Whether process @p pid is alive. */
 int mcx_port_pid_alive(uint32_t pid);
 

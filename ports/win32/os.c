@@ -125,6 +125,8 @@ uint32_t mcx_port_tid(void) { return (uint32_t)GetCurrentThreadId(); }
 
 uint32_t mcx_port_pid(void) { return (uint32_t)GetCurrentProcessId(); }
 
+void mcx_port_kill_self(void) { TerminateProcess(GetCurrentProcess(), 137); }
+
 int mcx_port_pid_alive(uint32_t pid)
 {
   if (pid == 0)

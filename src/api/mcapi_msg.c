@@ -181,3 +181,59 @@ MCX_API void mcx_endpoint_set_reachable(mcapi_endpoint_t endpoint, mcapi_boolean
   int r = mcx__ep_set_reachable(endpoint, reachable != MCAPI_FALSE);
   SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_EBUSY ? MCAPI_ERR_ENDP_INVALID : mcx__status(r, CTX_ENDPOINT));
 }
+
+MCX_API mcx_receipt_t mcx_receipt_open(mca_uint64_t key, mca_uint64_t *value, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return 0;
+  REQUIRE_NODE(0);
+  if (!value || !key) {
+    SET(MCAPI_ERR_PARAMETER);
+    return 0;
+  }
+  uint32_t h = 0;
+  uint64_t v = 0;
+  int r = mcx__receipt_open(key, &h, &v);
+  if (r == MCX_OK)
+    *value = v;
+  SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_ENOMEM ? MCAPI_ERR_MEM_LIMIT : MCAPI_ERR_GENERAL);
+  return r == MCX_OK ? h : 0;
+}
+
+MCX_API void mcx_receipt_set(mcx_receipt_t receipt, mca_uint64_t value, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  SET(mcx__receipt_set(receipt, value) == MCX_OK ? MCAPI_SUCCESS : MCAPI_ERR_PARAMETER);
+}
+
+MCX_API void mcx_receipt_delete(mca_uint64_t key, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  int r = mcx__receipt_delete(key);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_EIO ? MCAPI_ERR_GENERAL : MCAPI_ERR_PARAMETER);
+}
+
+MCX_API void mcx_msg_send_receipted(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                                    const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                                    mcx_receipt_t receipt, mca_uint64_t value,
+                                    mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  REQUIRE_NODE();
+  if (!buffer && buffer_size) {
+    SET(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  if (priority > MCAPI_MAX_PRIORITY) {
+    SET(MCAPI_ERR_PRIORITY);
+    return;
+  }
+  int r = mcx__msg_send_receipted(send_endpoint, receive_endpoint, buffer, buffer_size, priority,
+                                  receipt, value);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_EBADRCPT ? MCAPI_ERR_PARAMETER : send_status(r));
+}

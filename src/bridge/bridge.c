@@ -100,6 +100,8 @@ typedef struct peer {
   uint64_t rx_inc, rx_delivered; /* the delivery record (also on disk) */
   unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
   uint64_t last_tx; /* nng_clock() of the last frame written; under wmtx */
+  nng_aio *w_aio;       /* the write under way (under wmtx), and its stream: under mtx */
+  nng_stream *w_stream;
   /* Node thread only. */
   uint32_t seen_gen;
   int up;
@@ -110,6 +112,7 @@ typedef struct peer {
   int force_ack;
   ev_t *pend_head, *pend_tail; /* DATA received, not yet delivered (destination full) */
   struct record *rec; /* the delivery record, a mapped file (record_open) */
+  mcx_receipt_t rcpt; /* the same in the partition, set with each delivery (0: none) */
   uint64_t delivered_total, dropped_total, sent_total;
   note_t *notes, *notes_tail;
 } peer_t;
@@ -222,6 +225,8 @@ static mcx_atomic_u32 g_quit_io;
 static void spawn(bridge_t *b, void (*fn)(void *), void *arg);
 static void nap(unsigned ms);
 static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout);
+static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout,
+                          struct peer *pr);
 
 void mcx_bridge_stop(void) { mcx_store_relaxed(&g_stop, 1); /* polled by the loop; no data hangs on it */ }
 
@@ -255,12 +260,36 @@ static uint32_t get32(const uint8_t *p)
 static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
 
 /* ---- stream I/O (blocking, bounded) */
-static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout)
+/* A write to @p s under @p p's wmtx whose aio the stream's reader (or the
+ * handshake that replaces the stream) can abort: Debian's nng (ipc) does
+ * not end a send stalled on a peer that was killed when the stream is
+ * closed, which held wmtx, and with it the next connection's pings, for
+ * the whole write timeout (the peer then dropped that live connection). */
+static void track_write(peer_t *pr, nng_stream *s, nng_aio *aio)
+{
+  mcx__mutex_lock(&pr->mtx, 0);
+  pr->w_aio = aio;
+  pr->w_stream = s;
+  mcx__mutex_unlock(&pr->mtx, 0);
+}
+
+/* Aborts a write to @p s in progress (the caller has closed @p s). */
+static void abort_write(peer_t *pr, nng_stream *s)
+{
+  mcx__mutex_lock(&pr->mtx, 0);
+  if (pr->w_aio && pr->w_stream == s)
+    nng_aio_abort(pr->w_aio, NNG_ECLOSED);
+  mcx__mutex_unlock(&pr->mtx, 0);
+}
+
+static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout, peer_t *pr)
 {
   nng_aio *aio;
   int rv = nng_aio_alloc(&aio, NULL, NULL);
   if (rv)
     return rv;
+  if (pr)
+    track_write(pr, s, aio);
   uint8_t *p = buf;
   while (len) {
     nng_iov iov = {.iov_buf = p, .iov_len = len};
@@ -281,8 +310,15 @@ static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration tim
     p += n;
     len -= n;
   }
+  if (pr)
+    track_write(pr, NULL, NULL); /* before the free: abort_write holds mtx */
   nng_aio_free(aio);
   return rv;
+}
+
+static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout)
+{
+  return io_all_tracked(s, buf, len, rx, timeout, NULL);
 }
 
 /* Reads one frame: *type, body malloc'd (freed by the caller). */
@@ -476,7 +512,7 @@ static void pinger(void *arg)
     nng_stream *s = p->gen == a->gen ? p->conn : NULL; /* the reader frees it only under wmtx */
     mcx__mutex_unlock(&p->mtx, 0);
     if (s && nng_clock() - p->last_tx >= a->ka_ms) {
-      if (io_all(s, (void *)ping, sizeof ping, 0, (nng_duration)a->ka_ms * DEAD_AFTER_PINGS))
+      if (io_all_tracked(s, (void *)ping, sizeof ping, 0, (nng_duration)a->ka_ms * DEAD_AFTER_PINGS, p))
         nng_stream_close(s); /* its reader reports the peer down */
       else
         p->last_tx = nng_clock();
@@ -584,8 +620,10 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   snprintf(p->why, sizeof p->why, "connected");
   unsigned ka_ms = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
-  if (old)
+  if (old) {
     nng_stream_close(old); /* its reader ends and frees it */
+    abort_write(p, old);
+  }
   pinger_arg_t *pa = ka_ms ? malloc(sizeof *pa) : NULL;
   if (pa) {
     *pa = (pinger_arg_t){b, pi, gen, ka_ms};
@@ -625,6 +663,7 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   else
     snprintf(cause, sizeof cause, "%s", nng_strerror(rv));
   nng_stream_close(s);
+  abort_write(p, s);
   mcx__mutex_lock(&p->wmtx, 0); /* the node thread is not writing to it */
   mcx__mutex_lock(&p->mtx, 0);
   int mine = p->conn == s;
@@ -816,7 +855,7 @@ static int peer_write(peer_t *p, const uint8_t *f, uint32_t len)
   nng_stream *s = p->gen == p->seen_gen ? p->conn : NULL;
   mcx__mutex_unlock(&p->mtx, 0);
   if (s) {
-    rv = io_all(s, (void *)f, len, 0, IO_TIMEOUT_MS);
+    rv = io_all_tracked(s, (void *)f, len, 0, IO_TIMEOUT_MS, p);
     if (rv)
       nng_stream_close(s); /* its reader reports the peer down */
     else
@@ -858,6 +897,7 @@ static void record_open(bridge_t *b, peer_t *p)
   p->rx_delivered = mcx_load_relaxed(&p->rec->delivered);
 }
 
+
 /* A new incarnation: the count is reset before the incarnation changes, so
  * a kill in between leaves the old incarnation with 0 (a fresh start). */
 static void record_store(peer_t *p)
@@ -872,6 +912,60 @@ static void record_store(peer_t *p)
     mcx_store_relaxed(&p->rec->inc, inc);
   }
   mcx_store_relaxed(&p->rec->delivered, delivered);
+}
+
+/* The partition's side of the record: a delivery receipt per peer and
+ * incarnation, which mcx_msg_send_receipted() sets in the step that queues
+ * the message, so a kill -9 between a delivery and the file's store cannot
+ * deliver it again: after a restart the receipt has the last delivery. */
+static uint64_t rcpt_key(const peer_t *p, uint64_t inc)
+{
+  return UINT64_C(0x42) << 56 | (uint64_t)(p->domain & 0xffffu) << 40 | (inc & ((UINT64_C(1) << 40) - 1));
+}
+
+static void rcpt_open(bridge_t *b, peer_t *p, uint64_t inc, uint64_t *value)
+{
+  mcapi_status_t st;
+  mca_uint64_t v = 0;
+  p->rcpt = mcx_receipt_open(rcpt_key(p, inc), &v, &st);
+  if (st != MCAPI_SUCCESS) {
+    p->rcpt = 0;
+    blog(b, "no delivery receipt for domain %u (%s): a kill -9 right after a delivery can repeat it", p->domain,
+         mcapi_display_status(st, (char[64]){0}, 64));
+    return;
+  }
+  *value = v;
+}
+
+/* A new incarnation of the peer: its receipt is made (at 0) before the file
+ * names the incarnation, and the old one deleted after, so whichever the
+ * file names after a kill exists. */
+static void rcpt_switch(bridge_t *b, peer_t *p, uint64_t old_inc, uint64_t new_inc)
+{
+  uint64_t v = 0;
+  mcapi_status_t st;
+  rcpt_open(b, p, new_inc, &v);
+  if (p->rcpt && v)
+    mcx_receipt_set(p->rcpt, 0, &st);
+  record_store(p);
+  if (rcpt_key(p, old_inc) != rcpt_key(p, new_inc))
+    mcx_receipt_delete(rcpt_key(p, old_inc), &st);
+}
+
+/* The file's record, then the partition's receipt of the same incarnation,
+ * which is never behind it (set in the step of the delivery, the file right
+ * after); a partition made anew has none (0): the file then tells. */
+static void record_load(bridge_t *b, peer_t *p)
+{
+  record_open(b, p);
+  uint64_t v = 0;
+  rcpt_open(b, p, p->rx_inc, &v);
+  if (v > p->rx_delivered) {
+    blog(b, "domain %u: data %" PRIu64 " was delivered before the restart (the record had %" PRIu64 ")", p->domain,
+         v, p->rx_delivered);
+    p->rx_delivered = v;
+    record_store(p);
+  }
 }
 
 /* ---- local MCAPI side (node thread) */
@@ -1837,6 +1931,47 @@ static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int f
   return ep;
 }
 
+/* Fault injection for the tests (docs/bridge.md): MCX_BRIDGE_FAULT=K:S kills
+ * this process with SIGKILL at step S (0..4, see mcx__mpsc_commit_t) of its
+ * K-th message delivery. */
+extern void (*mcx__receipt_test_hook)(int step); /* runtime/receipt.c */
+static int fault_step;
+static void fault_kill(int step)
+{
+  if (step != fault_step)
+    return;
+  mcx_port_kill_self();
+}
+
+static void fault_arm(void)
+{
+  static long count, at = -1;
+  static int step;
+  if (at < 0) {
+    const char *f = getenv("MCX_BRIDGE_FAULT");
+    at = 0;
+    if (f && sscanf(f, "%ld:%d", &at, &step) != 2)
+      at = 0;
+  }
+  if (at > 0 && ++count == at) {
+    fprintf(stderr, "mca bridge: MCX_BRIDGE_FAULT: killed at step %d of delivery %ld\n", step, count);
+    fflush(stderr);
+    fault_step = step;
+    mcx__receipt_test_hook = fault_kill;
+  }
+}
+
+/* One message into a local queue, the receipt set in the same step. */
+static void deliver_msg(bridge_t *b, peer_t *p, mcapi_endpoint_t to, const void *data, size_t len, uint32_t prio,
+                        uint64_t seq, mcapi_status_t *st)
+{
+  fault_arm();
+  if (p->rcpt)
+    mcx_msg_send_receipted(b->send_ep, to, data, len, prio, p->rcpt, seq, st);
+  else
+    mcapi_msg_send(b->send_ep, to, data, len, prio, st);
+}
+
 /* Delivers the held data frames of @p p in order; stops at a full queue. */
 static int deliver(bridge_t *b, peer_t *p)
 {
@@ -1865,16 +2000,22 @@ static int deliver(bridge_t *b, peer_t *p)
           break; /* held: no acknowledgement */
         st = r > 0 ? MCAPI_SUCCESS : MCAPI_ERR_CHAN_INVALID;
       } else if ((to = dest_ep(b, node, port, 0)) != 0) {
-        mcapi_msg_send(b->send_ep, to, m + 20, e->len - 21, prio, &st);
+        deliver_msg(b, p, to, m + 20, e->len - 21, prio, seq, &st);
       }
       if (prio < K_PKT && (st == MCAPI_ERR_ENDP_INVALID || st == MCAPI_ERR_ENDP_DELETED)) {
         to = dest_ep(b, node, port, 1); /* deleted and made again? */
         if (to)
-          mcapi_msg_send(b->send_ep, to, m + 20, e->len - 21, prio, &st);
+          deliver_msg(b, p, to, m + 20, e->len - 21, prio, seq, &st);
       }
       if (st == MCAPI_ERR_MEM_LIMIT)
         break; /* full: no acknowledgement, the sender's window fills */
-      if (p->rec) /* at once: the window a kill -9 can hit is this one store (docs/bridge.md) */
+      /* A message that was queued set the receipt in the same step; the
+       * rest (dropped, or through a channel) set it now. */
+      if (p->rcpt && !(st == MCAPI_SUCCESS && prio < K_PKT)) {
+        mcapi_status_t rs;
+        mcx_receipt_set(p->rcpt, seq, &rs);
+      }
+      if (p->rec) /* the file follows (the receipt is the one a restart trusts) */
         mcx_store_relaxed(&p->rec->delivered, seq);
       if (st == MCAPI_SUCCESS) {
         p->delivered_total++;
@@ -2013,6 +2154,7 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   drop_pending(p); /* sent again by the peer, in order */
   if (inc != p->rx_inc)
     end_channels(b, pi); /* before the window is sent again */
+  uint64_t old_inc = p->rx_inc;
   mcx__mutex_lock(&p->mtx, 0);
   if (inc != p->rx_inc) {
     p->rx_inc = inc;
@@ -2022,7 +2164,10 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
     p->rx_known = 1;
   }
   mcx__mutex_unlock(&p->mtx, 0);
-  record_store(p);
+  if (inc != old_inc)
+    rcpt_switch(b, p, old_inc, inc); /* stores the record between its steps */
+  else
+    record_store(p);
   p->ack_sent = UINT64_MAX; /* tell the peer where we are */
   /* Sending side: what the peer's record says it has is acknowledged; the
    * rest goes again, in order. */
@@ -2232,7 +2377,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     p->next_seq = 1;
     p->seen_gen = UINT32_MAX;
     snprintf(p->why, sizeof p->why, p->dialer ? "dialing" : "waiting for it to dial");
-    record_open(b, p);
+    record_load(b, p);
   }
   int rv = nng_stream_listener_alloc(&b->listener, b->cfg.listen);
   if (rv == 0 && strstr(b->cfg.listen, "tcp://"))

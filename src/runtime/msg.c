@@ -82,7 +82,7 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
   memcpy(mcx__mpool_buf(mp, b), buf, size);
   mcx__ring_view_t v = mcx__epc_ring(d, t, prio);
-  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, b, from, mcx__self.intent, v.tag) !=
+  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, b, from, mcx__self.intent, v.tag, NULL) !=
       MCX_RING_OK) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
     return MCX_EAGAIN;
@@ -276,6 +276,25 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
 int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
 {
   return send_impl(from, to, buf, size, prio, 0);
+}
+
+int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
+                            uint32_t receipt, uint64_t value)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__receipt_t *rc = mcx__receipt_get(d, receipt);
+  if (!rc)
+    return MCX_EBADRCPT;
+  mcx__mpsc_commit_t cm = {.rc = rc, .value = value, .owner = mcx__self.node_slot,
+                           .hook = mcx__receipt_test_hook};
+  mcx__self.commit = &cm; /* the full path's enqueue sets it with R1 */
+  int r = send_impl(from, to, buf, size, prio, 1);
+  mcx__self.commit = NULL;
+  /* POSIX queues have no slot to name: the receipt follows the send, and a
+   * kill in between can deliver the message again (docs/bridge.md). */
+  if (r == MCX_OK && d->transport == MCX_TRANSPORT_PMQ_)
+    mcx_store_relaxed(&rc->done, value);
+  return r;
 }
 
 static int resolve_recv(mcx__domain_t *d, uint32_t h, mcx__endpoint_t **ep)

@@ -109,7 +109,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   mcx__ring_outcome_t o;
   if (glock)
     mcx__glock(d);
-  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, from, intent, tag);
+  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, from, intent, tag, mcx__self.commit);
   if (glock)
     mcx__gunlock(d);
   if (o == MCX_RING_OK)
@@ -162,7 +162,7 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
   if (!intent) /* set with mcx__self.fast (mcx__node_init): lets the ring skip its tests */
     __builtin_unreachable();
   if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, 0, from, intent,
-                        t->tag0 + ((uint64_t)prio << 48)) != MCX_RING_OK)
+                        t->tag0 + ((uint64_t)prio << 48), NULL) != MCX_RING_OK)
     return MCX_EAGAIN;
   mcx__ctr_add(&src->n_sent, 1);
   mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */

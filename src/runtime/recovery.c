@@ -10,29 +10,71 @@
 #include "runtime/runtime.h"
 #include "transport/mpsc_ring.h"
 
-/* Publishes a tombstone for a dead sender's reservation, if it is one. */
+/* Settles the receipts whose send under way was @p dead_slot's: the dead
+ * sender's record was @p rec, whose reservation got a tombstone if
+ * @p tombstoned. A pending record names a reservation that was won (it is
+ * stored after the CAS), so a reservation that was not given a tombstone
+ * was published: its value is the receipt's. */
+static void settle_receipts(mcx__domain_t *d, uint32_t dead_slot, uint64_t rec, int tombstoned)
+{
+  for (uint32_t i = 0; i < MCX_RECEIPTS; i++) {
+    mcx__receipt_t *r = &d->hdr->receipts[i];
+    /* A-RC1 — acquire: pairs with R-RC1 (a pending record comes with its
+     * value and owner) and R-RC2 (a cleared one with `done`) in
+     * mcx__mpsc_enqueue. */
+    uint64_t pr = mcx_load_acquire(&r->pend_rec);
+    if (!pr || mcx_load_relaxed(&r->pend_owner) != dead_slot || !mcx_load_relaxed(&r->key))
+      continue;
+    if (!(pr == rec && tombstoned))
+      mcx_store_relaxed(&r->done, mcx_load_relaxed(&r->pend_value));
+    mcx_store_release(&r->pend_rec, 0); /* pairs with A-RC1 of a later sweep */
+    MCX_DEBUG(1, "domain %u: receipt %u of a dead sender settled (%s)", d->domain_id, i,
+              pr == rec && tombstoned ? "not queued" : "queued");
+  }
+}
+
+/* Whether a receipt names @p rec as the dead node's send under way: then the
+ * dead node won the reservation, whatever a live node's record says. */
+static int receipt_names(mcx__domain_t *d, uint32_t dead_slot, uint64_t rec)
+{
+  for (uint32_t i = 0; i < MCX_RECEIPTS; i++) {
+    mcx__receipt_t *r = &d->hdr->receipts[i];
+    if (mcx_load_acquire(&r->pend_rec) == rec && mcx_load_relaxed(&r->pend_owner) == dead_slot)
+      return 1; /* acquire: A-RC1 */
+  }
+  return 0;
+}
+
+/* Publishes a tombstone for a dead sender's reservation, if it is one, and
+ * settles the receipt of its send under way. */
 static void resolve_orphan(mcx__domain_t *d, uint32_t dead_slot)
 {
   mcx__node_t *nodes = mcx__nodes(d);
   /* Acquire: pairs with the release clear after R1 (msg.c) and the release
    * CAS on tail that follows the record, so a record we see is current. */
   uint64_t rec = mcx_load_acquire(&nodes[dead_slot].inflight);
-  if (!rec)
-    return;
-  uint32_t ring_no = (uint32_t)(rec >> 48) - 1;
-  uint64_t pos = rec & MCX_RING_POS_MASK;
-  if (ring_no >= d->g.max_endpoints * d->g.nprio)
-    return;
-  /* A live node with the same record is the one that won the CAS. */
-  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
-    if (i != dead_slot && mcx_load_acquire(&nodes[i].inflight) == rec && mcx__node_alive(d, i))
-      return;
-  uint32_t idx = ring_no / d->g.nprio, prio = ring_no % d->g.nprio;
-  mcx__endpoint_t *e = &mcx__eps(d)[idx];
-  mcx__ring_view_t v = mcx__ring_of(d, idx, prio, mcx_load_relaxed(&e->depth));
-  if (mcx__mpsc_tombstone(&v, pos))
-    MCX_DEBUG(1, "domain %u: published a tombstone for a dead sender's slot", d->domain_id);
-  mcx_store_relaxed(&nodes[dead_slot].inflight, 0);
+  int tombstoned = 0;
+  if (rec) {
+    uint32_t ring_no = (uint32_t)(rec >> 48) - 1;
+    uint64_t pos = rec & MCX_RING_POS_MASK;
+    if (ring_no < d->g.max_endpoints * d->g.nprio) {
+      /* A live node with the same record is the one that won the CAS,
+       * unless the dead one's receipt names the reservation as its own. */
+      int live_twin = 0;
+      for (uint32_t i = 0; i < MCA_MAX_NODES && !live_twin; i++)
+        live_twin = i != dead_slot && mcx_load_acquire(&nodes[i].inflight) == rec && mcx__node_alive(d, i);
+      if (live_twin && !receipt_names(d, dead_slot, rec))
+        return;
+      uint32_t idx = ring_no / d->g.nprio, prio = ring_no % d->g.nprio;
+      mcx__endpoint_t *e = &mcx__eps(d)[idx];
+      mcx__ring_view_t v = mcx__ring_of(d, idx, prio, mcx_load_relaxed(&e->depth));
+      tombstoned = mcx__mpsc_tombstone(&v, pos);
+      if (tombstoned)
+        MCX_DEBUG(1, "domain %u: published a tombstone for a dead sender's slot", d->domain_id);
+    }
+    mcx_store_relaxed(&nodes[dead_slot].inflight, 0);
+  }
+  settle_receipts(d, dead_slot, rec, tombstoned);
 }
 
 void mcx__resolve_orphans_locked(mcx__domain_t *d)

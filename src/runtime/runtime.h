@@ -28,7 +28,10 @@
 #include "transport/spsc_ring.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 5u
+#define MCX_PART_VERSION 6u
+
+/** Delivery receipts per domain (mcx_receipt_open). */
+#define MCX_RECEIPTS 32u
 #define MCX_NPRIO (MCAPI_MAX_PRIORITY + 1)
 
 enum { MCX_LOCK_LOCKFREE = 1, MCX_LOCK_GLOBAL = 2, MCX_LOCK_KERNEL = 3 };
@@ -88,6 +91,9 @@ typedef struct mcx__part_hdr {
   int32_t kernel_sem;
   /* Endpoint creations, for mcapi_endpoint_get waiters. */
   MCX_ALIGNED_LINE mcx__waitpoint_t ep_created;
+  /* Delivery receipts (mcx_receipt_open, mcx_msg_send_receipted), a line
+   * each: claimed and deleted under admin, written by their one sender. */
+  mcx__receipt_t receipts[MCX_RECEIPTS];
 } mcx__part_hdr_t;
 
 /* Node states. */
@@ -239,6 +245,9 @@ typedef struct mcx__self {
   struct mcx__epc *epc;
   struct mcx__chc *chc; /* the same for channel handles (chan.c) */
   mcx_atomic_u64 *intent;
+  /* The receipt of the receipted send under way (mcx__msg_send_receipted),
+   * NULL otherwise: read by the full path's enqueue only. */
+  const struct mcx__mpsc_commit *commit;
 } mcx__self_t;
 
 /* An empty entry of those caches: no handle has this value, and a forged one
@@ -477,6 +486,20 @@ uint32_t mcx__sweep_dead(mcx__domain_t *d);
 uint32_t mcx__sweep_dead_try(mcx__domain_t *d);
 /** Publishes tombstones for dead senders' orphaned reservations (admin lock held). */
 void mcx__resolve_orphans_locked(mcx__domain_t *d);
+
+/* ---- delivery receipts (receipt.c; the setting is in mcx__mpsc_enqueue, the
+ * settling of a dead sender's send in recovery.c) */
+/** The receipt of @p handle, NULL when it names none (stale or forged). */
+mcx__receipt_t *mcx__receipt_get(mcx__domain_t *d, uint32_t handle);
+/** Finds or makes the receipt of @p key (after the dead-node sweep): its handle and value. */
+int mcx__receipt_open(uint64_t key, uint32_t *handle, uint64_t *value);
+int mcx__receipt_set(uint32_t handle, uint64_t value);
+int mcx__receipt_delete(uint64_t key);
+/** Tests only: called at each step of a receipted send (mcx__mpsc_commit_t). */
+extern void (*mcx__receipt_test_hook)(int step);
+/** A blocking send that sets receipt @p receipt to @p value in the step that queues it. */
+int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
+                            uint32_t receipt, uint64_t value);
 /** Re-opens the rings of an endpoint left in EP_RECONFIG (admin lock held). */
 void mcx__ep_reopen_locked(mcx__domain_t *d, uint32_t idx);
 /** Whether the node in table slot @p slot belongs to a live process. */

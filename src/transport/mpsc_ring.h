@@ -117,6 +117,45 @@ static inline uint32_t mcx__slot_buf(const mcx__msg_slot_t *s)
   return b;
 }
 
+/**
+ * A delivery receipt (mcx_msg_send_receipted): a word that a send sets in
+ * the same step as it queues its message, so a sender killed at any point
+ * leaves either both the message queued and `done` at the send's value, or
+ * neither, once the dead-node sweep has looked (mcx__receipt_resolve).
+ *
+ * The sender, after its reservation and before R1, names the send in
+ * `pend_rec` (its in-flight record, tag | pos) with `pend_value`; after R1
+ * it stores `done` and clears `pend_rec`. The sweep of a dead sender that
+ * left `pend_rec` set decides from the reservation's fate: a tombstone (it
+ * was not published) drops the pending value, a published slot makes it
+ * `done`. One sender at a time per receipt; the entry lives in the
+ * partition, so every field read from it is input.
+ */
+typedef struct mcx__receipt {
+  MCX_ALIGNED_LINE mcx_atomic_u64 key; /* 0: free; written under the admin lock */
+  mcx_atomic_u64 done;                 /* the value of the last send that was queued */
+  mcx_atomic_u64 pend_value;           /* the value of the send under way */
+  mcx_atomic_u64 pend_rec;             /* its in-flight record (tag | pos), 0: none */
+  mcx_atomic_u32 pend_owner;           /* the node slot of its sender */
+  mcx_atomic_u32 gen;                  /* bumped by every open of a free entry and delete */
+} mcx__receipt_t;
+
+/** What a receipted send passes to mcx__mpsc_enqueue (NULL for the others). */
+typedef struct mcx__mpsc_commit {
+  mcx__receipt_t *rc;
+  uint64_t value;
+  uint32_t owner;
+  /* Called, when set, at each step 0..4 of the receipt's protocol: the
+   * crash tests stop a sender there (mcx__receipt_test_hook). */
+  void (*hook)(int step);
+} mcx__mpsc_commit_t;
+
+#define MCX_RC_STEP(cm, n)                                                                         \
+  do {                                                                                             \
+    if ((cm)->hook)                                                                                \
+      (cm)->hook(n);                                                                               \
+  } while (0)
+
 /** Where a ring's pieces are, resolved from the partition. */
 typedef struct mcx__ring_view {
   mcx__mpsc_ring_t *ring;
@@ -216,11 +255,14 @@ uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
  *        state becomes tag | pos) and no longer the caller's
  * @param intent the sending node's in-flight record (see mcx__node_t), or NULL
  * @param tag (ring number + 1) << 48, identifying this ring in @p intent
+ * @param cm a receipt to set in the same step as R1 (see mcx__receipt_t), or
+ *        NULL (a constant NULL compiles the steps away)
  */
 static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
                                                     const void *data, uint32_t size,
                                                     uint32_t big, uint32_t sender,
-                                                    mcx_atomic_u64 *intent, uint64_t tag)
+                                                    mcx_atomic_u64 *intent, uint64_t tag,
+                                                    const mcx__mpsc_commit_t *cm)
 {
   mcx__mpsc_ring_t *r = v->ring;
   /* A0 — acquire: a tail written by mcx__mpsc_init (R0) comes with the slots'
@@ -276,9 +318,28 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
    * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. A plain store: the
    * caller's mcx__wp_notify() orders it before its read of the sleepers
    * (F-W2, light where the sleeper's heavy barrier stands in for it). */
+  if (cm) {
+    MCX_RC_STEP(cm, 0);
+    mcx_store_relaxed(&cm->rc->pend_value, cm->value);
+    mcx_store_relaxed(&cm->rc->pend_owner, cm->owner);
+    /* R-RC1 — release: value and owner before the pending record; pairs
+     * with A-RC1 in settle_receipts (recovery.c). Before R1, so a published
+     * slot always has its receipt named. */
+    mcx_store_release(&cm->rc->pend_rec, tag | pos);
+    MCX_RC_STEP(cm, 1);
+  }
   mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
+  if (cm)
+    MCX_RC_STEP(cm, 2);
   if (intent)
     mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
+  if (cm) {
+    MCX_RC_STEP(cm, 3);
+    mcx_store_relaxed(&cm->rc->done, cm->value);
+    MCX_RC_STEP(cm, 4);
+    /* R-RC2 — release: `done` before the record is cleared; pairs with A-RC1. */
+    mcx_store_release(&cm->rc->pend_rec, 0);
+  }
   return MCX_RING_OK;
 }
 
