@@ -961,7 +961,7 @@ CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint
 int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value)
 {
   struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
-  if (__builtin_expect(!c || mcx__spsc_put(&c->v, width, value) != MCX_Q_OK, 0))
+  if (__builtin_expect(!c || mcx__spsc_put1(&c->v, width, value) != MCX_Q_OK, 0))
     return MCX_EAGAIN;
   mcx__wp_notify(&c->ch->recv_wp, d->shared);
   return MCX_OK;
@@ -972,7 +972,7 @@ int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
   struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
   /* a width mismatch leaves the item in place: the full path reports it */
-  if (__builtin_expect(!c || mcx__spsc_get(&c->v, width, &meta, value) != MCX_Q_OK, 0))
+  if (__builtin_expect(!c || mcx__spsc_get1(&c->v, width, &meta, value) != MCX_Q_OK, 0))
     return MCX_EAGAIN;
   mcx__wp_notify(&c->ch->space_wp, d->shared);
   return MCX_OK;
@@ -1076,9 +1076,7 @@ static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
     return pmq_scl_send_once(d, ch, a->width, a->value);
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__glock(d);
-  mcx__q_outcome_t o = reserve_retrying(&v);
-  if (o == MCX_Q_OK)
-    mcx__spsc_commit(&v, a->width, a->value);
+  mcx__q_outcome_t o = mcx__spsc_put1(&v, a->width, a->value);
   mcx__gunlock(d);
   if (o != MCX_Q_OK)
     return MCX_EAGAIN;
@@ -1099,14 +1097,15 @@ int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
 }
 
 /* One receive from the data ring, retrying EMPTY_BUT_PRODUCER_INSERTING. */
-static mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t expect,
+static inline __attribute__((always_inline)) mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
                                  uint32_t *meta, uint64_t *value)
 {
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__q_outcome_t o;
+  /* Scalars take their own protocol (spsc_ring.h), on every path alike. */
   mcx__glock(d);
   for (int i = 0;; i++) {
-    o = mcx__spsc_get(&v, expect, meta, value);
+    o = scl ? mcx__spsc_get1(&v, expect, meta, value) : mcx__spsc_get(&v, expect, meta, value);
     if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
       break;
     mcx_port_cpu_relax();
@@ -1119,15 +1118,15 @@ static mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, uint32
  * once it has closed or gone, look once more (its last item, published
  * before its close, is visible after A-C1 saw the close) and then report
  * that nothing more will come. */
-static mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t expect,
+static inline __attribute__((always_inline)) mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
                                       uint32_t *meta, uint64_t *value, int *closed)
 {
-  mcx__q_outcome_t o = get_once(d, ch, expect, meta, value);
+  mcx__q_outcome_t o = get_once(d, ch, scl, expect, meta, value);
   *closed = 0;
   if (o == MCX_Q_EMPTY || o == MCX_Q_EMPTY_BUT_PRODUCER_INSERTING) {
     if (peer_alive(ch, MCX_CHAN_RECV))
       return o;
-    o = get_once(d, ch, expect, meta, value);
+    o = get_once(d, ch, scl, expect, meta, value);
     *closed = o != MCX_Q_OK && o != MCX_Q_MISMATCH;
   }
   return o;
@@ -1140,7 +1139,7 @@ static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
     return pmq_recv_once(d, ch, a->width, &a->value, NULL, NULL);
   uint32_t meta = 0;
   int closed;
-  mcx__q_outcome_t o = get_or_closed(d, ch, a->width, &meta, &a->value, &closed);
+  mcx__q_outcome_t o = get_or_closed(d, ch, 1, a->width, &meta, &a->value, &closed);
   if (o == MCX_Q_OK) {
     mcx__wp_notify(&ch->space_wp, d->shared);
     return MCX_OK;
@@ -1148,7 +1147,7 @@ static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   if (o == MCX_Q_MISMATCH) {
     if (mcx__ref()) { /* the reference consumes it (and reports the size error) */
       uint64_t discard;
-      get_once(d, ch, 0, &meta, &discard);
+      get_once(d, ch, 1, 0, &meta, &discard);
       mcx__wp_notify(&ch->space_wp, d->shared);
     }
     return MCX_EWIDTH; /* spec: left in place, a receive of the right width gets it */
@@ -1345,7 +1344,7 @@ static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   uint32_t meta = 0;
   uint64_t b = 0;
   int closed;
-  if (get_or_closed(d, ch, 0, &meta, &b, &closed) != MCX_Q_OK)
+  if (get_or_closed(d, ch, 0, 0, &meta, &b, &closed) != MCX_Q_OK)
     return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
   return take_packet(d, ch, mcx_load_relaxed(&ch->state), b, meta, &a->out, &a->size);
 }

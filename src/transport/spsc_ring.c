@@ -8,6 +8,8 @@ void mcx__spsc_init(const mcx__spsc_view_t *v)
     mcx_store_relaxed(&v->slots[i].word, mcx__spsc_word(i, MCX_SPSC_FREE)); /* published by the caller */
   v->ring->tail = 0;
   v->ring->head = 0;
+  v->ring->head_seen = 0;
+  mcx_store_relaxed(&v->ring->taken, 0); /* published by the caller */
 }
 
 uint32_t mcx__spsc_count(const mcx__spsc_view_t *v)

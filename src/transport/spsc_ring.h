@@ -53,8 +53,11 @@ _Static_assert(sizeof(mcx__spsc_slot_t) == 16, "four slots per cache line");
 typedef struct mcx__spsc_ring {
   /* Producer line: written by the producer only, read by nobody else. */
   MCX_ALIGNED_LINE uint32_t tail;
-  /* Consumer line: written by the consumer only, read by nobody else. */
+  uint32_t head_seen; /* scalars: the consumer's `taken` when last read */
+  /* Consumer line: written by the consumer only; `taken` (scalars) is read
+   * by the producer when its `head_seen` says the ring is full. */
   MCX_ALIGNED_LINE uint32_t head;
+  mcx_atomic_u32 taken;
 } mcx__spsc_ring_t;
 
 typedef struct mcx__spsc_view {
@@ -152,6 +155,70 @@ static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t
    * pairs with A1 in mcx__spsc_reserve. */
   mcx_store_release(&s->word, mcx__spsc_word(pos + v->mask + 1, MCX_SPSC_FREE));
   v->ring->head = pos + 1;
+  return MCX_Q_OK;
+}
+
+/*
+ * Scalars take a leaner protocol on the same ring (a channel's ring carries
+ * one type for its connection's life, and every path of that type uses the
+ * same functions). A scalar is written in one go, so:
+ *   - the producer publishes with a single store (ALLOCATED for its
+ *     position, no RESERVED), and tells "full" by the consumer's count of
+ *     items taken, which it reads only when its last copy of it says full;
+ *   - the consumer never writes a slot: it stores its count (`taken`, on its
+ *     own line) after each item.
+ * So a slot's line only travels from producer to consumer, once per item
+ * when the consumer keeps up, once per four when it lags; the consumer's
+ * line travels only when the ring is full. Nothing is held back: a taken
+ * slot is free for the producer at once (no batching that a blocked sender
+ * would wait on). Slot words go from ALLOCATED(pos) to ALLOCATED(pos + cap);
+ * the consumer compares with its own position, as before.
+ */
+
+/** Producer (scalars): publishes @p value with one store, or FULL. */
+static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_t meta,
+                                              uint64_t value)
+{
+  mcx__spsc_ring_t *r = v->ring;
+  uint32_t pos = r->tail; /* producer-owned */
+  if (__builtin_expect(pos - r->head_seen > v->mask, 0)) {
+    /* A1-T — acquire: pairs with R2-T in mcx__spsc_get1: the consumer's
+     * reads of the slots it has taken happen before our writes to them. A
+     * count from shared memory that is ahead of us (corrupt) reads as full. */
+    r->head_seen = mcx_load_acquire(&r->taken);
+    if (pos - r->head_seen > v->mask)
+      return MCX_Q_FULL;
+  }
+  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  s->meta = meta;
+  s->value = value;
+  /* R1 — release: meta and value before the slot reads ALLOCATED; pairs with A2. */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  r->tail = pos + 1;
+  return MCX_Q_OK;
+}
+
+/** Consumer (scalars): takes the oldest item; as mcx__spsc_get otherwise. */
+static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_t expect_meta,
+                                              uint32_t *meta, uint64_t *value)
+{
+  mcx__spsc_ring_t *r = v->ring;
+  uint32_t pos = r->head; /* consumer-owned */
+  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  /* A2 — acquire: pairs with R1 in mcx__spsc_put1. */
+  if (mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED))
+    return MCX_Q_EMPTY;
+  uint32_t m = s->meta;
+  if (expect_meta && m != expect_meta) {
+    *meta = m;
+    return MCX_Q_MISMATCH;
+  }
+  *meta = m;
+  *value = s->value;
+  r->head = pos + 1;
+  /* R2-T — release: our reads of the slot happen before the producer reuses
+   * it; pairs with A1-T. On our own line: a plain store. */
+  mcx_store_release(&r->taken, pos + 1);
   return MCX_Q_OK;
 }
 
