@@ -35,13 +35,12 @@ MCX_API void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t r
   mcx__nb_start(&a, CTX_SEND, 1, request, mcapi_status);
 }
 
-/* The full send: every check, waiting, the other transports and modes. Out
- * of line, so the fast path below needs no saved registers. */
-static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoint,
-                                                           mcapi_endpoint_t receive_endpoint,
-                                                           const void *buffer, size_t buffer_size,
-                                                           mcapi_priority_t priority,
-                                                           mcapi_status_t *mcapi_status)
+/* The checks of a blocking send, then the send (with @p receipted, one that
+ * sets receipt @p receipt to @p value: mcx_msg_send_receipted). */
+static void msg_send_checked(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                             const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                             int receipted, mcx_receipt_t receipt, mca_uint64_t value,
+                             mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
@@ -54,8 +53,21 @@ static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoi
     SET(MCAPI_ERR_PRIORITY);
     return;
   }
-  int r = mcx__msg_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
-  SET(r == MCX_OK ? MCAPI_SUCCESS : send_status(r));
+  int r = receipted ? mcx__msg_send_receipted(send_endpoint, receive_endpoint, buffer, buffer_size,
+                                              priority, receipt, value)
+                    : mcx__msg_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
+  SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_EBADRCPT ? MCAPI_ERR_PARAMETER : send_status(r));
+}
+
+/* The full send: every check, waiting, the other transports and modes. Out
+ * of line, so the fast path below needs no saved registers. */
+static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoint,
+                                                           mcapi_endpoint_t receive_endpoint,
+                                                           const void *buffer, size_t buffer_size,
+                                                           mcapi_priority_t priority,
+                                                           mcapi_status_t *mcapi_status)
+{
+  msg_send_checked(send_endpoint, receive_endpoint, buffer, buffer_size, priority, 0, 0, 0, mcapi_status);
 }
 
 MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
@@ -222,18 +234,6 @@ MCX_API void mcx_msg_send_receipted(mcapi_endpoint_t send_endpoint, mcapi_endpoi
                                     mcx_receipt_t receipt, mca_uint64_t value,
                                     mcapi_status_t *mcapi_status)
 {
-  if (!mcapi_status)
-    return;
-  REQUIRE_NODE();
-  if (!buffer && buffer_size) {
-    SET(MCAPI_ERR_PARAMETER);
-    return;
-  }
-  if (priority > MCAPI_MAX_PRIORITY) {
-    SET(MCAPI_ERR_PRIORITY);
-    return;
-  }
-  int r = mcx__msg_send_receipted(send_endpoint, receive_endpoint, buffer, buffer_size, priority,
-                                  receipt, value);
-  SET(r == MCX_OK ? MCAPI_SUCCESS : r == MCX_EBADRCPT ? MCAPI_ERR_PARAMETER : send_status(r));
+  msg_send_checked(send_endpoint, receive_endpoint, buffer, buffer_size, priority, 1, receipt, value,
+                   mcapi_status);
 }

@@ -30,12 +30,17 @@
 static mcapi_domain_t dom;
 static mcx_locking_t locking;
 
+static void params(mcapi_param_t *p)
+{
+  mcx_param_init(p);
+  p->locking = locking;
+  p->queue_elements = 16;
+}
+
 static void init(mcapi_node_t node)
 {
   mcapi_param_t p;
-  mcx_param_init(&p);
-  p.locking = locking;
-  p.queue_elements = 16;
+  params(&p);
   mcapi_info_t info;
   mcapi_status_t st;
   mcapi_initialize(dom, node, NULL, &p, &info, &st);
@@ -143,25 +148,33 @@ TEST(calls)
 
 /* The child: numbered messages from @p first on, each with its number as
  * the receipt's value, until it is killed. */
-static void sender(uint64_t first)
+/* A child's node 2 with an endpoint, this process's endpoint and the
+ * receipt, which must read @p first - 1; exits on any failure. */
+static void child_node(uint64_t first, mcapi_endpoint_t *me, mcapi_endpoint_t *to, mcx_receipt_t *r)
 {
   mcapi_param_t p;
-  mcx_param_init(&p);
-  p.locking = locking;
-  p.queue_elements = 16;
+  params(&p);
   mcapi_info_t info;
   mcapi_status_t st;
   mcapi_initialize(dom, 2, NULL, &p, &info, &st);
   if (st != MCAPI_SUCCESS)
     _exit(10);
-  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
+  *me = mcapi_endpoint_create(1, &st);
+  *to = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
   if (st != MCAPI_SUCCESS)
     _exit(11);
   mca_uint64_t v;
-  mcx_receipt_t r = mcx_receipt_open(KEY, &v, &st);
+  *r = mcx_receipt_open(KEY, &v, &st);
   if (st != MCAPI_SUCCESS || v != first - 1)
     _exit(12);
+}
+
+static void sender(uint64_t first)
+{
+  mcapi_endpoint_t me, to;
+  mcx_receipt_t r;
+  mcapi_status_t st;
+  child_node(first, &me, &to, &r);
   uint8_t m[120];
   for (uint64_t n = first;; n++) {
     memset(m, (int)(n & 0xff), sizeof m);
@@ -183,21 +196,10 @@ static void kill_at_step(int step)
  * first+3 killed at step @p step of the receipt's protocol. */
 static void stepped_sender(uint64_t first, int step, size_t size)
 {
-  mcapi_param_t p;
-  mcx_param_init(&p);
-  p.locking = locking;
-  p.queue_elements = 16;
-  mcapi_info_t info;
+  mcapi_endpoint_t me, to;
+  mcx_receipt_t r;
   mcapi_status_t st;
-  mcapi_initialize(dom, 2, NULL, &p, &info, &st);
-  if (st != MCAPI_SUCCESS)
-    _exit(10);
-  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
-  mca_uint64_t v;
-  mcx_receipt_t r = mcx_receipt_open(KEY, &v, &st);
-  if (st != MCAPI_SUCCESS || v != first - 1)
-    _exit(12);
+  child_node(first, &me, &to, &r);
   uint8_t m[120];
   for (uint64_t n = first; n < first + 4; n++) {
     if (n == first + 3) {
