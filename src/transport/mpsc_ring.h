@@ -121,7 +121,7 @@ static inline uint32_t mcx__slot_buf(const mcx__msg_slot_t *s)
  * A delivery receipt (mcx_msg_send_receipted): a word that a send sets in
  * the same step as it queues its message, so a sender killed at any point
  * leaves either both the message queued and `done` at the send's value, or
- * neither, once the dead-node sweep has looked (mcx__receipt_resolve).
+ * neither, once the dead-node sweep has looked (settle_receipts, recovery.c).
  *
  * The sender, after its reservation and before R1, names the send in
  * `pend_rec` (its in-flight record, tag | pos) with `pend_value`; after R1
@@ -314,10 +314,6 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
      * tombstone, which frees the buffer by this state (mcx__mpsc_tombstone). */
     mcx_store_relaxed(&v->mp->state[big], tag | pos);
   }
-  /* R1 — release: payload and size are visible before the slot reads as
-   * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. A plain store: the
-   * caller's mcx__wp_notify() orders it before its read of the sleepers
-   * (F-W2, light where the sleeper's heavy barrier stands in for it). */
   if (cm) {
     MCX_RC_STEP(cm, 0);
     mcx_store_relaxed(&cm->rc->pend_value, cm->value);
@@ -328,6 +324,10 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
     mcx_store_release(&cm->rc->pend_rec, tag | pos);
     MCX_RC_STEP(cm, 1);
   }
+  /* R1 — release: payload and size are visible before the slot reads as
+   * ALLOCATED; pairs with A2 in mcx__mpsc_dequeue. A plain store: the
+   * caller's mcx__wp_notify() orders it before its read of the sleepers
+   * (F-W2, light where the sleeper's heavy barrier stands in for it). */
   mcx_store_release(&s->seq, (pos + 1) & MCX_RING_POS_MASK);
   if (cm)
     MCX_RC_STEP(cm, 2);
