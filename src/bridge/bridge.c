@@ -1946,17 +1946,15 @@ static void fault_kill(int step)
 static void fault_arm(void)
 {
   static long count, at = -1;
-  static int step;
   if (at < 0) {
     const char *f = getenv("MCX_BRIDGE_FAULT");
     at = 0;
-    if (f && sscanf(f, "%ld:%d", &at, &step) != 2)
+    if (f && sscanf(f, "%ld:%d", &at, &fault_step) != 2)
       at = 0;
   }
   if (at > 0 && ++count == at) {
-    fprintf(stderr, "mca bridge: MCX_BRIDGE_FAULT: killed at step %d of delivery %ld\n", step, count);
+    fprintf(stderr, "mca bridge: MCX_BRIDGE_FAULT: killed at step %d of delivery %ld\n", fault_step, count);
     fflush(stderr);
-    fault_step = step;
     mcx__receipt_test_hook = fault_kill;
   }
 }

@@ -7,14 +7,13 @@ void mcx__spsc_init(const mcx__spsc_view_t *v)
   for (uint32_t i = 0; i <= v->mask; i++)
     mcx_store_relaxed(&v->slots[i].word, mcx__spsc_word(i, MCX_SPSC_FREE)); /* published by the caller */
   v->ring->tail = 0;
-  v->ring->head = 0;
+  mcx_store_relaxed(&v->ring->head, 0); /* published by the caller */
   v->ring->head_seen = 0;
-  mcx_store_relaxed(&v->ring->taken, 0); /* published by the caller */
 }
 
 uint32_t mcx__spsc_count(const mcx__spsc_view_t *v)
 {
-  uint32_t h = v->ring->head, n = 0;
+  uint32_t h = mcx_load_relaxed(&v->ring->head), n = 0;
   for (uint32_t i = 0; i <= v->mask; i++) {
     /* Acquire, as A2: a counted item is one a get would find. */
     if (mcx_load_acquire(&v->slots[(h + i) & v->mask].word) !=

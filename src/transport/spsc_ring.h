@@ -53,11 +53,10 @@ _Static_assert(sizeof(mcx__spsc_slot_t) == 16, "four slots per cache line");
 typedef struct mcx__spsc_ring {
   /* Producer line: written by the producer only, read by nobody else. */
   MCX_ALIGNED_LINE uint32_t tail;
-  uint32_t head_seen; /* scalars: the consumer's `taken` when last read */
-  /* Consumer line: written by the consumer only; `taken` (scalars) is read
-   * by the producer when its `head_seen` says the ring is full. */
-  MCX_ALIGNED_LINE uint32_t head;
-  mcx_atomic_u32 taken;
+  uint32_t head_seen; /* scalars: the consumer's `head` when last read */
+  /* Consumer line: written by the consumer only; `head` is read by a
+   * scalar producer when its `head_seen` says the ring is full. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 head;
 } mcx__spsc_ring_t;
 
 typedef struct mcx__spsc_view {
@@ -134,7 +133,7 @@ static inline mcx__q_outcome_t mcx__spsc_put(const mcx__spsc_view_t *v, uint32_t
 static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t expect_meta,
                                              uint32_t *meta, uint64_t *value)
 {
-  uint32_t pos = v->ring->head; /* consumer-owned */
+  uint32_t pos = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   /* A2 — acquire: the producer's writes of the item are visible once the slot
    * reads ALLOCATED; pairs with R1 in mcx__spsc_commit. */
@@ -154,7 +153,7 @@ static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t
   /* R2 — release: our reads of the slot happen before the producer reuses it;
    * pairs with A1 in mcx__spsc_reserve. */
   mcx_store_release(&s->word, mcx__spsc_word(pos + v->mask + 1, MCX_SPSC_FREE));
-  v->ring->head = pos + 1;
+  mcx_store_relaxed(&v->ring->head, pos + 1);
   return MCX_Q_OK;
 }
 
@@ -165,8 +164,8 @@ static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t
  *   - the producer publishes with a single store (ALLOCATED for its
  *     position, no RESERVED), and tells "full" by the consumer's count of
  *     items taken, which it reads only when its last copy of it says full;
- *   - the consumer never writes a slot: it stores its count (`taken`, on its
- *     own line) after each item.
+ *   - the consumer never writes a slot: it stores its position (`head`, on
+ *     its own line) after each item.
  * So a slot's line only travels from producer to consumer, once per item
  * when the consumer keeps up, once per four when it lags; the consumer's
  * line travels only when the ring is full. Nothing is held back: a taken
@@ -185,7 +184,7 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
     /* A1-T — acquire: pairs with R2-T in mcx__spsc_get1: the consumer's
      * reads of the slots it has taken happen before our writes to them. A
      * count from shared memory that is ahead of us (corrupt) reads as full. */
-    r->head_seen = mcx_load_acquire(&r->taken);
+    r->head_seen = mcx_load_acquire(&r->head);
     if (pos - r->head_seen > v->mask)
       return MCX_Q_FULL;
   }
@@ -203,7 +202,7 @@ static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_
                                               uint32_t *meta, uint64_t *value)
 {
   mcx__spsc_ring_t *r = v->ring;
-  uint32_t pos = r->head; /* consumer-owned */
+  uint32_t pos = mcx_load_relaxed(&r->head); /* consumer-owned */
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   /* A2 — acquire: pairs with R1 in mcx__spsc_put1. */
   if (mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED))
@@ -215,10 +214,9 @@ static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_
   }
   *meta = m;
   *value = s->value;
-  r->head = pos + 1;
   /* R2-T — release: our reads of the slot happen before the producer reuses
    * it; pairs with A1-T. On our own line: a plain store. */
-  mcx_store_release(&r->taken, pos + 1);
+  mcx_store_release(&r->head, pos + 1);
   return MCX_Q_OK;
 }
 
