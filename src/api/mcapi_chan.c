@@ -306,10 +306,12 @@ static inline __attribute__((always_inline)) void scl_send(uint32_t h, uint32_t 
                                                            mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__self.fast;
-  if (__builtin_expect(d && mcapi_status, 1) &&
-      __builtin_expect(mcx__scl_send_fast(d, h, width, v) == MCX_OK, 1)) {
+  if (__builtin_expect(d && mcapi_status, 1)) {
+    /* Stored first: the fast path's notify is then its last step, and its
+     * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
-    return;
+    if (__builtin_expect(mcx__scl_send_fast(d, h, width, v) == MCX_OK, 1))
+      return;
   }
   scl_send_full(h, width, v, mcapi_status);
 }

@@ -70,17 +70,38 @@ static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoi
   msg_send_checked(send_endpoint, receive_endpoint, buffer, buffer_size, priority, 0, 0, 0, mcapi_status);
 }
 
+/* A payload larger than a slot's inline bytes: the fast path through the
+ * pool, else the full send. Out of line, as the copy dwarfs the call. */
+static __attribute__((noinline)) void msg_send_big(mcx__domain_t *d,
+                                                   mcapi_endpoint_t send_endpoint,
+                                                   mcapi_endpoint_t receive_endpoint,
+                                                   const void *buffer, size_t buffer_size,
+                                                   mcapi_priority_t priority,
+                                                   mcapi_status_t *mcapi_status)
+{
+  if (mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, 1) ==
+      MCX_OK)
+    return;
+  msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+}
+
 MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                             const void *buffer, size_t buffer_size, mcapi_priority_t priority,
                             mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__fast_domain();
-  if (__builtin_expect(d && mcapi_status && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1) &&
-      __builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
-                                          buffer_size, priority) == MCX_OK,
-                       1)) {
+  if (__builtin_expect(d && mcapi_status && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1)) {
+    /* Stored first: the fast path's notify is then its last step, and its
+     * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
-    return;
+    if (__builtin_expect(buffer_size > MCX_SLOT_INLINE, 0)) {
+      msg_send_big(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+      return;
+    }
+    if (__builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
+                                            buffer_size, priority, 0) == MCX_OK,
+                         1))
+      return;
   }
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
@@ -131,13 +152,17 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
 {
   mcx__domain_t *d = mcx__fast_domain();
   int r;
-  if (__builtin_expect(d && mcapi_status && buffer && received_size, 1) &&
-      __builtin_expect((r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size,
-                                               received_size)) != MCX_EAGAIN,
-                       1)) {
-    /* taken: OK, or truncated (the message is consumed either way) */
-    *mcapi_status = __builtin_expect(r == MCX_OK, 1) ? MCAPI_SUCCESS : mcx__status(r, CTX_RECV);
-    return;
+  if (__builtin_expect(d && mcapi_status && buffer && received_size, 1)) {
+    /* Stored first, as in mcapi_msg_send; a truncation or the full path
+     * store their own. */
+    *mcapi_status = MCAPI_SUCCESS;
+    r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size, received_size);
+    if (__builtin_expect(r == MCX_OK, 1))
+      return;
+    if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
+      *mcapi_status = mcx__status(r, CTX_RECV);
+      return;
+    }
   }
   msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
 }

@@ -947,8 +947,11 @@ CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint
    * handle of the other end or type never uses the entry. */
   if (__builtin_expect((handle >> 29) != (kind_of(type) << 1 | dir), 0))
     return NULL;
+  (void)d;
   struct mcx__chc *c = &mcx__self.chc[chc_slot(handle)];
-  if (__builtin_expect(c->handle != handle, 0) && !(c = chc_fill(d, handle, type, dir)))
+  /* A miss takes the full path, which fills the entry (chc_refill): no call
+   * here, so the fast path needs no frame. */
+  if (__builtin_expect(c->handle != handle, 0))
     return NULL;
   /* A-C1 — acquire: pairs with R-C1 (connect) and R-C3 (tear-down). */
   if (__builtin_expect(mcx_load_acquire(&c->ch->state) != c->state, 0)) {
@@ -956,6 +959,15 @@ CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint
     return NULL;
   }
   return c;
+}
+
+/* The full path's first step: the entry of @p handle filled (or refilled)
+ * for the fast path's next call, where the node takes the fast path. */
+static void chc_refill(uint32_t handle, uint32_t type, uint32_t dir)
+{
+  const mcx__domain_t *d = mcx__self.fast;
+  if (d && (handle >> 29) == (kind_of(type) << 1 | dir))
+    (void)chc_fill(d, handle, type, dir);
 }
 
 int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value)
@@ -1086,6 +1098,7 @@ static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
 
 int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
 {
+  chc_refill(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
@@ -1157,6 +1170,7 @@ static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
 
 int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
 {
+  chc_refill(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
@@ -1274,6 +1288,7 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
 
 int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
 {
+  chc_refill(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND);
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;
@@ -1368,6 +1383,7 @@ int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
 
 int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
 {
+  chc_refill(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
   mcx__domain_t *d = mcx__self.dom;
   mcx__chan_t *ch;
   uint32_t st;

@@ -92,6 +92,13 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_
   return MCX_OK;
 }
 
+void mcx__epc_refill(uint32_t h)
+{
+  mcx__domain_t *d = mcx__self.fast;
+  if (d)
+    (void)mcx__epc_fill(d, h);
+}
+
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
 {
   mcx__endpoint_t *e;
@@ -270,6 +277,8 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
 
 int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
 {
+  mcx__epc_refill(to); /* for the fast path's next call (mcx__epc_get) */
+  mcx__epc_refill(from);
   return send_impl(from, to, buf, size, prio, 1);
 }
 
@@ -444,6 +453,7 @@ static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void
 
 int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
 {
+  mcx__epc_refill(h); /* for the fast path's next call (mcx__epc_get) */
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *ep;
   int r = resolve_recv(d, h, &ep);

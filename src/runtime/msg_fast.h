@@ -63,13 +63,20 @@ MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
  * NULL when @p h is not one (the full path reports why). Out of line. */
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h);
 
-/** The cache entry of endpoint handle @p h, filled on a miss; NULL if none. */
+/** The full path's first step (msg.c): the entry of @p h filled for the
+ * fast path's next call, where the node takes the fast path. */
+void mcx__epc_refill(uint32_t h);
+
+/** The cache entry of endpoint handle @p h; NULL on a miss, which takes the
+ * full path (it refills the entry: no call here, so the fast path needs no
+ * frame). */
 MCX_FAST mcx__epc_t *mcx__epc_get(mcx__domain_t *d, uint32_t h)
 {
+  (void)d;
   mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
   if (__builtin_expect(c->handle == h, 1))
     return c;
-  return mcx__epc_fill(d, h);
+  return NULL;
 }
 
 /** The ring view of priority @p prio of a cached endpoint of @p d. */
@@ -125,9 +132,11 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_
                            uint32_t prio);
 
 /** A send in one attempt: MCX_OK, or MCX_EAGAIN when the full path must run
- * (it checks everything again and reports why). */
+ * (it checks everything again and reports why). @p big (a constant): the
+ * payload is larger than a slot's inline bytes, which the caller checked;
+ * its instance calls the pool path, the other inlines the slot copy. */
 MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
-                                size_t size, uint32_t prio)
+                                size_t size, uint32_t prio, int big)
 {
   mcx__epc_t *s = mcx__epc_get(d, from);
   if (__builtin_expect(!s, 0))
@@ -139,11 +148,10 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
   mcx__endpoint_t *src = s->ep, *dst = t->ep;
   /* A-E1 — acquire: pairs with R-E1 (create, re-open): the destination is
    * the incarnation the entry was filled for. The source is ours (relaxed). */
-  if (__builtin_expect((mcx_load_acquire(&dst->state) != t->state) |
-                           (mcx_load_relaxed(&src->state) != s->state) | !s->mine |
-                           (size > d->g.max_msg) |
-                           ((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) != 0),
-                       0))
+  if (__builtin_expect(mcx_load_acquire(&dst->state) != t->state, 0) ||
+      __builtin_expect(mcx_load_relaxed(&src->state) != s->state, 0) ||
+      __builtin_expect(!s->mine, 0) || __builtin_expect(size > d->g.max_msg, 0) ||
+      __builtin_expect((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) != 0, 0))
     return MCX_EAGAIN;
   /* A-E4 — acquire: pairs with R-E4 (resize); the entry's geometry is the
    * epoch's, and the ring's tail refuses a stale epoch. */
@@ -156,13 +164,13 @@ MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, co
   /* Relaxed: see mcx__msg_enqueue_once. */
   if (__builtin_expect(!(mcx_load_relaxed(&dst->used_prios) & bit), 0))
     mcx_fetch_or_relaxed(&dst->used_prios, bit);
-  if (__builtin_expect(size > MCX_SLOT_INLINE, 0))
+  if (big)
     return mcx__msg_send_big_fast(d, t, src, dst, from, buf, size, prio);
   mcx_atomic_u64 *intent = mcx__self.intent;
   if (!intent) /* set with mcx__self.fast (mcx__node_init): lets the ring skip its tests */
     __builtin_unreachable();
-  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, 0, from, intent,
-                        t->tag0 + ((uint64_t)prio << 48), NULL) != MCX_RING_OK)
+  if (mcx__mpsc_enqueue_small_once(&v, t->epoch, buf, (uint32_t)size, from, intent,
+                                   t->tag0 + ((uint64_t)prio << 48)) != MCX_RING_OK)
     return MCX_EAGAIN;
   mcx__ctr_add(&src->n_sent, 1);
   mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
@@ -210,10 +218,9 @@ MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t 
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;
   /* Our own endpoint: relaxed (its owner re-sizes it, with the epoch). */
-  if (__builtin_expect((mcx_load_relaxed(&ep->state) != c->state) | !c->mine |
-                           (mcx_load_relaxed(&ep->chan) != 0) |
-                           (mcx_load_relaxed(&ep->ring_epoch) != c->epoch),
-                       0)) {
+  if (__builtin_expect(mcx_load_relaxed(&ep->state) != c->state, 0) ||
+      __builtin_expect(!c->mine, 0) || __builtin_expect(mcx_load_relaxed(&ep->chan) != 0, 0) ||
+      __builtin_expect(mcx_load_relaxed(&ep->ring_epoch) != c->epoch, 0)) {
     mcx__epc_clear(c);
     return MCX_EAGAIN;
   }

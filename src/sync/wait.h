@@ -144,6 +144,12 @@ static inline int mcx__wp_sleep(mcx__waitpoint_t *wp, uint32_t key, uint64_t dea
   return r;
 }
 
+/** The wake of mcx__wp_notify() once it has seen @p sleepers != 0 (R-W1 and
+ * the futex, or the requeue-PI path). Out of line and cold, so a notify
+ * without sleepers costs its caller no registers and no stack frame. */
+void mcx__wp_wake(mcx__waitpoint_t *wp, uint32_t sleepers, int shared)
+    __attribute__((noinline, cold));
+
 /**
  * Wakes every sleeper if there is one. Call after publishing the condition.
  * Cost without sleepers: one fence and one load of a line that stays shared.
@@ -159,14 +165,8 @@ static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
   else
     mcx_fence_seq_cst();
   uint32_t s = mcx_load_relaxed(&wp->sleepers);
-  if (s != 0) {
-    if (s >= MCX__WP_PI_ONE) { /* a hinted sleeper: requeue instead of wake */
-      mcx__wp_wake_pi(wp, s, shared);
-      return;
-    }
-    mcx_fetch_add_release(&wp->seq, 1); /* R-W1: pairs with A-W1 */
-    mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
-  }
+  if (__builtin_expect(s != 0, 0))
+    mcx__wp_wake(wp, s, shared);
 }
 
 /**

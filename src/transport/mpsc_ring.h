@@ -344,6 +344,44 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
 }
 
 /**
+ * The message fast path's enqueue: mcx__mpsc_enqueue() for a payload of at
+ * most MCX_SLOT_INLINE bytes with an in-flight record and no receipt, in one
+ * attempt and straight-line code (no retry loop whose values the compiler
+ * would keep on the stack). Any other case, a lost CAS included, returns
+ * MCX_RING_FULL having queued nothing, and the caller takes the full path,
+ * which retries and tells the cases apart. The same protocol and pairs as
+ * mcx__mpsc_enqueue: A0, A1, R3, R1.
+ */
+static inline __attribute__((always_inline)) mcx__ring_outcome_t
+mcx__mpsc_enqueue_small_once(const mcx__ring_view_t *v, uint32_t epoch, const void *data,
+                             uint32_t size, uint32_t sender, mcx_atomic_u64 *intent, uint64_t tag)
+{
+  mcx__mpsc_ring_t *r = v->ring;
+  uint64_t t = mcx_load_acquire(&r->tail); /* A0 */
+  uint64_t pos = t & MCX_RING_POS_MASK;
+  /* The epoch, the CLOSED bit (above it) and a position about to wrap
+   * (the full path handles the wrap) in one test. */
+  if (__builtin_expect((t >> MCX_RING_GEN_SHIFT) != epoch || pos == MCX_RING_POS_MASK, 0))
+    return MCX_RING_FULL;
+  mcx__msg_slot_t *s = &v->slots[pos & v->mask];
+  /* A1 — acquire: pairs with R2 in mcx__mpsc_dequeue (last lap's reads). The
+   * slot is free for pos exactly when its word is pos. */
+  if (__builtin_expect(mcx_load_acquire(&s->seq) != pos, 0))
+    return MCX_RING_FULL;
+  mcx_store_relaxed(intent, tag | pos); /* ordered before the reservation by R3 */
+  /* R3 — release: pairs with recovery's acquire loads, as in mcx__mpsc_enqueue. */
+  if (__builtin_expect(!mcx_cas_acq_rel(&r->tail, &t, t + 1), 0))
+    return MCX_RING_FULL; /* another producer took pos: the full path retries */
+  s->size = size;
+  s->sender = sender;
+  mcx__copy_small(s->data, data, size);
+  /* R1 — release: pairs with A2 in mcx__mpsc_dequeue (see mcx__mpsc_enqueue). */
+  mcx_store_release(&s->seq, pos + 1);
+  mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
+  return MCX_RING_OK;
+}
+
+/**
  * Tries to dequeue into @p buf (capacity @p cap_bytes). Single consumer.
  * @param classify when 0, an empty ring returns MCX_RING_EMPTY without
  *        reading the producers' tail line (keeps polling to one line); when
