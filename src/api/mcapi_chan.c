@@ -144,10 +144,10 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
                                 size_t size, mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__self.fast; /* see scl_send */
-  if (__builtin_expect(d && mcapi_status && (buffer || !size), 1) &&
-      __builtin_expect(mcx__pkt_send_fast(d, send_handle, buffer, size) == MCX_OK, 1)) {
-    *mcapi_status = MCAPI_SUCCESS;
-    return;
+  if (__builtin_expect(d && mcapi_status && (buffer || !size), 1)) {
+    *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
+    if (__builtin_expect(mcx__pkt_send_fast(d, send_handle, buffer, size) == MCX_OK, 1))
+      return;
   }
   pkt_send_full(send_handle, buffer, size, mcapi_status);
 }
@@ -196,12 +196,15 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
   mcx__domain_t *d = mcx__self.fast; /* see scl_send */
   int e;
   /* Receive requests queued by this thread come first (the full path). */
-  if (__builtin_expect(d && mcapi_status && buffer && received_size && !mcx__recv_queued, 1) &&
-      __builtin_expect((e = mcx__pkt_recv_fast(d, receive_handle, buffer, received_size)) !=
-                           MCX_EAGAIN,
-                       1)) {
-    *mcapi_status = __builtin_expect(e == MCX_OK, 1) ? MCAPI_SUCCESS : ST(e);
-    return;
+  if (__builtin_expect(d && mcapi_status && buffer && received_size && !mcx__recv_queued, 1)) {
+    *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
+    e = mcx__pkt_recv_fast(d, receive_handle, buffer, received_size);
+    if (__builtin_expect(e == MCX_OK, 1))
+      return;
+    if (e != MCX_EAGAIN) { /* taken and dropped (corrupt) */
+      *mcapi_status = ST(e);
+      return;
+    }
   }
   pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
 }
@@ -218,13 +221,24 @@ MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_h
   return e ? 0 : n;
 }
 
-MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status)
+static __attribute__((noinline)) void pkt_release_full(void *buffer, mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
   REQUIRE_NODE();
   int r = mcx__pkt_release(buffer);
   SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
+}
+
+MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status)
+{
+  mcx__domain_t *d = mcx__self.fast; /* see scl_send */
+  if (__builtin_expect(d && mcapi_status, 1)) {
+    *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
+    if (__builtin_expect(mcx__pkt_release_fast(d, buffer) == MCX_OK, 1))
+      return;
+  }
+  pkt_release_full(buffer, mcapi_status);
 }
 
 MCX_API mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_status)

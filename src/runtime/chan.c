@@ -156,6 +156,14 @@ void mcx__chan_attach(mcx__domain_t *d)
   mcx__pool_locate(d->base, g->off_pkt_meta, g->n_pkt_bufs, &d->pkt_pool, &d->pkt_state);
   d->pkt_bufs = d->base + g->off_chan_pools;
   d->pkt_stride = g->pkt_stride;
+  d->pkt_recip = mcx__recip_of(g->pkt_stride, (uint64_t)g->n_pkt_bufs * g->pkt_stride);
+}
+
+/* The buffer index of byte offset @p off (< the pool's span) when it is the
+ * start of a buffer, else UINT32_MAX. */
+static inline __attribute__((always_inline)) uint32_t pkt_index(const mcx__domain_t *d, size_t off)
+{
+  return mcx__recip_index(off, d->pkt_recip, d->pkt_stride);
 }
 
 void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l)
@@ -224,15 +232,19 @@ static mcx__spsc_view_t data_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
   return data_view_at(d, ch, chan_idx(d, ch));
 }
-static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
+static inline __attribute__((always_inline)) mcx__spsc_view_t
+ret_view_at(const mcx__domain_t *d, mcx__chan_t *ch, size_t i)
 {
   const mcx__geom_t *g = &d->g;
-  size_t i = chan_idx(d, ch);
   mcx__spsc_view_t v = {&ch->ret,
                         (mcx__spsc_slot_t *)(d->base + g->off_chan_slots) +
                             i * (g->chan_cap + g->chan_rcap) + g->chan_cap,
                         g->chan_rcap - 1};
   return v;
+}
+static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  return ret_view_at(d, ch, chan_idx(d, ch));
 }
 static uint8_t *pool_buf(const mcx__domain_t *d, uint32_t b)
 {
@@ -906,7 +918,8 @@ struct mcx__chc {
   uint32_t handle; /* MCX_EPC_EMPTY: none */
   uint32_t state;  /* the channel's state word when filled (MCX_EPC_EMPTY when empty) */
   mcx__chan_t *ch;
-  mcx__spsc_view_t v; /* the data ring */
+  mcx__spsc_view_t v;  /* the data ring */
+  mcx__spsc_view_t rv; /* the return ring (a packet sender's buffers) */
 };
 
 void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c)
@@ -934,6 +947,7 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
   c->state = st;
   c->ch = ch;
   c->v = data_view_at(d, ch, mcx__h_idx(handle));
+  c->rv = ret_view_at(d, ch, mcx__h_idx(handle));
   c->handle = handle;
   return c;
 }
@@ -1330,11 +1344,20 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
                            mcx__spsc_reserve(&c->v) != MCX_Q_OK,
                        0))
     return MCX_EAGAIN;
-  if (__builtin_expect(take_buffer(d, c->ch, &b) != MCX_OK, 0)) {
+  uint32_t meta;
+  uint64_t rb;
+  /* A buffer the receiver gave back, inline; else take_buffer (which also
+   * drops a corrupt index, the pool and the sweep). A2 of the return ring:
+   * pairs with R1 in the release. */
+  if (__builtin_expect(mcx__spsc_get(&c->rv, 0, &meta, &rb) == MCX_Q_OK && rb < d->pkt_pool.n, 1))
+    b = (uint32_t)rb;
+  else if (__builtin_expect(take_buffer(d, c->ch, &b) != MCX_OK, 0)) {
     mcx__spsc_unreserve(&c->v);
     return MCX_EAGAIN;
   }
-  if (size)
+  if (size <= MCX_SLOT_INLINE)
+    mcx__copy_small(pool_buf(d, b), buf, size);
+  else
     memcpy(pool_buf(d, b), buf, size);
   mcx__spsc_commit(&c->v, (uint32_t)size, b); /* R1: the copy travels with it */
   mcx__wp_notify(&c->ch->recv_wp, d->shared);
@@ -1423,10 +1446,9 @@ static int pool_buffer_of(const mcx__domain_t *d, const void *p, uint32_t *b, ui
   const uint8_t *u = p;
   if (!p || u < d->pkt_bufs || u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride)
     return MCX_EBADBUF;
-  size_t off = (size_t)(u - d->pkt_bufs);
-  if (off % d->pkt_stride)
+  *b = pkt_index(d, (size_t)(u - d->pkt_bufs));
+  if (*b == UINT32_MAX)
     return MCX_EBADBUF; /* not the start of a buffer */
-  *b = (uint32_t)(off / d->pkt_stride);
   *w = mcx_load_relaxed(&d->pkt_state[*b]); /* holder-owned word */
   if (!(*w & 1) || PB_SLOT(*w) != mcx__self.node_slot)
     return MCX_EBADBUF; /* not held, or held by another node */
@@ -1449,6 +1471,43 @@ static int pmq_release(mcx__domain_t *d, void *buf)
   /* R-B2 — release: held drops after the user's last use of the buffer; pairs
    * with A-B2 (pmq_pkt_send_once). */
   mcx_store_release(&ch->held, mcx_load_relaxed(&ch->held) - 1);
+  mcx__wp_notify(&ch->space_wp, d->shared);
+  return MCX_OK;
+}
+
+int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
+{
+  const uint8_t *u = buf;
+  /* The same checks as pool_buffer_of and mcx__pkt_release, in one pass. */
+  if (__builtin_expect(u < d->pkt_bufs ||
+                           u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride ||
+                           d->compat == MCX_COMPAT_MCA203_,
+                       0))
+    return MCX_EAGAIN;
+  uint32_t b = pkt_index(d, (size_t)(u - d->pkt_bufs));
+  if (__builtin_expect(b == UINT32_MAX, 0))
+    return MCX_EAGAIN;
+  uint64_t w = mcx_load_relaxed(&d->pkt_state[b]); /* holder-owned word */
+  uint32_t rec = PB_REC(w);
+  if (__builtin_expect(!(w & 1) || PB_SLOT(w) != mcx__self.node_slot || rec >= d->g.n_chans, 0))
+    return MCX_EAGAIN;
+  mcx__chan_t *ch = chan_at(d, rec);
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  if (__builtin_expect(!(st & ST_LIVE) || ST_GEN(st) != PB_GEN(w) ||
+                           ST_SIDE(st, MCX_CHAN_RECV) != S_OPEN ||
+                           mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot,
+                       0))
+    return MCX_EAGAIN;
+  /* Not ours before it is the channel's, as in mcx__pkt_release: a node that
+   * dies in between leaves it to neither the sweep nor the ring twice. */
+  mcx_store_relaxed(&d->pkt_state[b], 0); /* holder-owned; a second release fails above */
+  mcx__spsc_view_t rv = ret_view_at(d, ch, rec);
+  /* R1 of the return ring: our reads of the buffer before the sender reuses
+   * it; pairs with A2 in take_buffer. */
+  if (__builtin_expect(mcx__spsc_put(&rv, 0, b) != MCX_Q_OK, 0)) {
+    mcx_store_relaxed(&d->pkt_state[b], w); /* still ours: the full path releases it */
+    return MCX_EAGAIN;
+  }
   mcx__wp_notify(&ch->space_wp, d->shared);
   return MCX_OK;
 }
@@ -1505,9 +1564,8 @@ int mcx__pkt_release_test(void *buf)
   }
   const uint8_t *u = buf;
   if (!buf || u < d->pkt_bufs || u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride ||
-      (size_t)(u - d->pkt_bufs) % d->pkt_stride)
+      (b = pkt_index(d, (size_t)(u - d->pkt_bufs))) == UINT32_MAX)
     return MCX_EBADBUF;
-  b = (uint32_t)((size_t)(u - d->pkt_bufs) / d->pkt_stride);
   uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
   return !((w & 1) && PB_SLOT(w) == mcx__self.node_slot); /* released: no longer ours */
 }

@@ -224,6 +224,9 @@ typedef struct mcx__domain {
   mcx_atomic_u64 *pkt_state; /* per buffer: its holder (chan.c, PB_WORD) */
   uint8_t *pkt_bufs;
   uint32_t pkt_stride;
+  /* Buffer index of a byte offset into the pool without a division
+   * (mcx__recip_index; set at attach, chan.c). */
+  mcx__recip_t pkt_recip;
 } mcx__domain_t;
 
 /** Fills d->g from the checked header of the mapping at d->base (d->size
@@ -262,6 +265,9 @@ void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
  * node): MCX_OK, or MCX_EAGAIN when the full path must run. */
 int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value);
 int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t *value);
+/** Packet release in one attempt on the fast path: MCX_OK, or MCX_EAGAIN
+ * when the full path must run (it checks again and says why). */
+int mcx__pkt_release_fast(mcx__domain_t *d, void *buf);
 /** Packet send / receive in one attempt on the fast path: MCX_OK, MCX_EAGAIN
  * when the full path must run; a receive may also give MCX_ECORRUPT (a slot
  * no sender could have written: taken off the ring and dropped). */

@@ -92,4 +92,43 @@ static inline void mcx__pool_init(const mcx__pool_view_t *v)
   mcx_store_relaxed(&v->hdr->head, v->n ? 1 : 0); /* published with the partition (R-P1) */
 }
 
+/**
+ * Buffer index of a byte offset into a pool of fixed-stride buffers without
+ * a division: q = (off * m) >> shift with m = ceil(2^shift / stride), where
+ * 2^shift > span * stride. With e = m * stride - 2^shift (< stride) and
+ * off = q * stride + r, off * m / 2^shift = q + (r + off * e / 2^shift) /
+ * stride, and off * e < span * stride < 2^shift: the quotient is exact for
+ * every off < span. m == 0: the span cannot be served so (or the product
+ * could overflow), divide.
+ */
+typedef struct mcx__recip {
+  uint64_t m;
+  uint32_t shift;
+} mcx__recip_t;
+
+static inline mcx__recip_t mcx__recip_of(uint32_t stride, uint64_t span)
+{
+  mcx__recip_t r = {0, 0};
+  if (stride < 2 || span == 0 || span >= (UINT64_C(1) << 32))
+    return r;
+  uint64_t lim = span * stride; /* < 2^64 */
+  uint32_t shift = 64u - (uint32_t)__builtin_clzll(lim); /* lim < 2^shift */
+  if (shift > 63)
+    return r;
+  uint64_t m = ((UINT64_C(1) << shift) + stride - 1) / stride;
+  if (m > UINT64_MAX / span) /* off * m must not overflow for off < span */
+    return r;
+  r.m = m;
+  r.shift = shift;
+  return r;
+}
+
+/** The index of the buffer that starts at byte offset @p off (< the span
+ * given to mcx__recip_of), or UINT32_MAX when @p off is not a buffer's start. */
+static inline uint32_t mcx__recip_index(uint64_t off, mcx__recip_t r, uint32_t stride)
+{
+  uint32_t b = r.m ? (uint32_t)((off * r.m) >> r.shift) : (uint32_t)(off / stride);
+  return (uint64_t)b * stride == off ? b : UINT32_MAX;
+}
+
 #endif
