@@ -92,6 +92,17 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_
   return MCX_OK;
 }
 
+int mcx__msg_recv_ring(mcx__domain_t *d, const mcx__epc_t *c, uint32_t p, void *buf, size_t cap,
+                       size_t *size)
+{
+  mcx__ring_view_t v = mcx__epc_ring(d, c, p);
+  mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, 0);
+  if (o == MCX_RING_EMPTY) /* only tombstones: the full path looks again */
+    return MCX_EAGAIN;
+  mcx__wp_notify(&c->ep->space_wp, d->shared); /* F-W2 after R2 */
+  return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_ECORRUPT;
+}
+
 void mcx__epc_refill(uint32_t h)
 {
   mcx__domain_t *d = mcx__self.fast;

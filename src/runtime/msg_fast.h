@@ -208,6 +208,13 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   return res;
 }
 
+/** The fast receive of the message at the head of priority @p p's ring of
+ * cached endpoint @p c when it is not a small one that fits (a pool buffer,
+ * a truncation, a tombstone), out of line (msg.c): MCX_OK, MCX_ETRUNC,
+ * MCX_ECORRUPT, or MCX_EAGAIN. */
+int mcx__msg_recv_ring(mcx__domain_t *d, const mcx__epc_t *c, uint32_t p, void *buf, size_t cap,
+                       size_t *size);
+
 /** A receive in one attempt: MCX_OK, MCX_ETRUNC, or MCX_EAGAIN (full path). */
 MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t cap, size_t *size)
 {
@@ -229,11 +236,13 @@ MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t 
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
     mcx__ring_view_t v = mcx__epc_ring(d, c, p);
-    mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, 0);
+    mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&v, buf, cap, size);
     if (o == MCX_RING_EMPTY)
       continue;
+    if (__builtin_expect(o == MCX_RING_NOT_SMALL, 0)) /* out of line */
+      return mcx__msg_recv_ring(d, c, p, buf, cap, size);
     mcx__wp_notify(&ep->space_wp, d->shared); /* F-W2 after R2 */
-    return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_ECORRUPT;
+    return MCX_OK;
   }
   return MCX_EAGAIN;
 }

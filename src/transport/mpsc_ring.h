@@ -457,6 +457,42 @@ static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, cons
   return MCX_RING_OK;
 }
 
+/** mcx__mpsc_dequeue_small()'s outcome when the oldest message is there
+ * but is not a small one that fits (or is a tombstone): the caller runs
+ * mcx__mpsc_dequeue(), which handles it. */
+#define MCX_RING_NOT_SMALL MCX_RING_EMPTY_BUT_PRODUCER_INSERTING
+
+/**
+ * The message fast path's dequeue: mcx__mpsc_dequeue() with classify 0 for
+ * the common message, one of at most MCX_SLOT_INLINE bytes that fits @p cap
+ * bytes, in straight-line code. MCX_RING_OK (taken), MCX_RING_EMPTY, or
+ * MCX_RING_NOT_SMALL having changed nothing. The same pairs: A2, R2.
+ */
+static inline __attribute__((always_inline)) mcx__ring_outcome_t
+mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t *out_size)
+{
+  mcx__mpsc_ring_t *r = v->ring;
+  uint64_t h = mcx_load_relaxed(&r->head); /* consumer-owned */
+  mcx__msg_slot_t *s = &v->slots[h & v->mask];
+  uint64_t want = (h + 1) & MCX_RING_POS_MASK;
+  /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue / _small_once. */
+  if (mcx_load_acquire(&s->seq) != want)
+    return MCX_RING_EMPTY;
+  uint32_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
+  if (__builtin_expect(size > MCX_SLOT_INLINE || size > cap, 0))
+    return MCX_RING_NOT_SMALL;
+  mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
+  mcx__copy_small(buf, s->data, size);
+  /* R2 — release: our reads of the payload before a producer reuses the
+   * slot; pairs with A1 in mcx__mpsc_enqueue / _small_once. */
+  mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
+  mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
+  *out_size = size;
+  if (__builtin_expect((want & 63) == 0, 0))
+    mcx__mpsc_sample_depth(v, want);
+  return MCX_RING_OK;
+}
+
 /** Ends a mcx__mpsc_take(): R2 — release: our reads of the payload happen
  * before a producer reuses the slot; pairs with A1 in mcx__mpsc_enqueue. */
 static inline void mcx__mpsc_give_back(mcx__msg_slot_t *slot, uint64_t give_back)
