@@ -86,6 +86,14 @@ static inline unsigned bench_stream_batch(size_t size)
   return k < 1 ? 1 : k > BENCH_STREAM_BATCH_MAX ? BENCH_STREAM_BATCH_MAX : (unsigned)k;
 }
 
+/* Items per call in a stream of this subject: bench_stream_batch(size) with
+ * its batch operations, 1 without them or when the receiver consumes in place
+ * (recv_view, item by item). */
+static inline unsigned bench_stream_calls(const bench_ops_t *o, size_t size, int inplace)
+{
+  return !inplace && o->send_batch && o->recv_batch ? bench_stream_batch(size) : 1;
+}
+
 /* Defines <prefix>_send_batch / <prefix>_recv_batch from a subject's per-item
  * <prefix>_send / <prefix>_recv (static functions of the same file, inlined
  * into the loop): each item is still its own hand-off. */

@@ -376,9 +376,7 @@ int bench_run_sample(bench_ctx_t *c)
   atomic_store(&c->failed, 0);
   atomic_store(&c->barrier_count, 0);
   c->n = 0;
-  c->stream_k = c->mode == BENCH_STREAM && !c->inplace && c->ops->send_batch && c->ops->recv_batch
-                    ? bench_stream_batch(c->size)
-                    : 1;
+  c->stream_k = c->mode == BENCH_STREAM ? bench_stream_calls(c->ops, c->size, c->inplace) : 1;
   if (c->ops->prepare) {
     int r = c->ops->prepare(c);
     if (r) {
