@@ -34,7 +34,7 @@
 /*
  * The per-slot-sequence SPSC ring DESIGN.md 2.2 names as the fastest hand-off
  * on this machine: the signal travels with the data, one cache-line transfer
- * per item. Slot i holds seq == pos when free for position pos and pos + 1
+ * per hand-off. Slot i holds seq == pos when free for position pos and pos + 1
  * when full; the consumer hands it back with pos + nslots.
  */
 struct iring {
@@ -53,7 +53,14 @@ struct ideal_side {
 
 static int ideal_prepare(bench_ctx_t *c)
 {
-  size_t stride = (c->size + 8 + 63) & ~(size_t)63;
+  /* Slots of a power of two up to a line (8-byte items: four to a line), so
+   * a stream moves a line per several items as DESIGN 2.2 measures; larger
+   * items take whole lines. */
+  size_t stride = 16;
+  while (stride < 64 && stride < c->size + 8)
+    stride *= 2;
+  if (stride < c->size + 8)
+    stride = (c->size + 8 + 63) & ~(size_t)63;
   size_t n = 2;
   while (n < 256 && n * 2 * stride <= 512 * 1024)
     n *= 2;
@@ -87,40 +94,86 @@ static int ideal_open(bench_ctx_t *c, int side, void **h)
   return 0;
 }
 static void ideal_close(bench_ctx_t *c, int side, void *h) { free(h); }
-static int ideal_send(bench_ctx_t *c, void *h, const void *buf)
+/* One slot of ring r at position pos; size is a constant in the batch loops
+ * (8 for scalars: the copy is one load and one store). */
+static inline __attribute__((always_inline)) void ideal_put(const struct iring *r, uint64_t pos,
+                                                            const void *buf, size_t size)
 {
-  struct ideal_side *s = h;
-  int d = s->side;
-  struct iring *r = &s->q->r[d];
-  uint64_t pos = s->pos[d]++;
   unsigned char *slot = r->slots + (pos & r->mask) * r->stride;
   atomic_uint_fast64_t *seq = (atomic_uint_fast64_t *)slot;
   unsigned k = 0;
   /* A1 — acquire: the consumer's reads of this slot are done; pairs with R2. */
   while (atomic_load_explicit(seq, memory_order_acquire) != pos)
     bench_relax(&k);
-  memcpy(slot + 8, buf, c->size);
+  memcpy(slot + 8, buf, size);
   /* R1 — release: payload written before the slot shows full; pairs with A2. */
   atomic_store_explicit(seq, pos + 1, memory_order_release);
+}
+static inline __attribute__((always_inline)) void ideal_get(const struct iring *r, uint64_t pos,
+                                                            void *buf, size_t size)
+{
+  unsigned char *slot = r->slots + (pos & r->mask) * r->stride;
+  atomic_uint_fast64_t *seq = (atomic_uint_fast64_t *)slot;
+  unsigned k = 0;
+  while (atomic_load_explicit(seq, memory_order_acquire) != pos + 1) /* A2 */
+    bench_relax(&k);
+  memcpy(buf, slot + 8, size);
+  atomic_store_explicit(seq, pos + r->mask + 1, memory_order_release); /* R2 */
+}
+static int ideal_send(bench_ctx_t *c, void *h, const void *buf)
+{
+  struct ideal_side *s = h;
+  int d = s->side;
+  ideal_put(&s->q->r[d], s->pos[d]++, buf, c->size);
   return 0;
 }
 static int ideal_recv(bench_ctx_t *c, void *h, void *buf)
 {
   struct ideal_side *s = h;
   int d = !s->side;
-  struct iring *r = &s->q->r[d];
-  uint64_t pos = s->pos[d]++;
-  unsigned char *slot = r->slots + (pos & r->mask) * r->stride;
-  atomic_uint_fast64_t *seq = (atomic_uint_fast64_t *)slot;
-  unsigned k = 0;
-  while (atomic_load_explicit(seq, memory_order_acquire) != pos + 1) /* A2 */
-    bench_relax(&k);
-  memcpy(buf, slot + 8, c->size);
-  atomic_store_explicit(seq, pos + r->mask + 1, memory_order_release); /* R2 */
+  ideal_get(&s->q->r[d], s->pos[d]++, buf, c->size);
   return 0;
 }
-const bench_ops_t bench_peer_ideal = {"ideal_ring", ideal_prepare, ideal_open, ideal_send,
-                                      ideal_recv, ideal_close, ideal_destroy, 0, 0, 0, NULL, NULL, NULL};
+/* Batches: the ring's geometry and the position stay in registers. */
+static inline __attribute__((always_inline)) void ideal_put_n(struct ideal_side *s, const unsigned char *p,
+                                                              unsigned k, size_t size)
+{
+  int d = s->side;
+  const struct iring r = s->q->r[d];
+  uint64_t pos = s->pos[d];
+  for (unsigned i = 0; i < k; i++, p += size)
+    ideal_put(&r, pos++, p, size);
+  s->pos[d] = pos;
+}
+static inline __attribute__((always_inline)) void ideal_get_n(struct ideal_side *s, unsigned char *p,
+                                                              unsigned k, size_t size)
+{
+  int d = !s->side;
+  const struct iring r = s->q->r[d];
+  uint64_t pos = s->pos[d];
+  for (unsigned i = 0; i < k; i++, p += size)
+    ideal_get(&r, pos++, p, size);
+  s->pos[d] = pos;
+}
+static int ideal_send_batch(bench_ctx_t *c, void *h, const void *items, unsigned k)
+{
+  if (c->size == 8)
+    ideal_put_n(h, items, k, 8);
+  else
+    ideal_put_n(h, items, k, c->size);
+  return 0;
+}
+static int ideal_recv_batch(bench_ctx_t *c, void *h, void *items, unsigned k)
+{
+  if (c->size == 8)
+    ideal_get_n(h, items, k, 8);
+  else
+    ideal_get_n(h, items, k, c->size);
+  return 0;
+}
+const bench_ops_t bench_peer_ideal = {"ideal_ring", ideal_prepare, ideal_open, ideal_send, ideal_recv,
+                                      ideal_close, ideal_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                      ideal_send_batch, ideal_recv_batch};
 
 /* ------------------------------------------------ mutex + condvar queue */
 struct mq_dir {
@@ -204,8 +257,10 @@ static int mutex_recv(bench_ctx_t *c, void *h, void *buf)
   pthread_mutex_unlock(&d->mu);
   return 0;
 }
+BENCH_BATCH_FROM_ITEM(mutex)
 const bench_ops_t bench_peer_mutex = {"mutex_condvar", mutex_prepare, generic_open, mutex_send,
-                                      mutex_recv, generic_close, mutex_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                      mutex_recv, generic_close, mutex_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                      mutex_send_batch, mutex_recv_batch};
 
 /* ------------------------------------------------ pipe and Unix socket pair */
 struct fds {
@@ -295,13 +350,16 @@ static int fd_recv(bench_ctx_t *c, void *h, void *buf)
   struct side_h *s = h;
   return read_all(((struct fds *)s->q)->in[s->side], buf, c->size);
 }
+BENCH_BATCH_FROM_ITEM(fd)
 const bench_ops_t bench_peer_pipe = {"pipe", pipe_prepare, generic_open, fd_send, fd_recv,
-                                     generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                     generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                     fd_send_batch, fd_recv_batch};
 #ifdef _WIN32
 const bench_ops_t bench_peer_socket = {.name = "unix_socketpair", .unavailable = NS_WIN("socketpair()")};
 #else
 const bench_ops_t bench_peer_socket = {"unix_socketpair", socket_prepare, generic_open, fd_send,
-                                       fd_recv, generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                       fd_recv, generic_close, fds_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                       fd_send_batch, fd_recv_batch};
 #endif
 
 /* ------------------------------------------------ POSIX message queues */
@@ -366,8 +424,10 @@ static int mqueue_recv(bench_ctx_t *c, void *h, void *buf)
     return BENCH_ERR;
   }
 }
+BENCH_BATCH_FROM_ITEM(mqueue)
 const bench_ops_t bench_peer_mqueue = {"posix_mqueue", mqueue_prepare, generic_open, mqueue_send,
-                                       mqueue_recv, generic_close, mqueue_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                       mqueue_recv, generic_close, mqueue_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                       mqueue_send_batch, mqueue_recv_batch};
 #endif
 
 /* ------------------------------------------------ one-core ping-pong references */
@@ -433,11 +493,13 @@ static int yield_recv(bench_ctx_t *c, void *h, void *buf) { return mbox_get(c, h
 static int futex_recv(bench_ctx_t *c, void *h, void *buf) { return mbox_get(c, h, buf, 1); }
 #endif
 const bench_ops_t bench_peer_yield = {"sched_yield_pingpong", mbox_prepare, generic_open,
-                                      yield_send, yield_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL};
+                                      yield_send, yield_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL,
+                                      NULL, NULL}; /* ping-pong only: no stream batches */
 #ifdef _WIN32
 const bench_ops_t bench_peer_futex = {.name = "futex_pingpong", .max_size = 64, .pingpong_only = 1,
                                       .unavailable = NS_WIN("futex system call")};
 #else
 const bench_ops_t bench_peer_futex = {"futex_pingpong", mbox_prepare, generic_open, futex_send,
-                                      futex_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL};
+                                      futex_recv, generic_close, mbox_destroy, 64, 1, 0, NULL, NULL, NULL,
+                                      NULL, NULL}; /* ping-pong only: no stream batches */
 #endif

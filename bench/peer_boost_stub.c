@@ -8,5 +8,6 @@ static int boost_absent(bench_ctx_t *c)
   bench_fail(c, BENCH_NA, "boost/lockfree/spsc_queue.hpp not found at build time (install libboost-dev)");
   return BENCH_NA;
 }
-const bench_ops_t bench_peer_boost = {"boost_spsc_queue", boost_absent, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};
+const bench_ops_t bench_peer_boost = {"boost_spsc_queue", boost_absent, 0, 0, 0, 0, 0, 0, 0, 0,
+                                      NULL, NULL, NULL, NULL, NULL};
 #endif

@@ -227,8 +227,10 @@ static int iox_recv(bench_ctx_t *c, void *h, void *buf)
   iox_sub_release_chunk(sub, chunk);
   return 0;
 }
+BENCH_BATCH_FROM_ITEM(iox)
 const bench_ops_t bench_peer_iceoryx = {"iceoryx", iox_prepare, iox_open, iox_send, iox_recv,
-                                        iox_close, iox_destroy, 65536, 0, 0, NULL, NULL, NULL};
+                                        iox_close, iox_destroy, 65536, 0, 0, NULL, NULL, NULL,
+                                        iox_send_batch, iox_recv_batch};
 #else
 const bench_ops_t bench_peer_iceoryx = {
     .name = "iceoryx",

@@ -94,10 +94,13 @@ static int nq_recv(bench_ctx_t *c, void *h, void *buf)
   }
   return 0;
 }
+BENCH_BATCH_FROM_ITEM(nq)
 const bench_ops_t bench_peer_nng_inproc = {"nng_inproc", nq_prepare_inproc, nq_open, nq_send, nq_recv,
-                                           nq_close, nq_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                           nq_close, nq_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                           nq_send_batch, nq_recv_batch};
 const bench_ops_t bench_peer_nng_ipc = {"nng_ipc", nq_prepare_ipc, nq_open, nq_send, nq_recv,
-                                        nq_close, nq_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                        nq_close, nq_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                        nq_send_batch, nq_recv_batch};
 #else
 #define NNG_MISSING "nng was not found at build time (install libnng-dev: scripts/deps.sh)"
 const bench_ops_t bench_peer_nng_inproc = {.name = "nng_inproc", .unavailable = NNG_MISSING};

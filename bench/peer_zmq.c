@@ -105,10 +105,13 @@ static int zq_recv(bench_ctx_t *c, void *h, void *buf)
     return BENCH_ERR;
   }
 }
+BENCH_BATCH_FROM_ITEM(zq)
 const bench_ops_t bench_peer_zmq_inproc = {"zmq_inproc", zq_prepare_inproc, zq_open, zq_send, zq_recv,
-                                           zq_close, zq_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                           zq_close, zq_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                           zq_send_batch, zq_recv_batch};
 const bench_ops_t bench_peer_zmq_ipc = {"zmq_ipc", zq_prepare_ipc, zq_open, zq_send, zq_recv,
-                                        zq_close, zq_destroy, 0, 0, 0, NULL, NULL, NULL};
+                                        zq_close, zq_destroy, 0, 0, 0, NULL, NULL, NULL,
+                                        zq_send_batch, zq_recv_batch};
 #else
 #define ZMQ_MISSING "ZeroMQ was not found at build time (install libzmq3-dev: scripts/deps.sh)"
 const bench_ops_t bench_peer_zmq_inproc = {.name = "zmq_inproc", .unavailable = ZMQ_MISSING};

@@ -56,3 +56,7 @@ target_sources(unit_test_bench_hist PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/benc
 # and the sample hygiene (slow samples excluded, unstable cells without a figure)
 target_sources(unit_test_bench_hygiene PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_hygiene.c
   ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c ${PROJECT_SOURCE_DIR}/tools/mca/bench_util.c)
+# and the receiving side's checks: lost, repeated and corrupted items fail the sample
+target_sources(unit_test_bench_checks PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_run.c
+  ${PROJECT_SOURCE_DIR}/tools/mca/bench_util.c ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c
+  ${PROJECT_SOURCE_DIR}/bench/peer_basic.c)

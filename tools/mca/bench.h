@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bench_hist.h"
 
@@ -67,7 +68,54 @@ typedef struct bench_ops {
   void (*release)(struct bench_ctx *c, void *h, const void *p);
   /* Non-NULL: this build lacks the peer (the note says why and what to install). */
   const char *unavailable;
+  /* Stream mode, optional (both or neither): k items of c->size bytes laid out
+   * back to back, each moved as its own item exactly as k calls of send / recv
+   * would, in one call from the harness (which stamps and checks every item).
+   * NULL: the harness calls send / recv once per item. */
+  int (*send_batch)(struct bench_ctx *c, void *h, const void *items, unsigned k);
+  int (*recv_batch)(struct bench_ctx *c, void *h, void *items, unsigned k);
 } bench_ops_t;
+
+/* Stream mode: items per call of send_batch / recv_batch, the same for every
+ * subject of a size (up to 32 items, up to 2 KiB; at least one). */
+#define BENCH_STREAM_BATCH_MAX 32
+#define BENCH_STREAM_BATCH_BYTES 2048
+static inline unsigned bench_stream_batch(size_t size)
+{
+  size_t k = size ? BENCH_STREAM_BATCH_BYTES / size : BENCH_STREAM_BATCH_MAX;
+  return k < 1 ? 1 : k > BENCH_STREAM_BATCH_MAX ? BENCH_STREAM_BATCH_MAX : (unsigned)k;
+}
+
+/* Items per call in a stream of this subject: bench_stream_batch(size) with
+ * its batch operations, 1 without them or when the receiver consumes in place
+ * (recv_view, item by item). */
+static inline unsigned bench_stream_calls(const bench_ops_t *o, size_t size, int inplace)
+{
+  return !inplace && o->send_batch && o->recv_batch ? bench_stream_batch(size) : 1;
+}
+
+/* Defines <prefix>_send_batch / <prefix>_recv_batch from a subject's per-item
+ * <prefix>_send / <prefix>_recv (static functions of the same file, inlined
+ * into the loop): each item is still its own hand-off. */
+#define BENCH_BATCH_FROM_ITEM(prefix)                                                            \
+  static int prefix##_send_batch(struct bench_ctx *c, void *h, const void *items, unsigned k)   \
+  {                                                                                              \
+    const unsigned char *p = (const unsigned char *)items;                                       \
+    size_t sz = c->size;                                                                         \
+    for (unsigned i = 0; i < k; i++, p += sz)                                                    \
+      if (prefix##_send(c, h, p))                                                                \
+        return BENCH_ERR;                                                                        \
+    return 0;                                                                                    \
+  }                                                                                              \
+  static int prefix##_recv_batch(struct bench_ctx *c, void *h, void *items, unsigned k)         \
+  {                                                                                              \
+    unsigned char *p = (unsigned char *)items;                                                   \
+    size_t sz = c->size;                                                                         \
+    for (unsigned i = 0; i < k; i++, p += sz)                                                    \
+      if (prefix##_recv(c, h, p))                                                                \
+        return BENCH_ERR;                                                                        \
+    return 0;                                                                                    \
+  }
 
 /* Shared between the sides; lives in MAP_SHARED memory so a forked child sees it. */
 typedef struct bench_ctx {
@@ -84,6 +132,7 @@ typedef struct bench_ctx {
   uint32_t domain;      /* libmca domain id of this sample */
   int hpc;              /* --hpc: each side counts its measured phase (mcx_hpc_*) */
   int inplace;          /* the receiver checksums the item where it lies (recv_view), no copy */
+  unsigned stream_k;    /* stream: items per call to the subject (set by bench_run_sample; 1: send / recv) */
   char hpc_line[2][480]; /* per item, written by each side (shared memory when cross-process) */
   /* shared state */
   BENCH_ALIGN64 BENCH_ATOMIC(unsigned) barrier_count;
@@ -182,10 +231,36 @@ int bench_probe_channels(char *why, size_t n);
 int bench_probe_pmq(char *why, size_t n);
 int bench_probe_xproc(char *why, size_t n);
 
-/* ---- the payload stamp every item carries */
-void bench_stamp(void *buf, size_t size, uint64_t seq);
-uint64_t bench_unstamp(const void *buf, size_t size);
+/* ---- the payload stamp every item carries. Inline: the stream loops run them
+ * once per item, and with a constant size (8 for scalars) each folds to a load
+ * or a store. */
+/** The first min(size, 8) bytes carry the sequence number (little-endian, truncated). */
+static inline void bench_stamp(void *buf, size_t size, uint64_t seq)
+{
+  memcpy(buf, &seq, size < 8 ? size : 8);
+}
+static inline uint64_t bench_unstamp(const void *buf, size_t size)
+{
+  uint64_t v = 0;
+  memcpy(&v, buf, size < 8 ? size : 8);
+  return v;
+}
 /** Sum of the payload's little-endian 8-byte words (the last one zero-padded):
  * reading every byte is how a receiver consumes an item. */
-uint64_t bench_checksum(const void *buf, size_t size);
+static inline uint64_t bench_checksum(const void *buf, size_t size)
+{
+  const unsigned char *p = (const unsigned char *)buf;
+  uint64_t s = 0, w;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    memcpy(&w, p + i, 8);
+    s += w;
+  }
+  if (i < size) {
+    w = 0;
+    memcpy(&w, p + i, size - i);
+    s += w;
+  }
+  return s;
+}
 #endif

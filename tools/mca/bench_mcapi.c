@@ -214,6 +214,22 @@ static int lm_open(bench_ctx_t *c, int side, void **hp)
   return 0;
 }
 
+static int send_failed(bench_ctx_t *c, mcapi_status_t st)
+{
+  if (pmq_budget(c, "send", st))
+    return BENCH_NA;
+  bench_fail(c, BENCH_ERR, "send: %s", sname(st));
+  return BENCH_ERR;
+}
+
+static int recv_failed(bench_ctx_t *c, mcapi_status_t st, size_t got, size_t size)
+{
+  if (pmq_budget(c, "receive", st))
+    return BENCH_NA;
+  bench_fail(c, BENCH_ERR, "receive: %s (size %zu of %zu)", sname(st), got, size);
+  return BENCH_ERR;
+}
+
 static int lm_send(bench_ctx_t *c, void *h, const void *buf)
 {
   struct mside *m = h;
@@ -231,13 +247,7 @@ static int lm_send(bench_ctx_t *c, void *h, const void *buf)
     mcapi_sclchan_send_uint64(m->ss, v, &st);
   }
   }
-  if (st != MCAPI_SUCCESS) {
-    if (pmq_budget(c, "send", st))
-      return BENCH_NA;
-    bench_fail(c, BENCH_ERR, "send: %s", sname(st));
-    return BENCH_ERR;
-  }
-  return 0;
+  return st == MCAPI_SUCCESS ? 0 : send_failed(c, st);
 }
 
 static int lm_recv(bench_ctx_t *c, void *h, void *buf)
@@ -265,11 +275,55 @@ static int lm_recv(bench_ctx_t *c, void *h, void *buf)
     memcpy(buf, &v, 8);
   }
   }
-  if (st != MCAPI_SUCCESS || got != m->size) {
-    if (pmq_budget(c, "receive", st))
-      return BENCH_NA;
-    bench_fail(c, BENCH_ERR, "receive: %s (size %zu of %zu)", sname(st), got, m->size);
-    return BENCH_ERR;
+  return st == MCAPI_SUCCESS && got == m->size ? 0 : recv_failed(c, st, got, m->size);
+}
+
+/* Stream batches: per item the same call as lm_send / lm_recv (a scalar: one
+ * mcapi_sclchan_send_uint64 / mcapi_sclchan_recv_uint64), without the
+ * harness's call in between. */
+static int lm_send_batch(bench_ctx_t *c, void *h, const void *items, unsigned k)
+{
+  struct mside *m = h;
+  const unsigned char *p = items;
+  size_t sz = c->size;
+  if (m->type == 's') {
+    for (unsigned i = 0; i < k; i++, p += sz) {
+      uint64_t v;
+      mcapi_status_t st;
+      memcpy(&v, p, 8);
+      mcapi_sclchan_send_uint64(m->ss, v, &st);
+      if (st != MCAPI_SUCCESS)
+        return send_failed(c, st);
+    }
+    return 0;
+  }
+  for (unsigned i = 0; i < k; i++, p += sz) {
+    int r = lm_send(c, h, p);
+    if (r)
+      return r;
+  }
+  return 0;
+}
+
+static int lm_recv_batch(bench_ctx_t *c, void *h, void *items, unsigned k)
+{
+  struct mside *m = h;
+  unsigned char *p = items;
+  size_t sz = c->size;
+  if (m->type == 's') {
+    for (unsigned i = 0; i < k; i++, p += sz) {
+      mcapi_status_t st;
+      uint64_t v = mcapi_sclchan_recv_uint64(m->sr, &st);
+      if (st != MCAPI_SUCCESS)
+        return recv_failed(c, st, m->size, m->size);
+      memcpy(p, &v, 8);
+    }
+    return 0;
+  }
+  for (unsigned i = 0; i < k; i++, p += sz) {
+    int r = lm_recv(c, h, p);
+    if (r)
+      return r;
   }
   return 0;
 }
@@ -349,6 +403,8 @@ const bench_ops_t bench_libmca_ops = {
     .destroy = lm_destroy,
     .recv_view = lm_recv_view,
     .release = lm_release,
+    .send_batch = lm_send_batch,
+    .recv_batch = lm_recv_batch,
 };
 
 /* ---- probes: what this build provides */

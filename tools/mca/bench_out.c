@@ -501,6 +501,11 @@ int bench_write_json(const char *path, const bench_results_t *r)
             c->status == BENCH_OK ? (c->unstable ? "unstable" : "ok") : c->status == BENCH_NA ? "n/a" : "error");
     jstr(f, c->note);
     fprintf(f, ", \"consume\": \"%s\"", c->consume ? c->consume : "");
+    /* how the stream drove the subject: items per call (bench_stream_calls) */
+    if (c->ops && !c->ops->pingpong_only)
+      fprintf(f, ", \"stream_items_per_call\": %u", bench_stream_calls(c->ops, c->size, c->inplace));
+    else
+      fputs(", \"stream_items_per_call\": null", f);
     fputs(",\n  \"summary\": {", f);
     jstat(f, "rtt_ns", c->rtt);
     fputs(", ", f);

@@ -78,6 +78,39 @@ typedef struct side_state {
   uint64_t seq; /* continues across phases */
 } side_state_t;
 
+#define BENCH_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* A failed check, out of the item loops' way. */
+static __attribute__((noinline, cold)) int item_failed(bench_ctx_t *c, int side, uint64_t want,
+                                                        uint64_t got, int order)
+{
+  if (order)
+    bench_fail(c, BENCH_ERR, "side %d: expected item %llu, got %llu", side, (unsigned long long)want,
+               (unsigned long long)got);
+  else
+    bench_fail(c, BENCH_ERR, "side %d: item %llu arrived corrupted (checksum)", side,
+               (unsigned long long)want);
+  return BENCH_ERR;
+}
+
+/* Checks one received item at p: its stamp is the expected sequence number
+ * (nothing lost, duplicated or reordered) and the checksum of every byte
+ * matches (nothing corrupted). With a constant size it inlines to a few
+ * instructions (for 8 bytes: one load, one compare). */
+static BENCH_ALWAYS_INLINE int check_item(bench_ctx_t *c, const unsigned char *p, size_t size,
+                                          const side_state_t *ss, uint64_t want, int side)
+{
+  uint64_t sum = bench_checksum(p, size);
+  uint64_t got = bench_unstamp(p, size);
+  if (size >= 8 ? got != want : (got & ss->mask) != (want & ss->mask))
+    return item_failed(c, side, want, got, 1);
+  /* bytes 8.. hold the constant fill (none for 8 bytes: the stamp is the item) */
+  uint64_t expect = size > 8 ? got + ss->rest : size == 8 ? got : (got & ss->mask);
+  if (sum != expect)
+    return item_failed(c, side, want, got, 0);
+  return 0;
+}
+
 /* Receives and consumes one item: every byte is read (checksum), the stamp
  * and the checksum are checked, and buf ends up carrying the stamp (the echo
  * side sends buf back). In place (zero-copy subjects) nothing is copied but
@@ -96,24 +129,12 @@ static int take(bench_ctx_t *c, void *h, unsigned char *buf, side_state_t *ss, u
   } else if (o->recv(c, h, buf)) {
     return BENCH_ERR;
   }
-  uint64_t sum = bench_checksum(p, size);
-  uint64_t got = bench_unstamp(p, size);
-  if (c->inplace) {
-    memcpy(buf, p, size < 8 ? size : 8);
-    o->release(c, h, p);
-  }
-  if ((got & ss->mask) != (want & ss->mask)) {
-    bench_fail(c, BENCH_ERR, "side %d: expected item %llu, got %llu", side, (unsigned long long)want,
-               (unsigned long long)got);
-    return BENCH_ERR;
-  }
-  uint64_t expect = size >= 8 ? got + ss->rest : (got & ss->mask);
-  if (sum != expect) {
-    bench_fail(c, BENCH_ERR, "side %d: item %llu arrived corrupted (checksum)", side,
-               (unsigned long long)want);
-    return BENCH_ERR;
-  }
-  return 0;
+  if (!c->inplace)
+    return check_item(c, p, size, ss, want, side);
+  int r = check_item(c, p, size, ss, want, side);
+  memcpy(buf, p, size < 8 ? size : 8);
+  o->release(c, h, p);
+  return r;
 }
 
 /* One round trip seen from side 0 (send, then take the echo). */
@@ -136,6 +157,77 @@ static inline int round1(bench_ctx_t *c, void *h, unsigned char *buf, side_state
 }
 
 /*
+ * Stream loops. Each side reads the subject's operations and the size once
+ * (scalars: the constant 8, so the stamp is one store and the check one load
+ * and compare) and keeps the sequence number in a register. With the
+ * subject's batch operations (c->stream_k > 1) the sender stamps k items and
+ * hands them over in one call, and the receiver takes k items in one call and
+ * then checks each of them; otherwise one call per item. Either way every
+ * item is stamped, moved as its own item and checked.
+ */
+static BENCH_ALWAYS_INLINE int stream_send(bench_ctx_t *c, void *h, unsigned char *buf, uint64_t n,
+                                           side_state_t *ss, size_t size)
+{
+  const bench_ops_t *o = c->ops;
+  uint64_t seq = ss->seq, k = c->stream_k;
+  int r = 0;
+  if (k > 1) {
+    int (*send_batch)(struct bench_ctx *, void *, const void *, unsigned) = o->send_batch;
+    for (uint64_t i = 0; i < n && !r; i += k) {
+      unsigned kk = (unsigned)(n - i < k ? n - i : k);
+      for (unsigned j = 0; j < kk; j++)
+        bench_stamp(buf + (size_t)j * size, size, ++seq);
+      r = send_batch(c, h, buf, kk) ? BENCH_ERR : 0;
+    }
+  } else {
+    int (*send)(struct bench_ctx *, void *, const void *) = o->send;
+    for (uint64_t i = 0; i < n && !r; i++) {
+      bench_stamp(buf, size, ++seq);
+      r = send(c, h, buf) ? BENCH_ERR : 0;
+    }
+  }
+  ss->seq = seq;
+  return r;
+}
+
+static BENCH_ALWAYS_INLINE int stream_recv(bench_ctx_t *c, void *h, unsigned char *buf, uint64_t n,
+                                           side_state_t *ss, size_t size)
+{
+  const bench_ops_t *o = c->ops;
+  const side_state_t chk = *ss;
+  uint64_t seq = ss->seq, k = c->stream_k;
+  int r = 0;
+  if (k > 1) {
+    int (*recv_batch)(struct bench_ctx *, void *, void *, unsigned) = o->recv_batch;
+    for (uint64_t i = 0; i < n && !r; i += k) {
+      unsigned kk = (unsigned)(n - i < k ? n - i : k);
+      r = recv_batch(c, h, buf, kk) ? BENCH_ERR : 0;
+      for (unsigned j = 0; j < kk && !r; j++)
+        r = check_item(c, buf + (size_t)j * size, size, &chk, ++seq, 1);
+    }
+  } else {
+    int (*recv)(struct bench_ctx *, void *, void *) = o->recv;
+    for (uint64_t i = 0; i < n && !r; i++) {
+      ++seq;
+      r = recv(c, h, buf) ? BENCH_ERR : check_item(c, buf, size, &chk, seq, 1);
+    }
+  }
+  ss->seq = seq;
+  return r;
+}
+
+/* In place (recv_view / release): item by item through take(). */
+static int stream_take(bench_ctx_t *c, void *h, unsigned char *buf, uint64_t n, side_state_t *ss)
+{
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t s = ++ss->seq;
+    if (take(c, h, buf, ss, s, 1))
+      return BENCH_ERR;
+  }
+  return 0;
+}
+
+/*
  * Runs the phase on this side. Ping-pong, measured (record): two passes of
  * c->n round trips each, interleaved. The batch pass times c->batch round
  * trips between two clock reads (the figure ratios to L use: L is timed the
@@ -145,7 +237,6 @@ static inline int round1(bench_ctx_t *c, void *h, unsigned char *buf, side_state
 static int phase(bench_ctx_t *c, int side, void *h, unsigned char *buf, uint64_t n, int record,
                  side_state_t *ss)
 {
-  const bench_ops_t *o = c->ops;
   size_t size = c->size;
   if (c->mode == BENCH_PINGPONG) {
     if (side == 1) {
@@ -181,30 +272,27 @@ static int phase(bench_ctx_t *c, int side, void *h, unsigned char *buf, uint64_t
     }
     return 0;
   }
+  int r;
   if (side == 0) {
     if (record)
       c->t_start = bench_now_ns();
-    for (uint64_t i = 0; i < n; i++) {
-      bench_stamp(buf, size, ++ss->seq);
-      if (o->send(c, h, buf))
-        return BENCH_ERR;
-    }
+    r = size == 8 ? stream_send(c, h, buf, n, ss, 8) : stream_send(c, h, buf, n, ss, size);
   } else {
-    for (uint64_t i = 0; i < n; i++) {
-      uint64_t s = ++ss->seq;
-      if (take(c, h, buf, ss, s, 1))
-        return BENCH_ERR;
-    }
-    if (record)
+    if (c->inplace)
+      r = stream_take(c, h, buf, n, ss);
+    else
+      r = size == 8 ? stream_recv(c, h, buf, n, ss, 8) : stream_recv(c, h, buf, n, ss, size);
+    if (record && !r)
       c->t_end = bench_now_ns();
   }
-  return 0;
+  return r;
 }
 
 static void run_side(bench_ctx_t *c, int side)
 {
   bench_pin(c->cpu[side]);
-  size_t bsz = (c->size + 63) & ~(size_t)63;
+  /* the stream's batch of stream_k items back to back (one item otherwise) */
+  size_t bsz = (c->size * (c->mode == BENCH_STREAM ? c->stream_k : 1) + 63) & ~(size_t)63;
   unsigned char *buf = bench_aligned_alloc(64, bsz ? bsz : 64);
   memset(buf, 0xa5, bsz ? bsz : 64);
   side_state_t ss = {c->size > 8 ? bench_checksum(buf + 8, c->size - 8) : 0, seq_mask(c->size), 0};
@@ -288,6 +376,7 @@ int bench_run_sample(bench_ctx_t *c)
   atomic_store(&c->failed, 0);
   atomic_store(&c->barrier_count, 0);
   c->n = 0;
+  c->stream_k = c->mode == BENCH_STREAM ? bench_stream_calls(c->ops, c->size, c->inplace) : 1;
   if (c->ops->prepare) {
     int r = c->ops->prepare(c);
     if (r) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mca bench: time, pinning, shared memory, statistics, the payload stamp. */
+/* mca bench: time, pinning, shared memory, statistics (the payload stamp is inline in bench.h). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -197,34 +197,4 @@ double bench_median(double *v, int n)
     return 0;
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-uint64_t bench_checksum(const void *buf, size_t size)
-{
-  const unsigned char *p = buf;
-  uint64_t s = 0, w;
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    memcpy(&w, p + i, 8);
-    s += w;
-  }
-  if (i < size) {
-    w = 0;
-    memcpy(&w, p + i, size - i);
-    s += w;
-  }
-  return s;
-}
-
-/* The first min(size, 8) bytes carry the sequence number (little-endian, truncated). */
-void bench_stamp(void *buf, size_t size, uint64_t seq)
-{
-  memcpy(buf, &seq, size < 8 ? size : 8);
-}
-
-uint64_t bench_unstamp(const void *buf, size_t size)
-{
-  uint64_t v = 0;
-  memcpy(&v, buf, size < 8 ? size : 8);
-  return v;
 }
