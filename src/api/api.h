@@ -8,14 +8,7 @@
 #include "mcx.h"
 #include "runtime/runtime.h"
 
-/* The library's exported functions (it is built with -fvisibility=hidden).
- * PE targets have no ELF visibility: MinGW exports every function of the
- * DLL, and warns about the attribute (at link time, with LTO). */
-#if defined(_WIN32) || defined(__CYGWIN__)
-#define MCX_API
-#else
-#define MCX_API __attribute__((visibility("default")))
-#endif
+#include "api/export.h" /* MCX_API */
 
 /* Stores @p s when the caller gave a status pointer. */
 #define SET(s)                \

@@ -11,11 +11,8 @@
 #include "ports/mcx_port.h"
 #include "sync/mrapi_domain.h"
 
-#if defined(_WIN32) || defined(__CYGWIN__)
-#define API /* PE: every function of the DLL is exported (see api/api.h) */
-#else
-#define API __attribute__((visibility("default")))
-#endif
+#include "api/export.h"
+#define API MCX_API
 
 typedef _Atomic uint8_t a8_t;
 typedef _Atomic uint16_t a16_t;

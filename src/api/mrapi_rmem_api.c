@@ -7,11 +7,8 @@
 #include "sync/mrapi_domain.h"
 #include "sync/mrapi_req.h"
 
-#if defined(_WIN32) || defined(__CYGWIN__)
-#define API /* PE: every function of the DLL is exported (see api/api.h) */
-#else
-#define API __attribute__((visibility("default")))
-#endif
+#include "api/export.h"
+#define API MCX_API
 
 static mrapi_status_t map(int r)
 {

@@ -31,6 +31,7 @@
 #include "mcx_bridge.h"
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
+#include "runtime/receipt_hook.h"
 #include "sync/lock.h"
 
 enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED = 6, F_PING = 7 };
@@ -1934,7 +1935,6 @@ static mcapi_endpoint_t dest_ep(bridge_t *b, uint32_t node, uint32_t port, int f
 /* Fault injection for the tests (docs/bridge.md): MCX_BRIDGE_FAULT=K:S kills
  * this process with SIGKILL at step S (0..4, see mcx__mpsc_commit_t) of its
  * K-th message delivery. */
-extern void (*mcx__receipt_test_hook)(int step); /* runtime/receipt.c */
 static int fault_step;
 static void fault_kill(int step)
 {

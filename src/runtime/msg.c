@@ -167,12 +167,12 @@ static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpo
 /* One attempt; retries *_BUT_CONSUMER_READING immediately, a bounded number of times. */
 static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to,
                                      uint32_t from, const void *buf, size_t size, uint32_t big,
-                                     uint32_t prio)
+                                     uint32_t prio, const mcx__mpsc_commit_t *cm)
 {
   (void)to;
   mcx__ring_outcome_t o;
   for (int i = 0;; i++) {
-    o = mcx__msg_enqueue_once(d, dst, from, buf, size, big, prio, 1);
+    o = mcx__msg_enqueue_once(d, dst, from, buf, size, big, prio, 1, cm);
     if (o != MCX_RING_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
       return o;
     mcx_port_cpu_relax();
@@ -194,13 +194,15 @@ static int why_closed(mcx__domain_t *d, uint32_t to)
 
 /* A send; @p block = 0 makes one attempt (the request path). */
 static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
-                      uint32_t to, const void *buf, size_t size, uint32_t prio, int block);
+                      uint32_t to, const void *buf, size_t size, uint32_t prio, int block,
+                      const mcx__mpsc_commit_t *cm);
 static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
                      uint32_t to, const void *buf, size_t size, uint32_t big, uint32_t prio,
-                     int block, uint32_t timeout, uint64_t deadline);
+                     int block, uint32_t timeout, uint64_t deadline, const mcx__mpsc_commit_t *cm);
 
+/* A send; @p cm: a receipt to set with it (mcx__msg_send_receipted), or NULL. */
 static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
-                     int block)
+                     int block, const mcx__mpsc_commit_t *cm)
 {
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *src, *dst;
@@ -209,7 +211,7 @@ static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, u
     return r;
   if (size > d->g.max_msg)
     return MCX_EMSGSIZE;
-  r = send_attempts(d, src, dst, from, to, buf, size, prio, block);
+  r = send_attempts(d, src, dst, from, to, buf, size, prio, block, cm);
   /* The sender's counters (its own line; see mcx__endpoint_t). */
   if (r == MCX_OK)
     mcx__ctr_add(&src->n_sent, 1);
@@ -219,7 +221,8 @@ static int send_impl(uint32_t from, uint32_t to, const void *buf, size_t size, u
 }
 
 static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
-                      uint32_t to, const void *buf, size_t size, uint32_t prio, int block)
+                      uint32_t to, const void *buf, size_t size, uint32_t prio, int block,
+                      const mcx__mpsc_commit_t *cm)
 {
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
@@ -231,7 +234,7 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
     if (r != MCX_OK)
       return r;
   }
-  int r = send_loop(d, src, dst, from, to, buf, size, big, prio, block, timeout, deadline);
+  int r = send_loop(d, src, dst, from, to, buf, size, big, prio, block, timeout, deadline, cm);
   if (r != MCX_OK && size > MCX_SLOT_INLINE)
     mcx__mpool_free(&d->mpool, big); /* not queued: still ours */
   return r;
@@ -239,14 +242,14 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
 
 static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t from,
                      uint32_t to, const void *buf, size_t size, uint32_t big, uint32_t prio,
-                     int block, uint32_t timeout, uint64_t deadline)
+                     int block, uint32_t timeout, uint64_t deadline, const mcx__mpsc_commit_t *cm)
 {
   int r;
   uint32_t stale = 0;
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
   for (;;) {
-    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, big, prio);
+    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, big, prio, cm);
     if (o == MCX_RING_OK)
       return MCX_OK;
     if (o == MCX_RING_CLOSED_OR_STALE) {
@@ -269,7 +272,7 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
     if (!mcx__backoff_step(&b))
       continue;
     uint32_t key = mcx__wp_prepare(&dst->space_wp);
-    o = send_once(d, dst, to, from, buf, size, big, prio);
+    o = send_once(d, dst, to, from, buf, size, big, prio, cm);
     if (o != MCX_RING_FULL && o != MCX_RING_FULL_BUT_CONSUMER_READING) {
       mcx__wp_cancel(&dst->space_wp);
       if (o == MCX_RING_OK)
@@ -290,12 +293,12 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
 {
   mcx__epc_refill(to); /* for the fast path's next call (mcx__epc_get) */
   mcx__epc_refill(from);
-  return send_impl(from, to, buf, size, prio, 1);
+  return send_impl(from, to, buf, size, prio, 1, NULL);
 }
 
 int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
 {
-  return send_impl(from, to, buf, size, prio, 0);
+  return send_impl(from, to, buf, size, prio, 0, NULL);
 }
 
 int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
@@ -307,9 +310,7 @@ int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t 
     return MCX_EBADRCPT;
   mcx__mpsc_commit_t cm = {.rc = rc, .value = value, .owner = mcx__self.node_slot,
                            .hook = mcx__receipt_test_hook};
-  mcx__self.commit = &cm; /* the full path's enqueue sets it with R1 */
-  int r = send_impl(from, to, buf, size, prio, 1);
-  mcx__self.commit = NULL;
+  int r = send_impl(from, to, buf, size, prio, 1, &cm); /* the enqueue sets it with R1 */
   /* POSIX queues have no slot to name: the receipt follows the send, and a
    * kill in between can deliver the message again (docs/bridge.md). */
   if (r == MCX_OK && d->transport == MCX_TRANSPORT_PMQ_)

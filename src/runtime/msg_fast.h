@@ -95,10 +95,12 @@ MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__domain_t *d, const mcx__epc_t
 /** One enqueue into @p dst's ring of priority @p prio; @p glock: take the
  * domain's lock around it (the full path in global/kernel mode). A payload
  * larger than MCX_SLOT_INLINE is in pool buffer @p big, which the caller
- * filled and holds (mcx__mpsc_enqueue). */
+ * filled and holds (mcx__mpsc_enqueue). @p cm: a receipt to set with R1
+ * (mcx__msg_send_receipted), or NULL. */
 MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoint_t *dst,
                                                    uint32_t from, const void *buf, size_t size,
-                                                   uint32_t big, uint32_t prio, int glock)
+                                                   uint32_t big, uint32_t prio, int glock,
+                                                   const mcx__mpsc_commit_t *cm)
 {
   /* A-E4 — acquire: pairs with R-E4 (resize): the depth read next matches
    * this epoch; a stale pair is caught by the epoch check in the ring. */
@@ -116,7 +118,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   mcx__ring_outcome_t o;
   if (glock)
     mcx__glock(d);
-  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, from, intent, tag, mcx__self.commit);
+  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, from, intent, tag, cm);
   if (glock)
     mcx__gunlock(d);
   if (o == MCX_RING_OK)

@@ -26,6 +26,7 @@
 #include "transport/buf_pool.h"
 #include "transport/mpsc_ring.h"
 #include "transport/spsc_ring.h"
+#include "runtime/receipt_hook.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
 #define MCX_PART_VERSION 6u
@@ -248,9 +249,6 @@ typedef struct mcx__self {
   struct mcx__epc *epc;
   struct mcx__chc *chc; /* the same for channel handles (chan.c) */
   mcx_atomic_u64 *intent;
-  /* The receipt of the receipted send under way (mcx__msg_send_receipted),
-   * NULL otherwise: read by the full path's enqueue only. */
-  const struct mcx__mpsc_commit *commit;
 } mcx__self_t;
 
 /* An empty entry of those caches: no handle has this value, and a forged one
@@ -501,8 +499,6 @@ mcx__receipt_t *mcx__receipt_get(mcx__domain_t *d, uint32_t handle);
 int mcx__receipt_open(uint64_t key, uint32_t *handle, uint64_t *value);
 int mcx__receipt_set(uint32_t handle, uint64_t value);
 int mcx__receipt_delete(uint64_t key);
-/** Tests only: called at each step of a receipted send (mcx__mpsc_commit_t). */
-extern void (*mcx__receipt_test_hook)(int step);
 /** A blocking send that sets receipt @p receipt to @p value in the step that queues it. */
 int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
                             uint32_t receipt, uint64_t value);
