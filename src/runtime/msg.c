@@ -103,13 +103,6 @@ int mcx__msg_recv_ring(mcx__domain_t *d, const mcx__epc_t *c, uint32_t p, void *
   return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_ECORRUPT;
 }
 
-void mcx__epc_refill(uint32_t h)
-{
-  mcx__domain_t *d = mcx__self.fast;
-  if (d)
-    (void)mcx__epc_fill(d, h);
-}
-
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
 {
   mcx__endpoint_t *e;

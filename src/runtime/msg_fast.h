@@ -64,8 +64,14 @@ MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h);
 
 /** The full path's first step (msg.c): the entry of @p h filled for the
- * fast path's next call, where the node takes the fast path. */
-void mcx__epc_refill(uint32_t h);
+ * fast path's next call, where the node takes the fast path (a test inline,
+ * so the other modes pay no call). */
+MCX_FAST void mcx__epc_refill(uint32_t h)
+{
+  mcx__domain_t *d = mcx__self.fast;
+  if (d)
+    (void)mcx__epc_fill(d, h);
+}
 
 /** The cache entry of endpoint handle @p h; NULL on a miss, which takes the
  * full path (it refills the entry: no call here, so the fast path needs no
