@@ -392,7 +392,7 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
     /* The connection's queue is made here, once, exclusively (O_EXCL), before
      * anything is published: no side ever takes an existing object for it. */
     mcx__pmq_chan_t c = pmq_chan(d, ch, gen << 16);
-    if ((r = mcx__pmq_chan_create(d, &c)) != MCX_OK)
+    if ((r = mcx__pmq_chan_create(d->pmq, &c)) != MCX_OK)
       goto out;
   }
   st = gen << 16 | ST_LIVE;
@@ -454,7 +454,7 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
   }
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     mcx__pmq_chan_t c = pmq_chan(d, ch, st);
-    mcx__pmq_chan_destroy(d, &c); /* unlinks the connection's queue */
+    mcx__pmq_chan_destroy(d->pmq, &c); /* unlinks the connection's queue */
   }
   uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
   uint32_t retired = !gen && d->compat != MCX_COMPAT_MCA203_ ? ST_RETIRED : 0;
@@ -1006,27 +1006,25 @@ int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
 
 /* ---- pmq data path (see pmq_chan above) */
 
-static int pmq_scl_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
+static int pmq_scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t width,
                              uint64_t value)
 {
-  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd; /* the process's descriptor cache */
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
-  int r = mcx__pmq_scl_put(d, &c, width, value);
+  int r = mcx__pmq_scl_put(d->pmq, &c, width, value);
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);
   return r;
 }
 
-static int pmq_pkt_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, const void *buf,
+static int pmq_pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, const void *buf,
                              size_t size)
 {
-  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd;
   /* The receiver holding every buffer of its pool: only its releases help
    * (MEM_LIMIT), as on shm. A-B2: pairs with R-B2 in release. */
   if (mcx_load_acquire(&ch->held) >= mcx_load_relaxed(&ch->nbuf))
     return MCX_ENOMEM;
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
-  int r = mcx__pmq_chan_put(d, &c, buf, size);
+  int r = mcx__pmq_chan_put(d->pmq, &c, buf, size);
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);
   return r;
@@ -1037,15 +1035,14 @@ static uint32_t pmq_count(mcx__domain_t *d, mcx__chan_t *ch)
 {
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
   uint32_t n = 0;
-  return mcx__pmq_chan_count(d, &c, &n) == MCX_OK ? n : 0;
+  return mcx__pmq_chan_count(d->pmq, &c, &n) == MCX_OK ? n : 0;
 }
 
 /* A scalar (@p value set) or a packet (@p out set) from the queue; once the
  * sender has closed or gone, one more look, then ENOTOPEN (as get_or_closed). */
-static int pmq_recv_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
+static int pmq_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t width,
                          uint64_t *value, void **out, size_t *size)
 {
-  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd;
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
   uint32_t nbuf = mcx_load_relaxed(&ch->nbuf), b = 0;
   if (out) { /* a free buffer of the local pool (receiver-owned words) */
@@ -1054,12 +1051,12 @@ static int pmq_recv_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t widt
     if (b == nbuf)
       return MCX_ENOMEM;
   }
-  int r = out ? mcx__pmq_pkt_get(d, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d, &c, width, value);
+  int r = out ? mcx__pmq_pkt_get(d->pmq, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d->pmq, &c, width, value);
   if (r == MCX_EAGAIN) {
     if (peer_alive(ch, MCX_CHAN_RECV))
       return MCX_EAGAIN;
     /* Its last item, sent before its close, is in the queue by now. */
-    r = out ? mcx__pmq_pkt_get(d, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d, &c, width, value);
+    r = out ? mcx__pmq_pkt_get(d->pmq, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d->pmq, &c, width, value);
     if (r == MCX_EAGAIN)
       return MCX_ENOTOPEN;
   }
@@ -1426,7 +1423,7 @@ int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
 static int pmq_buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, uint32_t *b)
 {
   uint32_t rec, idx;
-  if (mcx__pmq_pkt_locate(d, p, &rec, &idx) != MCX_OK)
+  if (mcx__pmq_pkt_locate(d->pmq, p, &rec, &idx) != MCX_OK)
     return MCX_EBADBUF;
   mcx__chan_t *ch = chan_at(d, rec);
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
@@ -1467,7 +1464,7 @@ static int pmq_release(mcx__domain_t *d, void *buf)
   if (!mcx_cas_relaxed(&ch->buf[b], &expect, B_FREE)) /* receiver-owned word */
     return MCX_EBADBUF;
   if (mcx__ref())
-    memset(buf, 0, mcx__pmq_pkt_size(d)); /* the reference hands back zeroed buffers */
+    memset(buf, 0, mcx__pmq_pkt_size(d->pmq)); /* the reference hands back zeroed buffers */
   /* R-B2 — release: held drops after the user's last use of the buffer; pairs
    * with A-B2 (pmq_pkt_send_once). */
   mcx_store_release(&ch->held, mcx_load_relaxed(&ch->held) - 1);
@@ -1580,7 +1577,7 @@ int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     mcx__pmq_chan_t c = pmq_chan(d, ch, st);
-    return mcx__pmq_chan_count(d, &c, count);
+    return mcx__pmq_chan_count(d->pmq, &c, count);
   }
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__glock(d);
