@@ -83,6 +83,17 @@ static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_
   start(&a, e, 0, request, mcapi_status);
 }
 
+static mcapi_uint_t available(uint32_t handle, uint32_t type, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return 0;
+  REQUIRE_NODE(0);
+  uint32_t n = 0;
+  int e = mcx__chan_available(handle, type, &n);
+  SET(ST(e));
+  return e ? 0 : n;
+}
+
 /* ------------------------------------------------------ packet channels */
 
 MCX_API void mcapi_pktchan_connect_i(mcapi_endpoint_t send_endpoint,
@@ -212,13 +223,7 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
 MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
                                              mcapi_status_t *mcapi_status)
 {
-  if (!mcapi_status)
-    return 0;
-  REQUIRE_NODE(0);
-  uint32_t n = 0;
-  int e = mcx__chan_available(receive_handle, MCAPI_PKT_CHAN, &n);
-  SET(ST(e));
-  return e ? 0 : n;
+  return available(receive_handle, MCAPI_PKT_CHAN, mcapi_status);
 }
 
 static __attribute__((noinline)) void pkt_release_full(void *buffer, mcapi_status_t *mcapi_status)
@@ -387,13 +392,7 @@ MCX_API mcapi_uint8_t mcapi_sclchan_recv_uint8(mcapi_sclchan_recv_hndl_t receive
 MCX_API mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
                                              mcapi_status_t *mcapi_status)
 {
-  if (!mcapi_status)
-    return 0;
-  REQUIRE_NODE(0);
-  uint32_t n = 0;
-  int e = mcx__chan_available(receive_handle, MCAPI_SCL_CHAN, &n);
-  SET(ST(e));
-  return e ? 0 : n;
+  return available(receive_handle, MCAPI_SCL_CHAN, mcapi_status);
 }
 
 MCX_API void mcapi_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,

@@ -240,7 +240,7 @@ MCX_API int mcx_pmq_limits(mcx_pmq_limits_t *out)
 {
   if (!out)
     return -1;
-  mcx__pmq_limits(out);
+  mcx__pmq_limits(mcx__is_node() ? mcx__self.dom->pmq : NULL, out);
   return 0;
 }
 

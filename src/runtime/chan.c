@@ -392,7 +392,7 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
     /* The connection's queue is made here, once, exclusively (O_EXCL), before
      * anything is published: no side ever takes an existing object for it. */
     mcx__pmq_chan_t c = pmq_chan(d, ch, gen << 16);
-    if ((r = mcx__pmq_chan_create(d, &c)) != MCX_OK)
+    if ((r = mcx__pmq_chan_create(d->pmq, &c)) != MCX_OK)
       goto out;
   }
   st = gen << 16 | ST_LIVE;
@@ -454,7 +454,7 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
   }
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     mcx__pmq_chan_t c = pmq_chan(d, ch, st);
-    mcx__pmq_chan_destroy(d, &c); /* unlinks the connection's queue */
+    mcx__pmq_chan_destroy(d->pmq, &c); /* unlinks the connection's queue */
   }
   uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
   uint32_t retired = !gen && d->compat != MCX_COMPAT_MCA203_ ? ST_RETIRED : 0;
@@ -1004,29 +1004,30 @@ int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
   return MCX_OK;
 }
 
-/* ---- pmq data path (see pmq_chan above) */
+/* ---- the data calls: one core for scalars and packets, parameterised by
+ * the kind @p pkt (a constant in each typed entry below, so each compiles to
+ * its own straight code; the fast paths, mcx__*_fast, are separate) */
 
-static int pmq_scl_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
-                             uint64_t value)
-{
-  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd; /* the process's descriptor cache */
-  mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
-  int r = mcx__pmq_scl_put(d, &c, width, value);
-  if (r == MCX_OK)
-    mcx__wp_notify(&ch->recv_wp, d->shared);
-  return r;
-}
+/* What a data call moves: a scalar (width, value) or a packet (src and size
+ * to send; out and size received). */
+struct xfer {
+  uint32_t width;
+  uint64_t value;
+  const void *src;
+  void *out;
+  size_t size;
+};
 
-static int pmq_pkt_send_once(const mcx__domain_t *cd, mcx__chan_t *ch, const void *buf,
-                             size_t size)
+/* pmq (see pmq_chan above): a scalar or a packet to the connection's queue. */
+static int pmq_send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, const struct xfer *a)
 {
-  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd;
   /* The receiver holding every buffer of its pool: only its releases help
    * (MEM_LIMIT), as on shm. A-B2: pairs with R-B2 in release. */
-  if (mcx_load_acquire(&ch->held) >= mcx_load_relaxed(&ch->nbuf))
+  if (pkt && mcx_load_acquire(&ch->held) >= mcx_load_relaxed(&ch->nbuf))
     return MCX_ENOMEM;
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
-  int r = mcx__pmq_chan_put(d, &c, buf, size);
+  int r = pkt ? mcx__pmq_chan_put(d->pmq, &c, a->src, a->size)
+              : mcx__pmq_scl_put(d->pmq, &c, a->width, a->value);
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);
   return r;
@@ -1037,35 +1038,42 @@ static uint32_t pmq_count(mcx__domain_t *d, mcx__chan_t *ch)
 {
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
   uint32_t n = 0;
-  return mcx__pmq_chan_count(d, &c, &n) == MCX_OK ? n : 0;
+  return mcx__pmq_chan_count(d->pmq, &c, &n) == MCX_OK ? n : 0;
 }
 
-/* A scalar (@p value set) or a packet (@p out set) from the queue; once the
- * sender has closed or gone, one more look, then ENOTOPEN (as get_or_closed). */
-static int pmq_recv_once(const mcx__domain_t *cd, mcx__chan_t *ch, uint32_t width,
-                         uint64_t *value, void **out, size_t *size)
+/* pmq: one try of a scalar or a packet (into a free buffer of the local
+ * pool) from the queue. */
+static int pmq_get(const mcx__domain_t *d, const mcx__pmq_chan_t *c, int pkt, uint32_t nbuf,
+                   uint32_t b, struct xfer *a)
 {
-  mcx__domain_t *d = (mcx__domain_t *)(uintptr_t)cd;
+  return pkt ? mcx__pmq_pkt_get(d->pmq, c, nbuf, b, &a->out, &a->size)
+             : mcx__pmq_scl_get(d->pmq, c, a->width, &a->value);
+}
+
+/* A scalar or a packet from the queue; once the sender has closed or gone,
+ * one more look, then ENOTOPEN (as get_or_closed). */
+static int pmq_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct xfer *a)
+{
   mcx__pmq_chan_t c = pmq_chan(d, ch, mcx_load_acquire(&ch->state)); /* A-C1 */
   uint32_t nbuf = mcx_load_relaxed(&ch->nbuf), b = 0;
-  if (out) { /* a free buffer of the local pool (receiver-owned words) */
+  if (pkt) { /* a free buffer of the local pool (receiver-owned words) */
     while (b < nbuf && mcx_load_relaxed(&ch->buf[b]) == B_HELD)
       b++;
     if (b == nbuf)
       return MCX_ENOMEM;
   }
-  int r = out ? mcx__pmq_pkt_get(d, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d, &c, width, value);
+  int r = pmq_get(d, &c, pkt, nbuf, b, a);
   if (r == MCX_EAGAIN) {
     if (peer_alive(ch, MCX_CHAN_RECV))
       return MCX_EAGAIN;
     /* Its last item, sent before its close, is in the queue by now. */
-    r = out ? mcx__pmq_pkt_get(d, &c, nbuf, b, out, size) : mcx__pmq_scl_get(d, &c, width, value);
+    r = pmq_get(d, &c, pkt, nbuf, b, a);
     if (r == MCX_EAGAIN)
       return MCX_ENOTOPEN;
   }
   if (r != MCX_OK)
     return r;
-  if (out) {
+  if (pkt) {
     mcx_store_relaxed(&ch->buf[b], B_HELD);
     mcx_store_relaxed(&ch->held, mcx_load_relaxed(&ch->held) + 1);
   }
@@ -1085,126 +1093,6 @@ static mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
     mcx_port_cpu_relax();
   }
 }
-
-/* ---- scalars */
-
-struct scl_arg {
-  uint32_t width;
-  uint64_t value;
-};
-
-static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
-{
-  struct scl_arg *a = arg;
-  if (!peer_alive(ch, MCX_CHAN_SEND))
-    return MCX_ENOTOPEN;
-  if (d->transport == MCX_TRANSPORT_PMQ_)
-    return pmq_scl_send_once(d, ch, a->width, a->value);
-  mcx__spsc_view_t v = data_view(d, ch);
-  mcx__glock(d);
-  mcx__q_outcome_t o = mcx__spsc_put1(&v, a->width, a->value);
-  mcx__gunlock(d);
-  if (o != MCX_Q_OK)
-    return MCX_EAGAIN;
-  mcx__wp_notify(&ch->recv_wp, d->shared);
-  return MCX_OK;
-}
-
-int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
-{
-  chc_refill(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__chan_t *ch;
-  uint32_t st;
-  int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, &ch, &st);
-  if (r)
-    return r;
-  struct scl_arg a = {width, value};
-  return block_on(d, ch, MCX_CHAN_SEND, &ch->space_wp, scl_send_once, &a);
-}
-
-/* One receive from the data ring, retrying EMPTY_BUT_PRODUCER_INSERTING. */
-static inline __attribute__((always_inline)) mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
-                                 uint32_t *meta, uint64_t *value)
-{
-  mcx__spsc_view_t v = data_view(d, ch);
-  mcx__q_outcome_t o;
-  /* Scalars take their own protocol (spsc_ring.h), on every path alike. */
-  mcx__glock(d);
-  for (int i = 0;; i++) {
-    o = scl ? mcx__spsc_get1(&v, expect, meta, value) : mcx__spsc_get(&v, expect, meta, value);
-    if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
-      break;
-    mcx_port_cpu_relax();
-  }
-  mcx__gunlock(d);
-  return o;
-}
-
-/* A get that found the ring empty: wait (EAGAIN) while the sender is open;
- * once it has closed or gone, look once more (its last item, published
- * before its close, is visible after A-C1 saw the close) and then report
- * that nothing more will come. */
-static inline __attribute__((always_inline)) mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
-                                      uint32_t *meta, uint64_t *value, int *closed)
-{
-  mcx__q_outcome_t o = get_once(d, ch, scl, expect, meta, value);
-  *closed = 0;
-  if (o == MCX_Q_EMPTY || o == MCX_Q_EMPTY_BUT_PRODUCER_INSERTING) {
-    if (peer_alive(ch, MCX_CHAN_RECV))
-      return o;
-    o = get_once(d, ch, scl, expect, meta, value);
-    *closed = o != MCX_Q_OK && o != MCX_Q_MISMATCH;
-  }
-  return o;
-}
-
-static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
-{
-  struct scl_arg *a = arg;
-  if (d->transport == MCX_TRANSPORT_PMQ_)
-    return pmq_recv_once(d, ch, a->width, &a->value, NULL, NULL);
-  uint32_t meta = 0;
-  int closed;
-  mcx__q_outcome_t o = get_or_closed(d, ch, 1, a->width, &meta, &a->value, &closed);
-  if (o == MCX_Q_OK) {
-    mcx__wp_notify(&ch->space_wp, d->shared);
-    return MCX_OK;
-  }
-  if (o == MCX_Q_MISMATCH) {
-    if (mcx__ref()) { /* the reference consumes it (and reports the size error) */
-      uint64_t discard;
-      get_once(d, ch, 1, 0, &meta, &discard);
-      mcx__wp_notify(&ch->space_wp, d->shared);
-    }
-    return MCX_EWIDTH; /* spec: left in place, a receive of the right width gets it */
-  }
-  return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
-}
-
-int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
-{
-  chc_refill(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__chan_t *ch;
-  uint32_t st;
-  int r = resolve_open(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, &ch, &st);
-  if (r)
-    return r;
-  struct scl_arg a = {width, 0};
-  r = block_on(d, ch, MCX_CHAN_RECV, &ch->recv_wp, scl_recv_once, &a);
-  if (r == MCX_OK)
-    *value = a.value;
-  return r;
-}
-
-/* ---- packets */
-
-struct pkt_arg {
-  const void *src;
-  void *out;
-  size_t size;
-};
 
 /* Takes a buffer for sending: one the receiver released to this channel,
  * else one from the domain's pool. */
@@ -1244,75 +1132,79 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
   return r;
 }
 
-static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+/* One packet into the data ring (global lock held in its modes): a slot,
+ * a buffer, the copy, then the commit. */
+CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_view_t *v,
+                      const struct xfer *a)
 {
-  struct pkt_arg *a = arg;
+  if (reserve_retrying(v) != MCX_Q_OK)
+    return MCX_EAGAIN;
+  uint32_t b;
+  int r = take_buffer(d, ch, &b);
+  if (r) {
+    mcx__spsc_unreserve(v);
+    return r;
+  }
+  if (a->size)
+    memcpy(pool_buf(d, b), a->src, a->size);
+  mcx__spsc_commit(v, (uint32_t)a->size, b); /* R1: the copy travels with it */
+  return MCX_OK;
+}
+
+/* One send attempt of a scalar or a packet. */
+CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct xfer *a)
+{
   if (!peer_alive(ch, MCX_CHAN_SEND))
     return MCX_ENOTOPEN;
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return pmq_pkt_send_once(d, ch, a->src, a->size);
+    return pmq_send_once(d, ch, pkt, a);
   mcx__spsc_view_t v = data_view(d, ch);
-  int r = MCX_OK;
+  int r;
   mcx__glock(d);
-  mcx__q_outcome_t o = reserve_retrying(&v);
-  if (o != MCX_Q_OK) {
-    r = MCX_EAGAIN;
-  } else {
-    uint32_t b;
-    r = take_buffer(d, ch, &b);
-    if (r) {
-      mcx__spsc_unreserve(&v);
-    } else {
-      if (a->size)
-        memcpy(pool_buf(d, b), a->src, a->size);
-      mcx__spsc_commit(&v, (uint32_t)a->size, b); /* R1: the copy travels with it */
-    }
-  }
+  if (pkt)
+    r = pkt_put(d, ch, &v, a);
+  else
+    r = mcx__spsc_put1(&v, a->width, a->value) == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
   mcx__gunlock(d);
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);
   return r;
 }
 
-int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
+/* One receive from the data ring, retrying EMPTY_BUT_PRODUCER_INSERTING. */
+static inline __attribute__((always_inline)) mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
+                                 uint32_t *meta, uint64_t *value)
 {
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__chan_t *ch;
-  uint32_t st;
-  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
-  if (r)
-    return r;
-  if (size > MCAPI_MAX_PKT_SIZE)
-    return MCX_EMSGSIZE;
-  struct pkt_arg a = {buf, NULL, size};
-  r = pkt_send_once(d, ch, &a);
-  /* Out of buffers because the receiver died holding them: as in block_on,
-   * the sweep takes its side away and the retry says CHAN_NOTOPEN. */
-  if (r == MCX_ENOMEM && !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) &&
-      mcx__sweep_dead(d))
-    r = pkt_send_once(d, ch, &a);
-  if (r == MCX_EAGAIN) {
-    uint32_t timeout, fail;
-    ep_attrs(d, ch, MCX_CHAN_SEND, &timeout, &fail);
-    if (fail)
-      return MCX_ENOMEM;
+  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__q_outcome_t o;
+  /* Scalars take their own protocol (spsc_ring.h), on every path alike. */
+  mcx__glock(d);
+  for (int i = 0;; i++) {
+    o = scl ? mcx__spsc_get1(&v, expect, meta, value) : mcx__spsc_get(&v, expect, meta, value);
+    if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
+      break;
+    mcx_port_cpu_relax();
   }
-  return r;
+  mcx__gunlock(d);
+  return o;
 }
 
-int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
+/* A get that found the ring empty: wait (EAGAIN) while the sender is open;
+ * once it has closed or gone, look once more (its last item, published
+ * before its close, is visible after A-C1 saw the close) and then report
+ * that nothing more will come. */
+static inline __attribute__((always_inline)) mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
+                                      uint32_t *meta, uint64_t *value, int *closed)
 {
-  chc_refill(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND);
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__chan_t *ch;
-  uint32_t st;
-  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
-  if (r)
-    return r;
-  if (size > MCAPI_MAX_PKT_SIZE)
-    return MCX_EMSGSIZE;
-  struct pkt_arg a = {buf, NULL, size};
-  return block_on(d, ch, MCX_CHAN_SEND, &ch->space_wp, pkt_send_once, &a);
+  mcx__q_outcome_t o = get_once(d, ch, scl, expect, meta, value);
+  *closed = 0;
+  if (o == MCX_Q_EMPTY || o == MCX_Q_EMPTY_BUT_PRODUCER_INSERTING) {
+    if (peer_alive(ch, MCX_CHAN_RECV))
+      return o;
+    o = get_once(d, ch, scl, expect, meta, value);
+    *closed = o != MCX_Q_OK && o != MCX_Q_MISMATCH;
+  }
+  return o;
 }
 
 /* A packet taken off the data ring (buffer @p b, @p meta bytes): checked,
@@ -1333,6 +1225,129 @@ static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t
   *out = pool_buf(d, (uint32_t)b);
   *size = meta;
   return MCX_OK;
+}
+
+/* One receive attempt of a scalar (of a->width) or a packet. */
+CHAN_FAST int recv_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct xfer *a)
+{
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    return pmq_recv_once(d, ch, pkt, a);
+  uint32_t meta = 0;
+  uint64_t b = 0;
+  int closed;
+  mcx__q_outcome_t o =
+      get_or_closed(d, ch, !pkt, pkt ? 0 : a->width, &meta, pkt ? &b : &a->value, &closed);
+  if (o == MCX_Q_OK) {
+    if (pkt)
+      return take_packet(d, ch, mcx_load_relaxed(&ch->state), b, meta, &a->out, &a->size);
+    mcx__wp_notify(&ch->space_wp, d->shared);
+    return MCX_OK;
+  }
+  if (!pkt && o == MCX_Q_MISMATCH) {
+    if (mcx__ref()) { /* the reference consumes it (and reports the size error) */
+      uint64_t discard;
+      get_once(d, ch, 1, 0, &meta, &discard);
+      mcx__wp_notify(&ch->space_wp, d->shared);
+    }
+    return MCX_EWIDTH; /* spec: left in place, a receive of the right width gets it */
+  }
+  return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
+}
+
+/* The typed attempts, as block_on and the requests call them. */
+static int scl_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  return send_once(d, ch, 0, arg);
+}
+static int pkt_send_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  return send_once(d, ch, 1, arg);
+}
+static int scl_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  return recv_once(d, ch, 0, arg);
+}
+static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  return recv_once(d, ch, 1, arg);
+}
+
+/* The open side of @p type and @p dir that @p handle names, and for a packet
+ * send its size checked (after the handle, as the spec orders the statuses). */
+CHAN_FAST int data_side(uint32_t handle, uint32_t type, uint32_t dir, size_t size,
+                        mcx__domain_t **d, mcx__chan_t **ch)
+{
+  uint32_t st;
+  *d = mcx__self.dom;
+  int r = resolve_open(*d, handle, type, dir, ch, &st);
+  if (r)
+    return r;
+  return size > MCAPI_MAX_PKT_SIZE ? MCX_EMSGSIZE : MCX_OK;
+}
+
+/* A blocking data call (the full path): the channel cache filled for the
+ * fast path's next call, then attempts of @p fn until done or the TIMEOUT. */
+CHAN_FAST int data_full(uint32_t handle, uint32_t type, uint32_t dir, size_t size, try_fn fn,
+                        struct xfer *a)
+{
+  chc_refill(handle, type, dir);
+  mcx__domain_t *d;
+  mcx__chan_t *ch;
+  int r = data_side(handle, type, dir, size, &d, &ch);
+  if (r)
+    return r;
+  return block_on(d, ch, dir, dir == MCX_CHAN_SEND ? &ch->space_wp : &ch->recv_wp, fn, a);
+}
+
+/* ---- scalars */
+
+int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
+{
+  struct xfer a; /* a scalar's fields only: the others are a packet's */
+  a.width = width;
+  a.value = value;
+  return data_full(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, 0, scl_send_once, &a);
+}
+
+int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
+{
+  struct xfer a; /* as in mcx__scl_send */
+  a.width = width;
+  int r = data_full(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, 0, scl_recv_once, &a);
+  if (r == MCX_OK)
+    *value = a.value;
+  return r;
+}
+
+/* ---- packets */
+
+int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
+{
+  mcx__domain_t *d;
+  mcx__chan_t *ch;
+  int r = data_side(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, &d, &ch);
+  if (r)
+    return r;
+  struct xfer a = {.src = buf, .size = size};
+  r = pkt_send_once(d, ch, &a);
+  /* Out of buffers because the receiver died holding them: as in block_on,
+   * the sweep takes its side away and the retry says CHAN_NOTOPEN. */
+  if (r == MCX_ENOMEM && !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) &&
+      mcx__sweep_dead(d))
+    r = pkt_send_once(d, ch, &a);
+  if (r == MCX_EAGAIN) {
+    uint32_t timeout, fail;
+    ep_attrs(d, ch, MCX_CHAN_SEND, &timeout, &fail);
+    if (fail)
+      return MCX_ENOMEM;
+  }
+  return r;
+}
+
+int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
+{
+  struct xfer a = {.src = buf, .size = size};
+  return data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, pkt_send_once, &a);
 }
 
 int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
@@ -1374,28 +1389,14 @@ int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *si
   return take_packet(d, c->ch, c->state, b, meta, buf, size);
 }
 
-static int pkt_recv_once(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
-{
-  struct pkt_arg *a = arg;
-  if (d->transport == MCX_TRANSPORT_PMQ_)
-    return pmq_recv_once(d, ch, 0, NULL, &a->out, &a->size);
-  uint32_t meta = 0;
-  uint64_t b = 0;
-  int closed;
-  if (get_or_closed(d, ch, 0, 0, &meta, &b, &closed) != MCX_Q_OK)
-    return closed ? MCX_ENOTOPEN : MCX_EAGAIN;
-  return take_packet(d, ch, mcx_load_relaxed(&ch->state), b, meta, &a->out, &a->size);
-}
-
 int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
 {
-  mcx__domain_t *d = mcx__self.dom;
+  mcx__domain_t *d;
   mcx__chan_t *ch;
-  uint32_t st;
-  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch, &st);
+  int r = data_side(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, 0, &d, &ch);
   if (r)
     return r;
-  struct pkt_arg a = {NULL, NULL, 0};
+  struct xfer a = {0};
   r = pkt_recv_once(d, ch, &a);
   if (r == MCX_OK) {
     *buf = a.out;
@@ -1406,15 +1407,8 @@ int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
 
 int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
 {
-  chc_refill(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
-  mcx__domain_t *d = mcx__self.dom;
-  mcx__chan_t *ch;
-  uint32_t st;
-  int r = resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch, &st);
-  if (r)
-    return r;
-  struct pkt_arg a = {NULL, NULL, 0};
-  r = block_on(d, ch, MCX_CHAN_RECV, &ch->recv_wp, pkt_recv_once, &a);
+  struct xfer a = {0};
+  int r = data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, 0, pkt_recv_once, &a);
   if (r == MCX_OK) {
     *buf = a.out;
     *size = a.size;
@@ -1426,7 +1420,7 @@ int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
 static int pmq_buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, uint32_t *b)
 {
   uint32_t rec, idx;
-  if (mcx__pmq_pkt_locate(d, p, &rec, &idx) != MCX_OK)
+  if (mcx__pmq_pkt_locate(d->pmq, p, &rec, &idx) != MCX_OK)
     return MCX_EBADBUF;
   mcx__chan_t *ch = chan_at(d, rec);
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
@@ -1467,9 +1461,9 @@ static int pmq_release(mcx__domain_t *d, void *buf)
   if (!mcx_cas_relaxed(&ch->buf[b], &expect, B_FREE)) /* receiver-owned word */
     return MCX_EBADBUF;
   if (mcx__ref())
-    memset(buf, 0, mcx__pmq_pkt_size(d)); /* the reference hands back zeroed buffers */
+    memset(buf, 0, mcx__pmq_pkt_size(d->pmq)); /* the reference hands back zeroed buffers */
   /* R-B2 — release: held drops after the user's last use of the buffer; pairs
-   * with A-B2 (pmq_pkt_send_once). */
+   * with A-B2 (pmq_send_once). */
   mcx_store_release(&ch->held, mcx_load_relaxed(&ch->held) - 1);
   mcx__wp_notify(&ch->space_wp, d->shared);
   return MCX_OK;
@@ -1580,7 +1574,7 @@ int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     mcx__pmq_chan_t c = pmq_chan(d, ch, st);
-    return mcx__pmq_chan_count(d, &c, count);
+    return mcx__pmq_chan_count(d->pmq, &c, count);
   }
   mcx__spsc_view_t v = data_view(d, ch);
   mcx__glock(d);
@@ -1622,10 +1616,8 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
   int r = resolve_open(d, handle, type, MCX_CHAN_RECV, &ch, &st);
   if (r)
     return r;
-  struct pkt_arg pa = {NULL, NULL, 0};
-  struct scl_arg sa = {width, 0};
+  struct xfer a = {.width = width};
   try_fn fn = type == MCAPI_PKT_CHAN ? pkt_recv_once : scl_recv_once;
-  void *arg = type == MCAPI_PKT_CHAN ? (void *)&pa : (void *)&sa;
   uint32_t timeout, fail;
   ep_attrs(d, ch, MCX_CHAN_RECV, &timeout, &fail);
   uint64_t deadline = timeout == 0 ? 0 : mcx_port_deadline_ms(timeout);
@@ -1651,14 +1643,14 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
         died |= lr == MCX_EOWNERDEAD;
       }
       locked = 0;
-      r = fn(d, ch, arg);
+      r = fn(d, ch, &a);
       if (r == MCX_OK) {
         *lock_r = died ? MCX_EOWNERDEAD : MCX_OK;
         if (type == MCAPI_PKT_CHAN) {
-          *buf = pa.out;
-          *size = pa.size;
+          *buf = a.out;
+          *size = a.size;
         } else {
-          *value = sa.value;
+          *value = a.value;
         }
         return MCX_OK;
       }

@@ -184,7 +184,7 @@ static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
     return MCX_EINVAL; /* refused on every transport, before pmq's cap */
   /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
   if (o->transport == MCX_TRANSPORT_PMQ_)
-    l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0);
+    l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0, &mcx__debug_level);
   l->nprio = MCX_NPRIO;
   l->msg_bufs = o->msg_bufs ? o->msg_bufs : MCAPI_MAX_BUFFERS;
   if (l->msg_bufs > MCX_MSG_BUFS_MAX)
@@ -394,6 +394,21 @@ int mcx__take_geometry(mcx__domain_t *d)
   return MCX_OK;
 }
 
+/* The process's queues of a pmq domain (transport/pmq.c), from the view's settings. */
+static int pmq_open(mcx__domain_t *d)
+{
+  mcx__pmq_cfg_t c = {.name = d->name,
+                      .domain_id = d->domain_id,
+                      .tag = d->hdr->name_tag,
+                      .n_eps = d->g.max_endpoints,
+                      .n_chans = d->g.n_chans,
+                      .max_msg = d->g.max_msg,
+                      .qcap = d->g.qcap,
+                      .consume_wrong_width = d->compat == MCX_COMPAT_MCA203_,
+                      .debug = &mcx__debug_level};
+  return mcx__pmq_open(&c, &d->pmq);
+}
+
 static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
 {
   layout_t l;
@@ -542,7 +557,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   d->fastpath = d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_;
   mcx__chan_attach(d);
   mcx__msg_attach(d);
-  if (d->transport == MCX_TRANSPORT_PMQ_ && (r = mcx__pmq_domain_open(d)) != MCX_OK) {
+  if (d->transport == MCX_TRANSPORT_PMQ_ && (r = pmq_open(d)) != MCX_OK) {
     if (created) /* nobody joined a partition whose transport cannot open: not left behind */
       mcx_port_shm_unlink(name);
     mcx_port_shm_unmap(d->base, d->size);
@@ -564,7 +579,7 @@ static void forget_parent_state(void)
   proc_fork_gen = g;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++)
     if (domains[i].refs) {
-      mcx__pmq_domain_forget(&domains[i]); /* the parent's descriptors */
+      mcx__pmq_forget(domains[i].pmq); /* the parent's descriptors */
       mcx_port_unmap(domains[i].base, domains[i].size);
       memset(&domains[i], 0, sizeof domains[i]);
     }
@@ -601,7 +616,7 @@ static void detach_domain(mcx__domain_t *d, int last_in_domain)
       mcx_port_ksem_destroy(d->hdr->kernel_sem);
   }
   if (--d->refs == 0) {
-    mcx__pmq_domain_close(d, last_in_domain);
+    mcx__pmq_close(d->pmq, last_in_domain);
     mcx_port_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
   }

@@ -117,7 +117,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     uint32_t depth = d->g.qcap;
     /* pmq: the endpoint's queue first; nothing is published if that fails. */
     if (d->transport == MCX_TRANSPORT_PMQ_ &&
-        (r = mcx__pmq_ep_create(d, (uint32_t)slot, epoch, &depth)) != MCX_OK)
+        (r = mcx__pmq_ep_create(d->pmq, (uint32_t)slot, epoch, &depth)) != MCX_OK)
       goto out;
     init_rings(d, (uint32_t)slot, depth, epoch);
     mcx_store_relaxed(&e->node_id, mcx__self.node_id);
@@ -229,7 +229,7 @@ void mcx__ep_delete_locked(mcx__domain_t *d, uint32_t idx)
   mcx_store_seq_cst(&e->state, (st & ~0xffu) | EP_DELETING);
   uint32_t dropped = close_rings(d, idx, mcx_load_relaxed(&e->depth));
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    dropped += mcx__pmq_ep_delete(d, e, idx); /* unlinks the queue */
+    dropped += mcx__msg_pmq_delete(d, e, idx); /* unlinks the queue */
   if (dropped)
     MCX_DEBUG(1, "endpoint %#x deleted with %u message(s) queued", mcx__ep_handle(d, idx, st >> 8),
               dropped);
@@ -402,7 +402,7 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
 static int resize_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth)
 {
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_ep_resize(d, e, idx, depth); /* re-creates the queue */
+    return mcx__msg_pmq_resize(d, e, idx, depth); /* re-creates the queue */
   uint32_t st = mcx_load_relaxed(&e->state);
   mcx_store_seq_cst(&e->state, (st & ~0xffu) | EP_RECONFIG);
   uint32_t old = mcx_load_relaxed(&e->depth);

@@ -4,7 +4,6 @@
 #include "ports/mcx_port.h"
 #include "runtime/msg_fast.h"
 #include "runtime/runtime.h"
-#include "transport/pmq.h"
 
 /* ---- the message payload pool (mcx__mpool_t in mpsc_ring.h) */
 
@@ -218,7 +217,7 @@ static int send_attempts(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t
                       const mcx__mpsc_commit_t *cm)
 {
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_send(d, src, dst, to, buf, size, prio, block);
+    return mcx__msg_pmq_send(d, src, dst, to, buf, size, prio, block);
   uint32_t timeout = mcx__ep_timeout(d, src);
   uint64_t deadline = 0;
   uint32_t big = 0;
@@ -355,7 +354,7 @@ static int ring_stuck(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h)
 static int pmq_recv_counted(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, size_t cap,
                             size_t *size, int block)
 {
-  int r = mcx__pmq_recv(d, ep, h, buf, cap, size, block);
+  int r = mcx__msg_pmq_recv(d, ep, h, buf, cap, size, block);
   if (r == MCX_OK || r == MCX_ETRUNC)
     mcx__ctr_add(&ep->n_received, 1);
   return r;
@@ -478,7 +477,7 @@ int mcx__msg_available(uint32_t h, uint32_t *count)
   if (r)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
-    return mcx__pmq_available(d, ep, h, count);
+    return mcx__msg_pmq_available(d, ep, count);
   uint32_t idx = mcx__ep_idx(d, ep), depth = mcx_load_relaxed(&ep->depth), n = 0;
   mcx__glock(d);
   for (uint32_t p = 0; p < d->g.nprio; p++) {

@@ -2,9 +2,12 @@
 /**
  * @file pmq.h
  * @brief The pmq transport: one POSIX message queue per receiving endpoint
- * (PMQ-MCAPI). The runtime's message calls branch here once, at their top,
- * when the domain's transport is MCX_TRANSPORT_PMQ_; argument and handle
- * checks stay in msg.c / endpoint.c. See docs/pmq.md.
+ * (PMQ-MCAPI). This layer knows queues, not endpoints: a queue is named by
+ * its slot, its creator's pid and its incarnation, which the runtime passes
+ * in (runtime/msg_pmq.c holds the endpoint state checks, the re-size
+ * handshake and the blocking loops around the single attempts below;
+ * chan.c keeps the channels' state machine). It includes nothing of the
+ * runtime. See docs/pmq.md.
  *
  * Queue names: <partition name>-p<creator pid>-e<endpoint slot>-g<ring epoch>-<tag>, i.e.
  * /mcx-<uid>-<namespace>-d<domain>-p<pid>-e<slot>-g<epoch>-<tag> (MCX_NAMESPACE keeps
@@ -18,7 +21,7 @@
  * every NUM_RECV_BUFFERS change), so a re-sized or re-created endpoint gets a
  * new queue and a descriptor cached for the old one can never reach it.
  *
- * Descriptors are per process: struct mcx__pmq (hung on the domain view) holds
+ * Descriptors are per process: struct mcx__pmq (hung on the runtime's domain view) holds
  * one cache entry per endpoint slot, opened lazily, reference-counted, closed
  * when the endpoint goes away or the view is detached.
  */
@@ -28,67 +31,90 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/runtime.h"
+#include "common/mcx_atomic.h"
 
 /** Longest wait in one blocking system call; blocked calls re-check the endpoint between. */
 #define MCX_PMQ_TICK_MS 10u
 
+/** This process's queues of one domain (opaque). */
+typedef struct mcx__pmq mcx__pmq_t;
+
+/** What the transport needs of a domain, copied at open. */
+typedef struct mcx__pmq_cfg {
+  const char *name;     /* the partition's name ("/..."): the queues' prefix */
+  uint32_t domain_id;   /* for messages */
+  uint64_t tag;         /* the partition's random name_tag */
+  uint32_t n_eps;       /* endpoint slots */
+  uint32_t n_chans;     /* channel records */
+  uint32_t max_msg;     /* mq_msgsize of an endpoint's queue (0: 1) */
+  uint32_t qcap;        /* wanted default depth */
+  int consume_wrong_width; /* a scalar receive of another width drops it (mca-2.0.3) */
+  const mcx_atomic_u32 *debug; /* the diagnostics level (messages at level 1 and above) */
+} mcx__pmq_cfg_t;
+
 /**
  * @brief The largest message a new pmq domain can carry: @p requested capped
  * by msgsize_max (or, for a privileged process that asked for a size
- * explicitly, by the kernel's hard limit). Logs the cap at debug level 1.
+ * explicitly, by the kernel's hard limit). Logs the cap when *debug >= 1.
  */
-uint32_t mcx__pmq_payload_limit(uint32_t requested, int explicit_size);
+uint32_t mcx__pmq_payload_limit(uint32_t requested, int explicit_size, const mcx_atomic_u32 *debug);
 
 /**
  * @brief Sets up the process's pmq state of a new domain view and removes
  * queues of this domain left by dead processes.
- * @retval 0, MCX_ENOMEM
+ * @retval 0, MCX_ENOMEM, MCX_ENOSYS (built without message queues)
  */
-int mcx__pmq_domain_open(mcx__domain_t *d);
+int mcx__pmq_open(const mcx__pmq_cfg_t *cfg, mcx__pmq_t **out);
 /**
  * @brief The process's last node of the domain left: closes every cached
  * descriptor, unlinks what this process left (and, with @p last_in_domain,
- * what dead processes left); frees the state.
+ * what dead processes left); frees the state. NULL: nothing.
  */
-void mcx__pmq_domain_close(mcx__domain_t *d, int last_in_domain);
+void mcx__pmq_close(mcx__pmq_t *p, int last_in_domain);
 /** @brief In a fork child: drops the parent's descriptors and state without touching queues. */
-void mcx__pmq_domain_forget(mcx__domain_t *d);
+void mcx__pmq_forget(mcx__pmq_t *p);
+
+/* ---- endpoints: one queue per receiving endpoint slot and incarnation */
+typedef struct mcx__pmq_ep {
+  uint32_t idx;   /* endpoint slot */
+  uint32_t pid;   /* the process that created the queue (the owner node's) */
+  uint32_t epoch; /* the endpoint's incarnation (ring epoch) */
+} mcx__pmq_ep_t;
 
 /**
- * @brief Creates the queue of endpoint slot @p idx, incarnation @p epoch
- * (admin lock held, before the endpoint is published). *depth receives the
- * queue's mq_maxmsg (NUM_RECV_BUFFERS).
+ * @brief Creates (as this process) the queue of endpoint slot @p idx,
+ * incarnation @p epoch. *depth receives the queue's mq_maxmsg (NUM_RECV_BUFFERS).
  * @retval 0 created
  * @retval MCX_ENOMEM queues_max reached (MCAPI_ERR_ENDP_LIMIT)
  * @retval MCX_ELIMIT RLIMIT_MSGQUEUE, msg_max or descriptor limits (MCAPI_ERR_MEM_LIMIT)
  * @retval MCX_EIO the OS refused otherwise
  */
-int mcx__pmq_ep_create(mcx__domain_t *d, uint32_t idx, uint32_t epoch, uint32_t *depth);
-/** @brief Unlinks the queue of a deleted endpoint (state DELETING, admin lock held); returns the messages dropped. */
-uint32_t mcx__pmq_ep_delete(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx);
+int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *depth);
+/** @brief Unlinks queue @p q and drops its descriptors; returns the messages dropped. */
+uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *q);
 /**
- * @brief NUM_RECV_BUFFERS: re-creates the empty queue with mq_maxmsg @p depth
- * (admin lock held).
- * @retval 0, MCX_EBUSY (messages queued or being sent), MCX_ELIMIT (with a message)
+ * @brief Replaces the empty queue @p q by a new one of this process,
+ * incarnation @p next, mq_maxmsg @p depth (no sender may be using it).
+ * @retval 0, MCX_EBUSY (messages queued), MCX_ELIMIT (with a message), MCX_ENOMEM, MCX_EIO
  */
-int mcx__pmq_ep_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth);
-
+int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *q, uint32_t next, uint32_t depth);
 /**
- * @brief Sends (checks done by the caller). @p block 0: one try.
- * @retval 0, MCX_EAGAIN (full, try only), MCX_ENOMEM (full, FAIL_ON_MEM_LIMIT),
- * MCX_ETIMEDOUT, MCX_ECLOSED (the receiver was deleted), MCX_ELIMIT, MCX_EIO
+ * @brief One send to queue @p q, MCAPI priority @p prio. @p dl 0: one try,
+ * otherwise a wait for space until that monotonic time.
+ * @retval 0, MCX_EAGAIN (full), MCX_ETIMEDOUT, MCX_ECLOSED (unlinked), MCX_ELIMIT, MCX_EIO
  */
-int mcx__pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t to,
-                  const void *buf, size_t size, uint32_t prio, int block);
+int mcx__pmq_ep_send(mcx__pmq_t *p, const mcx__pmq_ep_t *q, const void *buf, size_t size,
+                     uint32_t prio, uint64_t dl);
 /**
- * @brief Receives on the caller's endpoint @p h. @p block 0: one try.
- * @retval 0, MCX_ETRUNC (full size in *size), MCX_EAGAIN, MCX_ETIMEDOUT, MCX_ECLOSED, MCX_EIO
+ * @brief One receive from queue @p q (@p dl as for mcx__pmq_ep_send).
+ * @retval 0, MCX_ETRUNC (taken; full size in *size), MCX_EAGAIN, MCX_ETIMEDOUT, MCX_ECLOSED, MCX_EIO
  */
-int mcx__pmq_recv(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, void *buf, size_t cap,
-                  size_t *size, int block);
-/** @brief Messages queued to endpoint @p h (mq_getattr). */
-int mcx__pmq_available(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, uint32_t *count);
+int mcx__pmq_ep_recv(mcx__pmq_t *p, const mcx__pmq_ep_t *q, void *buf, size_t cap, size_t *size,
+                     uint64_t dl);
+/** @brief Messages in queue @p q (mq_getattr). */
+int mcx__pmq_ep_count(mcx__pmq_t *p, const mcx__pmq_ep_t *q, uint32_t *count);
+/** @brief A deadline one tick (MCX_PMQ_TICK_MS) from now, or @p deadline if earlier. */
+uint64_t mcx__pmq_tick_deadline(uint64_t deadline);
 
 /* ---- channels: one queue per connection, made by connect (exclusively,
  * before the connection is published), unlinked at tear-down; chan.c keeps
@@ -103,27 +129,28 @@ typedef struct mcx__pmq_chan {
 
 /** @retval 0, MCX_ENOMEM (queues_max), MCX_ELIMIT (a limit; the message names it),
  * MCX_EIO (the name is held by another user's queue; left alone, the message says so) */
-int mcx__pmq_chan_create(mcx__domain_t *d, const mcx__pmq_chan_t *c);
+int mcx__pmq_chan_create(mcx__pmq_t *p, const mcx__pmq_chan_t *c);
 /** Unlinks the queue, drops this process's descriptors, pool and push-back. */
-void mcx__pmq_chan_destroy(mcx__domain_t *d, const mcx__pmq_chan_t *c);
+void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c);
 /** One try. @retval 0, MCX_EAGAIN (full), MCX_EMSGSIZE, MCX_ECLOSED */
-int mcx__pmq_chan_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, const void *buf, size_t len);
+int mcx__pmq_chan_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, const void *buf, size_t len);
 /** A scalar as a 9-byte message {width, value}. */
-int mcx__pmq_scl_put(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width, uint64_t value);
+int mcx__pmq_scl_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, uint64_t value);
 /** One try. @retval 0, MCX_EAGAIN (empty), MCX_EWIDTH (kept for a receive of that width) */
-int mcx__pmq_scl_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t width, uint64_t *value);
+int mcx__pmq_scl_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, uint64_t *value);
 /** One try into buffer @p b of the process-local pool (of @p nbuf buffers). */
-int mcx__pmq_pkt_get(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
+int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
                      void **out, size_t *len);
 /** Which channel record and buffer a pointer handed out by mcx__pmq_pkt_get is. */
-int mcx__pmq_pkt_locate(const mcx__domain_t *d, const void *p, uint32_t *idx, uint32_t *b);
+int mcx__pmq_pkt_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *b);
 /** Largest packet a channel queue carries (bytes of a local pool buffer in use). */
-size_t mcx__pmq_pkt_size(const mcx__domain_t *d);
+size_t mcx__pmq_pkt_size(const mcx__pmq_t *p);
 /** Items queued (plus a scalar in the push-back). */
-int mcx__pmq_chan_count(mcx__domain_t *d, const mcx__pmq_chan_t *c, uint32_t *count);
+int mcx__pmq_chan_count(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t *count);
 
 struct mcx_pmq_limits;
-/** @brief Fills the mcx_pmq_limits() report for the calling thread. */
-void mcx__pmq_limits(struct mcx_pmq_limits *out);
+/** @brief Fills the mcx_pmq_limits() report for the calling thread; @p p: its
+ * domain's queues (NULL: not a node of a pmq domain). */
+void mcx__pmq_limits(const mcx__pmq_t *p, struct mcx_pmq_limits *out);
 
 #endif /* MCX_TRANSPORT_PMQ_H */

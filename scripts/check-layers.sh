@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Keeps the layers of the library in order (api -> runtime -> transport/sync ->
+# ports): nothing under src/transport/ includes a runtime/ or api/ header or
+# names the runtime's types and globals; the runtime passes what a transport
+# needs in (its own small structs, see transport/pmq.h).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bad=0
+if grep -rnE '#[[:space:]]*include[[:space:]]*"(runtime|api)/' src/transport; then
+  echo "check-layers: src/transport/ includes headers of the layers above it"; bad=1
+fi
+if grep -rnwE 'mcx__(domain|endpoint|chan|node)_t|mcx__self|mcx__debug_level|MCX_DEBUG' src/transport \
+   | grep -vE '^\S+:[0-9]+:\s*(//|/?\*)'; then
+  echo "check-layers: src/transport/ names the runtime's types or globals"; bad=1
+fi
+exit $bad
