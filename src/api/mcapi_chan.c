@@ -340,10 +340,11 @@ static inline __attribute__((always_inline)) uint64_t scl_recv(uint32_t h, uint3
 {
   mcx__domain_t *d = mcx__self.fast;
   uint64_t v;
-  if (__builtin_expect(d && mcapi_status, 1) &&
-      __builtin_expect(mcx__scl_recv_fast(d, h, width, &v) == MCX_OK, 1)) {
-    *mcapi_status = MCAPI_SUCCESS;
-    return v;
+  mcx__waitpoint_t *wp;
+  if (__builtin_expect(d && mcapi_status, 1)) {
+    *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
+    if (__builtin_expect((wp = mcx__scl_recv_fast(d, h, width, &v)) != NULL, 1))
+      return mcx__wp_notify_v(wp, d->shared, v);
   }
   return scl_recv_full(h, width, mcapi_status);
 }

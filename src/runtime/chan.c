@@ -993,15 +993,15 @@ int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
   return MCX_OK;
 }
 
-int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t *value)
+mcx__waitpoint_t *mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width,
+                                     uint64_t *value)
 {
   struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
   /* a width mismatch leaves the item in place: the full path reports it */
   if (__builtin_expect(!c || mcx__spsc_get1(&c->v, width, &meta, value) != MCX_Q_OK, 0))
-    return MCX_EAGAIN;
-  mcx__wp_notify(&c->ch->space_wp, d->shared);
-  return MCX_OK;
+    return NULL;
+  return &c->ch->space_wp; /* the caller notifies (F-W2 after R2-T) */
 }
 
 /* ---- the data calls: one core for scalars and packets, parameterised by

@@ -262,7 +262,10 @@ void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
 /** Scalar send / receive in one attempt on the fast path (lock-free shm, a
  * node): MCX_OK, or MCX_EAGAIN when the full path must run. */
 int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value);
-int mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t *value);
+/* The receive returns the wait point the caller notifies with the value
+ * (mcx__wp_notify_v: its rare wake a tail call that returns it), or NULL. */
+mcx__waitpoint_t *mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width,
+                                     uint64_t *value);
 /** Packet release in one attempt on the fast path: MCX_OK, or MCX_EAGAIN
  * when the full path must run (it checks again and says why). */
 int mcx__pkt_release_fast(mcx__domain_t *d, void *buf);

@@ -19,3 +19,9 @@ void mcx__wp_wake(mcx__waitpoint_t *wp, uint32_t sleepers, int shared)
   mcx_fetch_add_release(&wp->seq, 1); /* R-W1: pairs with A-W1 (mcx__wp_prepare) */
   mcx_port_futex_wake(&wp->seq, 0x7fffffff, shared);
 }
+
+uint64_t mcx__wp_wake_v(mcx__waitpoint_t *wp, uint32_t sleepers, int shared, uint64_t v)
+{
+  mcx__wp_wake(wp, sleepers, shared);
+  return v;
+}

@@ -169,6 +169,25 @@ static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
     mcx__wp_wake(wp, s, shared);
 }
 
+/** mcx__wp_wake(), then @p v: the wake of mcx__wp_notify_v(). */
+uint64_t mcx__wp_wake_v(mcx__waitpoint_t *wp, uint32_t sleepers, int shared, uint64_t v)
+    __attribute__((noinline, cold));
+
+/** mcx__wp_notify() that returns @p v, for a receive whose last step is the
+ * notify: the rare wake is a tail call that hands the value back, so the
+ * caller keeps nothing across a call (no stack frame). Same pairs (F-W2). */
+static inline uint64_t mcx__wp_notify_v(mcx__waitpoint_t *wp, int shared, uint64_t v)
+{
+  if (__builtin_expect(mcx_load_relaxed(&mcx_port_asym_light), 1))
+    mcx_fence_compiler(); /* F-W2, light: see mcx__wp_notify */
+  else
+    mcx_fence_seq_cst(); /* F-W2 */
+  uint32_t s = mcx_load_relaxed(&wp->sleepers);
+  if (__builtin_expect(s != 0, 0))
+    return mcx__wp_wake_v(wp, s, shared, v);
+  return v;
+}
+
 /**
  * As mcx__wp_notify(), for a caller whose publish was a seq_cst
  * read-modify-write (on x86 one locked instruction, cheaper than a store
