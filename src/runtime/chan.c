@@ -913,7 +913,8 @@ CHAN_FAST mcx__chan_t *fast_side(const mcx__domain_t *d, uint32_t handle, uint32
  * load that compares). A miss or a mismatch runs fast_side()'s checks and
  * refills the entry, or takes the full path.
  */
-#define MCX_CHC_N 32u
+#define MCX_CHC_WAYS 32u              /* entries per table */
+#define MCX_CHC_N (4u * MCX_CHC_WAYS) /* a table per kind and end */
 struct mcx__chc {
   uint32_t handle; /* MCX_EPC_EMPTY: none */
   uint32_t state;  /* the channel's state word when filled (MCX_EPC_EMPTY when empty) */
@@ -932,9 +933,16 @@ void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c)
 
 size_t mcx__chc_size(void) { return MCX_CHC_N * sizeof(struct mcx__chc); }
 
-/* The entry a handle maps to: its index bits, and its direction bit, so the
- * two ends of one channel (the same index) do not evict each other. */
-CHAN_FAST uint32_t chc_slot(uint32_t handle) { return (handle ^ (handle >> 25)) & (MCX_CHC_N - 1); }
+/* The entry a handle maps to: the table of the call's kind and end (so the
+ * two ends of one channel, the same index, do not evict each other), and
+ * the handle's index bits. A table holds only handles whose kind and
+ * direction bits are its own (chc_refill checks them before it fills), so
+ * a call that finds its handle there needs no check of those bits. */
+CHAN_FAST struct mcx__chc *chc_entry(uint32_t handle, uint32_t type, uint32_t dir)
+{
+  uint32_t t = (type == MCAPI_PKT_CHAN ? 0u : 2u) | dir;
+  return &mcx__self.chc[t * MCX_CHC_WAYS + (handle & (MCX_CHC_WAYS - 1))];
+}
 
 static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *d, uint32_t handle,
                                                           uint32_t type, uint32_t dir)
@@ -943,7 +951,7 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
   mcx__chan_t *ch = fast_side(d, handle, type, dir, &st);
   if (!ch || !mcx__self.chc)
     return NULL;
-  struct mcx__chc *c = &mcx__self.chc[chc_slot(handle)];
+  struct mcx__chc *c = chc_entry(handle, type, dir);
   c->state = st;
   c->ch = ch;
   c->v = data_view_at(d, ch, mcx__h_idx(handle));
@@ -957,12 +965,9 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
 CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint32_t type,
                                    uint32_t dir)
 {
-  /* The kind and direction the call needs are the handle's top bits: a
-   * handle of the other end or type never uses the entry. */
-  if (__builtin_expect((handle >> 29) != (kind_of(type) << 1 | dir), 0))
-    return NULL;
   (void)d;
-  struct mcx__chc *c = &mcx__self.chc[chc_slot(handle)];
+  /* A handle of the other end or kind is not in this table (chc_entry). */
+  struct mcx__chc *c = chc_entry(handle, type, dir);
   /* A miss takes the full path, which fills the entry (chc_refill): no call
    * here, so the fast path needs no frame. */
   if (__builtin_expect(c->handle != handle, 0))
@@ -980,6 +985,7 @@ CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint
 static void chc_refill(uint32_t handle, uint32_t type, uint32_t dir)
 {
   const mcx__domain_t *d = mcx__self.fast;
+  /* Only a handle of the call's kind and end enters its table (chc_entry). */
   if (d && (handle >> 29) == (kind_of(type) << 1 | dir))
     (void)chc_fill(d, handle, type, dir);
 }
