@@ -962,10 +962,8 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
 
 /* The entry of @p handle, checked against its channel's state word; NULL
  * when the full path must run. */
-CHAN_FAST struct mcx__chc *chc_get(const mcx__domain_t *d, uint32_t handle, uint32_t type,
-                                   uint32_t dir)
+CHAN_FAST struct mcx__chc *chc_get(uint32_t handle, uint32_t type, uint32_t dir)
 {
-  (void)d;
   /* A handle of the other end or kind is not in this table (chc_entry). */
   struct mcx__chc *c = chc_entry(handle, type, dir);
   /* A miss takes the full path, which fills the entry (chc_refill): no call
@@ -992,7 +990,7 @@ static void chc_refill(uint32_t handle, uint32_t type, uint32_t dir)
 
 int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value)
 {
-  struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
+  struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
   if (__builtin_expect(!c || mcx__spsc_put1(&c->v, width, value) != MCX_Q_OK, 0))
     return MCX_EAGAIN;
   mcx__wp_notify(&c->ch->recv_wp, d->shared);
@@ -1002,7 +1000,7 @@ int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
 mcx__waitpoint_t *mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width,
                                      uint64_t *value)
 {
-  struct mcx__chc *c = chc_get(d, handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
+  struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
   /* a width mismatch leaves the item in place: the full path reports it */
   if (__builtin_expect(!c || mcx__spsc_get1(&c->v, width, &meta, value) != MCX_Q_OK, 0))
@@ -1361,7 +1359,7 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
   struct mcx__chc *c;
   uint32_t b;
   if (__builtin_expect(size > MCAPI_MAX_PKT_SIZE ||
-                           !(c = chc_get(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
+                           !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
                            mcx__spsc_reserve(&c->v) != MCX_Q_OK,
                        0))
     return MCX_EAGAIN;
@@ -1387,7 +1385,7 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
 
 int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size)
 {
-  struct mcx__chc *c = chc_get(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
+  struct mcx__chc *c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
   uint64_t b;
   if (__builtin_expect(!c || mcx__spsc_get(&c->v, 0, &meta, &b) != MCX_Q_OK, 0))
@@ -1439,20 +1437,42 @@ static int pmq_buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **ou
   return MCX_OK;
 }
 
+/* shm: the pool index of the buffer that starts at @p p, or UINT32_MAX. */
+CHAN_FAST uint32_t pool_index_of(const mcx__domain_t *d, const void *p)
+{
+  uintptr_t u = (uintptr_t)p, base = (uintptr_t)d->pkt_bufs; /* NULL is below the pool */
+  if (u - base >= (uintptr_t)d->pkt_pool.n * d->pkt_stride)
+    return UINT32_MAX;
+  return pkt_index(d, (size_t)(u - base)); /* UINT32_MAX: not a buffer's start */
+}
+
 /* shm: a pointer handed out by a packet receive of this node: its pool
  * index and state word. Touches nothing. */
-static int pool_buffer_of(const mcx__domain_t *d, const void *p, uint32_t *b, uint64_t *w)
+CHAN_FAST int pool_buffer_of(const mcx__domain_t *d, const void *p, uint32_t *b, uint64_t *w)
 {
-  const uint8_t *u = p;
-  if (!p || u < d->pkt_bufs || u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride)
-    return MCX_EBADBUF;
-  *b = pkt_index(d, (size_t)(u - d->pkt_bufs));
+  *b = pool_index_of(d, p);
   if (*b == UINT32_MAX)
-    return MCX_EBADBUF; /* not the start of a buffer */
+    return MCX_EBADBUF;
   *w = mcx_load_relaxed(&d->pkt_state[*b]); /* holder-owned word */
   if (!(*w & 1) || PB_SLOT(*w) != mcx__self.node_slot)
     return MCX_EBADBUF; /* not held, or held by another node */
   return MCX_OK;
+}
+
+/* The channel a held buffer (state word @p w) came from while our receive
+ * side of that connection is still open (we are then the only producer of
+ * its return ring), else NULL; @p rec its record, when there is one. */
+CHAN_FAST mcx__chan_t *held_chan_open(const mcx__domain_t *d, uint64_t w, uint32_t *rec)
+{
+  *rec = PB_REC(w);
+  if (*rec >= d->g.n_chans)
+    return NULL;
+  mcx__chan_t *ch = chan_at(d, *rec);
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  if (!(st & ST_LIVE) || ST_GEN(st) != PB_GEN(w) || ST_SIDE(st, MCX_CHAN_RECV) != S_OPEN ||
+      mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot)
+    return NULL;
+  return ch;
 }
 
 static int pmq_release(mcx__domain_t *d, void *buf)
@@ -1477,25 +1497,12 @@ static int pmq_release(mcx__domain_t *d, void *buf)
 
 int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
 {
-  const uint8_t *u = buf;
-  /* The same checks as pool_buffer_of and mcx__pkt_release, in one pass. */
-  if (__builtin_expect(u < d->pkt_bufs ||
-                           u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride ||
-                           d->compat == MCX_COMPAT_MCA203_,
-                       0))
-    return MCX_EAGAIN;
-  uint32_t b = pkt_index(d, (size_t)(u - d->pkt_bufs));
-  if (__builtin_expect(b == UINT32_MAX, 0))
-    return MCX_EAGAIN;
-  uint64_t w = mcx_load_relaxed(&d->pkt_state[b]); /* holder-owned word */
-  uint32_t rec = PB_REC(w);
-  if (__builtin_expect(!(w & 1) || PB_SLOT(w) != mcx__self.node_slot || rec >= d->g.n_chans, 0))
-    return MCX_EAGAIN;
-  mcx__chan_t *ch = chan_at(d, rec);
-  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
-  if (__builtin_expect(!(st & ST_LIVE) || ST_GEN(st) != PB_GEN(w) ||
-                           ST_SIDE(st, MCX_CHAN_RECV) != S_OPEN ||
-                           mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot,
+  uint32_t b, rec;
+  uint64_t w;
+  mcx__chan_t *ch;
+  /* The reference profile's release (zeroed buffers, one pool) is the full path's. */
+  if (__builtin_expect(d->compat == MCX_COMPAT_MCA203_ || pool_buffer_of(d, buf, &b, &w) ||
+                           !(ch = held_chan_open(d, w, &rec)),
                        0))
     return MCX_EAGAIN;
   /* Not ours before it is the channel's, as in mcx__pkt_release: a node that
@@ -1525,17 +1532,15 @@ int mcx__pkt_release(void *buf)
   mcx_store_relaxed(&d->pkt_state[b], 0); /* holder-owned; a second release fails above */
   if (mcx__ref())
     memset(buf, 0, d->pkt_stride); /* the reference hands back zeroed buffers */
-  /* Back to its channel while our side of that connection is open (we are
-   * the only producer of its return ring), else to the domain's pool. */
-  uint32_t rec = PB_REC(w);
-  mcx__chan_t *ch = rec < d->g.n_chans ? chan_at(d, rec) : NULL;
-  uint32_t st = ch ? mcx_load_acquire(&ch->state) : 0; /* A-C1 */
+  /* Back to its channel while our side of that connection is open, else to
+   * the domain's pool. */
+  uint32_t rec;
+  mcx__chan_t *open = held_chan_open(d, w, &rec);
+  mcx__chan_t *ch = rec < d->g.n_chans ? chan_at(d, rec) : NULL; /* to notify */
   /* mca-2.0.3 counts buffers exactly as one pool (programs use up all
    * MCAPI_MAX_BUFFERS across their channels): straight back to the pool. */
-  if (ch && !mcx__ref() && (st & ST_LIVE) && ST_GEN(st) == PB_GEN(w) &&
-      ST_SIDE(st, MCX_CHAN_RECV) == S_OPEN &&
-      mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) == mcx__self.node_slot) {
-    mcx__spsc_view_t rv = ret_view(d, ch);
+  if (open && !mcx__ref()) {
+    mcx__spsc_view_t rv = ret_view_at(d, ch, rec);
     mcx__glock(d);
     /* R1 of the return ring: our reads of the buffer before the sender reuses it. */
     mcx__q_outcome_t o = mcx__spsc_put(&rv, 0, b);
@@ -1562,9 +1567,7 @@ int mcx__pkt_release_test(void *buf)
       return r;
     return mcx_load_relaxed(&ch->buf[b]) != B_HELD; /* receiver-owned word */
   }
-  const uint8_t *u = buf;
-  if (!buf || u < d->pkt_bufs || u >= d->pkt_bufs + (size_t)d->pkt_pool.n * d->pkt_stride ||
-      (b = pkt_index(d, (size_t)(u - d->pkt_bufs))) == UINT32_MAX)
+  if ((b = pool_index_of(d, buf)) == UINT32_MAX)
     return MCX_EBADBUF;
   uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
   return !((w & 1) && PB_SLOT(w) == mcx__self.node_slot); /* released: no longer ours */

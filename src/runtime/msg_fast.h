@@ -76,9 +76,8 @@ MCX_FAST void mcx__epc_refill(uint32_t h)
 /** The cache entry of endpoint handle @p h; NULL on a miss, which takes the
  * full path (it refills the entry: no call here, so the fast path needs no
  * frame). */
-MCX_FAST mcx__epc_t *mcx__epc_get(mcx__domain_t *d, uint32_t h)
+MCX_FAST mcx__epc_t *mcx__epc_get(uint32_t h)
 {
-  (void)d;
   mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
   if (__builtin_expect(c->handle == h, 1))
     return c;
@@ -146,10 +145,10 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_
 MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
                                 size_t size, uint32_t prio, int big)
 {
-  mcx__epc_t *s = mcx__epc_get(d, from);
+  mcx__epc_t *s = mcx__epc_get(from);
   if (__builtin_expect(!s, 0))
     return MCX_EAGAIN;
-  mcx__epc_t *t = mcx__epc_get(d, to);
+  mcx__epc_t *t = mcx__epc_get(to);
   /* Both entries may share a line of the cache: the second fill evicts the first. */
   if (__builtin_expect(!t || s->handle != from, 0))
     return MCX_EAGAIN;
@@ -228,7 +227,7 @@ MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t 
 {
   if (__builtin_expect(mcx__recv_queued != 0, 0)) /* receive requests come first */
     return MCX_EAGAIN;
-  mcx__epc_t *c = mcx__epc_get(d, h);
+  mcx__epc_t *c = mcx__epc_get(h);
   if (__builtin_expect(!c, 0))
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;

@@ -150,11 +150,9 @@ static inline int mcx__wp_sleep(mcx__waitpoint_t *wp, uint32_t key, uint64_t dea
 void mcx__wp_wake(mcx__waitpoint_t *wp, uint32_t sleepers, int shared)
     __attribute__((noinline, cold));
 
-/**
- * Wakes every sleeper if there is one. Call after publishing the condition.
- * Cost without sleepers: one fence and one load of a line that stays shared.
- */
-static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
+/** The notifier's half of the Dekker pair: the sleepers count, read after
+ * the caller's publish (F-W2). */
+static inline uint32_t mcx__wp_sleepers_after_publish(mcx__waitpoint_t *wp)
 {
   /* F-W2 — the caller's publish is ordered before reading sleepers; pairs
    * with F-W1 and H-W1. A full fence, or only a compiler barrier where the
@@ -164,7 +162,16 @@ static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
     mcx_fence_compiler();
   else
     mcx_fence_seq_cst();
-  uint32_t s = mcx_load_relaxed(&wp->sleepers);
+  return mcx_load_relaxed(&wp->sleepers);
+}
+
+/**
+ * Wakes every sleeper if there is one. Call after publishing the condition.
+ * Cost without sleepers: one fence and one load of a line that stays shared.
+ */
+static inline void mcx__wp_notify(mcx__waitpoint_t *wp, int shared)
+{
+  uint32_t s = mcx__wp_sleepers_after_publish(wp);
   if (__builtin_expect(s != 0, 0))
     mcx__wp_wake(wp, s, shared);
 }
@@ -178,11 +185,7 @@ uint64_t mcx__wp_wake_v(mcx__waitpoint_t *wp, uint32_t sleepers, int shared, uin
  * caller keeps nothing across a call (no stack frame). Same pairs (F-W2). */
 static inline uint64_t mcx__wp_notify_v(mcx__waitpoint_t *wp, int shared, uint64_t v)
 {
-  if (__builtin_expect(mcx_load_relaxed(&mcx_port_asym_light), 1))
-    mcx_fence_compiler(); /* F-W2, light: see mcx__wp_notify */
-  else
-    mcx_fence_seq_cst(); /* F-W2 */
-  uint32_t s = mcx_load_relaxed(&wp->sleepers);
+  uint32_t s = mcx__wp_sleepers_after_publish(wp); /* F-W2 */
   if (__builtin_expect(s != 0, 0))
     return mcx__wp_wake_v(wp, s, shared, v);
   return v;
