@@ -45,6 +45,7 @@
 #include "runtime/msg_sem.h"
 #include "sync/wait_pi.h"
 #include "transport/buf_pool.h"
+#include "transport/pkt_ring.h"
 #include "transport/pmq.h"
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY. */
@@ -140,8 +141,14 @@ size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_l
     l->stride += MCAPI_BUF_ALIGN;
   l->off_chans = align_up(off, 4096);
   off = l->off_chans + sizeof(mcx__chan_area_t) + (size_t)l->n * sizeof(mcx__chan_t);
+  /* The rings: each record's data ring (a line per slot: packet slots hold
+   * their inline bytes; a scalar ring uses the first quarter, four slots to
+   * a line), then each record's return ring. A record's data ring spans a
+   * power of two, so a pointer into a slot gives its record and slot by
+   * shifts (slot_of). */
   l->off_slots = align_up(off, 4096);
-  off = l->off_slots + (size_t)l->n * (l->cap + l->rcap) * sizeof(mcx__spsc_slot_t);
+  off = l->off_slots + (size_t)l->n * l->cap * sizeof(mcx__pkt_slot_t) +
+        (size_t)l->n * l->rcap * sizeof(mcx__spsc_slot_t);
   /* The pool: header line, buffer states (u64), links (u32), then buffers. */
   l->off_pool_meta = align_up(off, 4096);
   off = l->off_pool_meta + sizeof(mcx__pool_hdr_t) + (size_t)l->nbufs * (8 + 4);
@@ -157,6 +164,9 @@ void mcx__chan_attach(mcx__domain_t *d)
   d->pkt_bufs = d->base + g->off_chan_pools;
   d->pkt_stride = g->pkt_stride;
   d->pkt_recip = mcx__recip_of(g->pkt_stride, (uint64_t)g->n_pkt_bufs * g->pkt_stride);
+  d->pslots = d->base + g->off_chan_slots;
+  d->pslot_span = (size_t)g->n_chans * g->chan_cap * sizeof(mcx__pkt_slot_t);
+  d->pslot_rec_shift = (uint32_t)__builtin_ctzll((uint64_t)g->chan_cap * sizeof(mcx__pkt_slot_t));
 }
 
 /* The buffer index of byte offset @p off (< the pool's span) when it is the
@@ -172,21 +182,6 @@ void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l)
   mcx_atomic_u64 *state;
   mcx__pool_locate(base, l->off_pool_meta, l->nbufs, &v, &state);
   mcx__pool_init(&v);
-}
-
-void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
-{
-  uint32_t n = 0;
-  for (uint32_t b = 0; b < d->pkt_pool.n; b++) {
-    uint64_t w = mcx_load_relaxed(&d->pkt_state[b]); /* its holder is dead */
-    if ((w & 1) && PB_SLOT(w) == slot) {
-      mcx_store_relaxed(&d->pkt_state[b], 0);
-      mcx__pool_put(&d->pkt_pool, b);
-      n++;
-    }
-  }
-  if (n)
-    MCX_DEBUG(1, "returned %u packet buffers held by dead node slot %u", n, slot);
 }
 
 void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l)
@@ -216,36 +211,99 @@ static uint32_t chan_idx(const mcx__domain_t *d, const mcx__chan_t *ch)
 {
   return (uint32_t)(ch - chan_at(d, 0));
 }
-/* The ring mask comes from the shared record: bounded by the layout's
- * capacity here, so a corrupt value never indexes outside the channel. */
+/* Record @p i's data ring for channels of @p type: packet slots (a line
+ * each, spread 2) or scalar slots (16 bytes, spread 0) in the same span. The
+ * ring mask comes from the shared record: bounded by the layout's capacity
+ * here, so a corrupt value never indexes outside the channel. */
 static inline __attribute__((always_inline)) mcx__spsc_view_t
-data_view_at(const mcx__domain_t *d, mcx__chan_t *ch, size_t i)
+data_view_at(const mcx__domain_t *d, mcx__chan_t *ch, size_t i, uint32_t type)
 {
   const mcx__geom_t *g = &d->g;
-  mcx__spsc_view_t v = {&ch->data,
-                        (mcx__spsc_slot_t *)(d->base + g->off_chan_slots) +
-                            i * (g->chan_cap + g->chan_rcap),
-                        mcx_load_relaxed(&ch->mask) & (g->chan_cap - 1)};
+  mcx__pkt_slot_t *p = (mcx__pkt_slot_t *)(d->base + g->off_chan_slots) + i * g->chan_cap;
+  mcx__spsc_view_t v = {&ch->data, type == MCAPI_PKT_CHAN ? &p->s : (mcx__spsc_slot_t *)p,
+                        mcx_load_relaxed(&ch->mask) & (g->chan_cap - 1),
+                        type == MCAPI_PKT_CHAN ? 2u : 0u};
   return v;
 }
+/* The data ring of @p ch, of the type its record says (a corrupt type picks
+ * the other layout of the same span: still inside the record). */
 static mcx__spsc_view_t data_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
-  return data_view_at(d, ch, chan_idx(d, ch));
+  return data_view_at(d, ch, chan_idx(d, ch), mcx_load_relaxed(&ch->type));
 }
 static inline __attribute__((always_inline)) mcx__spsc_view_t
 ret_view_at(const mcx__domain_t *d, mcx__chan_t *ch, size_t i)
 {
   const mcx__geom_t *g = &d->g;
   mcx__spsc_view_t v = {&ch->ret,
-                        (mcx__spsc_slot_t *)(d->base + g->off_chan_slots) +
-                            i * (g->chan_cap + g->chan_rcap) + g->chan_cap,
-                        g->chan_rcap - 1};
+                        (mcx__spsc_slot_t *)(d->base + g->off_chan_slots +
+                                             (size_t)g->n_chans * g->chan_cap *
+                                                 sizeof(mcx__pkt_slot_t)) +
+                            i * g->chan_rcap,
+                        g->chan_rcap - 1, 0};
   return v;
 }
 static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
   return ret_view_at(d, ch, chan_idx(d, ch));
 }
+/* Frees every kept slot of record @p ch, whose holder is gone (admin lock
+ * held; no data call runs on the ring); returns how many. */
+static uint32_t free_kept_all(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  uint32_t n = 0;
+  mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), MCAPI_PKT_CHAN);
+  for (uint32_t k = 0; k <= v.mask; k++) {
+    mcx__spsc_slot_t *s = mcx__spsc_at(&v, k);
+    uint32_t w = mcx_load_relaxed(&s->word); /* its holder is gone */
+    if (mcx__pkt_is_kept(w, s)) {
+      mcx__pkt_free_kept(s, (w >> 2) + v.mask + 1);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Record @p ch (not live) still has slots whose bytes a receiver holds: a
+ * connect passes it over until they are released (or their holder is gone:
+ * mcx__chan_reclaim_buffers_locked frees them). */
+static int holds_kept(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  if (d->transport == MCX_TRANSPORT_PMQ_ || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN)
+    return 0;
+  mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), MCAPI_PKT_CHAN);
+  for (uint32_t i = 0; i <= v.mask; i++) {
+    mcx__spsc_slot_t *s = mcx__spsc_at(&v, i);
+    if (mcx__pkt_is_kept(mcx_load_relaxed(&s->word), s))
+      return 1;
+  }
+  return 0;
+}
+
+void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
+{
+  uint32_t n = 0;
+  /* Slots whose bytes it held, on connections already torn down (its
+   * sides went away first): free, so a connect may take the record again. */
+  for (uint32_t i = 0; i < d->g.n_chans && d->transport != MCX_TRANSPORT_PMQ_; i++) {
+    mcx__chan_t *ch = chan_at(d, i);
+    if ((mcx_load_relaxed(&ch->state) & ST_LIVE) || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN ||
+        mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != slot)
+      continue;
+    n += free_kept_all(d, ch);
+  }
+  for (uint32_t b = 0; b < d->pkt_pool.n; b++) {
+    uint64_t w = mcx_load_relaxed(&d->pkt_state[b]); /* its holder is dead */
+    if ((w & 1) && PB_SLOT(w) == slot) {
+      mcx_store_relaxed(&d->pkt_state[b], 0);
+      mcx__pool_put(&d->pkt_pool, b);
+      n++;
+    }
+  }
+  if (n)
+    MCX_DEBUG(1, "returned %u packet buffers held by dead node slot %u", n, slot);
+}
+
 static uint8_t *pool_buf(const mcx__domain_t *d, uint32_t b)
 {
   return d->pkt_bufs + (size_t)b * d->pkt_stride;
@@ -360,7 +418,7 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   uint32_t idx, st = 0;
   for (idx = 0; idx < d->g.n_chans; idx++) {
     st = mcx_load_relaxed(&chan_at(d, idx)->state); /* LIVE is set under admin only */
-    if (!(st & (ST_LIVE | ST_RETIRED))) {
+    if (!(st & (ST_LIVE | ST_RETIRED)) && !holds_kept(d, chan_at(d, idx))) {
       ch = chan_at(d, idx);
       break;
     }
@@ -422,15 +480,19 @@ out:
  * runs on the rings). Indices come from shared memory: checked. */
 static void return_buffers(mcx__domain_t *d, mcx__chan_t *ch)
 {
-  mcx__spsc_view_t v[2] = {data_view(d, ch), ret_view(d, ch)};
+  mcx__spsc_view_t v[2] = {data_view_at(d, ch, chan_idx(d, ch), MCAPI_PKT_CHAN), ret_view(d, ch)};
   for (int k = 0; k < 2; k++) {
     uint32_t meta;
     uint64_t b;
+    mcx__spsc_slot_t *at;
     for (uint32_t n = 0; n <= v[k].mask; n++) {
-      mcx__q_outcome_t o = mcx__spsc_get(&v[k], 0, &meta, &b);
+      mcx__q_outcome_t o = k == 0 ? mcx__pkt_take(&v[k], &meta, &b, &at)
+                                  : mcx__spsc_get(&v[k], 0, &meta, &b);
       if (o != MCX_Q_OK)
         break;
-      if (b < d->pkt_pool.n)
+      if (k == 0 && b == MCX_PKT_KEEP) /* never handed out: not held */
+        mcx__pkt_free_kept(at, (mcx_load_relaxed(&at->word) >> 2) + v[k].mask + 1);
+      else if (b < d->pkt_pool.n)
         mcx__pool_put(&d->pkt_pool, (uint32_t)b);
     }
   }
@@ -439,8 +501,14 @@ static void return_buffers(mcx__domain_t *d, mcx__chan_t *ch)
 static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
 {
   uint32_t idx = chan_idx(d, ch);
-  if (d->transport != MCX_TRANSPORT_PMQ_ && mcx_load_relaxed(&ch->type) == MCAPI_PKT_CHAN)
+  if (d->transport != MCX_TRANSPORT_PMQ_ && mcx_load_relaxed(&ch->type) == MCAPI_PKT_CHAN) {
     return_buffers(d, ch);
+    /* Slots whose bytes the receiver holds stay its own (a connect passes
+     * the record over) until released, unless it is gone (finalized or
+     * dead): then they are free now. */
+    if (ST_SIDE(st, MCX_CHAN_RECV) == S_GONE)
+      free_kept_all(d, ch);
+  }
   for (uint32_t dir = 0; dir < 2; dir++) {
     mcx__endpoint_t *e;
     uint32_t eh = mcx_load_relaxed(&ch->ep[dir]);
@@ -879,6 +947,15 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
  * says why. */
 #define CHAN_FAST static inline __attribute__((always_inline))
 
+/* A packet of @p size travels in its slot: it fits, and the profile is not
+ * mca-2.0.3 (which counts every packet against the one pool of
+ * MCAPI_MAX_BUFFERS, as the reference does). */
+CHAN_FAST int pkt_in_slot(const mcx__domain_t *d, size_t size)
+{
+  return size <= MCX_PKT_INLINE && d->compat != MCX_COMPAT_MCA203_;
+}
+
+
 CHAN_FAST mcx__chan_t *fast_side(const mcx__domain_t *d, uint32_t handle, uint32_t type,
                                  uint32_t dir, uint32_t *st)
 {
@@ -954,7 +1031,7 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
   struct mcx__chc *c = chc_entry(handle, type, dir);
   c->state = st;
   c->ch = ch;
-  c->v = data_view_at(d, ch, mcx__h_idx(handle));
+  c->v = data_view_at(d, ch, mcx__h_idx(handle), type);
   c->rv = ret_view_at(d, ch, mcx__h_idx(handle));
   c->handle = handle;
   return c;
@@ -1091,7 +1168,7 @@ static mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
 {
   mcx__q_outcome_t o;
   for (int i = 0;; i++) {
-    o = mcx__spsc_reserve(v);
+    o = mcx__pkt_reserve(v);
     if (o != MCX_Q_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
       return o;
     mcx_port_cpu_relax();
@@ -1143,6 +1220,11 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
 {
   if (reserve_retrying(v) != MCX_Q_OK)
     return MCX_EAGAIN;
+  if (pkt_in_slot(d, a->size)) {
+    mcx__copy_small(mcx__pkt_bytes(mcx__spsc_at(v, v->ring->tail)), a->src, a->size);
+    mcx__spsc_commit(v, (uint32_t)a->size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
+    return MCX_OK;
+  }
   uint32_t b;
   int r = take_buffer(d, ch, &b);
   if (r) {
@@ -1177,14 +1259,14 @@ CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct
 
 /* One receive from the data ring, retrying EMPTY_BUT_PRODUCER_INSERTING. */
 static inline __attribute__((always_inline)) mcx__q_outcome_t get_once(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
-                                 uint32_t *meta, uint64_t *value)
+                                 uint32_t *meta, uint64_t *value, mcx__spsc_slot_t **at)
 {
-  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), scl ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN);
   mcx__q_outcome_t o;
   /* Scalars take their own protocol (spsc_ring.h), on every path alike. */
   mcx__glock(d);
   for (int i = 0;; i++) {
-    o = scl ? mcx__spsc_get1(&v, expect, meta, value) : mcx__spsc_get(&v, expect, meta, value);
+    o = scl ? mcx__spsc_get1(&v, expect, meta, value) : mcx__pkt_take(&v, meta, value, at);
     if (o != MCX_Q_EMPTY_BUT_PRODUCER_INSERTING || i == BUT_RETRIES)
       break;
     mcx_port_cpu_relax();
@@ -1198,26 +1280,41 @@ static inline __attribute__((always_inline)) mcx__q_outcome_t get_once(const mcx
  * before its close, is visible after A-C1 saw the close) and then report
  * that nothing more will come. */
 static inline __attribute__((always_inline)) mcx__q_outcome_t get_or_closed(const mcx__domain_t *d, mcx__chan_t *ch, int scl, uint32_t expect,
-                                      uint32_t *meta, uint64_t *value, int *closed)
+                                      uint32_t *meta, uint64_t *value, mcx__spsc_slot_t **at, int *closed)
 {
-  mcx__q_outcome_t o = get_once(d, ch, scl, expect, meta, value);
+  mcx__q_outcome_t o = get_once(d, ch, scl, expect, meta, value, at);
   *closed = 0;
   if (o == MCX_Q_EMPTY || o == MCX_Q_EMPTY_BUT_PRODUCER_INSERTING) {
     if (peer_alive(ch, MCX_CHAN_RECV))
       return o;
-    o = get_once(d, ch, scl, expect, meta, value);
+    o = get_once(d, ch, scl, expect, meta, value, at);
     *closed = o != MCX_Q_OK && o != MCX_Q_MISMATCH;
   }
   return o;
 }
 
-/* A packet taken off the data ring (buffer @p b, @p meta bytes): checked,
- * marked held by this node, handed out. */
+/* A packet taken off the data ring (slot @p at; buffer @p b, or
+ * MCX_PKT_KEEP for bytes in the slot; @p meta bytes): checked, marked held
+ * by this node (a kept slot is marked by its RECEIVED word), handed out. */
 static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t *d,
                                                              mcx__chan_t *ch, uint32_t st,
-                                                             uint64_t b, uint32_t meta,
-                                                             void **out, size_t *size)
+                                                             mcx__spsc_slot_t *at, uint64_t b,
+                                                             uint32_t meta, void **out,
+                                                             size_t *size)
 {
+  if (b == MCX_PKT_KEEP) {
+    if (__builtin_expect(meta > MCX_PKT_INLINE, 0)) {
+      /* Shared memory is input: a size no sender could have written. The
+       * slot is freed (it was left RECEIVED for a holder there is not). */
+      MCX_DEBUG(1, "packet channel %u: corrupt slot (size %u) dropped", chan_idx(d, ch), meta);
+      uint32_t w = mcx_load_relaxed(&at->word); /* consumer-owned now */
+      mcx__pkt_free_kept(at, (w >> 2) + (mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1)) + 1);
+      return MCX_ECORRUPT;
+    }
+    *out = mcx__pkt_bytes(at);
+    *size = meta;
+    return MCX_OK;
+  }
   if (__builtin_expect(b >= d->pkt_pool.n || meta > d->pkt_stride, 0)) {
     /* Shared memory is input: an index or size no sender could have written. */
     MCX_DEBUG(1, "packet channel %u: corrupt slot (buffer %llu, size %u) dropped",
@@ -1238,19 +1335,20 @@ CHAN_FAST int recv_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct
     return pmq_recv_once(d, ch, pkt, a);
   uint32_t meta = 0;
   uint64_t b = 0;
+  mcx__spsc_slot_t *at = NULL;
   int closed;
-  mcx__q_outcome_t o =
-      get_or_closed(d, ch, !pkt, pkt ? 0 : a->width, &meta, pkt ? &b : &a->value, &closed);
+  mcx__q_outcome_t o = get_or_closed(d, ch, !pkt, pkt ? 0 : a->width, &meta,
+                                     pkt ? &b : &a->value, &at, &closed);
   if (o == MCX_Q_OK) {
     if (pkt)
-      return take_packet(d, ch, mcx_load_relaxed(&ch->state), b, meta, &a->out, &a->size);
+      return take_packet(d, ch, mcx_load_relaxed(&ch->state), at, b, meta, &a->out, &a->size);
     mcx__wp_notify(&ch->space_wp, d->shared);
     return MCX_OK;
   }
   if (!pkt && o == MCX_Q_MISMATCH) {
     if (mcx__ref()) { /* the reference consumes it (and reports the size error) */
       uint64_t discard;
-      get_once(d, ch, 1, 0, &meta, &discard);
+      get_once(d, ch, 1, 0, &meta, &discard, &at);
       mcx__wp_notify(&ch->space_wp, d->shared);
     }
     return MCX_EWIDTH; /* spec: left in place, a receive of the right width gets it */
@@ -1334,10 +1432,11 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
     return r;
   struct xfer a = {.src = buf, .size = size};
   r = pkt_send_once(d, ch, &a);
-  /* Out of buffers because the receiver died holding them: as in block_on,
-   * the sweep takes its side away and the retry says CHAN_NOTOPEN. */
-  if (r == MCX_ENOMEM && !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) &&
-      mcx__sweep_dead(d))
+  /* Out of buffers, or of slots, because the receiver died holding them
+   * (or stopped taking packets): the sweep takes its side away and the retry
+   * says CHAN_NOTOPEN. */
+  if ((r == MCX_ENOMEM || r == MCX_EAGAIN) &&
+      !mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV])) && mcx__sweep_dead(d))
     r = pkt_send_once(d, ch, &a);
   if (r == MCX_EAGAIN) {
     uint32_t timeout, fail;
@@ -1360,9 +1459,15 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
   uint32_t b;
   if (__builtin_expect(size > MCAPI_MAX_PKT_SIZE ||
                            !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
-                           mcx__spsc_reserve(&c->v) != MCX_Q_OK,
+                           mcx__pkt_reserve(&c->v) != MCX_Q_OK,
                        0))
     return MCX_EAGAIN;
+  if (__builtin_expect(pkt_in_slot(d, size), 1)) {
+    mcx__copy_small(mcx__pkt_bytes(mcx__spsc_at(&c->v, c->v.ring->tail)), buf, size);
+    mcx__spsc_commit(&c->v, (uint32_t)size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
+    mcx__wp_notify(&c->ch->recv_wp, d->shared);
+    return MCX_OK;
+  }
   uint32_t meta;
   uint64_t rb;
   /* A buffer the receiver gave back, inline; else take_buffer (which also
@@ -1388,9 +1493,10 @@ int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *si
   struct mcx__chc *c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
   uint64_t b;
-  if (__builtin_expect(!c || mcx__spsc_get(&c->v, 0, &meta, &b) != MCX_Q_OK, 0))
+  mcx__spsc_slot_t *at;
+  if (__builtin_expect(!c || mcx__pkt_take(&c->v, &meta, &b, &at) != MCX_Q_OK, 0))
     return MCX_EAGAIN;
-  return take_packet(d, c->ch, c->state, b, meta, buf, size);
+  return take_packet(d, c->ch, c->state, at, b, meta, buf, size);
 }
 
 int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
@@ -1475,6 +1581,33 @@ CHAN_FAST mcx__chan_t *held_chan_open(const mcx__domain_t *d, uint64_t w, uint32
   return ch;
 }
 
+/* shm: a pointer handed out by a packet receive of this node from the bytes
+ * of a slot (kept: RECEIVED, value MCX_PKT_KEEP): its slot, and the
+ * position a lap later that frees it; MCX_EBADBUF when @p p is not one.
+ * Everything read from the partition is checked; touches nothing. */
+CHAN_FAST int kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out,
+                           mcx__spsc_slot_t **slot, uint32_t *next)
+{
+  uintptr_t off = (uintptr_t)p - (uintptr_t)d->pslots; /* NULL is below the rings */
+  if (off >= d->pslot_span || (off & (sizeof(mcx__pkt_slot_t) - 1)))
+    return MCX_EBADBUF;
+  mcx__chan_t *ch = chan_at(d, (uint32_t)(off >> d->pslot_rec_shift));
+  if (mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot ||
+      mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN)
+    return MCX_EBADBUF; /* not a packet ring this node receives from */
+  uint32_t mask = mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1);
+  mcx__spsc_slot_t *s = &((mcx__pkt_slot_t *)(uintptr_t)p)->s;
+  /* Relaxed: a kept slot's word is the holder's until it frees it. */
+  uint32_t w = mcx_load_relaxed(&s->word);
+  if ((w & 3u) != MCX_SPSC_RECEIVED || s->value != MCX_PKT_KEEP ||
+      ((w >> 2) & mask) != ((uint32_t)(off / sizeof(mcx__pkt_slot_t)) & (d->g.chan_cap - 1)))
+    return MCX_EBADBUF; /* not held (released already, or never handed out) */
+  *out = ch;
+  *slot = s;
+  *next = (w >> 2) + mask + 1;
+  return MCX_OK;
+}
+
 static int pmq_release(mcx__domain_t *d, void *buf)
 {
   mcx__chan_t *ch;
@@ -1500,6 +1633,12 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
   uint32_t b, rec;
   uint64_t w;
   mcx__chan_t *ch;
+  mcx__spsc_slot_t *at;
+  if (__builtin_expect(kept_slot_of(d, buf, &ch, &at, &b) == MCX_OK, 1)) {
+    mcx__pkt_free_kept(at, b); /* R2-K */
+    mcx__wp_notify(&ch->space_wp, d->shared);
+    return MCX_OK;
+  }
   /* The reference profile's release (zeroed buffers, one pool) is the full path's. */
   if (__builtin_expect(d->compat == MCX_COMPAT_MCA203_ || pool_buffer_of(d, buf, &b, &w) ||
                            !(ch = held_chan_open(d, w, &rec)),
@@ -1526,6 +1665,15 @@ int mcx__pkt_release(void *buf)
     return pmq_release(d, buf);
   uint32_t b;
   uint64_t w;
+  mcx__chan_t *kc;
+  mcx__spsc_slot_t *at;
+  if (kept_slot_of(d, buf, &kc, &at, &b) == MCX_OK) {
+    mcx__glock(d);
+    mcx__pkt_free_kept(at, b); /* R2-K */
+    mcx__gunlock(d);
+    mcx__wp_notify(&kc->space_wp, d->shared);
+    return MCX_OK;
+  }
   int r = pool_buffer_of(d, buf, &b, &w);
   if (r)
     return r;
@@ -1567,6 +1715,14 @@ int mcx__pkt_release_test(void *buf)
       return r;
     return mcx_load_relaxed(&ch->buf[b]) != B_HELD; /* receiver-owned word */
   }
+  mcx__chan_t *kc;
+  mcx__spsc_slot_t *at;
+  if (kept_slot_of(d, buf, &kc, &at, &b) == MCX_OK)
+    return 0; /* still held */
+  if ((uintptr_t)buf - (uintptr_t)d->pslots < d->pslot_span)
+    return ((uintptr_t)buf - (uintptr_t)d->pslots) % sizeof(mcx__pkt_slot_t)
+               ? MCX_EBADBUF
+               : 1; /* a slot's bytes, no longer held */
   if ((b = pool_index_of(d, buf)) == UINT32_MAX)
     return MCX_EBADBUF;
   uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
@@ -1585,9 +1741,9 @@ int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)
     mcx__pmq_chan_t c = pmq_chan(d, ch, st);
     return mcx__pmq_chan_count(d->pmq, &c, count);
   }
-  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), type);
   mcx__glock(d);
-  *count = mcx__spsc_count(&v);
+  *count = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__spsc_count(&v);
   mcx__gunlock(d);
   return MCX_OK;
 }
@@ -1634,13 +1790,13 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
   int in_part = (uint8_t *)s >= d->base && (uint8_t *)(s + 1) <= d->base + d->size;
   uint32_t local_pid = in_part ? 0 : mcx_port_pid() | (s->shared ? MCX__WP_PI_SHARED : 0);
   int pi_shared = in_part ? d->shared : (int)s->shared; /* the flag of the requeue-PI pair */
-  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), type);
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
   int died = 0, locked = 0;
   for (;;) {
     mcx__glock(d);
-    uint32_t n = mcx__spsc_count(&v);
+    uint32_t n = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__spsc_count(&v);
     mcx__gunlock(d);
     if (d->transport == MCX_TRANSPORT_PMQ_)
       n = pmq_count(d, ch);
@@ -1674,7 +1830,7 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
       continue;
     uint32_t key = mcx__wp_prepare_pi(&ch->recv_wp, &s->word, local_pid);
     mcx__glock(d);
-    n = mcx__spsc_count(&v);
+    n = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__spsc_count(&v);
     mcx__gunlock(d);
     if (d->transport == MCX_TRANSPORT_PMQ_)
       n = pmq_count(d, ch);

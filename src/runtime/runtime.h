@@ -29,7 +29,7 @@
 #include "runtime/receipt_hook.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 6u
+#define MCX_PART_VERSION 7u
 
 /** Delivery receipts per domain (mcx_receipt_open). */
 #define MCX_RECEIPTS 32u
@@ -228,6 +228,12 @@ typedef struct mcx__domain {
   /* Buffer index of a byte offset into the pool without a division
    * (mcx__recip_index; set at attach, chan.c). */
   mcx__recip_t pkt_recip;
+  /* The channels' data rings (chan.c): where they start, their span, and
+   * log2 of one record's span (a power of two), so a pointer into a packet
+   * slot gives its record and slot by shifts. */
+  uint8_t *pslots;
+  size_t pslot_span;
+  uint32_t pslot_rec_shift;
 } mcx__domain_t;
 
 /** Fills d->g from the checked header of the mapping at d->base (d->size

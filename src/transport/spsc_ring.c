@@ -4,8 +4,11 @@
 
 void mcx__spsc_init(const mcx__spsc_view_t *v)
 {
-  for (uint32_t i = 0; i <= v->mask; i++)
-    mcx_store_relaxed(&v->slots[i].word, mcx__spsc_word(i, MCX_SPSC_FREE)); /* published by the caller */
+  for (uint32_t i = 0; i <= v->mask; i++) {
+    mcx__spsc_slot_t *s = mcx__spsc_at(v, i);
+    mcx_store_relaxed(&s->word, mcx__spsc_word(i, MCX_SPSC_FREE)); /* published by the caller */
+    mcx_store_relaxed(&s->meta, 0); /* no skip mark (pkt_ring.h) */
+  }
   v->ring->tail = 0;
   mcx_store_relaxed(&v->ring->head, 0); /* published by the caller */
   v->ring->head_seen = 0;
@@ -16,7 +19,7 @@ uint32_t mcx__spsc_count(const mcx__spsc_view_t *v)
   uint32_t h = mcx_load_relaxed(&v->ring->head), n = 0;
   for (uint32_t i = 0; i <= v->mask; i++) {
     /* Acquire, as A2: a counted item is one a get would find. */
-    if (mcx_load_acquire(&v->slots[(h + i) & v->mask].word) !=
+    if (mcx_load_acquire(&mcx__spsc_at(v, h + i)->word) !=
         mcx__spsc_word(h + i, MCX_SPSC_ALLOCATED))
       break;
     n++;

@@ -35,6 +35,7 @@
 #ifndef MCX_TRANSPORT_SPSC_RING_H
 #define MCX_TRANSPORT_SPSC_RING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/mcx_atomic.h"
@@ -44,7 +45,7 @@ enum { MCX_SPSC_FREE = 0, MCX_SPSC_RESERVED = 1, MCX_SPSC_ALLOCATED = 2, MCX_SPS
 
 typedef struct mcx__spsc_slot {
   mcx_atomic_u32 word; /* pos << 2 | state: producer and consumer in turn */
-  uint32_t meta;       /* written by the producer before R1 */
+  mcx_atomic_u32 meta; /* written by the producer before R1 (packet rings: also a skip mark) */
   uint64_t value;      /* written by the producer before R1 */
 } mcx__spsc_slot_t;
 
@@ -61,11 +62,21 @@ typedef struct mcx__spsc_ring {
 
 typedef struct mcx__spsc_view {
   mcx__spsc_ring_t *ring;
-  mcx__spsc_slot_t *slots;
-  uint32_t mask; /* capacity - 1, capacity a power of two */
+  mcx__spsc_slot_t *slots; /* slot 0's state word, meta and value */
+  uint32_t mask;           /* capacity - 1, capacity a power of two */
+  /* Slot k is at slots + (k << spread): 0 for 16-byte slots (four to a line),
+   * 2 for packet slots (mcx__spsc_pslot_t: one line each, the inline bytes
+   * before the word). */
+  uint32_t spread;
 } mcx__spsc_view_t;
 
 static inline uint32_t mcx__spsc_word(uint32_t pos, uint32_t state) { return pos << 2 | state; }
+
+/** The slot that serves position @p pos. */
+static inline mcx__spsc_slot_t *mcx__spsc_at(const mcx__spsc_view_t *v, uint32_t pos)
+{
+  return v->slots + ((size_t)(pos & v->mask) << v->spread);
+}
 
 /** Resets the ring (no concurrent users; published by the caller's release). */
 void mcx__spsc_init(const mcx__spsc_view_t *v);
@@ -81,9 +92,10 @@ uint32_t mcx__spsc_count(const mcx__spsc_view_t *v);
 static inline mcx__q_outcome_t mcx__spsc_reserve(const mcx__spsc_view_t *v)
 {
   uint32_t pos = v->ring->tail; /* producer-owned */
-  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  mcx__spsc_slot_t *s = mcx__spsc_at(v, pos);
   /* A1 — acquire: the consumer's reads of last lap's item happen before our
-   * writes to the slot; pairs with R2 in mcx__spsc_get. */
+   * writes to the slot; pairs with R2 in mcx__spsc_get / mcx__spsc_take and
+   * with R2-K in mcx__spsc_free_kept. */
   uint32_t w = mcx_load_acquire(&s->word);
   if (w != mcx__spsc_word(pos, MCX_SPSC_FREE))
     return w == mcx__spsc_word(pos - v->mask - 1, MCX_SPSC_RECEIVED) ? MCX_Q_FULL_BUT_CONSUMER_READING
@@ -98,8 +110,8 @@ static inline mcx__q_outcome_t mcx__spsc_reserve(const mcx__spsc_view_t *v)
 static inline void mcx__spsc_commit(const mcx__spsc_view_t *v, uint32_t meta, uint64_t value)
 {
   uint32_t pos = v->ring->tail;
-  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
-  s->meta = meta;
+  mcx__spsc_slot_t *s = mcx__spsc_at(v, pos);
+  mcx_store_relaxed(&s->meta, meta);
   s->value = value;
   /* R1 — release: meta, value (and whatever the item refers to, e.g. a packet
    * buffer) are visible before the slot reads ALLOCATED; pairs with A2. */
@@ -112,7 +124,7 @@ static inline void mcx__spsc_unreserve(const mcx__spsc_view_t *v)
 {
   uint32_t pos = v->ring->tail;
   /* Relaxed: nothing was written that a consumer could read. */
-  mcx_store_relaxed(&v->slots[pos & v->mask].word, mcx__spsc_word(pos, MCX_SPSC_FREE));
+  mcx_store_relaxed(&mcx__spsc_at(v, pos)->word, mcx__spsc_word(pos, MCX_SPSC_FREE));
 }
 
 /** Producer: reserve + commit. */
@@ -134,14 +146,14 @@ static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t
                                              uint32_t *meta, uint64_t *value)
 {
   uint32_t pos = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
-  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
+  mcx__spsc_slot_t *s = mcx__spsc_at(v, pos);
   /* A2 — acquire: the producer's writes of the item are visible once the slot
    * reads ALLOCATED; pairs with R1 in mcx__spsc_commit. */
   uint32_t w = mcx_load_acquire(&s->word);
   if (w != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED))
     return w == mcx__spsc_word(pos, MCX_SPSC_RESERVED) ? MCX_Q_EMPTY_BUT_PRODUCER_INSERTING
                                                         : MCX_Q_EMPTY;
-  uint32_t m = s->meta;
+  uint32_t m = mcx_load_relaxed(&s->meta);
   if (expect_meta && m != expect_meta) {
     *meta = m;
     return MCX_Q_MISMATCH;
@@ -189,7 +201,7 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
       return MCX_Q_FULL;
   }
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
-  s->meta = meta;
+  mcx_store_relaxed(&s->meta, meta);
   s->value = value;
   /* R1 — release: meta and value before the slot reads ALLOCATED; pairs with A2. */
   mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
@@ -207,7 +219,7 @@ static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_
   /* A2 — acquire: pairs with R1 in mcx__spsc_put1. */
   if (mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED))
     return MCX_Q_EMPTY;
-  uint32_t m = s->meta;
+  uint32_t m = mcx_load_relaxed(&s->meta);
   if (expect_meta && m != expect_meta) {
     *meta = m;
     return MCX_Q_MISMATCH;

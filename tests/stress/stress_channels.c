@@ -3,8 +3,12 @@
  * Stress: a packet channel and a scalar channel, each moving items between two
  * threads pinned to different CPUs (when there are two), in both locking
  * modes, through tiny rings (8 buffers / 4 slots) so indices wrap constantly.
- *  - packets carry {sequence, length, fill pattern}; the receiver holds up to
- *    three packets and releases them out of order, poisoning each first;
+ *  - packets carry {sequence, length, fill pattern}, half of them small
+ *    enough to travel in their ring slot; the receiver holds up to three
+ *    packets and releases them out of order, poisoning each first, and
+ *    keeps one small packet for hundreds of receptions at a time (its slot
+ *    is passed over by the sender meanwhile), checking it is intact before
+ *    its release;
  *  - scalars cycle through the four widths; the receiver checks width
  *    (SCL_SIZE never seen) and value;
  *  - open/close cycles under traffic: connect, open, a burst, close, drain,
@@ -72,7 +76,27 @@ static mcapi_status_t wait_req(mcapi_request_t *r)
 
 /* ---------------------------------------------------------------- packets */
 
-static uint32_t pkt_len(uint64_t seq) { return 12 + (uint32_t)(seq * 2654435761u >> 7) % (MAX_PKT - 12); }
+static uint32_t pkt_len(uint64_t seq)
+{
+  uint32_t h = (uint32_t)(seq * 2654435761u >> 7);
+  /* Half up to 48 bytes (in the slot), half up to MAX_PKT (a pool buffer). */
+  return 12 + (h & 1 ? (h >> 1) % (48 - 12 + 1) : (h >> 1) % (MAX_PKT - 12));
+}
+
+/* The receiver's long-held packet: intact? */
+static int pkt_intact(const uint8_t *p, size_t n)
+{
+  uint64_t seq;
+  uint32_t len;
+  memcpy(&seq, p, 8);
+  memcpy(&len, p + 8, 4);
+  if (len != n || len != pkt_len(seq))
+    return 0;
+  for (uint32_t i = 12; i < len; i++)
+    if (p[i] != fill_byte(seq, i))
+      return 0;
+  return 1;
+}
 
 static void *pkt_sender(void *arg)
 {
@@ -141,6 +165,9 @@ static void pkt_phase(struct ctx *c)
   int nheld = 0;
   uint64_t expect = 0;
   uint32_t rnd = 12345;
+  void *kept = NULL; /* a small packet held long */
+  size_t kept_len = 0;
+  uint64_t kept_until = 0, n_kept = 0;
   for (;;) {
     void *p;
     size_t n;
@@ -177,6 +204,23 @@ static void pkt_phase(struct ctx *c)
         break;
       }
     expect++;
+    if (kept && expect >= kept_until) {
+      if (!pkt_intact(kept, kept_len)) {
+        fprintf(stderr, "long-held packet overwritten\n");
+        atomic_store(&c->failed, 1);
+        break;
+      }
+      mcapi_pktchan_release(kept, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      kept = NULL;
+    }
+    if (!kept && n <= 48 && (expect & 7) == 0) {
+      kept = p;
+      kept_len = n;
+      kept_until = expect + 100 + (expect * 2654435761u >> 9) % 900;
+      n_kept++;
+      continue;
+    }
     held[nheld] = p;
     lens[nheld++] = n;
     rnd = rnd * 1103515245u + 12345u;
@@ -197,14 +241,20 @@ static void pkt_phase(struct ctx *c)
     mcapi_pktchan_release(held[k], &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
   }
+  if (kept) {
+    CHECK(pkt_intact(kept, kept_len));
+    mcapi_pktchan_release(kept, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  CHECK(n_kept > 0);
   pthread_join(t, NULL);
   CHECK(!atomic_load(&c->failed));
   CHECK_EQ_U(expect, atomic_load(&c->sent));
   mcapi_pktchan_recv_close_i(rh, &r, &st);
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
   mcapi_finalize(&st);
-  printf("   %s: %llu packets checked (8 buffers, up to %d held, out-of-order release)\n",
-         c->lk == MCX_LOCKING_GLOBAL ? "global" : c->lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free", (unsigned long long)expect, HOLD);
+  printf("   %s: %llu packets checked (8 buffers, up to %d held, out-of-order release, %llu held long)\n",
+         c->lk == MCX_LOCKING_GLOBAL ? "global" : c->lk == MCX_LOCKING_KERNEL ? "kernel" : "lock-free", (unsigned long long)expect, HOLD, (unsigned long long)n_kept);
 }
 
 /* ---------------------------------------------------------------- scalars */

@@ -3,6 +3,7 @@
  * Packet and scalar channels: connect, open, send, receive, zero-copy release,
  * close, and every error status, in both locking modes (one domain each).
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "mcapi.h"
@@ -379,6 +380,22 @@ TEST(channel_errors)
   fini();
 }
 
+/* Packets larger than a slot's inline bytes take pool buffers (shm). */
+#define BIGPKT 64
+static void send_big(mcapi_pktchan_send_hndl_t sh, unsigned v, mcapi_status_t *st)
+{
+  unsigned char b[BIGPKT] = {0};
+  memcpy(b, &v, sizeof v);
+  mcapi_pktchan_send(sh, b, sizeof b, st);
+}
+static void send_big_i(mcapi_pktchan_send_hndl_t sh, unsigned v, mcapi_request_t *r,
+                       mcapi_status_t *st)
+{
+  static unsigned char b[BIGPKT]; /* read by the request until it completes */
+  memcpy(b, &v, sizeof v);
+  mcapi_pktchan_send_i(sh, b, sizeof b, r, st);
+}
+
 TEST(packet_pool_exhaustion_and_waiting)
 {
   mcapi_status_t st;
@@ -392,7 +409,7 @@ TEST(packet_pool_exhaustion_and_waiting)
   mcapi_pktchan_recv_hndl_t rh;
   pkt_setup(a, b, &sh, &rh);
   for (unsigned i = 0; i < 4; i++) {
-    mcapi_pktchan_send(sh, &i, sizeof i, &st);
+    send_big(sh, i, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
   }
   /* Queued for the receiver: a blocking send waits (TIMEOUT), or fails at
@@ -400,16 +417,16 @@ TEST(packet_pool_exhaustion_and_waiting)
   mcapi_timeout_t to = 10;
   mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   unsigned x = 99;
-  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  send_big(sh, x, &st);
   CHECK_STATUS(st, MCAPI_TIMEOUT);
   mcapi_request_t sr;
   size_t n;
-  mcapi_pktchan_send_i(sh, &x, sizeof x, &sr, &st);
+  send_big_i(sh, x, &sr, &st);
   CHECK_STATUS(st, MCAPI_PENDING);
   CHECK(!mcapi_test(&sr, &n, &st));
   mcapi_boolean_t fail = 1;
   mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
-  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  send_big(sh, x, &st);
   CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
   fail = 0;
   mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
@@ -429,7 +446,7 @@ TEST(packet_pool_exhaustion_and_waiting)
     static void *more[MCAPI_MAX_BUFFERS];
     unsigned nmore = 0;
     for (;;) {
-      mcapi_pktchan_send(sh, &x, sizeof x, &st);
+      send_big(sh, x, &st);
       if (st != MCAPI_SUCCESS)
         break;
       mcapi_pktchan_recv(rh, &more[nmore], &n, &st);
@@ -440,7 +457,7 @@ TEST(packet_pool_exhaustion_and_waiting)
     CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
     /* held[4], the pending send's packet (queued), the rest held here. */
     CHECK_EQ_U(nmore, MCAPI_MAX_BUFFERS - 5);
-    mcapi_pktchan_send_i(sh, &x, sizeof x, &sr, &st);
+    send_big_i(sh, x, &sr, &st);
     CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT); /* failed at once: no request */
     mcapi_pktchan_recv(rh, &more[nmore], &n, &st); /* the queued one */
     CHECK_STATUS(st, MCAPI_SUCCESS);
@@ -450,7 +467,7 @@ TEST(packet_pool_exhaustion_and_waiting)
     }
   } else {
     /* pmq: the receiver's local pool has a buffer per queue slot. */
-    mcapi_pktchan_send(sh, &x, sizeof x, &st);
+    send_big(sh, x, &st);
     CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
     CHECK(mcapi_test(&sr, &n, &st));
     CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT); /* the pending send_i completes with it */
@@ -458,7 +475,7 @@ TEST(packet_pool_exhaustion_and_waiting)
   /* Release out of order; sends go through again. */
   mcapi_pktchan_release(held[2], &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_pktchan_send_i(sh, &x, sizeof x, &sr, &st);
+  send_big_i(sh, x, &sr, &st);
   CHECK_STARTED(st);
   CHECK(mcapi_wait(&sr, &n, 100, &st));
   CHECK_STATUS(st, MCAPI_SUCCESS);
@@ -512,6 +529,141 @@ TEST(packet_pool_exhaustion_and_waiting)
 }
 
 /* ------------------------------------------------------------ scalars */
+
+/* shm: a packet of up to 48 bytes travels in its ring slot: the receiver
+ * gets a pointer into the slot, aligned as pool buffers are, which its
+ * release frees. Held slots do not stop the channel: the sender passes them
+ * over, so packets can be held for as long as the receiver likes and
+ * released in any order; only with every slot held does a send wait. */
+TEST(packets_held_in_their_slots)
+{
+  mcapi_status_t st;
+  init_node(1);
+  if (mcx_transport() == MCX_TRANSPORT_PMQ) {
+    fini(); /* pmq: packets are copied into the receiver's local pool */
+    return;
+  }
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  mcapi_uint_t depth = 4;
+  mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_recv_hndl_t rh;
+  pkt_setup(a, b, &sh, &rh);
+  static const size_t sizes[4] = {1, 24, 48, 0};
+  unsigned char src[48];
+  void *held[4];
+  size_t n;
+  for (unsigned i = 0; i < 4; i++) {
+    memset(src, 'a' + (int)i, sizeof src);
+    mcapi_pktchan_send(sh, src, sizes[i], &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 4);
+  for (unsigned i = 0; i < 4; i++) {
+    mcapi_pktchan_recv(rh, &held[i], &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(n, sizes[i]);
+    CHECK(((uintptr_t)held[i] % MCAPI_BUF_ALIGN) == 0);
+    for (size_t k = 0; k < n; k++)
+      CHECK(((unsigned char *)held[i])[k] == 'a' + i);
+    CHECK(!mcapi_pktchan_release_test(held[i], &st));
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  /* Every slot held: a send waits (TIMEOUT), or fails at once. */
+  mcapi_timeout_t to = 10;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
+  unsigned x = 1000;
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_TIMEOUT);
+  mcapi_boolean_t fail = 1;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+  fail = 0;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 0);
+  /* Not the oldest released: the next send passes the two held before it. */
+  mcapi_pktchan_release(held[2], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(mcapi_pktchan_release_test(held[2], &st));
+  mcapi_pktchan_release(held[2], &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID); /* once */
+  mcapi_pktchan_release((char *)held[0] + 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID); /* not a packet's start */
+  x = 1;
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send(sh, &x, sizeof x, &st);
+  CHECK_STATUS(st, MCAPI_TIMEOUT); /* the one free slot is taken */
+  CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 1);
+  void *p;
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(p == held[2] && n == sizeof x && *(unsigned *)p == 1);
+  held[2] = p;
+  /* Release the oldest and the one just taken; several more go round,
+   * passing the two still held, in order. */
+  mcapi_pktchan_release(held[0], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_release(held[2], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  for (unsigned round = 0; round < 20; round++) {
+    for (unsigned k = 0; k < 2; k++) {
+      x = 100 * round + k;
+      mcapi_pktchan_send(sh, &x, sizeof x, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
+    mcapi_pktchan_send(sh, &x, sizeof x, &st);
+    CHECK_STATUS(st, MCAPI_TIMEOUT); /* two slots held, two queued */
+    CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 2);
+    for (unsigned k = 0; k < 2; k++) {
+      mcapi_pktchan_recv(rh, &p, &n, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK(p != held[1] && p != held[3]);
+      CHECK_EQ_U(*(unsigned *)p, 100 * round + k);
+      mcapi_pktchan_release(p, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
+  }
+  /* The long-held packets are intact. */
+  CHECK(((unsigned char *)held[1])[23] == 'b');
+  CHECK(((unsigned char *)held[3]) != NULL);
+  /* A large packet in between takes a pool buffer. */
+  unsigned char big[100];
+  memset(big, 'z', sizeof big);
+  mcapi_pktchan_send(sh, big, sizeof big, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == sizeof big && ((unsigned char *)p)[99] == 'z');
+  mcapi_pktchan_release(p, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  /* Close with two held: it completes at once; the held bytes stay put
+   * while a new connection on the same endpoints carries packets. */
+  close_pkt(sh, rh);
+  CHECK(!mcapi_pktchan_release_test(held[1], &st));
+  pkt_setup(a, b, &sh, &rh);
+  for (unsigned i = 0; i < 8; i++) {
+    memset(src, 'q', sizeof src);
+    mcapi_pktchan_send(sh, src, sizeof src, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_pktchan_recv(rh, &p, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(p != held[1] && p != held[3] && n == sizeof src && ((char *)p)[47] == 'q');
+    mcapi_pktchan_release(p, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  CHECK(((unsigned char *)held[1])[0] == 'b' && ((unsigned char *)held[1])[23] == 'b');
+  mcapi_pktchan_release(held[1], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_release(held[3], &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_release(held[3], &st);
+  CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
+  close_pkt(sh, rh);
+  fini();
+}
 
 TEST(scalar_channel_widths_and_errors)
 {
@@ -745,6 +897,7 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
   RUN(packet_channel_lifecycle_and_zero_copy);
   RUN(channel_errors);
   RUN(packet_pool_exhaustion_and_waiting);
+  RUN(packets_held_in_their_slots);
   RUN(scalar_channel_widths_and_errors);
   RUN(third_node_connects_after_the_opens);
   RUN(peer_finalizes_with_the_channel_open);
