@@ -1221,8 +1221,8 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
   if (reserve_retrying(v) != MCX_Q_OK)
     return MCX_EAGAIN;
   if (pkt_in_slot(d, a->size)) {
-    mcx__copy_small(mcx__pkt_bytes(mcx__spsc_at(v, v->ring->tail)), a->src, a->size);
-    mcx__spsc_commit(v, (uint32_t)a->size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
+    mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(v, v->ring->tail)), a->src, a->size);
+    mcx__pkt_commit(v, (uint32_t)a->size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
     return MCX_OK;
   }
   uint32_t b;
@@ -1233,7 +1233,7 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
   }
   if (a->size)
     memcpy(pool_buf(d, b), a->src, a->size);
-  mcx__spsc_commit(v, (uint32_t)a->size, b); /* R1: the copy travels with it */
+  mcx__pkt_commit(v, (uint32_t)a->size, b); /* R1: the copy travels with it */
   return MCX_OK;
 }
 
@@ -1244,7 +1244,7 @@ CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct
     return MCX_ENOTOPEN;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return pmq_send_once(d, ch, pkt, a);
-  mcx__spsc_view_t v = data_view(d, ch);
+  mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), pkt ? MCAPI_PKT_CHAN : MCAPI_SCL_CHAN);
   int r;
   mcx__glock(d);
   if (pkt)
@@ -1463,8 +1463,8 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
                        0))
     return MCX_EAGAIN;
   if (__builtin_expect(pkt_in_slot(d, size), 1)) {
-    mcx__copy_small(mcx__pkt_bytes(mcx__spsc_at(&c->v, c->v.ring->tail)), buf, size);
-    mcx__spsc_commit(&c->v, (uint32_t)size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
+    mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(&c->v, c->v.ring->tail)), buf, size);
+    mcx__pkt_commit(&c->v, (uint32_t)size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
     mcx__wp_notify(&c->ch->recv_wp, d->shared);
     return MCX_OK;
   }
@@ -1483,7 +1483,7 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
     mcx__copy_small(pool_buf(d, b), buf, size);
   else
     memcpy(pool_buf(d, b), buf, size);
-  mcx__spsc_commit(&c->v, (uint32_t)size, b); /* R1: the copy travels with it */
+  mcx__pkt_commit(&c->v, (uint32_t)size, b); /* R1: the copy travels with it */
   mcx__wp_notify(&c->ch->recv_wp, d->shared);
   return MCX_OK;
 }

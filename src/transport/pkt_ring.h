@@ -58,9 +58,20 @@ _Static_assert(sizeof(mcx__pkt_slot_t) == 64, "a packet slot is one cache line")
 _Static_assert(sizeof(mcx__pkt_slot_t) == sizeof(mcx__spsc_slot_t) << 2, "spread 2");
 
 /** The inline bytes of packet slot @p s. */
-static inline uint8_t *mcx__pkt_bytes(mcx__spsc_slot_t *s) { return (uint8_t *)s - MCX_PKT_INLINE; }
+static inline uint8_t *mcx__pkt_bytes(mcx__spsc_slot_t *s)
+{
+  /* Through an integer: the bytes lie before the slot's fields, in the same
+   * line of the ring (which the compiler cannot see from the field's type). */
+  return (uint8_t *)((uintptr_t)s - MCX_PKT_INLINE);
+}
 
 static inline uint32_t mcx__pkt_skip_mark(uint32_t pos) { return MCX_PKT_SKIP | (pos & MCX_POS30); }
+
+/** The slot that serves position @p pos (a packet ring's view: spread 2). */
+static inline mcx__spsc_slot_t *mcx__pkt_at(const mcx__spsc_view_t *v, uint32_t pos)
+{
+  return v->slots + ((size_t)(pos & v->mask) << 2);
+}
 
 /** Out of line: the producer's next slot is not free for it (held slots to
  * pass over, or full). */
@@ -75,10 +86,10 @@ mcx__q_outcome_t mcx__pkt_pass_marks(const mcx__spsc_view_t *v, uint32_t *pos);
  * holds; finish with mcx__spsc_commit() or mcx__spsc_unreserve().
  * @return MCX_Q_OK, MCX_Q_FULL or MCX_Q_FULL_BUT_CONSUMER_READING.
  */
-static inline mcx__q_outcome_t mcx__pkt_reserve(const mcx__spsc_view_t *v)
+static inline __attribute__((always_inline)) mcx__q_outcome_t mcx__pkt_reserve(const mcx__spsc_view_t *v)
 {
   uint32_t pos = v->ring->tail; /* producer-owned */
-  mcx__spsc_slot_t *s = mcx__spsc_at(v, pos);
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
   /* A1 — acquire: pairs with R2 in mcx__pkt_take and R2-K in
    * mcx__pkt_free_kept (the consumer's reads of the slot are done). */
   if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE), 0))
@@ -93,18 +104,18 @@ static inline mcx__q_outcome_t mcx__pkt_reserve(const mcx__spsc_view_t *v)
  * An item in its slot (value MCX_PKT_KEEP) leaves the slot RECEIVED: held
  * until mcx__pkt_free_kept.
  */
-static inline mcx__q_outcome_t mcx__pkt_take(const mcx__spsc_view_t *v, uint32_t *meta,
+static inline __attribute__((always_inline)) mcx__q_outcome_t mcx__pkt_take(const mcx__spsc_view_t *v, uint32_t *meta,
                                              uint64_t *value, mcx__spsc_slot_t **at)
 {
   uint32_t pos = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
-  mcx__spsc_slot_t *s = mcx__spsc_at(v, pos);
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
   /* A2 — acquire: pairs with R1 in mcx__spsc_commit (the item and the bytes
    * in the slot are visible). */
   if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED), 0)) {
     mcx__q_outcome_t o = mcx__pkt_pass_marks(v, &pos);
     if (o != MCX_Q_OK)
       return o;
-    s = mcx__spsc_at(v, pos);
+    s = mcx__pkt_at(v, pos);
   }
   uint32_t m = mcx_load_relaxed(&s->meta);
   uint64_t x = s->value;
@@ -121,6 +132,20 @@ static inline mcx__q_outcome_t mcx__pkt_take(const mcx__spsc_view_t *v, uint32_t
   *value = x;
   *at = s;
   return MCX_Q_OK;
+}
+
+/** Producer: publishes the reserved slot (mcx__spsc_commit for a packet ring). */
+static inline __attribute__((always_inline)) void mcx__pkt_commit(const mcx__spsc_view_t *v,
+                                                                  uint32_t meta, uint64_t value)
+{
+  uint32_t pos = v->ring->tail;
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  mcx_store_relaxed(&s->meta, meta);
+  s->value = value;
+  /* R1 — release: meta, value and the bytes (in the slot or in the pool
+   * buffer it names) before the slot reads ALLOCATED; pairs with A2. */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  v->ring->tail = pos + 1;
 }
 
 /** Consumer: frees kept slot @p s (RECEIVED for a position) for position
