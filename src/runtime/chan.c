@@ -27,14 +27,20 @@
  *
  * Data path: the slot-state SPSC ring (spsc_ring.h); examples/ring_layouts.c
  * measured it against the two-counter NBB layout (nbb_ring.h). Scalars travel
- * in the slot (meta = width). A packet is copied by the sender into a buffer
- * of the domain's pool (buf_pool.h) whose index travels in the slot (meta =
- * size); the receiver gets a pointer into the pool (zero-copy) and
- * mcapi_pktchan_release() returns the buffer to the sender on the channel's
- * return ring (the receiver is its producer), or to the pool when the
- * receiver's side is no longer open. Buffers are not bound to a channel: a
- * receiver may hold as many as the pool has, and a close does not wait for
- * them (they come back to the pool when released).
+ * in the slot (meta = width). Packet rings have a line per slot
+ * (pkt_ring.h): a packet of up to 48 bytes is copied into its slot, the
+ * receiver gets a pointer to the slot's bytes and its release frees the
+ * slot; slots the receiver holds are passed over by the sender, so holding
+ * never stops the channel. A larger packet (and, in the mca-2.0.3 profile,
+ * every packet) is copied by the sender into a buffer of the domain's pool
+ * (buf_pool.h) whose index travels in the slot (meta = size); the receiver
+ * gets a pointer into the pool (zero-copy) and mcapi_pktchan_release()
+ * returns the buffer to the sender on the channel's return ring (the
+ * receiver is its producer), or to the pool when the receiver's side is no
+ * longer open. Pool buffers are not bound to a channel: a receiver may hold
+ * as many as the pool has. A close does not wait for held packets: a pool
+ * buffer comes back to the pool when released; a record with held slots is
+ * not reconnected until they are released (or their holder is gone).
  */
 #include <string.h>
 
