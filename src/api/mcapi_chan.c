@@ -344,7 +344,7 @@ static inline __attribute__((always_inline)) uint64_t scl_recv(uint32_t h, uint3
   if (__builtin_expect(d && mcapi_status, 1)) {
     *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
     if (__builtin_expect((wp = mcx__scl_recv_fast(d, h, width, &v)) != NULL, 1))
-      return mcx__wp_notify_v(wp, d->shared, v);
+      return mcx__notify_fast_v(wp, v);
   }
   return scl_recv_full(h, width, mcapi_status);
 }

@@ -1076,7 +1076,7 @@ int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
   struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
   if (__builtin_expect(!c || mcx__spsc_put1(&c->v, width, value) != MCX_Q_OK, 0))
     return MCX_EAGAIN;
-  mcx__wp_notify(&c->ch->recv_wp, d->shared);
+  mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }
 
@@ -1471,7 +1471,7 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
   if (__builtin_expect(pkt_in_slot(d, size), 1)) {
     mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(&c->v, c->v.ring->tail)), buf, size);
     mcx__pkt_commit(&c->v, (uint32_t)size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
-    mcx__wp_notify(&c->ch->recv_wp, d->shared);
+    mcx__notify_fast(&c->ch->recv_wp);
     return MCX_OK;
   }
   uint32_t meta;
@@ -1490,7 +1490,7 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
   else
     memcpy(pool_buf(d, b), buf, size);
   mcx__pkt_commit(&c->v, (uint32_t)size, b); /* R1: the copy travels with it */
-  mcx__wp_notify(&c->ch->recv_wp, d->shared);
+  mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }
 
@@ -1642,7 +1642,7 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
   mcx__spsc_slot_t *at;
   if (__builtin_expect(kept_slot_of(d, buf, &ch, &at, &b) == MCX_OK, 1)) {
     mcx__pkt_free_kept(at, b); /* R2-K */
-    mcx__wp_notify(&ch->space_wp, d->shared);
+    mcx__notify_fast(&ch->space_wp);
     return MCX_OK;
   }
   /* The reference profile's release (zeroed buffers, one pool) is the full path's. */
@@ -1660,7 +1660,7 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
     mcx_store_relaxed(&d->pkt_state[b], w); /* still ours: the full path releases it */
     return MCX_EAGAIN;
   }
-  mcx__wp_notify(&ch->space_wp, d->shared);
+  mcx__notify_fast(&ch->space_wp);
   return MCX_OK;
 }
 

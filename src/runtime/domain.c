@@ -720,6 +720,17 @@ int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
          mcx_port_tid_alive(mcx_load_relaxed(&n->tid));
 }
 
+void mcx__wake_fast(mcx__waitpoint_t *wp, uint32_t sleepers)
+{
+  mcx__wp_wake(wp, sleepers, mcx__self.dom->shared);
+}
+
+uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
+{
+  mcx__wp_wake(wp, sleepers, mcx__self.dom->shared);
+  return v;
+}
+
 /* In a fork child, on the thread that forked: its node is its parent's, so
  * the fast path's one-load check (mcx__fast_domain) and mcx__is_node() must
  * fail there (the hook runs before fork() returns in the child). */
@@ -832,7 +843,10 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   if (mcx__self.chc)
     mcx__chc_init(d, mcx__self.chc);
   mcx_port_on_fork_child(fork_child_hook);
-  mcx__self.fast = d->fastpath && mcx__self.epc && mcx__self.chc ? d : NULL;
+  /* The fast paths notify without a fence (mcx__notify_fast): only where
+   * this process is registered for the asymmetric barrier. */
+  int light = !MCX_FAST_NOTIFIER_LIGHT || mcx_load_relaxed(&mcx_port_asym_light);
+  mcx__self.fast = d->fastpath && light && mcx__self.epc && mcx__self.chc ? d : NULL;
   MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
             mcx__locking_name(d->locking), d->name);
   return MCX_OK;

@@ -269,7 +269,7 @@ void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
  * node): MCX_OK, or MCX_EAGAIN when the full path must run. */
 int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value);
 /* The receive returns the wait point the caller notifies with the value
- * (mcx__wp_notify_v: its rare wake a tail call that returns it), or NULL. */
+ * (mcx__notify_fast_v: its rare wake a tail call that returns it), or NULL. */
 mcx__waitpoint_t *mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width,
                                      uint64_t *value);
 /** Packet release in one attempt on the fast path: MCX_OK, or MCX_EAGAIN
@@ -282,6 +282,46 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
 int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size);
 
 extern MCX_TLS mcx__self_t mcx__self;
+
+/*
+ * The fast paths' notify (F-W2 after their publish). They run only where
+ * this process's notifiers may skip the fence (mcx__node_init sets
+ * mcx__self.fast only then: the kernel registered it for the asymmetric
+ * barrier, decided at load), so F-W2 is a compiler barrier with no test;
+ * ports without that barrier fence. The rare wake is out of line and cold,
+ * and finds the domain's `shared` itself.
+ */
+#ifdef _WIN32
+#define MCX_FAST_NOTIFIER_LIGHT 0
+#else
+#define MCX_FAST_NOTIFIER_LIGHT 1
+#endif
+void mcx__wake_fast(mcx__waitpoint_t *wp, uint32_t sleepers) __attribute__((noinline, cold));
+uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
+    __attribute__((noinline, cold));
+static inline uint32_t mcx__sleepers_after_publish_fast(mcx__waitpoint_t *wp)
+{
+  /* F-W2 — pairs with F-W1 and H-W1 (sync/wait.h); light as described above. */
+  if (MCX_FAST_NOTIFIER_LIGHT)
+    mcx_fence_compiler();
+  else
+    mcx_fence_seq_cst();
+  return mcx_load_relaxed(&wp->sleepers);
+}
+static inline void mcx__notify_fast(mcx__waitpoint_t *wp)
+{
+  uint32_t s = mcx__sleepers_after_publish_fast(wp);
+  if (__builtin_expect(s != 0, 0))
+    mcx__wake_fast(wp, s);
+}
+/** mcx__notify_fast, then @p v (its wake a tail call that returns it). */
+static inline uint64_t mcx__notify_fast_v(mcx__waitpoint_t *wp, uint64_t v)
+{
+  uint32_t s = mcx__sleepers_after_publish_fast(wp);
+  if (__builtin_expect(s != 0, 0))
+    return mcx__wake_fast_v(wp, s, v);
+  return v;
+}
 
 /** Whether the calling thread is a node (and not a fork child's copy of one). */
 static inline int mcx__is_node(void)
