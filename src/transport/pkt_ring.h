@@ -148,6 +148,31 @@ static inline __attribute__((always_inline)) void mcx__pkt_commit(const mcx__sps
   v->ring->tail = pos + 1;
 }
 
+/**
+ * Consumer: takes the oldest item when it is a small packet in its slot
+ * (with a size that fits), in straight-line code: as mcx__pkt_take. Else
+ * MCX_Q_MISMATCH, and nothing changed (mcx__pkt_take handles the rest).
+ */
+static inline __attribute__((always_inline)) mcx__q_outcome_t
+mcx__pkt_take_kept(const mcx__spsc_view_t *v, uint32_t *meta, mcx__spsc_slot_t **at)
+{
+  uint32_t pos = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  /* A2 — acquire: pairs with R1 in mcx__pkt_commit. */
+  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED), 0))
+    return MCX_Q_MISMATCH;
+  uint32_t m = mcx_load_relaxed(&s->meta);
+  if (__builtin_expect(s->value != MCX_PKT_KEEP || m > MCX_PKT_INLINE, 0))
+    return MCX_Q_MISMATCH;
+  /* R-T — release: pairs with A1 (our reads of meta and value are done). */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_RECEIVED));
+  /* R-S2 — release: pairs with A-S2. */
+  mcx_store_release(&v->ring->head, pos + 1);
+  *meta = m;
+  *at = s;
+  return MCX_Q_OK;
+}
+
 /** Consumer: frees kept slot @p s (RECEIVED for a position) for position
  * @p next, a lap later. */
 static inline void mcx__pkt_free_kept(mcx__spsc_slot_t *s, uint32_t next)
