@@ -151,6 +151,17 @@ static __attribute__((noinline)) void pkt_send_full(mcapi_pktchan_send_hndl_t se
   SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
+/* The fast path's second try (a node on the fast path, checks passed):
+ * out of line, so the straight path keeps no registers; then the full path. */
+static __attribute__((noinline)) void pkt_send_slow(mcapi_pktchan_send_hndl_t send_handle,
+                                                    const void *buffer, size_t size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  if (mcx__pkt_send_other(mcx__self.fast, send_handle, buffer, size) == MCX_OK)
+    return;
+  pkt_send_full(send_handle, buffer, size, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                 size_t size, mcapi_status_t *mcapi_status)
 {
@@ -159,6 +170,8 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
     *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
     if (__builtin_expect(mcx__pkt_send_fast(d, send_handle, buffer, size) == MCX_OK, 1))
       return;
+    pkt_send_slow(send_handle, buffer, size, mcapi_status);
+    return;
   }
   pkt_send_full(send_handle, buffer, size, mcapi_status);
 }
@@ -201,21 +214,33 @@ static __attribute__((noinline)) void pkt_recv_full(mcapi_pktchan_recv_hndl_t re
   SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
 }
 
+/* As pkt_send_slow. */
+static __attribute__((noinline)) void pkt_recv_slow(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                    void **buffer, size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  int e = mcx__pkt_recv_other(mcx__self.fast, receive_handle, buffer, received_size);
+  if (e == MCX_OK)
+    return;
+  if (e != MCX_EAGAIN) { /* taken and dropped (corrupt) */
+    *mcapi_status = ST(e);
+    return;
+  }
+  pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
+}
+
 MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                 size_t *received_size, mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__self.fast; /* see scl_send */
-  int e;
   /* Receive requests queued by this thread come first (the full path). */
   if (__builtin_expect(d && mcapi_status && buffer && received_size && !mcx__recv_queued, 1)) {
     *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
-    e = mcx__pkt_recv_fast(d, receive_handle, buffer, received_size);
-    if (__builtin_expect(e == MCX_OK, 1))
+    if (__builtin_expect(mcx__pkt_recv_fast(d, receive_handle, buffer, received_size) == MCX_OK,
+                         1))
       return;
-    if (e != MCX_EAGAIN) { /* taken and dropped (corrupt) */
-      *mcapi_status = ST(e);
-      return;
-    }
+    pkt_recv_slow(receive_handle, buffer, received_size, mcapi_status);
+    return;
   }
   pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
 }

@@ -1459,14 +1459,12 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
   return data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, pkt_send_once, &a);
 }
 
-/* The fast send of a packet that is not a small one into a free slot: a
- * slot further on (past held ones), or a pool buffer. Out of line, so the
- * small packet's path needs no saved registers. */
-static __attribute__((noinline)) int pkt_send_other(mcx__domain_t *d, struct mcx__chc *c,
-                                                    const void *buf, size_t size)
+int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
 {
+  struct mcx__chc *c;
   uint32_t b;
-  if (mcx__pkt_reserve(&c->v) != MCX_Q_OK)
+  if (size > MCAPI_MAX_PKT_SIZE || !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
+      mcx__pkt_reserve(&c->v) != MCX_Q_OK)
     return MCX_EAGAIN;
   if (pkt_in_slot(d, size)) {
     mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(&c->v, c->v.ring->tail)), buf, size);
@@ -1510,22 +1508,24 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
   if (__builtin_expect(!pkt_in_slot(d, size) ||
                            mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE),
                        0))
-    return pkt_send_other(d, c, buf, size);
+    return MCX_EAGAIN; /* the caller tries mcx__pkt_send_other */
   mcx__copy_small(mcx__pkt_bytes(s), buf, size);
-  mcx__pkt_commit(v, (uint32_t)size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
+  mcx_store_relaxed(&s->meta, (uint32_t)size);
+  s->value = MCX_PKT_KEEP;
+  /* R1 — release: pairs with A2 (as mcx__pkt_commit, on the slot in hand). */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  v->ring->tail = pos + 1;
   mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }
 
-/* The fast receive of anything but a small packet at the head (a pool
- * packet, skip marks to pass, an empty ring): out of line, as above. */
-static __attribute__((noinline)) int pkt_recv_other(mcx__domain_t *d, struct mcx__chc *c,
-                                                    void **buf, size_t *size)
+int mcx__pkt_recv_other(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size)
 {
+  struct mcx__chc *c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
   uint64_t b;
   mcx__spsc_slot_t *at;
-  if (mcx__pkt_take(&c->v, &meta, &b, &at) != MCX_Q_OK)
+  if (!c || mcx__pkt_take(&c->v, &meta, &b, &at) != MCX_Q_OK)
     return MCX_EAGAIN;
   return take_packet(d, c->ch, c->state, at, b, meta, buf, size);
 }
@@ -1538,7 +1538,7 @@ int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *si
   uint32_t meta;
   mcx__spsc_slot_t *at;
   if (__builtin_expect(mcx__pkt_take_kept(&c->v, &meta, &at) != MCX_Q_OK, 0))
-    return pkt_recv_other(d, c, buf, size);
+    return MCX_EAGAIN; /* the caller tries mcx__pkt_recv_other */
   *buf = mcx__pkt_bytes(at);
   *size = meta;
   return MCX_OK;

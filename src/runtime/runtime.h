@@ -280,6 +280,13 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf);
  * no sender could have written: taken off the ring and dropped). */
 int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size);
 int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size);
+/* The fast paths' straight line takes a small packet into (out of) its slot
+ * only, and gives MCX_EAGAIN for the rest: then these, out of line (a slot
+ * past held ones, a pool buffer, skip marks), before the full path. */
+int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
+    __attribute__((noinline));
+int mcx__pkt_recv_other(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size)
+    __attribute__((noinline));
 
 extern MCX_TLS mcx__self_t mcx__self;
 
