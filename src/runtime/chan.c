@@ -151,7 +151,7 @@ size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_l
    * their inline bytes; a scalar ring uses the first quarter, four slots to
    * a line), then each record's return ring. A record's data ring spans a
    * power of two, so a pointer into a slot gives its record and slot by
-   * shifts (slot_of). */
+   * shifts (kept_slot_of). */
   l->off_slots = align_up(off, 4096);
   off = l->off_slots + (size_t)l->n * l->cap * sizeof(mcx__pkt_slot_t) +
         (size_t)l->n * l->rcap * sizeof(mcx__spsc_slot_t);
