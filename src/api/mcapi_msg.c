@@ -79,8 +79,22 @@ static __attribute__((noinline)) void msg_send_big(mcx__domain_t *d,
                                                    mcapi_priority_t priority,
                                                    mcapi_status_t *mcapi_status)
 {
-  if (mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, 1) ==
+  if (mcx__msg_send_big_fast(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority) ==
       MCX_OK)
+    return;
+  msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+}
+
+/* The fast send's middle tier: the destination's entry has no ring resolved
+ * for this priority. Resolved, then the fast send again, else the full send. */
+static __attribute__((noinline)) void msg_send_prio(mcapi_endpoint_t send_endpoint,
+                                                    mcapi_endpoint_t receive_endpoint,
+                                                    const void *buffer, size_t buffer_size,
+                                                    mcapi_priority_t priority,
+                                                    mcapi_status_t *mcapi_status)
+{
+  if (mcx__epc_prio(receive_endpoint, priority) &&
+      mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer, buffer_size, priority) == MCX_OK)
     return;
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
@@ -90,7 +104,8 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
                             mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__fast_domain();
-  if (__builtin_expect(d && mcapi_status && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1)) {
+  /* A NULL buffer (legal only for an empty message) takes the full path. */
+  if (__builtin_expect(d && mcapi_status && buffer && priority <= MCAPI_MAX_PRIORITY, 1)) {
     /* Stored first: the fast path's notify is then its last step, and its
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
@@ -98,10 +113,13 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
       msg_send_big(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
       return;
     }
-    if (__builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
-                                            buffer_size, priority, 0) == MCX_OK,
-                         1))
+    int r = mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
+    if (__builtin_expect(r == MCX_OK, 1))
       return;
+    if (r == MCX_ENOENT) {
+      msg_send_prio(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+      return;
+    }
   }
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
@@ -147,20 +165,36 @@ static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_end
   SET(mcx__status(r, CTX_RECV));
 }
 
+/* The fast receive's middle tier: more than one ring in use, or a message
+ * that is not a small one that fits (see mcx__msg_recv_scan). */
+static __attribute__((noinline)) void msg_recv_scan(mcx__domain_t *d, mcapi_endpoint_t receive_endpoint,
+                                                    void *buffer, size_t buffer_size,
+                                                    size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  int r = mcx__msg_recv_scan(d, receive_endpoint, buffer, buffer_size, received_size);
+  if (r == MCX_OK)
+    return;
+  if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
+    *mcapi_status = mcx__status(r, CTX_RECV);
+    return;
+  }
+  msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+}
+
 MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
                             size_t *received_size, mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__fast_domain();
-  int r;
   if (__builtin_expect(d && mcapi_status && buffer && received_size, 1)) {
     /* Stored first, as in mcapi_msg_send; a truncation or the full path
      * store their own. */
     *mcapi_status = MCAPI_SUCCESS;
-    r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size, received_size);
+    int r = mcx__msg_recv_fast(receive_endpoint, buffer, buffer_size, received_size);
     if (__builtin_expect(r == MCX_OK, 1))
       return;
-    if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
-      *mcapi_status = mcx__status(r, CTX_RECV);
+    if (r == MCX_ENOENT) {
+      msg_recv_scan(d, receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
       return;
     }
   }

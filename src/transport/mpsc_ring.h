@@ -353,22 +353,24 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
  * mcx__mpsc_enqueue: A0, A1, R3, R1.
  */
 static inline __attribute__((always_inline)) mcx__ring_outcome_t
-mcx__mpsc_enqueue_small_once(const mcx__ring_view_t *v, uint32_t epoch, const void *data,
-                             uint32_t size, uint32_t sender, mcx_atomic_u64 *intent, uint64_t tag)
+mcx__mpsc_enqueue_small_once(const mcx__ring_view_t *v, uint64_t gen, const void *data,
+                             uint32_t size, uint32_t sender, mcx_atomic_u64 *intent)
 {
   mcx__mpsc_ring_t *r = v->ring;
   uint64_t t = mcx_load_acquire(&r->tail); /* A0 */
-  uint64_t pos = t & MCX_RING_POS_MASK;
-  /* The epoch, the CLOSED bit (above it) and a position about to wrap
-   * (the full path handles the wrap) in one test. */
-  if (__builtin_expect((t >> MCX_RING_GEN_SHIFT) != epoch || pos == MCX_RING_POS_MASK, 0))
+  /* @p gen is the epoch << MCX_RING_GEN_SHIFT: t - gen is the position when
+   * the tail carries that epoch and no CLOSED bit; another epoch or CLOSED
+   * (above it) leaves a value of 2^48 or more, and a position about to wrap
+   * (the full path handles the wrap) is the mask itself: one test. */
+  uint64_t pos = t - gen;
+  if (__builtin_expect(pos >= MCX_RING_POS_MASK, 0))
     return MCX_RING_FULL;
   mcx__msg_slot_t *s = &v->slots[pos & v->mask];
   /* A1 — acquire: pairs with R2 in mcx__mpsc_dequeue (last lap's reads). The
    * slot is free for pos exactly when its word is pos. */
   if (__builtin_expect(mcx_load_acquire(&s->seq) != pos, 0))
     return MCX_RING_FULL;
-  mcx_store_relaxed(intent, tag | pos); /* ordered before the reservation by R3 */
+  mcx_store_relaxed(intent, v->tag | pos); /* ordered before the reservation by R3 */
   /* R3 — release: pairs with recovery's acquire loads, as in mcx__mpsc_enqueue. */
   if (__builtin_expect(!mcx_cas_acq_rel(&r->tail, &t, t + 1), 0))
     return MCX_RING_FULL; /* another producer took pos: the full path retries */
