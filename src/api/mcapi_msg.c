@@ -72,14 +72,13 @@ static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoi
 
 /* A payload larger than a slot's inline bytes: the fast path through the
  * pool, else the full send. Out of line, as the copy dwarfs the call. */
-static __attribute__((noinline)) void msg_send_big(mcx__domain_t *d,
-                                                   mcapi_endpoint_t send_endpoint,
+static __attribute__((noinline)) void msg_send_big(mcapi_endpoint_t send_endpoint,
                                                    mcapi_endpoint_t receive_endpoint,
                                                    const void *buffer, size_t buffer_size,
                                                    mcapi_priority_t priority,
                                                    mcapi_status_t *mcapi_status)
 {
-  if (mcx__msg_send_big_fast(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority) ==
+  if (mcx__msg_send_big_fast(mcx__fast_domain(), send_endpoint, receive_endpoint, buffer, buffer_size, priority) ==
       MCX_OK)
     return;
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
@@ -93,10 +92,23 @@ static __attribute__((noinline)) void msg_send_prio(mcapi_endpoint_t send_endpoi
                                                     mcapi_priority_t priority,
                                                     mcapi_status_t *mcapi_status)
 {
+  mcx__epc_t *s, *t;
   if (mcx__epc_prio(receive_endpoint, priority) &&
-      mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer, buffer_size, priority) == MCX_OK)
+      mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer_size, priority, &s, &t) == MCX_OK &&
+      mcx__msg_send_ring(s, t, buffer, buffer_size) == MCX_OK)
     return;
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+}
+
+/* The full send after the fast send's checks passed and its ring operation
+ * did not (a full ring, a lost slot, a re-size), with the handles and the
+ * priority as the entries hold them (the checks found them equal to the
+ * arguments): the fast path then need not keep the arguments in registers. */
+static __attribute__((noinline)) void msg_send_again(const mcx__epc_t *s, const mcx__epc_t *t,
+                                                     const void *buffer, size_t buffer_size,
+                                                     mcapi_status_t *mcapi_status)
+{
+  msg_send_full(s->handle, t->handle, buffer, buffer_size, t->prio, mcapi_status);
 }
 
 MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
@@ -110,12 +122,16 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
     if (__builtin_expect(buffer_size > MCX_SLOT_INLINE, 0)) {
-      msg_send_big(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+      msg_send_big(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
       return;
     }
-    int r = mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
-    if (__builtin_expect(r == MCX_OK, 1))
+    mcx__epc_t *s, *t;
+    int r = mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer_size, priority, &s, &t);
+    if (__builtin_expect(r == MCX_OK, 1)) {
+      if (__builtin_expect(mcx__msg_send_ring(s, t, buffer, buffer_size) != MCX_OK, 0))
+        msg_send_again(s, t, buffer, buffer_size, mcapi_status);
       return;
+    }
     if (r == MCX_ENOENT) {
       msg_send_prio(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
       return;
@@ -167,12 +183,12 @@ static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_end
 
 /* The fast receive's middle tier: more than one ring in use, or a message
  * that is not a small one that fits (see mcx__msg_recv_scan). */
-static __attribute__((noinline)) void msg_recv_scan(mcx__domain_t *d, mcapi_endpoint_t receive_endpoint,
+static __attribute__((noinline)) void msg_recv_scan(mcapi_endpoint_t receive_endpoint,
                                                     void *buffer, size_t buffer_size,
                                                     size_t *received_size,
                                                     mcapi_status_t *mcapi_status)
 {
-  int r = mcx__msg_recv_scan(d, receive_endpoint, buffer, buffer_size, received_size);
+  int r = mcx__msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size);
   if (r == MCX_OK)
     return;
   if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
@@ -180,6 +196,19 @@ static __attribute__((noinline)) void msg_recv_scan(mcx__domain_t *d, mcapi_endp
     return;
   }
   msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+}
+
+/* After the fast receive's checks passed and its ring operation did not
+ * finish (@p r: MCX_ENOENT, the middle tier; else the full receive), with
+ * the handle as the entry holds it (see msg_send_again). */
+static __attribute__((noinline)) void msg_recv_again(const mcx__epc_t *c, int r, void *buffer,
+                                                     size_t buffer_size, size_t *received_size,
+                                                     mcapi_status_t *mcapi_status)
+{
+  if (r == MCX_ENOENT)
+    msg_recv_scan(c->handle, buffer, buffer_size, received_size, mcapi_status);
+  else
+    msg_recv_full(c->handle, buffer, buffer_size, received_size, mcapi_status);
 }
 
 MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -190,11 +219,16 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
     /* Stored first, as in mcapi_msg_send; a truncation or the full path
      * store their own. */
     *mcapi_status = MCAPI_SUCCESS;
-    int r = mcx__msg_recv_fast(receive_endpoint, buffer, buffer_size, received_size);
-    if (__builtin_expect(r == MCX_OK, 1))
+    mcx__epc_t *c;
+    int r = mcx__msg_recv_fast(receive_endpoint, &c);
+    if (__builtin_expect(r == MCX_OK, 1)) {
+      r = mcx__msg_recv_ring(c, buffer, buffer_size, received_size);
+      if (__builtin_expect(r != MCX_OK, 0))
+        msg_recv_again(c, r, buffer, buffer_size, received_size, mcapi_status);
       return;
+    }
     if (r == MCX_ENOENT) {
-      msg_recv_scan(d, receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+      msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
       return;
     }
   }

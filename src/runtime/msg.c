@@ -95,8 +95,9 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
   return MCX_OK;
 }
 
-int mcx__msg_recv_scan(mcx__domain_t *d, uint32_t h, void *buf, size_t cap, size_t *size)
+int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
 {
+  mcx__domain_t *d = mcx__self.fast;
   if (mcx__recv_queued != 0) /* receive requests come first */
     return MCX_EAGAIN;
   mcx__epc_t *c = mcx__epc_get(h);
@@ -194,6 +195,7 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   c->gen = (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT;
   c->v = v; /* priority 0's, then the resolved one's (epc_set_prio) */
   c->ep = e;
+  c->intent = mcx__self.intent;
   c->ring0 = (uint8_t *)v.ring;
   c->slots0 = (uint8_t *)v.slots;
   c->slot_step = (size_t)d->g.qcap * sizeof(mcx__msg_slot_t);

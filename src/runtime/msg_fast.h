@@ -64,6 +64,7 @@ typedef struct mcx__epc {
   uint32_t own;
   uint32_t lim; /* the largest payload of the inline send: min(MCX_SLOT_INLINE, max_msg) */
   mcx__endpoint_t *ep;
+  mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
   /* The ring of priority `prio` (MCX_EPC_NOPRIO: none; the pointers are then
    * priority 0's, so that `used` 0 reads an empty ring of the endpoint). */
   uint32_t prio;
@@ -79,7 +80,7 @@ typedef struct mcx__epc {
   size_t slot_step;
   uint64_t tag0;  /* (ring number of priority 0 + 1) << 48 */
   uint32_t epoch; /* the ring epoch the geometry belongs to */
-  uint8_t pad_[12];
+  uint8_t pad_[4];
 } mcx__epc_t;
 _Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
@@ -144,7 +145,7 @@ MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__domain_t *d, const mcx__epc_t
 
 /** The wake of mcx__msg_notify(): mcx__wp_wake() with the caller's domain's
  * `shared`. Out of line and cold, so the fast paths keep no domain pointer. */
-void mcx__msg_wake(mcx__waitpoint_t *wp, uint32_t sleepers) __attribute__((noinline, cold));
+void mcx__msg_wake(mcx__waitpoint_t *wp, uint32_t sleepers) __attribute__((noinline));
 
 /** mcx__wp_notify() for the fast paths: the same F-W2 and sleepers' test. */
 MCX_FAST void mcx__msg_notify(mcx__waitpoint_t *wp)
@@ -212,12 +213,14 @@ MCX_FAST int mcx__msg_send_checks(const mcx__epc_t *s, const mcx__epc_t *t, uint
 int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
                            size_t size, uint32_t prio);
 
-/** A send of at most MCX_SLOT_INLINE bytes (the caller checked) in one
- * attempt: MCX_OK; MCX_ENOENT when the entry of @p to has no ring resolved
- * for @p prio (the middle tier resolves it: mcx__epc_prio); MCX_EAGAIN when
- * the full path must run (it checks everything again and reports why). */
-MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, const void *buf, size_t size,
-                                uint32_t prio)
+/** The checks of a send of at most MCX_SLOT_INLINE bytes (the caller
+ * checked) from @p from to @p to at priority @p prio: MCX_OK, with the
+ * entries in @p *sp and @p *tp (then mcx__msg_send_ring); MCX_ENOENT when
+ * the entry of @p to has no ring resolved for @p prio (the middle tier
+ * resolves it: mcx__epc_prio); MCX_EAGAIN when the full path must run (it
+ * checks everything again and reports why). */
+MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, size_t size, uint32_t prio,
+                                mcx__epc_t **sp, mcx__epc_t **tp)
 {
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
   if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0) ||
@@ -225,15 +228,27 @@ MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, const void *buf, siz
     return MCX_EAGAIN;
   if (__builtin_expect(prio != t->prio, 0))
     return MCX_ENOENT;
-  mcx_atomic_u64 *intent = mcx__self.intent;
-  if (!intent) /* set with mcx__self.fast (mcx__node_init): lets the ring skip its tests */
-    __builtin_unreachable();
-  /* The ring's tail refuses an epoch other than the entry's (a re-size since
-   * the fill): the full path then refills the entry. */
-  if (__builtin_expect(mcx__mpsc_enqueue_small_once(&t->v, t->gen, buf, (uint32_t)size, from,
-                                                    intent) != MCX_RING_OK,
-                       0))
+  *sp = s;
+  *tp = t;
+  return MCX_OK;
+}
+
+/** The send after mcx__msg_send_fast's checks, in one attempt, from the
+ * entries alone (the caller's arguments are then free: the entries hold
+ * the handles and the priority, equal to them): MCX_OK, or MCX_EAGAIN, having
+ * sent nothing, when the ring is full, another sender took the slot, or the
+ * ring's epoch is not the entry's (a re-size since the fill: the full path
+ * refills the entry). */
+MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const void *buf,
+                                size_t size)
+{
+  mcx__msg_slot_t *slot;
+  uint64_t pos;
+  if (__builtin_expect(!mcx__mpsc_reserve_once(&t->v, t->gen, s->intent, &slot, &pos), 0))
     return MCX_EAGAIN;
+  /* Read again after the reservation (its CAS orders them after it): not
+   * kept in registers across it. */
+  mcx__mpsc_publish_small(slot, pos, buf, (uint32_t)size, s->handle, s->intent);
   mcx__ctr_add(&s->ep->n_sent, 1);
   mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
   return MCX_OK;
@@ -274,12 +289,12 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
  * highest priority first, with every check again; a message that is not a
  * small one that fits (a pool buffer, a truncation, a tombstone) too.
  * MCX_OK, MCX_ETRUNC, MCX_ECORRUPT, or MCX_EAGAIN (full path). */
-int mcx__msg_recv_scan(mcx__domain_t *d, uint32_t h, void *buf, size_t cap, size_t *size);
+int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size);
 
-/** A receive in one attempt from the entry's one ring: MCX_OK; MCX_ENOENT
- * when another ring is in use or the message is not a small one that fits
- * (the middle tier: mcx__msg_recv_scan); MCX_EAGAIN (full path). */
-MCX_FAST int mcx__msg_recv_fast(uint32_t h, void *buf, size_t cap, size_t *size)
+/** The checks of a receive on @p h: MCX_OK with its entry in @p *cp (then
+ * mcx__msg_recv_ring); MCX_ENOENT when another ring than the entry's is in
+ * use (the middle tier: mcx__msg_recv_scan); MCX_EAGAIN (full path). */
+MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
 {
   if (__builtin_expect(mcx__recv_queued != 0, 0)) /* receive requests come first */
     return MCX_EAGAIN;
@@ -296,10 +311,20 @@ MCX_FAST int mcx__msg_recv_fast(uint32_t h, void *buf, size_t cap, size_t *size)
    * use (or none is, and the entry's ring is an empty one of the endpoint). */
   if (__builtin_expect(mcx_load_relaxed(&ep->used_prios) != c->used, 0))
     return MCX_ENOENT;
+  *cp = c;
+  return MCX_OK;
+}
+
+/** The receive after mcx__msg_recv_fast's checks, in one attempt, from the
+ * entry alone (the caller's handle is then free: the entry holds it):
+ * MCX_OK; MCX_ENOENT when the message is not a small one that fits (the
+ * middle tier); MCX_EAGAIN when the ring is empty (full path). */
+MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size_t *size)
+{
   mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&c->v, buf, cap, size);
   if (__builtin_expect(o != MCX_RING_OK, 0))
     return o == MCX_RING_EMPTY ? MCX_EAGAIN : MCX_ENOENT;
-  mcx__msg_notify(&ep->space_wp); /* F-W2 after R2 */
+  mcx__msg_notify(&c->ep->space_wp); /* F-W2 after R2 */
   return MCX_OK;
 }
 
