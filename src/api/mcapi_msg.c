@@ -70,8 +70,11 @@ static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoi
   msg_send_checked(send_endpoint, receive_endpoint, buffer, buffer_size, priority, 0, 0, 0, mcapi_status);
 }
 
-/* A payload larger than a slot's inline bytes: the fast path through the
- * pool, else the full send. Out of line, as the copy dwarfs the call. */
+/* A payload larger than a slot's inline bytes (or than the domain's
+ * largest message, or any before the node's first full call: see
+ * mcx__self_t.msg_lim): the fast path through the pool, which checks the
+ * size against the domain's limit, else the full send. Out of line, as the
+ * copy dwarfs the call. */
 static __attribute__((noinline)) void msg_send_big(mcapi_endpoint_t send_endpoint,
                                                    mcapi_endpoint_t receive_endpoint,
                                                    const void *buffer, size_t buffer_size,
@@ -94,7 +97,8 @@ static __attribute__((noinline)) void msg_send_prio(mcapi_endpoint_t send_endpoi
 {
   mcx__epc_t *s, *t;
   if (mcx__epc_prio(receive_endpoint, priority) &&
-      mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer_size, priority, &s, &t) == MCX_OK &&
+      buffer_size <= mcx__self.msg_lim &&
+      mcx__msg_send_fast(send_endpoint, receive_endpoint, priority, &s, &t) == MCX_OK &&
       mcx__msg_send_ring(s, t, buffer, buffer_size) == MCX_OK)
     return;
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
@@ -121,12 +125,12 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
     /* Stored first: the fast path's notify is then its last step, and its
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
-    if (__builtin_expect(buffer_size > MCX_SLOT_INLINE, 0)) {
+    if (__builtin_expect(buffer_size > mcx__self.msg_lim, 0)) {
       msg_send_big(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
       return;
     }
     mcx__epc_t *s, *t;
-    int r = mcx__msg_send_fast(send_endpoint, receive_endpoint, buffer_size, priority, &s, &t);
+    int r = mcx__msg_send_fast(send_endpoint, receive_endpoint, priority, &s, &t);
     if (__builtin_expect(r == MCX_OK, 1)) {
       if (__builtin_expect(mcx__msg_send_ring(s, t, buffer, buffer_size) != MCX_OK, 0))
         msg_send_again(s, t, buffer, buffer_size, mcapi_status);

@@ -74,7 +74,9 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
                            size_t size, uint32_t prio)
 {
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
-  if (!mcx__msg_send_checks(s, t, from, to) || size > d->g.max_msg)
+  /* Not a small one (a pool buffer for it would not be queued) nor one the
+   * domain refuses: the full path says why. */
+  if (size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
     return MCX_EAGAIN;
   if (prio != t->prio && !mcx__epc_prio(to, prio))
     return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
@@ -190,7 +192,7 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
   c->state = st;
   c->own = mcx__ep_is_mine(e) ? st : MCX_EPC_EMPTY;
-  c->lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
+  mcx__self.msg_lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
   c->epoch = epoch;
   c->gen = (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT;
   c->v = v; /* priority 0's, then the resolved one's (epc_set_prio) */

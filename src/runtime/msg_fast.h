@@ -62,13 +62,13 @@ typedef struct mcx__epc {
    * state word has: a source's and a receiver's compare, the owner check
    * folded in. */
   uint32_t own;
-  uint32_t lim; /* the largest payload of the inline send: min(MCX_SLOT_INLINE, max_msg) */
-  mcx__endpoint_t *ep;
-  mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
-  /* The ring of priority `prio` (MCX_EPC_NOPRIO: none; the pointers are then
+  /* The priority of the ring below (MCX_EPC_NOPRIO: none; the ring is then
    * priority 0's, so that `used` 0 reads an empty ring of the endpoint). */
   uint32_t prio;
+  mcx__endpoint_t *ep;
+  mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
   uint32_t used;  /* 1 << prio, 0 for none: used_prios when that ring is the only one in use */
+  uint32_t epoch; /* the ring epoch the geometry belongs to */
   uint64_t gen;   /* epoch << MCX_RING_GEN_SHIFT: the tail's top bits at that epoch */
   /* That ring (its mask: capacity - 1 at the entry's epoch; its pool: the
    * domain's), read by the ring operations in place: the fast paths keep
@@ -78,9 +78,8 @@ typedef struct mcx__epc {
   uint8_t *ring0;  /* priority 0's ring; priority p's at + p * sizeof(mcx__mpsc_ring_t) */
   uint8_t *slots0; /* priority 0's slots; p's at + p * slot_step */
   size_t slot_step;
-  uint64_t tag0;  /* (ring number of priority 0 + 1) << 48 */
-  uint32_t epoch; /* the ring epoch the geometry belongs to */
-  uint8_t pad_[4];
+  uint64_t tag0; /* (ring number of priority 0 + 1) << 48 */
+  uint8_t pad_[8];
 } mcx__epc_t;
 _Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
@@ -213,18 +212,17 @@ MCX_FAST int mcx__msg_send_checks(const mcx__epc_t *s, const mcx__epc_t *t, uint
 int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
                            size_t size, uint32_t prio);
 
-/** The checks of a send of at most MCX_SLOT_INLINE bytes (the caller
+/** The checks of a send of at most mcx__self.msg_lim bytes (the caller
  * checked) from @p from to @p to at priority @p prio: MCX_OK, with the
  * entries in @p *sp and @p *tp (then mcx__msg_send_ring); MCX_ENOENT when
  * the entry of @p to has no ring resolved for @p prio (the middle tier
  * resolves it: mcx__epc_prio); MCX_EAGAIN when the full path must run (it
  * checks everything again and reports why). */
-MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, size_t size, uint32_t prio,
-                                mcx__epc_t **sp, mcx__epc_t **tp)
+MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, uint32_t prio, mcx__epc_t **sp,
+                                mcx__epc_t **tp)
 {
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
-  if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0) ||
-      __builtin_expect(size > s->lim, 0))
+  if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0))
     return MCX_EAGAIN;
   if (__builtin_expect(prio != t->prio, 0))
     return MCX_ENOENT;
@@ -248,7 +246,7 @@ MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const 
     return MCX_EAGAIN;
   /* Read again after the reservation (its CAS orders them after it): not
    * kept in registers across it. */
-  mcx__mpsc_publish_small(slot, pos, buf, (uint32_t)size, s->handle, s->intent);
+  mcx__mpsc_publish_small(slot, pos, buf, size, s->handle, s->intent);
   mcx__ctr_add(&s->ep->n_sent, 1);
   mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
   return MCX_OK;

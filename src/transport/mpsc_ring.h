@@ -390,10 +390,10 @@ mcx__mpsc_reserve_once(const mcx__ring_view_t *v, uint64_t gen, mcx_atomic_u64 *
  * position @p pos by mcx__mpsc_reserve_once(), with @p size <=
  * MCX_SLOT_INLINE bytes, publishes it (R1) and clears @p intent. */
 static inline __attribute__((always_inline)) void
-mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, uint32_t size,
+mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size_t size,
                         uint32_t sender, mcx_atomic_u64 *intent)
 {
-  s->size = size;
+  s->size = (uint32_t)size;
   mcx__copy_small(s->data, data, size);
   s->sender = sender;
   /* R1 — release: pairs with A2 in mcx__mpsc_dequeue (see mcx__mpsc_enqueue). */
