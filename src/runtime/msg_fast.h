@@ -52,7 +52,10 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
  * priority takes a middle tier that resolves it (mcx__epc_prio) or scans
  * (mcx__msg_recv_scan) and still no full path.
  */
-#define MCX_EPC_N 64u
+/* 256 entries of 128 bytes (32 KiB a node): the index is the handle's low
+ * byte, one zero-extending move, and endpoints 0..254 of a domain each have
+ * their own entry. */
+#define MCX_EPC_N 256u
 #define MCX_EPC_NOPRIO 0xffffffffu
 typedef struct mcx__epc {
   /* Read by every fast call. */
