@@ -109,14 +109,13 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
   /* As mcx__msg_recv_fast: our own endpoint, relaxed. */
   if (mcx_load_relaxed(&ep->state) != c->own || mcx_load_relaxed(&ep->chan) != 0)
     return MCX_EAGAIN;
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
-  if (used && (used & (used - 1)) == 0 && used != c->used && used <= (1u << MCAPI_MAX_PRIORITY))
+  /* A hint, see mcx__msg_enqueue_once. */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
+  if (used && (used & (used - 1)) == 0 && used != c->used)
     (void)mcx__epc_prio(h, (uint32_t)__builtin_ctz(used)); /* alone in use: the next call's */
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
-    if (p > MCAPI_MAX_PRIORITY)
-      break; /* shared memory is input: no such ring */
     mcx__ring_view_t v = mcx__epc_ring(d, c, p);
     mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&v, buf, cap, size);
     if (o == MCX_RING_EMPTY)
@@ -415,7 +414,8 @@ static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint
 /* Whether a ring of the endpoint has a reserved slot nobody published yet. */
 static int ring_stuck(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h)
 {
-  uint32_t used = mcx_load_relaxed(&ep->used_prios), depth = mcx_load_relaxed(&ep->depth);
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
+  uint32_t depth = mcx_load_relaxed(&ep->depth);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
@@ -614,7 +614,8 @@ static mcx__ring_outcome_t take_lent(mcx__domain_t *d, mcx__endpoint_t *ep, void
   struct lend *l = ctx;
   uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  /* A hint, see mcx__msg_enqueue_once. */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   mcx__glock(d);
   while (used) {

@@ -255,6 +255,11 @@ MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const 
   return MCX_OK;
 }
 
+/** The priorities a used_prios word names: bits above the last priority are
+ * dropped (the word is in the partition: shared memory is input, and the
+ * ring of such a bit would be another endpoint's). */
+#define MCX_USED_PRIOS(w) ((w) & ((1u << MCX_NPRIO) - 1))
+
 /** One scan of @p ep's rings, highest priority first: OK / TRUNCATED when a
  * message was taken, else EMPTY or (@p classify) EMPTY_BUT_PRODUCER_INSERTING. */
 MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoint_t *ep,
@@ -263,7 +268,8 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
 {
   uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  /* A hint, see mcx__msg_enqueue_once. */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   if (glock)
     mcx__glock(d);
