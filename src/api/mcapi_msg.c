@@ -81,8 +81,8 @@ static __attribute__((noinline)) void msg_send_big(mcapi_endpoint_t send_endpoin
                                                    mcapi_priority_t priority,
                                                    mcapi_status_t *mcapi_status)
 {
-  if (mcx__msg_send_big_fast(mcx__fast_domain(), send_endpoint, receive_endpoint, buffer, buffer_size, priority) ==
-      MCX_OK)
+  if (mcx__msg_send_big_fast(mcx__fast_domain(), send_endpoint, receive_endpoint, buffer,
+                             buffer_size, priority) == MCX_OK)
     return;
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }

@@ -87,8 +87,8 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
   memcpy(mcx__mpool_buf(mp, b), buf, size);
   /* The ring's tail refuses an epoch other than the entry's (a re-size). */
-  if (mcx__mpsc_enqueue(&t->v, t->epoch, buf, (uint32_t)size, b, from, mcx__self.intent, t->v.tag, NULL) !=
-      MCX_RING_OK) {
+  if (mcx__mpsc_enqueue(&t->v, t->epoch, buf, (uint32_t)size, b, from, s->intent, t->v.tag,
+                        NULL) != MCX_RING_OK) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
     return MCX_EAGAIN;
   }
