@@ -70,19 +70,49 @@ static __attribute__((noinline)) void msg_send_full(mcapi_endpoint_t send_endpoi
   msg_send_checked(send_endpoint, receive_endpoint, buffer, buffer_size, priority, 0, 0, 0, mcapi_status);
 }
 
-/* A payload larger than a slot's inline bytes: the fast path through the
- * pool, else the full send. Out of line, as the copy dwarfs the call. */
-static __attribute__((noinline)) void msg_send_big(mcx__domain_t *d,
-                                                   mcapi_endpoint_t send_endpoint,
+/* A payload larger than a slot's inline bytes (or than the domain's
+ * largest message, or any before the node's first full call: see
+ * mcx__self_t.msg_lim): the fast path through the pool, which checks the
+ * size against the domain's limit, else the full send. Out of line, as the
+ * copy dwarfs the call. */
+static __attribute__((noinline)) void msg_send_big(mcapi_endpoint_t send_endpoint,
                                                    mcapi_endpoint_t receive_endpoint,
                                                    const void *buffer, size_t buffer_size,
                                                    mcapi_priority_t priority,
                                                    mcapi_status_t *mcapi_status)
 {
-  if (mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, 1) ==
-      MCX_OK)
+  if (mcx__msg_send_big_fast(mcx__fast_domain(), send_endpoint, receive_endpoint, buffer,
+                             buffer_size, priority) == MCX_OK)
     return;
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+}
+
+/* The fast send's middle tier: the destination's entry has no ring resolved
+ * for this priority. Resolved, then the fast send again, else the full send. */
+static __attribute__((noinline)) void msg_send_prio(mcapi_endpoint_t send_endpoint,
+                                                    mcapi_endpoint_t receive_endpoint,
+                                                    const void *buffer, size_t buffer_size,
+                                                    mcapi_priority_t priority,
+                                                    mcapi_status_t *mcapi_status)
+{
+  mcx__epc_t *s, *t;
+  if (mcx__epc_prio(receive_endpoint, priority) &&
+      buffer_size <= mcx__self.msg_lim &&
+      mcx__msg_send_fast(send_endpoint, receive_endpoint, priority, &s, &t) == MCX_OK &&
+      mcx__msg_send_ring(s, t, buffer, buffer_size) == MCX_OK)
+    return;
+  msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+}
+
+/* The full send after the fast send's checks passed and its ring operation
+ * did not (a full ring, a lost slot, a re-size), with the handles and the
+ * priority as the entries hold them (the checks found them equal to the
+ * arguments): the fast path then need not keep the arguments in registers. */
+static __attribute__((noinline)) void msg_send_again(const mcx__epc_t *s, const mcx__epc_t *t,
+                                                     const void *buffer, size_t buffer_size,
+                                                     mcapi_status_t *mcapi_status)
+{
+  msg_send_full(s->handle, t->handle, buffer, buffer_size, t->prio, mcapi_status);
 }
 
 MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
@@ -90,18 +120,26 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
                             mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__fast_domain();
-  if (__builtin_expect(d && mcapi_status && (buffer || !buffer_size) && priority <= MCAPI_MAX_PRIORITY, 1)) {
+  /* A NULL buffer (legal only for an empty message) takes the full path. */
+  if (__builtin_expect(d && mcapi_status && buffer && priority <= MCAPI_MAX_PRIORITY, 1)) {
     /* Stored first: the fast path's notify is then its last step, and its
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
-    if (__builtin_expect(buffer_size > MCX_SLOT_INLINE, 0)) {
-      msg_send_big(d, send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+    if (__builtin_expect(buffer_size > mcx__self.msg_lim, 0)) {
+      msg_send_big(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
       return;
     }
-    if (__builtin_expect(mcx__msg_send_fast(d, send_endpoint, receive_endpoint, buffer,
-                                            buffer_size, priority, 0) == MCX_OK,
-                         1))
+    mcx__epc_t *s, *t;
+    int r = mcx__msg_send_fast(send_endpoint, receive_endpoint, priority, &s, &t);
+    if (__builtin_expect(r == MCX_OK, 1)) {
+      if (__builtin_expect(mcx__msg_send_ring(s, t, buffer, buffer_size) != MCX_OK, 0))
+        msg_send_again(s, t, buffer, buffer_size, mcapi_status);
       return;
+    }
+    if (r == MCX_ENOENT) {
+      msg_send_prio(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+      return;
+    }
   }
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
@@ -147,20 +185,54 @@ static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_end
   SET(mcx__status(r, CTX_RECV));
 }
 
+/* The fast receive's middle tier: more than one ring in use, or a message
+ * that is not a small one that fits (see mcx__msg_recv_scan). */
+static __attribute__((noinline)) void msg_recv_scan(mcapi_endpoint_t receive_endpoint,
+                                                    void *buffer, size_t buffer_size,
+                                                    size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  int r = mcx__msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size);
+  if (r == MCX_OK)
+    return;
+  if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
+    *mcapi_status = mcx__status(r, CTX_RECV);
+    return;
+  }
+  msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+}
+
+/* After the fast receive's checks passed and its ring operation did not
+ * finish (@p r: MCX_ENOENT, the middle tier; else the full receive), with
+ * the handle as the entry holds it (see msg_send_again). */
+static __attribute__((noinline)) void msg_recv_again(const mcx__epc_t *c, int r, void *buffer,
+                                                     size_t buffer_size, size_t *received_size,
+                                                     mcapi_status_t *mcapi_status)
+{
+  if (r == MCX_ENOENT)
+    msg_recv_scan(c->handle, buffer, buffer_size, received_size, mcapi_status);
+  else
+    msg_recv_full(c->handle, buffer, buffer_size, received_size, mcapi_status);
+}
+
 MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
                             size_t *received_size, mcapi_status_t *mcapi_status)
 {
   mcx__domain_t *d = mcx__fast_domain();
-  int r;
   if (__builtin_expect(d && mcapi_status && buffer && received_size, 1)) {
     /* Stored first, as in mcapi_msg_send; a truncation or the full path
      * store their own. */
     *mcapi_status = MCAPI_SUCCESS;
-    r = mcx__msg_recv_fast(d, receive_endpoint, buffer, buffer_size, received_size);
-    if (__builtin_expect(r == MCX_OK, 1))
+    mcx__epc_t *c;
+    int r = mcx__msg_recv_fast(receive_endpoint, &c);
+    if (__builtin_expect(r == MCX_OK, 1)) {
+      r = mcx__msg_recv_ring(c, buffer, buffer_size, received_size);
+      if (__builtin_expect(r != MCX_OK, 0))
+        msg_recv_again(c, r, buffer, buffer_size, received_size, mcapi_status);
       return;
-    if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
-      *mcapi_status = mcx__status(r, CTX_RECV);
+    }
+    if (r == MCX_ENOENT) {
+      msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
       return;
     }
   }

@@ -4,6 +4,7 @@
 
 #include "mcapi.h"
 #include "ports/mcx_port.h"
+#include "runtime/msg_fast.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
@@ -418,6 +419,10 @@ static int resize_locked(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uin
     r = MCX_EBUSY;
   } else {
     epoch = (epoch + 1) & MCX_RING_GEN_MASK;
+    /* The state word will read as before: the owner's fast receive, which
+     * trusts its entry's geometry while the word stays, must refill. The
+     * owner is the caller (resolve_mine), its cache this thread's. */
+    mcx__epc_forget(e);
     init_rings(d, idx, depth, epoch);
     mcx_store_relaxed(&e->depth, depth);
     /* R-E4 — release: the new depth before the new epoch; a sender that reads

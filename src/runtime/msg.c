@@ -70,36 +70,102 @@ static int mbuf_fill(mcx__domain_t *d, mcx__endpoint_t *src, const void *buf, si
   return MCX_OK;
 }
 
-int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_t *src,
-                           mcx__endpoint_t *dst, uint32_t from, const void *buf, size_t size,
-                           uint32_t prio)
+int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
+                           size_t size, uint32_t prio)
 {
+  mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
+  /* Not a small one (a pool buffer for it would not be queued) nor one the
+   * domain refuses: the full path says why. */
+  if (size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
+    return MCX_EAGAIN;
+  if (prio != t->prio && !mcx__epc_prio(to, prio))
+    return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
   const mcx__mpool_t *mp = &d->mpool;
   uint32_t b;
   if (mcx__pool_get(&mp->pool, &b) != MCX_OK)
     return MCX_EAGAIN; /* the full path waits, or says why */
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
   memcpy(mcx__mpool_buf(mp, b), buf, size);
-  mcx__ring_view_t v = mcx__epc_ring(d, t, prio);
-  if (mcx__mpsc_enqueue(&v, t->epoch, buf, (uint32_t)size, b, from, mcx__self.intent, v.tag, NULL) !=
-      MCX_RING_OK) {
+  /* The ring's tail refuses an epoch other than the entry's (a re-size). */
+  if (mcx__mpsc_enqueue(&t->v, t->epoch, buf, (uint32_t)size, b, from, s->intent, t->v.tag,
+                        NULL) != MCX_RING_OK) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
     return MCX_EAGAIN;
   }
-  mcx__ctr_add(&src->n_sent, 1);
-  mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
+  mcx__ctr_add(&s->ep->n_sent, 1);
+  mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
   return MCX_OK;
 }
 
-int mcx__msg_recv_ring(mcx__domain_t *d, const mcx__epc_t *c, uint32_t p, void *buf, size_t cap,
-                       size_t *size)
+int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
 {
-  mcx__ring_view_t v = mcx__epc_ring(d, c, p);
-  mcx__ring_outcome_t o = mcx__mpsc_dequeue(&v, buf, cap, size, 0);
-  if (o == MCX_RING_EMPTY) /* only tombstones: the full path looks again */
+  mcx__domain_t *d = mcx__self.fast;
+  if (mcx__recv_queued != 0) /* receive requests come first */
     return MCX_EAGAIN;
-  mcx__wp_notify(&c->ep->space_wp, d->shared); /* F-W2 after R2 */
-  return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_ECORRUPT;
+  mcx__epc_t *c = mcx__epc_get(h);
+  if (!c)
+    return MCX_EAGAIN;
+  mcx__endpoint_t *ep = c->ep;
+  /* As mcx__msg_recv_fast: our own endpoint, relaxed. */
+  if (mcx_load_relaxed(&ep->state) != c->own || mcx_load_relaxed(&ep->chan) != 0)
+    return MCX_EAGAIN;
+  /* A hint, see mcx__msg_enqueue_once. */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
+  if (used && (used & (used - 1)) == 0 && used != c->used)
+    (void)mcx__epc_prio(h, (uint32_t)__builtin_ctz(used)); /* alone in use: the next call's */
+  while (used) {
+    uint32_t p = (uint32_t)__builtin_ctz(used);
+    used &= used - 1;
+    mcx__ring_view_t v = mcx__epc_ring(d, c, p);
+    mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&v, buf, cap, size);
+    if (o == MCX_RING_EMPTY)
+      continue;
+    if (o == MCX_RING_NOT_SMALL) {
+      o = mcx__mpsc_dequeue(&v, buf, cap, size, 0);
+      if (o == MCX_RING_EMPTY) /* only tombstones: the full path looks again */
+        return MCX_EAGAIN;
+    }
+    mcx__msg_notify(&ep->space_wp); /* F-W2 after R2 */
+    return o == MCX_RING_OK ? MCX_OK : o == MCX_RING_TRUNCATED ? MCX_ETRUNC : MCX_ECORRUPT;
+  }
+  return MCX_EAGAIN;
+}
+
+/* Resolves priority @p prio's ring in entry @p c (the bit seen set). */
+static void epc_set_prio(mcx__epc_t *c, uint32_t prio)
+{
+  c->prio = prio;
+  c->used = prio == MCX_EPC_NOPRIO ? 0 : 1u << prio;
+  if (prio == MCX_EPC_NOPRIO)
+    prio = 0; /* an empty ring of the endpoint: see mcx__epc_t */
+  c->v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)prio * sizeof(mcx__mpsc_ring_t));
+  c->v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
+  c->v.tag = c->tag0 + ((uint64_t)prio << 48);
+}
+
+int mcx__epc_prio(uint32_t to, uint32_t prio)
+{
+  mcx__epc_t *t = mcx__epc_get(to);
+  if (!t)
+    return 0;
+  mcx__endpoint_t *dst = t->ep;
+  /* A-E1 — acquire: pairs with R-E1: the bit goes to the entry's incarnation
+   * (used_prios is cleared only by a create, which changes the word). */
+  if (mcx_load_acquire(&dst->state) != t->state)
+    return 0;
+  uint32_t bit = 1u << prio;
+  /* Relaxed: see mcx__msg_enqueue_once. */
+  if (!(mcx_load_relaxed(&dst->used_prios) & bit))
+    mcx_fetch_or_relaxed(&dst->used_prios, bit);
+  epc_set_prio(t, prio);
+  return 1;
+}
+
+void mcx__epc_forget(const mcx__endpoint_t *e)
+{
+  for (uint32_t i = 0; mcx__self.epc && i < MCX_EPC_N; i++)
+    if (mcx__self.epc[i].ep == e)
+      mcx__epc_clear(&mcx__self.epc[i]);
 }
 
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
@@ -119,14 +185,18 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   mcx__ring_view_t v = mcx__ring_of(d, idx, 0, depth); /* checks depth: shared memory is input */
   mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
   c->state = st;
+  c->own = mcx__ep_is_mine(e) ? st : MCX_EPC_EMPTY;
+  mcx__self.msg_lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
   c->epoch = epoch;
-  c->mask = v.mask;
+  c->gen = (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT;
+  c->v = v; /* priority 0's, then the resolved one's (epc_set_prio) */
   c->ep = e;
+  c->intent = mcx__self.intent;
   c->ring0 = (uint8_t *)v.ring;
   c->slots0 = (uint8_t *)v.slots;
   c->slot_step = (size_t)d->g.qcap * sizeof(mcx__msg_slot_t);
   c->tag0 = v.tag;
-  c->mine = mcx__ep_is_mine(e);
+  epc_set_prio(c, MCX_EPC_NOPRIO);
   c->handle = h;
   return c;
 }
@@ -339,7 +409,8 @@ static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint
 /* Whether a ring of the endpoint has a reserved slot nobody published yet. */
 static int ring_stuck(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h)
 {
-  uint32_t used = mcx_load_relaxed(&ep->used_prios), depth = mcx_load_relaxed(&ep->depth);
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
+  uint32_t depth = mcx_load_relaxed(&ep->depth);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
@@ -538,7 +609,8 @@ static mcx__ring_outcome_t take_lent(mcx__domain_t *d, mcx__endpoint_t *ep, void
   struct lend *l = ctx;
   uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  /* A hint, see mcx__msg_enqueue_once. */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   mcx__glock(d);
   while (used) {

@@ -23,45 +23,90 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
 
 /*
  * The endpoint cache: what the fast path needs of an endpoint, resolved once
- * and kept in process memory, so a call costs one compare of the handle, one
- * of the endpoint's state word (generation and liveness together) and one of
- * its ring epoch, instead of decoding the handle and recomputing the ring
- * geometry from the layout. Each node (thread) has its own, direct-mapped by
- * the handle's low bits; a miss or a mismatch takes the full path, which
- * checks everything again (and mcx__epc_fill refills the entry).
+ * and kept in process memory, so a call costs one compare of the handle and
+ * one of the endpoint's state word (generation and liveness together, and,
+ * for the source and the receiver, ownership: see `own`) instead of decoding
+ * the handle and recomputing the ring geometry from the layout. Each node
+ * (thread) has its own, direct-mapped by the handle's low bits; a miss or a
+ * mismatch takes the full path, which checks everything again (and
+ * mcx__epc_fill refills the entry).
  *
  * Validity: the handle names one incarnation (its generation); the state
  * word, compared on every call, changes with every delete, re-create and
- * re-configuration; the geometry belongs to the ring epoch it was read with
- * (A-E4), compared on every call, and a ring whose epoch moved on refuses the
- * enqueue itself (its tail carries the epoch). Nothing in the entry is read
- * from the partition without the checks mcx__ring_of makes (shared memory is
- * input).
+ * reachability change, and reads EP_RECONFIG during a re-size. The geometry
+ * belongs to the ring epoch it was read with (A-E4 at fill time). A re-size
+ * brings the state word back to what it was, so the epoch is checked where
+ * it is used: a sender's enqueue compares the ring's tail, which carries the
+ * epoch and refuses a stale one (and the full path then refills the entry);
+ * a receiver is the endpoint's owner, the only node that re-sizes it, and
+ * the re-size forgets the owner's entries of the endpoint
+ * (mcx__epc_forget). Nothing in the entry is read from the partition
+ * without the checks mcx__ring_of makes (shared memory is input).
+ *
+ * The ring of one priority is kept resolved (`prio`): the one last sent to,
+ * or the one a receive found alone in the endpoint's used_prios. An entry
+ * names it only once its bit was seen set in used_prios for the entry's
+ * incarnation (the bit is cleared only by a create, which changes the state
+ * word), so a send at that priority skips the bit's test; a receive whose
+ * used_prios is exactly that bit reads that ring without the scan. Any other
+ * priority takes a middle tier that resolves it (mcx__epc_prio) or scans
+ * (mcx__msg_recv_scan) and still no full path.
  */
-#define MCX_EPC_N 64u
+/* 256 entries of 128 bytes (32 KiB a node): the index is the handle's low
+ * byte, one zero-extending move, and endpoints 0..254 of a domain each have
+ * their own entry. */
+#define MCX_EPC_N 256u
+#define MCX_EPC_NOPRIO 0xffffffffu
 typedef struct mcx__epc {
+  /* Read by every fast call. */
   uint32_t handle; /* the handle served; MCX_EPC_EMPTY: none */
   uint32_t state;  /* the endpoint's state word when filled: gen << 8 | EP_ACTIVE */
-  uint32_t epoch;  /* the ring epoch the geometry belongs to */
-  uint32_t mask;   /* ring capacity - 1 at that epoch */
+  /* The same when this node owns the endpoint, else MCX_EPC_EMPTY, which no
+   * state word has: a source's and a receiver's compare, the owner check
+   * folded in. */
+  uint32_t own;
+  /* The priority of the ring below (MCX_EPC_NOPRIO: none; the ring is then
+   * priority 0's, so that `used` 0 reads an empty ring of the endpoint). */
+  uint32_t prio;
   mcx__endpoint_t *ep;
+  mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
+  uint32_t used;  /* 1 << prio, 0 for none: used_prios when that ring is the only one in use */
+  uint32_t epoch; /* the ring epoch the geometry belongs to */
+  uint64_t gen;   /* epoch << MCX_RING_GEN_SHIFT: the tail's top bits at that epoch */
+  /* That ring (its mask: capacity - 1 at the entry's epoch; its pool: the
+   * domain's), read by the ring operations in place: the fast paths keep
+   * the entry's address, not its fields, in registers. */
+  mcx__ring_view_t v;
+  /* Every priority's ring, for the middle tier and the pool path. */
   uint8_t *ring0;  /* priority 0's ring; priority p's at + p * sizeof(mcx__mpsc_ring_t) */
   uint8_t *slots0; /* priority 0's slots; p's at + p * slot_step */
   size_t slot_step;
-  uint64_t tag0;       /* (ring number of priority 0 + 1) << 48, for the in-flight record */
-  uint32_t mine;       /* owned by this node (its sends and receives may use it) */
+  uint64_t tag0; /* (ring number of priority 0 + 1) << 48 */
+  uint8_t pad_[8];
 } mcx__epc_t;
+_Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
 /** Empties a cache entry (its endpoint pointer stays a valid address). */
 MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
 {
   c->handle = MCX_EPC_EMPTY;
   c->state = MCX_EPC_EMPTY;
+  c->own = MCX_EPC_EMPTY;
 }
 
 /** Fills the entry of handle @p h (a live endpoint of @p d) and returns it;
  * NULL when @p h is not one (the full path reports why). Out of line. */
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h);
+
+/** Resolves in the entry of destination handle @p to the ring of priority
+ * @p prio (<= MCAPI_MAX_PRIORITY), setting the priority's bit in the
+ * endpoint's used_prios first: 1, or 0 when the entry no longer serves a
+ * live @p to (the full path then). Out of line: the fast send's middle tier. */
+int mcx__epc_prio(uint32_t to, uint32_t prio);
+
+/** Empties the calling node's entries of endpoint @p e (its owner re-sized
+ * its rings: see the cache's validity above). */
+void mcx__epc_forget(const mcx__endpoint_t *e);
 
 /** The full path's first step (msg.c): the entry of @p h filled for the
  * fast path's next call, where the node takes the fast path (a test inline,
@@ -73,12 +118,15 @@ MCX_FAST void mcx__epc_refill(uint32_t h)
     (void)mcx__epc_fill(d, h);
 }
 
+/** The entry that would serve handle @p h (compare its `handle`). */
+MCX_FAST mcx__epc_t *mcx__epc_at(uint32_t h) { return &mcx__self.epc[h & (MCX_EPC_N - 1)]; }
+
 /** The cache entry of endpoint handle @p h; NULL on a miss, which takes the
  * full path (it refills the entry: no call here, so the fast path needs no
  * frame). */
 MCX_FAST mcx__epc_t *mcx__epc_get(uint32_t h)
 {
-  mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
+  mcx__epc_t *c = mcx__epc_at(h);
   if (__builtin_expect(c->handle == h, 1))
     return c;
   return NULL;
@@ -93,9 +141,15 @@ MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__domain_t *d, const mcx__epc_t
   v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
   v.mp = &d->mpool;
   v.tag = c->tag0 + ((uint64_t)prio << 48);
-  v.mask = c->mask;
+  v.mask = c->v.mask;
   return v;
 }
+
+/** mcx__wp_notify() for the fast paths: mcx__notify_fast (runtime.h), F-W2
+ * a compiler barrier with no test (the fast paths run only in a process
+ * registered for the asymmetric barrier), its rare wake out of line and
+ * cold, finding the domain's `shared` itself. */
+MCX_FAST void mcx__msg_notify(mcx__waitpoint_t *wp) { mcx__notify_fast(wp); }
 
 /** One enqueue into @p dst's ring of priority @p prio; @p glock: take the
  * domain's lock around it (the full path in global/kernel mode). A payload
@@ -131,58 +185,74 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   return o;
 }
 
-/** The fast send of a payload larger than a slot's inline bytes, out of
- * line (msg.c): a pool buffer, filled, queued with the cached view; MCX_EAGAIN
- * (nothing sent) when the pool is empty or the ring full. */
-int mcx__msg_send_big_fast(mcx__domain_t *d, const mcx__epc_t *t, mcx__endpoint_t *src,
-                           mcx__endpoint_t *dst, uint32_t from, const void *buf, size_t size,
-                           uint32_t prio);
-
-/** A send in one attempt: MCX_OK, or MCX_EAGAIN when the full path must run
- * (it checks everything again and reports why). @p big (a constant): the
- * payload is larger than a slot's inline bytes, which the caller checked;
- * its instance calls the pool path, the other inlines the slot copy. */
-MCX_FAST int mcx__msg_send_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
-                                size_t size, uint32_t prio, int big)
+/** The checks every fast send makes, on the entries @p s of @p from and
+ * @p t of @p to: both hit, both endpoints are the incarnations they were
+ * filled for, the source is this node's, neither is a channel's. */
+MCX_FAST int mcx__msg_send_checks(const mcx__epc_t *s, const mcx__epc_t *t, uint32_t from,
+                                  uint32_t to)
 {
-  mcx__epc_t *s = mcx__epc_get(from);
-  if (__builtin_expect(!s, 0))
-    return MCX_EAGAIN;
-  mcx__epc_t *t = mcx__epc_get(to);
-  /* Both entries may share a line of the cache: the second fill evicts the first. */
-  if (__builtin_expect(!t || s->handle != from, 0))
-    return MCX_EAGAIN;
+  /* Both entries may share a line of the cache: then one of them misses. */
+  if (__builtin_expect(s->handle != from || t->handle != to, 0))
+    return 0;
   mcx__endpoint_t *src = s->ep, *dst = t->ep;
   /* A-E1 — acquire: pairs with R-E1 (create, re-open): the destination is
-   * the incarnation the entry was filled for. The source is ours (relaxed). */
-  if (__builtin_expect(mcx_load_acquire(&dst->state) != t->state, 0) ||
-      __builtin_expect(mcx_load_relaxed(&src->state) != s->state, 0) ||
-      __builtin_expect(!s->mine, 0) || __builtin_expect(size > d->g.max_msg, 0) ||
-      __builtin_expect((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) != 0, 0))
+   * the incarnation the entry was filled for. The source is ours (relaxed);
+   * `own` holds its state word only if it is ours. */
+  return __builtin_expect(mcx_load_acquire(&dst->state) == t->state, 1) &&
+         __builtin_expect(mcx_load_relaxed(&src->state) == s->own, 1) &&
+         __builtin_expect((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) == 0, 1);
+}
+
+/** The fast send of a payload larger than a slot's inline bytes, out of
+ * line (msg.c): a pool buffer, filled, queued with the cached view; MCX_EAGAIN
+ * (nothing sent) when the pool is empty, the ring full or anything changed. */
+int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
+                           size_t size, uint32_t prio);
+
+/** The checks of a send of at most mcx__self.msg_lim bytes (the caller
+ * checked) from @p from to @p to at priority @p prio: MCX_OK, with the
+ * entries in @p *sp and @p *tp (then mcx__msg_send_ring); MCX_ENOENT when
+ * the entry of @p to has no ring resolved for @p prio (the middle tier
+ * resolves it: mcx__epc_prio); MCX_EAGAIN when the full path must run (it
+ * checks everything again and reports why). */
+MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, uint32_t prio, mcx__epc_t **sp,
+                                mcx__epc_t **tp)
+{
+  mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
+  if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0))
     return MCX_EAGAIN;
-  /* A-E4 — acquire: pairs with R-E4 (resize); the entry's geometry is the
-   * epoch's, and the ring's tail refuses a stale epoch. */
-  if (__builtin_expect(mcx_load_acquire(&dst->ring_epoch) != t->epoch, 0)) {
-    mcx__epc_clear(t); /* refilled on the next call */
-    return MCX_EAGAIN;
-  }
-  mcx__ring_view_t v = mcx__epc_ring(d, t, prio);
-  uint32_t bit = 1u << prio;
-  /* Relaxed: see mcx__msg_enqueue_once. */
-  if (__builtin_expect(!(mcx_load_relaxed(&dst->used_prios) & bit), 0))
-    mcx_fetch_or_relaxed(&dst->used_prios, bit);
-  if (big)
-    return mcx__msg_send_big_fast(d, t, src, dst, from, buf, size, prio);
-  mcx_atomic_u64 *intent = mcx__self.intent;
-  if (!intent) /* set with mcx__self.fast (mcx__node_init): lets the ring skip its tests */
-    __builtin_unreachable();
-  if (mcx__mpsc_enqueue_small_once(&v, t->epoch, buf, (uint32_t)size, from, intent,
-                                   t->tag0 + ((uint64_t)prio << 48)) != MCX_RING_OK)
-    return MCX_EAGAIN;
-  mcx__ctr_add(&src->n_sent, 1);
-  mcx__wp_notify(&dst->recv_wp, d->shared); /* F-W2 after R1 */
+  if (__builtin_expect(prio != t->prio, 0))
+    return MCX_ENOENT;
+  *sp = s;
+  *tp = t;
   return MCX_OK;
 }
+
+/** The send after mcx__msg_send_fast's checks, in one attempt, from the
+ * entries alone (the caller's arguments are then free: the entries hold
+ * the handles and the priority, equal to them): MCX_OK, or MCX_EAGAIN, having
+ * sent nothing, when the ring is full, another sender took the slot, or the
+ * ring's epoch is not the entry's (a re-size since the fill: the full path
+ * refills the entry). */
+MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const void *buf,
+                                size_t size)
+{
+  mcx__msg_slot_t *slot;
+  uint64_t pos;
+  if (__builtin_expect(!mcx__mpsc_reserve_once(&t->v, t->gen, s->intent, &slot, &pos), 0))
+    return MCX_EAGAIN;
+  /* Read again after the reservation (its CAS orders them after it): not
+   * kept in registers across it. */
+  mcx__mpsc_publish_small(slot, pos, buf, size, s->handle, s->intent);
+  mcx__ctr_add(&s->ep->n_sent, 1);
+  mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
+  return MCX_OK;
+}
+
+/** The priorities a used_prios word names: bits above the last priority are
+ * dropped (the word is in the partition: shared memory is input, and the
+ * ring of such a bit would be another endpoint's). */
+#define MCX_USED_PRIOS(w) ((w) & ((1u << MCX_NPRIO) - 1))
 
 /** One scan of @p ep's rings, highest priority first: OK / TRUNCATED when a
  * message was taken, else EMPTY or (@p classify) EMPTY_BUT_PRODUCER_INSERTING. */
@@ -192,7 +262,8 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
 {
   uint32_t idx = mcx__ep_idx(d, ep);
   uint32_t depth = mcx_load_relaxed(&ep->depth); /* the owner is the only one who re-sizes */
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  /* A hint, see mcx__msg_enqueue_once. */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   if (glock)
     mcx__glock(d);
@@ -215,43 +286,47 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   return res;
 }
 
-/** The fast receive of the message at the head of priority @p p's ring of
- * cached endpoint @p c when it is not a small one that fits (a pool buffer,
- * a truncation, a tombstone), out of line (msg.c): MCX_OK, MCX_ETRUNC,
- * MCX_ECORRUPT, or MCX_EAGAIN. */
-int mcx__msg_recv_ring(mcx__domain_t *d, const mcx__epc_t *c, uint32_t p, void *buf, size_t cap,
-                       size_t *size);
+/** The receive's middle tier, out of line (msg.c): every ring in use,
+ * highest priority first, with every check again; a message that is not a
+ * small one that fits (a pool buffer, a truncation, a tombstone) too.
+ * MCX_OK, MCX_ETRUNC, MCX_ECORRUPT, or MCX_EAGAIN (full path). */
+int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size);
 
-/** A receive in one attempt: MCX_OK, MCX_ETRUNC, or MCX_EAGAIN (full path). */
-MCX_FAST int mcx__msg_recv_fast(mcx__domain_t *d, uint32_t h, void *buf, size_t cap, size_t *size)
+/** The checks of a receive on @p h: MCX_OK with its entry in @p *cp (then
+ * mcx__msg_recv_ring); MCX_ENOENT when another ring than the entry's is in
+ * use (the middle tier: mcx__msg_recv_scan); MCX_EAGAIN (full path). */
+MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
 {
   if (__builtin_expect(mcx__recv_queued != 0, 0)) /* receive requests come first */
     return MCX_EAGAIN;
-  mcx__epc_t *c = mcx__epc_get(h);
-  if (__builtin_expect(!c, 0))
+  mcx__epc_t *c = mcx__epc_at(h);
+  if (__builtin_expect(c->handle != h, 0))
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;
-  /* Our own endpoint: relaxed (its owner re-sizes it, with the epoch). */
-  if (__builtin_expect(mcx_load_relaxed(&ep->state) != c->state, 0) ||
-      __builtin_expect(!c->mine, 0) || __builtin_expect(mcx_load_relaxed(&ep->chan) != 0, 0) ||
-      __builtin_expect(mcx_load_relaxed(&ep->ring_epoch) != c->epoch, 0)) {
-    mcx__epc_clear(c);
+  /* Our own endpoint (`own`: the owner check): relaxed, its owner re-sizes
+   * it (and forgets this entry then). */
+  if (__builtin_expect(mcx_load_relaxed(&ep->state) != c->own, 0) ||
+      __builtin_expect(mcx_load_relaxed(&ep->chan) != 0, 0))
     return MCX_EAGAIN;
-  }
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
-  while (used) {
-    uint32_t p = (uint32_t)__builtin_ctz(used);
-    used &= used - 1;
-    mcx__ring_view_t v = mcx__epc_ring(d, c, p);
-    mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&v, buf, cap, size);
-    if (o == MCX_RING_EMPTY)
-      continue;
-    if (__builtin_expect(o == MCX_RING_NOT_SMALL, 0)) /* out of line */
-      return mcx__msg_recv_ring(d, c, p, buf, cap, size);
-    mcx__wp_notify(&ep->space_wp, d->shared); /* F-W2 after R2 */
-    return MCX_OK;
-  }
-  return MCX_EAGAIN;
+  /* A hint, see mcx__msg_enqueue_once: the entry's ring is the only one in
+   * use (or none is, and the entry's ring is an empty one of the endpoint). */
+  if (__builtin_expect(mcx_load_relaxed(&ep->used_prios) != c->used, 0))
+    return MCX_ENOENT;
+  *cp = c;
+  return MCX_OK;
+}
+
+/** The receive after mcx__msg_recv_fast's checks, in one attempt, from the
+ * entry alone (the caller's handle is then free: the entry holds it):
+ * MCX_OK; MCX_ENOENT when the message is not a small one that fits (the
+ * middle tier); MCX_EAGAIN when the ring is empty (full path). */
+MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size_t *size)
+{
+  mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&c->v, buf, cap, size);
+  if (__builtin_expect(o != MCX_RING_OK, 0))
+    return o == MCX_RING_EMPTY ? MCX_EAGAIN : MCX_ENOENT;
+  mcx__msg_notify(&c->ep->space_wp); /* F-W2 after R2 */
+  return MCX_OK;
 }
 
 #endif

@@ -255,6 +255,10 @@ typedef struct mcx__self {
   struct mcx__epc *epc;
   struct mcx__chc *chc; /* the same for channel handles (chan.c) */
   mcx_atomic_u64 *intent;
+  /* The largest payload the message fast path copies into a slot,
+   * min(MCX_SLOT_INLINE, the domain's max_msg), set by every fill of the
+   * endpoint cache (0 before the first: every send takes the other paths). */
+  size_t msg_lim;
 } mcx__self_t;
 
 /* An empty entry of those caches: no handle has this value, and a forged one

@@ -347,38 +347,58 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
  * The message fast path's enqueue: mcx__mpsc_enqueue() for a payload of at
  * most MCX_SLOT_INLINE bytes with an in-flight record and no receipt, in one
  * attempt and straight-line code (no retry loop whose values the compiler
- * would keep on the stack). Any other case, a lost CAS included, returns
- * MCX_RING_FULL having queued nothing, and the caller takes the full path,
- * which retries and tells the cases apart. The same protocol and pairs as
- * mcx__mpsc_enqueue: A0, A1, R3, R1.
+ * would keep on the stack), in two halves, so that what the second needs is
+ * read after the first and not kept in registers across it. The same
+ * protocol and pairs as mcx__mpsc_enqueue: A0, A1, R3 here, R1 in
+ * mcx__mpsc_publish_small().
+ *
+ * This half reserves the slot of the tail's position: 1, with the slot in
+ * @p *slot_out (RESERVED: the caller must publish it) and the position in
+ * @p *pos_out. Any other case, a lost CAS included, returns 0 having
+ * reserved nothing, and
+ * the caller takes the full path, which retries and tells the cases apart.
+ * @p gen is the ring's epoch << MCX_RING_GEN_SHIFT.
  */
-static inline __attribute__((always_inline)) mcx__ring_outcome_t
-mcx__mpsc_enqueue_small_once(const mcx__ring_view_t *v, uint32_t epoch, const void *data,
-                             uint32_t size, uint32_t sender, mcx_atomic_u64 *intent, uint64_t tag)
+static inline __attribute__((always_inline)) int
+mcx__mpsc_reserve_once(const mcx__ring_view_t *v, uint64_t gen, mcx_atomic_u64 *intent,
+                       mcx__msg_slot_t **slot_out, uint64_t *pos_out)
 {
-  mcx__mpsc_ring_t *r = v->ring;
-  uint64_t t = mcx_load_acquire(&r->tail); /* A0 */
-  uint64_t pos = t & MCX_RING_POS_MASK;
-  /* The epoch, the CLOSED bit (above it) and a position about to wrap
-   * (the full path handles the wrap) in one test. */
-  if (__builtin_expect((t >> MCX_RING_GEN_SHIFT) != epoch || pos == MCX_RING_POS_MASK, 0))
-    return MCX_RING_FULL;
+  uint64_t t = mcx_load_acquire(&v->ring->tail); /* A0 */
+  /* t - gen is the position when the tail carries that epoch and no CLOSED
+   * bit; another epoch or CLOSED (above it) leaves a value of 2^48 or more,
+   * and a position about to wrap (the full path handles the wrap) is the
+   * mask itself: one test. */
+  uint64_t pos = t - gen;
+  if (__builtin_expect(pos >= MCX_RING_POS_MASK, 0))
+    return 0;
   mcx__msg_slot_t *s = &v->slots[pos & v->mask];
   /* A1 — acquire: pairs with R2 in mcx__mpsc_dequeue (last lap's reads). The
    * slot is free for pos exactly when its word is pos. */
   if (__builtin_expect(mcx_load_acquire(&s->seq) != pos, 0))
-    return MCX_RING_FULL;
-  mcx_store_relaxed(intent, tag | pos); /* ordered before the reservation by R3 */
-  /* R3 — release: pairs with recovery's acquire loads, as in mcx__mpsc_enqueue. */
-  if (__builtin_expect(!mcx_cas_acq_rel(&r->tail, &t, t + 1), 0))
-    return MCX_RING_FULL; /* another producer took pos: the full path retries */
-  s->size = size;
-  s->sender = sender;
+    return 0;
+  mcx_store_relaxed(intent, v->tag | pos); /* ordered before the reservation by R3 */
+  /* R3 — release: pairs with recovery's acquire loads, as in mcx__mpsc_enqueue.
+   * The ring is read again (after A1): nothing of the view is kept across. */
+  if (__builtin_expect(!mcx_cas_acq_rel(&v->ring->tail, &t, t + 1), 0))
+    return 0; /* another producer took pos: the full path retries */
+  *slot_out = s;
+  *pos_out = pos;
+  return 1;
+}
+
+/** The second half of the fast path's enqueue: fills slot @p s, reserved at
+ * position @p pos by mcx__mpsc_reserve_once(), with @p size <=
+ * MCX_SLOT_INLINE bytes, publishes it (R1) and clears @p intent. */
+static inline __attribute__((always_inline)) void
+mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size_t size,
+                        uint32_t sender, mcx_atomic_u64 *intent)
+{
+  s->size = (uint32_t)size;
   mcx__copy_small(s->data, data, size);
+  s->sender = sender;
   /* R1 — release: pairs with A2 in mcx__mpsc_dequeue (see mcx__mpsc_enqueue). */
   mcx_store_release(&s->seq, pos + 1);
   mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
-  return MCX_RING_OK;
 }
 
 /**
@@ -471,22 +491,25 @@ static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, cons
 static inline __attribute__((always_inline)) mcx__ring_outcome_t
 mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t *out_size)
 {
-  mcx__mpsc_ring_t *r = v->ring;
-  uint64_t h = mcx_load_relaxed(&r->head); /* consumer-owned */
+  uint64_t h = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
   mcx__msg_slot_t *s = &v->slots[h & v->mask];
-  uint64_t want = (h + 1) & MCX_RING_POS_MASK;
-  /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue / _small_once. */
+  /* Not reduced modulo 2^48: at the positions' wrap (h + 1 == 2^48, once in
+   * 2^48 messages) no sequence word equals it, the ring reads as EMPTY here,
+   * and the caller's full path (mcx__mpsc_dequeue) takes the message. */
+  uint64_t want = h + 1;
+  /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue / _publish_small. */
   if (mcx_load_acquire(&s->seq) != want)
     return MCX_RING_EMPTY;
   uint32_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
   if (__builtin_expect(size > MCX_SLOT_INLINE || size > cap, 0))
     return MCX_RING_NOT_SMALL;
-  mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
+  /* The ring is read again after A2: nothing of the view kept across. */
+  mcx_store_relaxed(&v->ring->reading, want); /* RECEIVED; a hint for producers */
   mcx__copy_small(buf, s->data, size);
   /* R2 — release: our reads of the payload before a producer reuses the
-   * slot; pairs with A1 in mcx__mpsc_enqueue / _small_once. */
-  mcx_store_release(&s->seq, (h + v->mask + 1) & MCX_RING_POS_MASK);
-  mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
+   * slot; pairs with A1 in mcx__mpsc_enqueue / _reserve_once. */
+  mcx_store_release(&s->seq, (want + v->mask) & MCX_RING_POS_MASK);
+  mcx_store_relaxed(&v->ring->head, want); /* consumer-owned; others read it as a hint */
   *out_size = size;
   if (__builtin_expect((want & 63) == 0, 0))
     mcx__mpsc_sample_depth(v, want);

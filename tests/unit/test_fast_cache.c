@@ -231,6 +231,87 @@ TEST(more_endpoints_than_cache_entries)
   fini();
 }
 
+/* A receiver thread (its own node) re-sizes its endpoint between
+ * receives while another node sends: the receiver's cached ring (the old
+ * depth) must not serve the next receives, and every message arrives once,
+ * in order. */
+#define RESIZE_N 300
+static pthread_barrier_t rs_bar;
+static mcapi_endpoint_t rs_b;
+static int rs_fail;
+
+static void *resize_receiver(void *arg)
+{
+  (void)arg;
+  mcapi_param_t p;
+  mcx_param_init(&p);
+  p.compat = compat;
+  p.max_endpoints = 128;
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_initialize(dom, 2, NULL, &p, &info, &st);
+  rs_fail |= st != MCAPI_SUCCESS;
+  rs_b = mcapi_endpoint_create(2, &st);
+  mcapi_uint_t depth = 4;
+  mcapi_endpoint_set_attribute(rs_b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  rs_fail |= st != MCAPI_SUCCESS;
+  pthread_barrier_wait(&rs_bar); /* ready */
+  unsigned v;
+  size_t n;
+  for (unsigned i = 0; i < 3; i++) { /* the cache holds the depth-4 ring */
+    mcapi_msg_recv(rs_b, &v, sizeof v, &n, &st);
+    rs_fail |= st != MCAPI_SUCCESS || v != i;
+  }
+  depth = 64;
+  mcapi_endpoint_set_attribute(rs_b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  rs_fail |= st != MCAPI_SUCCESS;
+  pthread_barrier_wait(&rs_bar); /* re-sized */
+  pthread_barrier_wait(&rs_bar); /* eight queued at the new depth */
+  for (unsigned i = 0; i < RESIZE_N; i++) {
+    mcapi_msg_recv(rs_b, &v, sizeof v, &n, &st);
+    if (st != MCAPI_SUCCESS || v != i) {
+      rs_fail = 1;
+      break;
+    }
+  }
+  mcapi_finalize(&st);
+  return NULL;
+}
+
+TEST(endpoint_resized_by_its_receiver_thread)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  /* A full queue waits (the mca-2.0.3 profile's default is to fail). */
+  mcapi_boolean_t fail = MCAPI_FALSE;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  rs_fail = 0;
+  pthread_barrier_init(&rs_bar, NULL, 2);
+  pthread_t t;
+  pthread_create(&t, NULL, resize_receiver, NULL);
+  pthread_barrier_wait(&rs_bar);
+  for (unsigned i = 0; i < 3; i++) {
+    mcapi_msg_send(a, rs_b, &i, sizeof i, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  pthread_barrier_wait(&rs_bar);
+  for (unsigned i = 0; i < 8; i++) {
+    mcapi_msg_send(a, rs_b, &i, sizeof i, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  pthread_barrier_wait(&rs_bar);
+  for (unsigned i = 8; i < RESIZE_N; i++) {
+    mcapi_msg_send(a, rs_b, &i, sizeof i, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  pthread_join(t, NULL);
+  pthread_barrier_destroy(&rs_bar);
+  CHECK(!rs_fail);
+  fini();
+}
+
 int main(void)
 {
   for (unsigned m = 0; m < 2; m++) {
@@ -239,6 +320,7 @@ int main(void)
     printf("-- profile %s\n", m ? "mca-2.0.3" : "spec");
     RUN(endpoint_deleted_and_recreated);
     RUN(endpoint_resized);
+    RUN(endpoint_resized_by_its_receiver_thread);
     RUN(channel_closed_and_reconnected);
     RUN(more_endpoints_than_cache_entries);
   }
