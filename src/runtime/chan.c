@@ -1510,11 +1510,7 @@ int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_
                        0))
     return MCX_EAGAIN; /* the caller tries mcx__pkt_send_other */
   mcx__copy_small(mcx__pkt_bytes(s), buf, size);
-  mcx_store_relaxed(&s->meta, (uint32_t)size);
-  s->value = MCX_PKT_KEEP;
-  /* R1 — release: pairs with A2 (as mcx__pkt_commit, on the slot in hand). */
-  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
-  v->ring->tail = pos + 1;
+  mcx__spsc_publish(v->ring, s, pos, (uint32_t)size, MCX_PKT_KEEP); /* R1, on the slot in hand */
   mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }

@@ -139,13 +139,7 @@ static inline __attribute__((always_inline)) void mcx__pkt_commit(const mcx__sps
                                                                   uint32_t meta, uint64_t value)
 {
   uint32_t pos = v->ring->tail;
-  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
-  mcx_store_relaxed(&s->meta, meta);
-  s->value = value;
-  /* R1 — release: meta, value and the bytes (in the slot or in the pool
-   * buffer it names) before the slot reads ALLOCATED; pairs with A2. */
-  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
-  v->ring->tail = pos + 1;
+  mcx__spsc_publish(v->ring, mcx__pkt_at(v, pos), pos, meta, value); /* R1 */
 }
 
 /**

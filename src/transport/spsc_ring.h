@@ -106,17 +106,25 @@ static inline mcx__q_outcome_t mcx__spsc_reserve(const mcx__spsc_view_t *v)
   return MCX_Q_OK;
 }
 
+/** Producer: publishes slot @p s, reserved for position @p pos (the tail). */
+static inline __attribute__((always_inline)) void
+mcx__spsc_publish(mcx__spsc_ring_t *r, mcx__spsc_slot_t *s, uint32_t pos, uint32_t meta,
+                  uint64_t value)
+{
+  mcx_store_relaxed(&s->meta, meta);
+  s->value = value;
+  /* R1 — release: meta, value (and whatever the item refers to: a packet
+   * buffer, or a packet ring's bytes in the slot) are visible before the
+   * slot reads ALLOCATED; pairs with A2. */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  r->tail = pos + 1;
+}
+
 /** Producer: publishes the reserved slot. */
 static inline void mcx__spsc_commit(const mcx__spsc_view_t *v, uint32_t meta, uint64_t value)
 {
   uint32_t pos = v->ring->tail;
-  mcx__spsc_slot_t *s = mcx__spsc_at(v, pos);
-  mcx_store_relaxed(&s->meta, meta);
-  s->value = value;
-  /* R1 — release: meta, value (and whatever the item refers to, e.g. a packet
-   * buffer) are visible before the slot reads ALLOCATED; pairs with A2. */
-  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
-  v->ring->tail = pos + 1;
+  mcx__spsc_publish(v->ring, mcx__spsc_at(v, pos), pos, meta, value);
 }
 
 /** Producer: gives a reserved slot back unused. */
