@@ -58,6 +58,8 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
 #define MCX_EPC_N 256u
 #define MCX_EPC_NOPRIO 0xffffffffu
 typedef struct mcx__epc {
+  union {
+  struct {
   /* Read by every fast call. */
   uint32_t handle; /* the handle served; MCX_EPC_EMPTY: none */
   uint32_t state;  /* the endpoint's state word when filled: gen << 8 | EP_ACTIVE */
@@ -82,7 +84,9 @@ typedef struct mcx__epc {
   uint8_t *slots0; /* priority 0's slots; p's at + p * slot_step */
   size_t slot_step;
   uint64_t tag0; /* (ring number of priority 0 + 1) << 48 */
-  uint8_t pad_[8];
+  };
+  uint8_t size_[128]; /* 128 bytes with 32- and 64-bit pointers alike */
+  };
 } mcx__epc_t;
 _Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
