@@ -197,7 +197,9 @@ restart)
     kill -9 "${bpid[2]}"; wait "${bpid[2]}" 2>/dev/null
     sleep 0.3
     MCX_BRIDGE_FAULT="300:$step" start_bridge 2
-    for _ in $(seq 1 300); do kill -0 "${bpid[2]}" 2>/dev/null || break; sleep 0.1; done
+    # Bounded, not timed: up to 120 s for 300 deliveries (sanitizer builds
+    # on a host that slows cross-core traffic need well over 30 s).
+    for _ in $(seq 1 1200); do kill -0 "${bpid[2]}" 2>/dev/null || break; sleep 0.1; done
     kill -0 "${bpid[2]}" 2>/dev/null && fail "the bridge with the fault at step $step is still running"
     wait "${bpid[2]}" 2>/dev/null
     grep -q "MCX_BRIDGE_FAULT: killed at step $step of delivery 300" "$work/b2.log" ||
