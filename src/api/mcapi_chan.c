@@ -165,10 +165,9 @@ static __attribute__((noinline)) void pkt_send_slow(mcapi_pktchan_send_hndl_t se
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                 size_t size, mcapi_status_t *mcapi_status)
 {
-  mcx__domain_t *d = mcx__self.fast; /* see scl_send */
-  if (__builtin_expect(d && mcapi_status && (buffer || !size), 1)) {
-    *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
-    if (__builtin_expect(mcx__pkt_send_fast(d, send_handle, buffer, size) == MCX_OK, 1))
+  if (__builtin_expect(mcapi_status && (buffer || !size), 1)) { /* as in scl_send */
+    *mcapi_status = MCAPI_SUCCESS;
+    if (__builtin_expect(mcx__pkt_send_fast(send_handle, buffer, size) == MCX_OK, 1))
       return;
     pkt_send_slow(send_handle, buffer, size, mcapi_status);
     return;
@@ -232,12 +231,10 @@ static __attribute__((noinline)) void pkt_recv_slow(mcapi_pktchan_recv_hndl_t re
 MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                 size_t *received_size, mcapi_status_t *mcapi_status)
 {
-  mcx__domain_t *d = mcx__self.fast; /* see scl_send */
   /* Receive requests queued by this thread come first (the full path). */
-  if (__builtin_expect(d && mcapi_status && buffer && received_size && !mcx__recv_queued, 1)) {
+  if (__builtin_expect(mcapi_status && buffer && received_size && !mcx__recv_queued, 1)) {
     *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
-    if (__builtin_expect(mcx__pkt_recv_fast(d, receive_handle, buffer, received_size) == MCX_OK,
-                         1))
+    if (__builtin_expect(mcx__pkt_recv_fast(receive_handle, buffer, received_size) == MCX_OK, 1))
       return;
     pkt_recv_slow(receive_handle, buffer, received_size, mcapi_status);
     return;
@@ -262,7 +259,8 @@ static __attribute__((noinline)) void pkt_release_full(void *buffer, mcapi_statu
 
 MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status)
 {
-  mcx__domain_t *d = mcx__self.fast; /* see scl_send */
+  /* A pointer, not a handle: the fast path's test is mcx__self.fast. */
+  mcx__domain_t *d = mcx__self.fast;
   if (__builtin_expect(d && mcapi_status, 1)) {
     *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
     if (__builtin_expect(mcx__pkt_release_fast(d, buffer) == MCX_OK, 1))
@@ -344,17 +342,17 @@ static __attribute__((noinline)) uint64_t scl_recv_full(uint32_t h, uint32_t wid
   return e ? 0 : v;
 }
 
-/* One attempt on the channel cache (chan.c) where the domain takes the fast
- * path (mcx__self.fast: a node, lock-free shm, not a fork child's copy). */
+/* One attempt on the channel cache (chan.c). Where the thread does not take
+ * the fast path (no node, another mode or transport, a fork child's copy)
+ * its cache is the empty table, where no handle hits (mcx__chc_none). */
 static inline __attribute__((always_inline)) void scl_send(uint32_t h, uint32_t width, uint64_t v,
                                                            mcapi_status_t *mcapi_status)
 {
-  mcx__domain_t *d = mcx__self.fast;
-  if (__builtin_expect(d && mcapi_status, 1)) {
+  if (__builtin_expect(mcapi_status != NULL, 1)) {
     /* Stored first: the fast path's notify is then its last step, and its
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
-    if (__builtin_expect(mcx__scl_send_fast(d, h, width, v) == MCX_OK, 1))
+    if (__builtin_expect(mcx__scl_send_fast(h, width, v) == MCX_OK, 1))
       return;
   }
   scl_send_full(h, width, v, mcapi_status);
@@ -363,12 +361,11 @@ static inline __attribute__((always_inline)) void scl_send(uint32_t h, uint32_t 
 static inline __attribute__((always_inline)) uint64_t scl_recv(uint32_t h, uint32_t width,
                                                                mcapi_status_t *mcapi_status)
 {
-  mcx__domain_t *d = mcx__self.fast;
   uint64_t v;
   mcx__waitpoint_t *wp;
-  if (__builtin_expect(d && mcapi_status, 1)) {
-    *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
-    if (__builtin_expect((wp = mcx__scl_recv_fast(d, h, width, &v)) != NULL, 1))
+  if (__builtin_expect(mcapi_status != NULL, 1)) { /* as in scl_send */
+    *mcapi_status = MCAPI_SUCCESS;
+    if (__builtin_expect((wp = mcx__scl_recv_fast(h, width, &v)) != NULL, 1))
       return mcx__notify_fast_v(wp, v);
   }
   return scl_recv_full(h, width, mcapi_status);

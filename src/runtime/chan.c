@@ -986,26 +986,8 @@ CHAN_FAST mcx__chan_t *fast_side(const mcx__domain_t *d, uint32_t handle, uint32
   return ch;
 }
 
-/*
- * The channel cache: as the endpoint cache of the message path (msg_fast.h),
- * a node's own record of the channel handles it used, so a data call costs a
- * compare of the handle and one of the channel's state word. That word holds
- * the generation, liveness and both sides' states, and every change to the
- * channel's configuration (type, owners, mask) comes with a new generation,
- * so an equal word means the entry still describes the channel (A-C1 is the
- * load that compares). A miss or a mismatch runs fast_side()'s checks and
- * refills the entry, or takes the full path.
- */
-#define MCX_CHC_WAYS 32u              /* entries per table */
-#define MCX_CHC_N (4u * MCX_CHC_WAYS) /* a table per kind and end */
-struct mcx__chc {
-  uint32_t handle; /* MCX_EPC_EMPTY: none */
-  uint32_t state;  /* the channel's state word when filled (MCX_EPC_EMPTY when empty) */
-  mcx__chan_t *ch;
-  mcx__spsc_view_t v;  /* the data ring */
-  mcx__spsc_view_t rv; /* the return ring (a packet sender's buffers) */
-};
-
+/* The channel cache (struct mcx__chc, runtime.h): a miss or a mismatch
+ * runs fast_side()'s checks and refills the entry, or takes the full path. */
 void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c)
 {
   for (uint32_t i = 0; i < MCX_CHC_N; i++) {
@@ -1032,7 +1014,7 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
 {
   uint32_t st;
   mcx__chan_t *ch = fast_side(d, handle, type, dir, &st);
-  if (!ch || !mcx__self.chc)
+  if (!ch || mcx__self.chc == mcx__chc_none)
     return NULL;
   struct mcx__chc *c = chc_entry(handle, type, dir);
   c->state = st;
@@ -1053,11 +1035,11 @@ CHAN_FAST struct mcx__chc *chc_get(uint32_t handle, uint32_t type, uint32_t dir)
    * here, so the fast path needs no frame. */
   if (__builtin_expect(c->handle != handle, 0))
     return NULL;
-  /* A-C1 — acquire: pairs with R-C1 (connect) and R-C3 (tear-down). */
-  if (__builtin_expect(mcx_load_acquire(&c->ch->state) != c->state, 0)) {
-    c->handle = c->state = MCX_EPC_EMPTY;
+  /* A-C1 — acquire: pairs with R-C1 (connect) and R-C3 (tear-down). A
+   * mismatch writes nothing (the table may be the read-only empty one,
+   * mcx__chc_none): the full path refills the entry or reports why. */
+  if (__builtin_expect(mcx_load_acquire(&c->ch->state) != c->state, 0))
     return NULL;
-  }
   return c;
 }
 
@@ -1071,7 +1053,7 @@ static void chc_refill(uint32_t handle, uint32_t type, uint32_t dir)
     (void)chc_fill(d, handle, type, dir);
 }
 
-int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value)
+int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value)
 {
   struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
   if (__builtin_expect(!c || mcx__spsc_put1(&c->v, width, value) != MCX_Q_OK, 0))
@@ -1080,7 +1062,7 @@ int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64
   return MCX_OK;
 }
 
-mcx__waitpoint_t *mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width,
+mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
                                      uint64_t *value)
 {
   struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
@@ -1463,7 +1445,8 @@ int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size
 {
   struct mcx__chc *c;
   uint32_t b;
-  if (size > MCAPI_MAX_PKT_SIZE || !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
+  /* d: mcx__self.fast, set wherever the node's cache can hit (runtime.h). */
+  if (!d || size > MCAPI_MAX_PKT_SIZE || !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
       mcx__pkt_reserve(&c->v) != MCX_Q_OK)
     return MCX_EAGAIN;
   if (pkt_in_slot(d, size)) {
@@ -1492,22 +1475,22 @@ int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size
   return MCX_OK;
 }
 
-int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
+int mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size)
 {
   struct mcx__chc *c;
-  if (__builtin_expect(size > MCAPI_MAX_PKT_SIZE ||
+  /* Only a spec-profile channel has an entry (fast_side): pkt_in_slot is
+   * the size test alone. */
+  if (__builtin_expect(size > MCX_PKT_INLINE ||
                            !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)),
                        0))
-    return MCX_EAGAIN;
+    return MCX_EAGAIN; /* the caller tries mcx__pkt_send_other */
   /* A small packet into the next slot, free for it (mcx__pkt_reserve's
    * test, A1), in straight-line code. It is not marked RESERVED first: that
    * is only a polling consumer's hint, and the copy is short. */
   mcx__spsc_view_t *v = &c->v;
   uint32_t pos = v->ring->tail; /* producer-owned */
   mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
-  if (__builtin_expect(!pkt_in_slot(d, size) ||
-                           mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE),
-                       0))
+  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE), 0))
     return MCX_EAGAIN; /* the caller tries mcx__pkt_send_other */
   mcx__copy_small(mcx__pkt_bytes(s), buf, size);
   mcx__spsc_publish(v->ring, s, pos, (uint32_t)size, MCX_PKT_KEEP); /* R1, on the slot in hand */
@@ -1521,12 +1504,12 @@ int mcx__pkt_recv_other(mcx__domain_t *d, uint32_t handle, void **buf, size_t *s
   uint32_t meta;
   uint64_t b;
   mcx__spsc_slot_t *at;
-  if (!c || mcx__pkt_take(&c->v, &meta, &b, &at) != MCX_Q_OK)
+  if (!d || !c || mcx__pkt_take(&c->v, &meta, &b, &at) != MCX_Q_OK) /* d: as in send_other */
     return MCX_EAGAIN;
   return take_packet(d, c->ch, c->state, at, b, meta, buf, size);
 }
 
-int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size)
+int mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
 {
   struct mcx__chc *c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
   if (__builtin_expect(!c, 0))

@@ -10,7 +10,24 @@
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
-MCX_TLS mcx__self_t mcx__self;
+/* The empty caches (runtime.h): entries no handle hits, pointing at a
+ * zero-filled record (larger than an endpoint's or a channel's state
+ * line: every word the fast paths read of it before their compare fails). */
+static _Alignas(64) const unsigned char none_rec[1024];
+_Static_assert(sizeof(mcx__endpoint_t) <= sizeof none_rec, "the empty record covers an endpoint");
+#define NONE_EMPTY .handle = MCX_EPC_EMPTY, .state = MCX_EPC_EMPTY
+static const mcx__epc_t epc_none[MCX_EPC_N] = {
+    [0 ... MCX_EPC_N - 1] = {
+        {{NONE_EMPTY, .own = MCX_EPC_EMPTY, .prio = MCX_EPC_NOPRIO,
+          .ep = (mcx__endpoint_t *)(uintptr_t)none_rec}}}};
+static const struct mcx__chc chc_none[MCX_CHC_N] = {
+    [0 ... MCX_CHC_N - 1] = {NONE_EMPTY, .ch = (struct mcx__chan *)(uintptr_t)none_rec}};
+struct mcx__epc *const mcx__epc_none = (struct mcx__epc *)(uintptr_t)epc_none;
+struct mcx__chc *const mcx__chc_none = (struct mcx__chc *)(uintptr_t)chc_none;
+
+/* A thread starts off the fast paths: the empty caches. */
+#define SELF_INIT {.epc = (struct mcx__epc *)(uintptr_t)epc_none, .chc = (struct mcx__chc *)(uintptr_t)chc_none}
+MCX_TLS mcx__self_t mcx__self = SELF_INIT;
 mcx_atomic_u32 mcx__debug_level;
 
 /* The process's domain views. Control plane only: guarded by proc_lock. */
@@ -732,12 +749,21 @@ uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
 }
 
 /* In a fork child, on the thread that forked: its node is its parent's, so
- * the fast path's one-load check (mcx__fast_domain) and mcx__is_node() must
- * fail there (the hook runs before fork() returns in the child). */
+ * the fast paths must miss there (their caches become the empty tables)
+ * and mcx__is_node() must fail (the hook runs before fork() returns in the
+ * child). */
 static void fork_child_hook(void)
 {
-  mcx__self.fast = NULL;
+  mcx__self_no_fast();
   mcx__self.forked = 1;
+}
+
+void mcx__self_no_fast(void)
+{
+  mcx__self.fast = NULL;
+  mcx__self.epc = mcx__epc_none;
+  mcx__self.chc = mcx__chc_none;
+  mcx__self.msg_lim = 0;
 }
 
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
@@ -833,20 +859,30 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   mcx__self.node_id = node_id;
   mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
   mcx__self.intent = &mcx__nodes(d)[slot].inflight;
-  /* The message fast path's cache (msg_fast.h); without it, the full path. */
-  mcx__self.epc = calloc(MCX_EPC_N, sizeof(mcx__epc_t));
-  for (uint32_t i = 0; mcx__self.epc && i < MCX_EPC_N; i++) {
-    mcx__self.epc[i].ep = mcx__eps(d); /* any valid address: the state never matches */
-    mcx__epc_clear(&mcx__self.epc[i]);
-  }
-  mcx__self.chc = malloc(mcx__chc_size());
-  if (mcx__self.chc)
-    mcx__chc_init(d, mcx__self.chc);
   mcx_port_on_fork_child(fork_child_hook);
   /* The fast paths notify without a fence (mcx__notify_fast): only where
    * this process is registered for the asymmetric barrier. */
   int light = !MCX_FAST_NOTIFIER_LIGHT || mcx_load_relaxed(&mcx_port_asym_light);
-  mcx__self.fast = d->fastpath && light && mcx__self.epc && mcx__self.chc ? d : NULL;
+  mcx__self_no_fast();
+  if (d->fastpath && light) {
+    /* The fast paths' caches (msg_fast.h, chan.c); without them, the full
+     * path. mcx__self.fast is set with them, and only with them. */
+    mcx__epc_t *epc = calloc(MCX_EPC_N, sizeof(mcx__epc_t));
+    struct mcx__chc *chc = malloc(mcx__chc_size());
+    if (epc && chc) {
+      for (uint32_t i = 0; i < MCX_EPC_N; i++) {
+        epc[i].ep = mcx__eps(d); /* any valid address: the state never matches */
+        mcx__epc_clear(&epc[i]);
+      }
+      mcx__chc_init(d, chc);
+      mcx__self.epc = epc;
+      mcx__self.chc = chc;
+      mcx__self.fast = d;
+    } else {
+      free(epc);
+      free(chc);
+    }
+  }
   MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
             mcx__locking_name(d->locking), d->name);
   return MCX_OK;
@@ -879,9 +915,11 @@ int mcx__node_finalize(void)
   detach_domain(d, last);
   mcx__mutex_unlock(&proc_lock, 0);
   MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
-  free(mcx__self.epc);
-  free(mcx__self.chc);
-  memset(&mcx__self, 0, sizeof mcx__self);
+  if (mcx__self.epc != mcx__epc_none)
+    free(mcx__self.epc);
+  if (mcx__self.chc != mcx__chc_none)
+    free(mcx__self.chc);
+  mcx__self = (mcx__self_t)SELF_INIT;
   return MCX_OK;
 }
 

@@ -76,7 +76,7 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
   /* Not a small one (a pool buffer for it would not be queued) nor one the
    * domain refuses: the full path says why. */
-  if (size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
+  if (!d || size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
     return MCX_EAGAIN;
   if (prio != t->prio && !mcx__epc_prio(to, prio))
     return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
@@ -100,7 +100,7 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
 int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
 {
   mcx__domain_t *d = mcx__self.fast;
-  if (mcx__recv_queued != 0) /* receive requests come first */
+  if (!d || mcx__recv_queued != 0) /* receive requests come first */
     return MCX_EAGAIN;
   mcx__epc_t *c = mcx__epc_get(h);
   if (!c)
@@ -163,7 +163,7 @@ int mcx__epc_prio(uint32_t to, uint32_t prio)
 
 void mcx__epc_forget(const mcx__endpoint_t *e)
 {
-  for (uint32_t i = 0; mcx__self.epc && i < MCX_EPC_N; i++)
+  for (uint32_t i = 0; mcx__self.epc != mcx__epc_none && i < MCX_EPC_N; i++)
     if (mcx__self.epc[i].ep == e)
       mcx__epc_clear(&mcx__self.epc[i]);
 }
@@ -171,7 +171,7 @@ void mcx__epc_forget(const mcx__endpoint_t *e)
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
 {
   mcx__endpoint_t *e;
-  if (!mcx__self.epc || mcx__ep_resolve(d, h, &e) != MCX_OK)
+  if (mcx__self.epc == mcx__epc_none || mcx__ep_resolve(d, h, &e) != MCX_OK)
     return NULL;
   /* A-E1 — acquire: pairs with R-E1; the entry is valid while the word stays. */
   uint32_t st = mcx_load_acquire(&e->state);

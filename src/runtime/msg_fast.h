@@ -17,8 +17,9 @@
 #define MCX_FAST static inline __attribute__((always_inline))
 
 /** The calling node's domain when it takes the fast paths (lock-free shm),
- * else NULL. One load: a fork child's copy is cleared by an atfork hook
- * (mcx__node_init), finalize clears it too. */
+ * else NULL: a fork child's copy is cleared by an atfork hook
+ * (mcx__node_init), finalize clears it too. The fast paths themselves do
+ * not test it: their caches are then the empty tables (mcx__epc_none). */
 MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
 
 /*

@@ -135,7 +135,6 @@ typedef struct recv_q {
 } recv_q_t;
 
 static MCX_TLS recv_q_t recv_qs[MCX_RECV_QUEUES];
-MCX_TLS uint32_t mcx__recv_queued; /* requests in this thread's queues */
 
 static recv_q_t *recv_q_find(uint32_t kind, uint32_t handle, int make)
 {

@@ -259,6 +259,7 @@ typedef struct mcx__self {
    * min(MCX_SLOT_INLINE, the domain's max_msg), set by every fill of the
    * endpoint cache (0 before the first: every send takes the other paths). */
   size_t msg_lim;
+  uint32_t recv_queued; /* mcx__recv_queued */
 } mcx__self_t;
 
 /* An empty entry of those caches: no handle has this value, and a forged one
@@ -266,15 +267,53 @@ typedef struct mcx__self {
  * full path. */
 #define MCX_EPC_EMPTY 0xffffffffu
 
+/*
+ * The channel cache (chan.c): as the endpoint cache of the message path
+ * (msg_fast.h), a node's own record of the channel handles it used, so a
+ * data call costs a compare of the handle and one of the channel's state
+ * word. That word holds the generation, liveness and both sides' states,
+ * and every change to the channel's configuration (type, owners, mask) comes
+ * with a new generation, so an equal word means the entry still describes
+ * the channel (A-C1 is the load that compares). A miss or a mismatch runs
+ * the full checks and refills the entry, or takes the full path.
+ */
+#define MCX_CHC_WAYS 32u              /* entries per table */
+#define MCX_CHC_N (4u * MCX_CHC_WAYS) /* a table per kind and end */
+struct mcx__chan;
+struct mcx__chc {
+  uint32_t handle; /* MCX_EPC_EMPTY: none */
+  uint32_t state;  /* the channel's state word when filled (MCX_EPC_EMPTY when empty) */
+  struct mcx__chan *ch;
+  mcx__spsc_view_t v;  /* the data ring */
+  mcx__spsc_view_t rv; /* the return ring (a packet sender's buffers) */
+};
+
+/*
+ * The caches of a thread that does not take the fast paths (no node, a
+ * lock-based mode, the pmq transport, a fork child's copy of its parent's
+ * node): read-only tables where no handle hits, so the fast paths need no
+ * other test. Their entries are empty (MCX_EPC_EMPTY) and point at a
+ * zero-filled record, whose state word (0) no entry holds: a forged handle
+ * equal to MCX_EPC_EMPTY reads it and takes the full path. Nothing writes
+ * them (a mismatch on the fast paths writes nothing; refills run only where
+ * mcx__self.fast is set, and so the tables are the node's own).
+ */
+extern struct mcx__epc *const mcx__epc_none;
+extern struct mcx__chc *const mcx__chc_none;
+/** Takes the calling thread off the fast paths: mcx__self.fast cleared, the
+ * caches the empty tables above (the node's own stay allocated: a fork
+ * child, which calls this, must not free). */
+void mcx__self_no_fast(void);
+
 /** The channel cache (chan.c): its size in bytes, and its initialization. */
 size_t mcx__chc_size(void);
 void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
 /** Scalar send / receive in one attempt on the fast path (lock-free shm, a
  * node): MCX_OK, or MCX_EAGAIN when the full path must run. */
-int mcx__scl_send_fast(mcx__domain_t *d, uint32_t handle, uint32_t width, uint64_t value);
+int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value);
 /* The receive returns the wait point the caller notifies with the value
  * (mcx__notify_fast_v: its rare wake a tail call that returns it), or NULL. */
-mcx__waitpoint_t *mcx__scl_recv_fast(mcx__domain_t *d, uint32_t handle, uint32_t width,
+mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
                                      uint64_t *value);
 /** Packet release in one attempt on the fast path: MCX_OK, or MCX_EAGAIN
  * when the full path must run (it checks again and says why). */
@@ -282,8 +321,8 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf);
 /** Packet send / receive in one attempt on the fast path: MCX_OK, MCX_EAGAIN
  * when the full path must run; a receive may also give MCX_ECORRUPT (a slot
  * no sender could have written: taken off the ring and dropped). */
-int mcx__pkt_send_fast(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size);
-int mcx__pkt_recv_fast(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size);
+int mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size);
+int mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size);
 /* The fast paths' straight line takes a small packet into (out of) its slot
  * only, and gives MCX_EAGAIN for the rest: then these, out of line (a slot
  * past held ones, a pool buffer, skip marks), before the full path. */
@@ -675,8 +714,10 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
 int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size_t *size);
 /** Frees a completed request that will never be reported (its start failed). */
 void mcx__req_discard(uint32_t handle);
-/** Pending receive requests queued by the calling thread. */
-extern MCX_TLS uint32_t mcx__recv_queued;
+/** Pending receive requests queued by the calling thread (request.c): a
+ * field of mcx__self, so the fast receives reach it with the thread-local
+ * base they load for their cache. */
+#define mcx__recv_queued (mcx__self.recv_queued)
 /**
  * Serves the receive queue of (@p kind, @p handle) in order.
  * @return 1 when it is empty (a new receive may take the next item), else 0.

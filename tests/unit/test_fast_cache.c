@@ -10,6 +10,10 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 #include "mcapi.h"
 #include "mcx.h"
@@ -312,6 +316,142 @@ TEST(endpoint_resized_by_its_receiver_thread)
   fini();
 }
 
+
+/*
+ * A thread that is no node takes no fast path: before its node, after
+ * finalize, and in a fork child (a copy of its parent's node, caches
+ * included), every data call with any handle reports NODE_NOTINIT from the
+ * full path and moves nothing. The fast paths do not test for a node: the
+ * caches of such a thread are empty tables no handle hits, so this checks
+ * that they are in place at each of those points. Forged handles on a node
+ * (the empty entries' own value among them) get an error, not a crash.
+ */
+static const uint32_t forged[] = {0u, 1u, 0xffffffffu, 0x12345678u, 0xa0000001u};
+
+/* The six fast data calls: how many did not report NODE_NOTINIT. */
+static unsigned calls_not_notinit(uint32_t a, uint32_t b, uint32_t ss, uint32_t sr, uint32_t ps,
+                                  uint32_t pr)
+{
+  mcapi_status_t st;
+  unsigned bad = 0;
+  char buf[8];
+  size_t n;
+  void *p;
+  mcapi_msg_send(a, b, "x", 2, 1, &st);
+  bad += st != MCAPI_ERR_NODE_NOTINIT;
+  mcapi_msg_recv(b, buf, sizeof buf, &n, &st);
+  bad += st != MCAPI_ERR_NODE_NOTINIT;
+  mcapi_sclchan_send_uint64(ss, 7, &st);
+  bad += st != MCAPI_ERR_NODE_NOTINIT;
+  (void)mcapi_sclchan_recv_uint64(sr, &st);
+  bad += st != MCAPI_ERR_NODE_NOTINIT;
+  mcapi_pktchan_send(ps, "x", 2, &st);
+  bad += st != MCAPI_ERR_NODE_NOTINIT;
+  mcapi_pktchan_recv(pr, &p, &n, &st);
+  bad += st != MCAPI_ERR_NODE_NOTINIT;
+  return bad;
+}
+
+static void open_chan(mcapi_endpoint_t tx, mcapi_endpoint_t rx, int pkt, uint32_t *sh,
+                      uint32_t *rh)
+{
+  mcapi_status_t st;
+  mcapi_request_t r, r2;
+  size_t n;
+  if (pkt)
+    mcapi_pktchan_connect_i(tx, rx, &r, &st);
+  else
+    mcapi_sclchan_connect_i(tx, rx, &r, &st);
+  mcapi_wait(&r, &n, 1000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  if (pkt) {
+    mcapi_pktchan_send_open_i(sh, tx, &r, &st);
+    mcapi_pktchan_recv_open_i(rh, rx, &r2, &st);
+  } else {
+    mcapi_sclchan_send_open_i(sh, tx, &r, &st);
+    mcapi_sclchan_recv_open_i(rh, rx, &r2, &st);
+  }
+  mcapi_wait(&r, &n, 1000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_wait(&r2, &n, 1000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+TEST(no_node_takes_no_fast_path)
+{
+  for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+    uint32_t h = forged[i];
+    CHECK_EQ_U(calls_not_notinit(h, h, h, h, h, h), 0);
+  }
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  mcapi_endpoint_t c = mcapi_endpoint_create(3, &st);
+  mcapi_endpoint_t d = mcapi_endpoint_create(4, &st);
+  mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
+  mcapi_endpoint_t f = mcapi_endpoint_create(6, &st);
+  uint32_t ss, sr, ps, pr;
+  open_chan(c, d, 0, &ss, &sr);
+  open_chan(e, f, 1, &ps, &pr);
+  /* Every entry filled: a call of each kind, twice. */
+  for (unsigned k = 0; k < 2; k++) {
+    roundtrip(a, b, k);
+    mcapi_sclchan_send_uint64(ss, k, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), k);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    void *p;
+    size_t n;
+    mcapi_pktchan_send(ps, "pk", 3, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_pktchan_recv(pr, &p, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(n == 3 && !strcmp(p, "pk"));
+    mcapi_pktchan_release(p, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  /* Forged handles on a node: refused, nothing moves (0 and 1 name this
+   * node's first endpoints in the mca-2.0.3 profile's encoding). */
+  for (size_t i = compat == MCX_COMPAT_MCA203 ? 2 : 0; i < sizeof forged / sizeof forged[0]; i++) {
+    uint32_t h = forged[i];
+    char buf[8];
+    size_t n;
+    void *p;
+    mcapi_msg_send(h, b, "x", 2, 1, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    mcapi_msg_send(a, h, "x", 2, 1, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    mcapi_msg_recv(h, buf, sizeof buf, &n, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    mcapi_sclchan_send_uint64(h, 1, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    (void)mcapi_sclchan_recv_uint64(h, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    mcapi_pktchan_send(h, "x", 2, &st);
+    CHECK(st != MCAPI_SUCCESS);
+    mcapi_pktchan_recv(h, &p, &n, &st);
+    CHECK(st != MCAPI_SUCCESS);
+  }
+#ifndef _WIN32
+  /* The fork child has its parent's filled caches in its copy: none hits. */
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit((int)calls_not_notinit(a, b, ss, sr, ps, pr));
+  int ws = 0;
+  CHECK(waitpid(pid, &ws, 0) == pid);
+  CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+#endif
+  /* Nothing arrived from the child. */
+  CHECK_EQ_U(mcapi_msg_available(b, &st), 0);
+  CHECK_EQ_U(mcapi_sclchan_available(sr, &st), 0);
+  CHECK_EQ_U(mcapi_pktchan_available(pr, &st), 0);
+  roundtrip(a, b, 9); /* and the parent's own entries still serve it */
+  fini();
+  CHECK_EQ_U(calls_not_notinit(a, b, ss, sr, ps, pr), 0);
+}
+
 int main(void)
 {
   for (unsigned m = 0; m < 2; m++) {
@@ -323,6 +463,7 @@ int main(void)
     RUN(endpoint_resized_by_its_receiver_thread);
     RUN(channel_closed_and_reconnected);
     RUN(more_endpoints_than_cache_entries);
+    RUN(no_node_takes_no_fast_path);
   }
   return mcx_test_report();
 }
