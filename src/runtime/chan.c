@@ -1296,7 +1296,10 @@ static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t
        * slot is freed (it was left RECEIVED for a holder there is not). */
       MCX_DEBUG(1, "packet channel %u: corrupt slot (size %u) dropped", chan_idx(d, ch), meta);
       uint32_t w = mcx_load_relaxed(&at->word); /* consumer-owned now */
+      mcx__glock(d); /* as every release: the lock-based modes' ring code runs under it */
       mcx__pkt_free_kept(at, (w >> 2) + (mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1)) + 1);
+      mcx__gunlock(d);
+      mcx__wp_notify(&ch->space_wp, d->shared); /* a slot is free: as a release */
       return MCX_ECORRUPT;
     }
     *out = mcx__pkt_bytes(at);

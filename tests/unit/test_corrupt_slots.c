@@ -12,6 +12,7 @@
 #include "mcx.h"
 #include "mcx_test.h"
 #include "runtime/runtime.h"
+#include "transport/pkt_ring.h"
 
 #define DOM 61
 #define PRIO 1
@@ -114,10 +115,110 @@ TEST(corrupt_depth_stays_inside_the_ring)
   }
 }
 
+
+/* Sends until the ring is full (MEM_LIMIT at once, not a wait), then
+ * receives them all, checked: how many fitted. */
+static uint32_t fill_and_drain(mcapi_endpoint_t tx, mcapi_pktchan_send_hndl_t sh,
+                               mcapi_pktchan_recv_hndl_t rh)
+{
+  mcapi_status_t st;
+  mcapi_boolean_t fail = 1;
+  mcapi_endpoint_set_attribute(tx, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  uint32_t depth = 0;
+  while (depth < 4096) {
+    uint32_t v = depth;
+    mcapi_pktchan_send(sh, &v, sizeof v, &st);
+    if (st != MCAPI_SUCCESS)
+      break;
+    depth++;
+  }
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+  for (uint32_t i = 0; i < depth; i++) {
+    void *pk;
+    size_t n;
+    uint32_t v;
+    mcapi_pktchan_recv(rh, &pk, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    memcpy(&v, pk, sizeof v);
+    CHECK(n == sizeof v && v == i);
+    mcapi_pktchan_release(pk, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  return depth;
+}
+
+/* A packet kept in its slot whose size another process overwrote (more than
+ * a slot holds): the receive reports MCAPI_ERR_TRANSMISSION and hands out
+ * nothing, the slot is freed (the whole ring can be filled again), the next
+ * packet arrives intact. In each locking mode (the lock-based modes free the
+ * slot under their lock, as a release does). */
+static void corrupt_kept_packet(mcx_locking_t lk)
+{
+  mcapi_status_t st;
+  mcapi_info_t info;
+  mcapi_param_t p;
+  mcx_param_init(&p);
+  p.locking = lk;
+  mcapi_initialize(DOM, 1, NULL, &p, &info, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t rx = mcapi_endpoint_create(2, &st);
+  mcapi_request_t r, r2;
+  size_t n;
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_pktchan_connect_i(tx, rx, &r, &st);
+  mcapi_wait(&r, &n, 1000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send_open_i(&sh, tx, &r, &st);
+  mcapi_pktchan_recv_open_i(&rh, rx, &r2, &st);
+  mcapi_wait(&r, &n, 1000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_wait(&r2, &n, 1000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  uint32_t depth0 = fill_and_drain(tx, sh, rh);
+  CHECK(depth0 >= 2);
+  void *pk = NULL;
+  mcapi_pktchan_send(sh, "first", 6, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_recv(rh, &pk, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 6 && !strcmp(pk, "first"));
+  /* The next packet goes to the next slot, one line further. */
+  mcx__spsc_slot_t *next = (mcx__spsc_slot_t *)((uint8_t *)pk + 64 + MCX_PKT_INLINE);
+  mcapi_pktchan_release(pk, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send(sh, "second", 7, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcx_load_relaxed(&next->meta), 7);
+  mcx_store_relaxed(&next->meta, 1000);
+  pk = NULL;
+  mcapi_pktchan_recv(rh, &pk, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_TRANSMISSION);
+  CHECK(pk == NULL);
+  /* Every slot free again: as many packets fit as before. */
+  CHECK_EQ_U(fill_and_drain(tx, sh, rh), depth0);
+  mcapi_pktchan_send(sh, "after", 6, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_recv(rh, &pk, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 6 && !strcmp(pk, "after"));
+  mcapi_pktchan_release(pk, &st);
+  teardown();
+}
+
+TEST(corrupt_kept_packet_size_lockfree) { corrupt_kept_packet(MCX_LOCKING_LOCKFREE); }
+TEST(corrupt_kept_packet_size_global) { corrupt_kept_packet(MCX_LOCKING_GLOBAL); }
+TEST(corrupt_kept_packet_size_kernel) { corrupt_kept_packet(MCX_LOCKING_KERNEL); }
+
 int main(void)
 {
   setenv("MCX_NAMESPACE", "corrupt_slots", 0);
   RUN(corrupt_message_size_is_a_transmission_error);
   RUN(corrupt_depth_stays_inside_the_ring);
+  RUN(corrupt_kept_packet_size_lockfree);
+  RUN(corrupt_kept_packet_size_global);
+  RUN(corrupt_kept_packet_size_kernel);
   return mcx_test_report();
 }
