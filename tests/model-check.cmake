@@ -7,7 +7,9 @@ find_program(MCA_SPIN spin)
 if(MCA_SPIN AND NOT CMAKE_C_FLAGS MATCHES "-fsanitize")
   set(_mc ${CMAKE_CURRENT_SOURCE_DIR}/model-check)
   foreach(entry spsc_ring:pass: spsc_ring:fail:-DWEAK mpsc_ring:pass: mpsc_ring:fail:-DWEAK
-                nbw:pass: nbw:fail:-DWEAK nbw:fail:-DWEAK_READER wakeup:pass: wakeup:fail:-DWEAK)
+                nbw:pass: nbw:fail:-DWEAK nbw:fail:-DWEAK_READER wakeup:pass: wakeup:fail:-DWEAK
+                pkt_slots:pass: pkt_slots:fail:-DWEAK pkt_slots:fail:-DWEAK_RK
+                pkt_slots:fail:-DWEAK_MARK pkt_slots:fail:-DWEAK_EAGER)
     string(REPLACE ":" ";" parts "${entry}")
     list(GET parts 0 model)
     list(GET parts 1 want)

@@ -18,7 +18,11 @@
  * unordered variant perform them out of order explicitly.
  *
  * Use: #define NT (threads), K (entries per buffer), NA (addresses) before
- * including; start one drainer per thread: run drain(T).
+ * including; start one drainer per thread: run drain(T). A model may define
+ * SB_ON_COMMIT(T) (a ghost step run when a store of thread T reaches memory),
+ * and SB_FOLD: a barrier with nothing before it is dropped at once (when
+ * issued into an empty buffer, or when the entries before it have
+ * committed), which removes steps that change nothing a thread can see.
  */
 #define NONE 255
 byte mem[NA];
@@ -44,9 +48,18 @@ inline sb_remove(T, I) {
 inline sb_commit(T, I) {
   if
   :: ba[T*K+I] != NONE -> mem[ba[T*K+I]] = bv[T*K+I]
+#ifdef SB_ON_COMMIT
+     ; SB_ON_COMMIT(T)
+#endif
   :: else -> skip
   fi;
   sb_remove(T, I)
+#ifdef SB_FOLD
+  ; do
+  :: bn[T] > 0 && ba[T*K+0] == NONE -> sb_remove(T, 0)
+  :: else -> break
+  od
+#endif
 }
 
 proctype drain(byte T) {
@@ -65,7 +78,11 @@ inline st_relaxed(T, A, V) {
 }
 /* fence_release: a barrier entry. */
 inline fence_rel(T) {
+#ifdef SB_FOLD
+  atomic { bn[T] < K -> if :: bn[T] > 0 -> ba[T*K+bn[T]] = NONE; bn[T]++ :: else -> skip fi }
+#else
   atomic { bn[T] < K -> ba[T*K+bn[T]] = NONE; bn[T]++ }
+#endif
 }
 /* store_release = barrier, then the store (later stores may pass it, earlier ones may not). */
 inline st_release(T, A, V) {
