@@ -28,9 +28,11 @@
  *   - a producer overwrites a skip mark only once the consumer's head has
  *     passed the mark's position (it reads `head`, released by the consumer
  *     after it read the mark), so no mark is lost;
- *   - a slot released after it was passed over reads FREE for the position
- *     it was passed at (the release adds one lap to the held position); the
- *     producer takes it at a later position once its mark is passed;
+ *   - a slot released after it was passed over reads FREE for the first
+ *     position it was passed at (the release adds one lap to the held
+ *     position), while its mark names the latest; the producer takes it at
+ *     a later position (any whole number of laps on) once its mark is
+ *     passed;
  *   - positions are 30-bit and compared within half their range.
  * With every slot held the producer finds the ring FULL, as a sender whose
  * receiver keeps every buffer. The ring is reset (meta included) at connect.
