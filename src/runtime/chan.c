@@ -1201,28 +1201,50 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
   return r;
 }
 
+/* A packet into the slot reserved in @p v: its bytes into the slot (small,
+ * spec profile) or into a buffer, then the commit (R1: the bytes travel with
+ * it). The buffer is one the receiver gave back on the return ring (@p rv,
+ * the fast path's cached view, tried inline first) or take_buffer's. On a
+ * failure the reservation is undone and take_buffer's status returned. */
+static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d,
+                                                          mcx__chan_t *ch,
+                                                          const mcx__spsc_view_t *v,
+                                                          const mcx__spsc_view_t *rv,
+                                                          const void *src, size_t size)
+{
+  if (pkt_in_slot(d, size)) {
+    mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(v, v->ring->tail)), src, size);
+    mcx__pkt_commit(v, (uint32_t)size, MCX_PKT_KEEP);
+    return MCX_OK;
+  }
+  uint32_t b, meta;
+  uint64_t rb;
+  /* A2 of the return ring: pairs with R1 in the release. */
+  if (rv && mcx__spsc_get(rv, 0, &meta, &rb) == MCX_Q_OK && rb < d->pkt_pool.n) {
+    b = (uint32_t)rb;
+  } else {
+    int r = take_buffer(d, ch, &b); /* also drops a corrupt index; the pool, the sweep */
+    if (r) {
+      mcx__spsc_unreserve(v);
+      return r;
+    }
+  }
+  if (size <= MCX_SLOT_INLINE)
+    mcx__copy_small(pool_buf(d, b), src, size);
+  else
+    memcpy(pool_buf(d, b), src, size);
+  mcx__pkt_commit(v, (uint32_t)size, b);
+  return MCX_OK;
+}
+
 /* One packet into the data ring (global lock held in its modes): a slot,
- * a buffer, the copy, then the commit. */
+ * then pkt_fill. */
 CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_view_t *v,
                       const struct xfer *a)
 {
   if (reserve_retrying(v) != MCX_Q_OK)
     return MCX_EAGAIN;
-  if (pkt_in_slot(d, a->size)) {
-    mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(v, v->ring->tail)), a->src, a->size);
-    mcx__pkt_commit(v, (uint32_t)a->size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
-    return MCX_OK;
-  }
-  uint32_t b;
-  int r = take_buffer(d, ch, &b);
-  if (r) {
-    mcx__spsc_unreserve(v);
-    return r;
-  }
-  if (a->size)
-    memcpy(pool_buf(d, b), a->src, a->size);
-  mcx__pkt_commit(v, (uint32_t)a->size, b); /* R1: the copy travels with it */
-  return MCX_OK;
+  return pkt_fill(d, ch, v, NULL, a->src, a->size);
 }
 
 /* One send attempt of a scalar or a packet. */
@@ -1447,33 +1469,13 @@ int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
 int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
 {
   struct mcx__chc *c;
-  uint32_t b;
-  /* d: mcx__self.fast, set wherever the node's cache can hit (runtime.h). */
+  /* d: mcx__self.fast, set wherever the node's cache can hit (runtime.h).
+   * One try at the slot (no wait for a reading consumer, unlike pkt_put's):
+   * anything else is the full path's. */
   if (!d || size > MCAPI_MAX_PKT_SIZE || !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
-      mcx__pkt_reserve(&c->v) != MCX_Q_OK)
+      mcx__pkt_reserve(&c->v) != MCX_Q_OK ||
+      pkt_fill(d, c->ch, &c->v, &c->rv, buf, size) != MCX_OK)
     return MCX_EAGAIN;
-  if (pkt_in_slot(d, size)) {
-    mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(&c->v, c->v.ring->tail)), buf, size);
-    mcx__pkt_commit(&c->v, (uint32_t)size, MCX_PKT_KEEP); /* R1: the bytes travel with it */
-    mcx__notify_fast(&c->ch->recv_wp);
-    return MCX_OK;
-  }
-  uint32_t meta;
-  uint64_t rb;
-  /* A buffer the receiver gave back, inline; else take_buffer (which also
-   * drops a corrupt index, the pool and the sweep). A2 of the return ring:
-   * pairs with R1 in the release. */
-  if (__builtin_expect(mcx__spsc_get(&c->rv, 0, &meta, &rb) == MCX_Q_OK && rb < d->pkt_pool.n, 1))
-    b = (uint32_t)rb;
-  else if (__builtin_expect(take_buffer(d, c->ch, &b) != MCX_OK, 0)) {
-    mcx__spsc_unreserve(&c->v);
-    return MCX_EAGAIN;
-  }
-  if (size <= MCX_SLOT_INLINE)
-    mcx__copy_small(pool_buf(d, b), buf, size);
-  else
-    memcpy(pool_buf(d, b), buf, size);
-  mcx__pkt_commit(&c->v, (uint32_t)size, b); /* R1: the copy travels with it */
   mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }

@@ -11,6 +11,7 @@
 #include "mcapi.h"
 #include "mcx.h"
 #include "mcx_test.h"
+#include "mcx_test_chan.h"
 #include "runtime/runtime.h"
 #include "transport/pkt_ring.h"
 
@@ -164,19 +165,10 @@ static void corrupt_kept_packet(mcx_locking_t lk)
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st);
   mcapi_endpoint_t rx = mcapi_endpoint_create(2, &st);
-  mcapi_request_t r, r2;
   size_t n;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  mcapi_pktchan_connect_i(tx, rx, &r, &st);
-  mcapi_wait(&r, &n, 1000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_pktchan_send_open_i(&sh, tx, &r, &st);
-  mcapi_pktchan_recv_open_i(&rh, rx, &r2, &st);
-  mcapi_wait(&r, &n, 1000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_wait(&r2, &n, 1000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcx_test_open_chan(tx, rx, 1, &sh, &rh);
   uint32_t depth0 = fill_and_drain(tx, sh, rh);
   CHECK(depth0 >= 2);
   void *pk = NULL;

@@ -18,6 +18,7 @@
 #include "mcapi.h"
 #include "mcx.h"
 #include "mcx_test.h"
+#include "mcx_test_chan.h"
 
 static mcx_compat_t compat;
 static mcapi_domain_t dom;
@@ -352,31 +353,6 @@ static unsigned calls_not_notinit(uint32_t a, uint32_t b, uint32_t ss, uint32_t 
   return bad;
 }
 
-static void open_chan(mcapi_endpoint_t tx, mcapi_endpoint_t rx, int pkt, uint32_t *sh,
-                      uint32_t *rh)
-{
-  mcapi_status_t st;
-  mcapi_request_t r, r2;
-  size_t n;
-  if (pkt)
-    mcapi_pktchan_connect_i(tx, rx, &r, &st);
-  else
-    mcapi_sclchan_connect_i(tx, rx, &r, &st);
-  mcapi_wait(&r, &n, 1000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  if (pkt) {
-    mcapi_pktchan_send_open_i(sh, tx, &r, &st);
-    mcapi_pktchan_recv_open_i(rh, rx, &r2, &st);
-  } else {
-    mcapi_sclchan_send_open_i(sh, tx, &r, &st);
-    mcapi_sclchan_recv_open_i(rh, rx, &r2, &st);
-  }
-  mcapi_wait(&r, &n, 1000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_wait(&r2, &n, 1000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
 TEST(no_node_takes_no_fast_path)
 {
   for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
@@ -392,8 +368,8 @@ TEST(no_node_takes_no_fast_path)
   mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
   mcapi_endpoint_t f = mcapi_endpoint_create(6, &st);
   uint32_t ss, sr, ps, pr;
-  open_chan(c, d, 0, &ss, &sr);
-  open_chan(e, f, 1, &ps, &pr);
+  mcx_test_open_chan(c, d, 0, &ss, &sr);
+  mcx_test_open_chan(e, f, 1, &ps, &pr);
   /* Every entry filled: a call of each kind, twice. */
   for (unsigned k = 0; k < 2; k++) {
     roundtrip(a, b, k);
