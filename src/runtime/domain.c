@@ -5,7 +5,7 @@
  * node (mcx__self), liveness, waiting and notifying. It calls no other file
  * of the runtime: the partition's layout (node.c) and crash recovery
  * (recovery.c) are above it, reached through the upcalls node init
- * registers (mcx__upcalls_t). docs/architecture.md shows the layers.
+ * registers (mcx__upcalls_t). docs/design.md shows the layers.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * crash recovery (recovery.c). Nothing in the runtime calls up into this
  * file: the mapping (domain.c) reaches the layout, and the layers below
  * recovery reach the sweep, through the upcalls registered here
- * (mcx__upcalls_t). docs/architecture.md shows the layers.
+ * (mcx__upcalls_t). docs/design.md shows the layers.
  */
 #include <stdio.h>
 #include <stdlib.h>
