@@ -588,7 +588,8 @@ void mcx__upcalls_register(const mcx__upcalls_t *u);
 void mcx__domains_lock(void);
 void mcx__domains_unlock(void);
 /** After fork(), in the child: drops the parent's domain views (its
- * mappings, queues and lock). Returns 1 when they were the parent's. */
+ * mappings, queues and lock). Returns 1 in the child's first call (the
+ * caller drops the rest of the parent's state), 0 otherwise. */
 int mcx__domains_forget_parent(void);
 /** Finds or maps the process's view of @p domain_id (domains lock held). */
 int mcx__domain_attach(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domain_t **out);
