@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Domains (partitions) and nodes. */
+/*
+ * Domains: the bottom of the runtime. The partition's mapping (its name,
+ * creation, checks and the process's views), the admin lock, this thread's
+ * node (mcx__self), liveness, waiting and notifying. It calls no other file
+ * of the runtime: the partition's layout (node.c) and crash recovery
+ * (recovery.c) are above it, reached through the upcalls node init
+ * registers (mcx__upcalls_t). docs/design.md shows the layers.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +40,18 @@ mcx_atomic_u32 mcx__debug_level;
 /* The process's domain views. Control plane only: guarded by proc_lock. */
 static mcx__domain_t domains[MCA_MAX_DOMAINS];
 static mcx__mutex_t proc_lock;
-static mcx_atomic_u32 next_node_key = 1;
+
+/* The layers above (node.c, recovery.c), registered by node init. */
+static const mcx__upcalls_t *_Atomic upcalls;
+
+void mcx__upcalls_register(const mcx__upcalls_t *u)
+{
+  /* Release: pairs with the acquire of up(); the table is constant. */
+  if (mcx_load_acquire(&upcalls) != u)
+    mcx_store_release(&upcalls, u);
+}
+
+static const mcx__upcalls_t *up(void) { return mcx_load_acquire(&upcalls); }
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
@@ -53,7 +71,7 @@ static uint32_t env_choice(const char *name, const char *const *names, const uin
 /* Every MCX_* setting with a value this build does not know is refused, with
  * one line naming the variable and the accepted values: a run asked for
  * another mode must not silently measure the default one. */
-static int env_settings_ok(void)
+int mcx__env_settings_ok(void)
 {
   static const struct {
     const char *name, *accepted;
@@ -185,68 +203,10 @@ static void choose_partition_name(char *name, size_t n, int squatted, uint32_t o
   snprintf(name, n, "%s", rec);
 }
 
-typedef struct layout {
-  uint32_t max_eps, qcap, max_msg, nprio, msg_stride, msg_bufs;
-  size_t off_nodes, off_eps, off_rings, off_slots, off_msg_meta, off_big, off_states,
-      off_state_bufs, total;
-  mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan.c) */
-} layout_t;
-
-static int compute_layout(const mcx__init_opts_t *o, layout_t *l)
-{
-  l->max_eps = o->max_endpoints ? o->max_endpoints : MCX_DOMAIN_ENDPOINTS;
-  l->qcap = o->qcap ? o->qcap : MCAPI_MAX_QUEUE_ELEMENTS;
-  l->max_msg = o->max_msg ? o->max_msg : MCAPI_MAX_MSG_SIZE;
-  if (l->max_msg > (1u << 24))
-    return MCX_EINVAL; /* refused on every transport, before pmq's cap */
-  /* pmq: messages are also bounded by the kernel's limits (transport/pmq.c). */
-  if (o->transport == MCX_TRANSPORT_PMQ_)
-    l->max_msg = mcx__pmq_payload_limit(l->max_msg, o->max_msg != 0, &mcx__debug_level);
-  l->nprio = MCX_NPRIO;
-  l->msg_bufs = o->msg_bufs ? o->msg_bufs : MCAPI_MAX_BUFFERS;
-  if (l->msg_bufs > MCX_MSG_BUFS_MAX)
-    return MCX_EINVAL;
-  if (l->max_eps == 0 || l->max_eps > MCX_H_MAX_INDEX || l->qcap < 2 || (l->qcap & (l->qcap - 1)) ||
-      l->qcap > 65536 || l->max_msg > (1u << 24))
-    return MCX_EINVAL;
-  size_t off = align_up(sizeof(mcx__part_hdr_t), 4096);
-  l->off_nodes = off;
-  off = align_up(off + MCA_MAX_NODES * sizeof(mcx__node_t), 4096);
-  l->off_eps = off;
-  off = align_up(off + (size_t)l->max_eps * sizeof(mcx__endpoint_t), 4096);
-  l->off_rings = off;
-  size_t nrings = (size_t)l->max_eps * l->nprio;
-  off = align_up(off + nrings * sizeof(mcx__mpsc_ring_t), 4096);
-  l->off_slots = off;
-  off = align_up(off + nrings * l->qcap * sizeof(mcx__msg_slot_t), 4096);
-  /* The message payload pool (mcx__mpool_t), for messages larger than a
-   * slot's inline bytes: header line, states (u64), links (u32), then the
-   * buffers, an odd number of cache lines apart, so consecutive buffers
-   * start in different cache sets (a power-of-two stride maps them all to
-   * the same few sets). */
-  if (l->max_msg <= MCX_SLOT_INLINE)
-    l->msg_bufs = 0; /* every message fits in its slot */
-  l->off_msg_meta = off;
-  off = align_up(off + sizeof(mcx__pool_hdr_t) + (size_t)l->msg_bufs * (8 + 4), 4096);
-  l->off_big = off;
-  l->msg_stride = (uint32_t)align_up(l->max_msg > MCX_SLOT_INLINE ? l->max_msg : 1, MCX_CACHELINE);
-  if ((l->msg_stride / MCX_CACHELINE) % 2 == 0)
-    l->msg_stride += MCX_CACHELINE;
-  off = align_up(off + (size_t)l->msg_bufs * l->msg_stride, 4096);
-  l->off_states = off;
-  off = align_up(off + MCX_STATE_CHANNELS * sizeof(mcx__state_t), 4096);
-  l->off_state_bufs = off;
-  off = align_up(off + (size_t)MCX_STATE_CHANNELS * MCX_STATE_MAX_BUFFERS *
-                           MCX_STATE_STRIDE_WORDS * 8,
-                 4096);
-  off = mcx__chan_layout(off, l->max_eps, l->qcap, &l->chan);
-  l->total = off;
-  return MCX_OK;
-}
-
-/* Fills a fresh (zeroed) partition's header; `magic` goes last (release). */
-static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *l,
-                        const mcx__init_opts_t *o)
+/* Fills a fresh (zeroed) partition's header, the layout's fields and pools
+ * by the layer that knows them (node.c); `magic` goes last (release). */
+static void init_header(const mcx__upcalls_t *u, mcx__part_hdr_t *h, uint32_t domain_id,
+                        const mcx__layout_t *l, const mcx__init_opts_t *o)
 {
   h->version = MCX_PART_VERSION;
   h->hdr_size = sizeof *h;
@@ -256,10 +216,6 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->compat = resolve_compat(o->compat);
   h->transport = resolve_transport(o->transport);
   h->max_nodes = MCA_MAX_NODES;
-  h->max_endpoints = l->max_eps;
-  h->nprio = l->nprio;
-  h->qcap = l->qcap;
-  h->max_msg = l->max_msg;
   h->owner_uid = mcx_port_uid();
   h->creator_pid = mcx_port_pid();
   uint64_t tag = 0;
@@ -270,28 +226,17 @@ static void init_header(mcx__part_hdr_t *h, uint32_t domain_id, const layout_t *
   h->ep_size = sizeof(mcx__endpoint_t);
   h->ring_size = sizeof(mcx__mpsc_ring_t);
   h->slot_size = sizeof(mcx__msg_slot_t);
-  h->off_nodes = l->off_nodes;
-  h->off_eps = l->off_eps;
-  h->off_rings = l->off_rings;
-  h->off_slots = l->off_slots;
-  h->off_big = l->off_big;
-  h->off_msg_meta = l->off_msg_meta;
-  h->n_msg_bufs = l->msg_bufs;
-  h->msg_stride = l->msg_stride;
-  h->off_states = l->off_states;
-  h->off_state_bufs = l->off_state_bufs;
-  mcx__chan_layout_store(h, &l->chan);
-  mcx__chan_init_pool((uint8_t *)h, &l->chan);
-  mcx__msg_init_pool((uint8_t *)h, l->off_msg_meta, l->msg_bufs);
+  u->format(h, l);
   mcx__rmutex_init(&h->admin, 0);
   /* R-P1 — release: every field above before the magic; pairs with A-P1 in
-   * check_header (another process opening the partition). */
+   * mcx__part_header_check (another process opening the partition). */
   mcx_store_release(&h->magic, MCX_PART_MAGIC);
 }
 
 /* Validates a mapped header against the object's size; logs why not. */
-static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
+int mcx__part_header_check(const char *name, const mcx__part_hdr_t *h, size_t size)
 {
+  const mcx__upcalls_t *u = up();
   /* A-P1 — acquire: pairs with R-P1. The creator may still be initializing:
    * the caller retries for a while on MCX_EAGAIN. */
   uint64_t magic = mcx_load_acquire(&((mcx__part_hdr_t *)(uintptr_t)h)->magic);
@@ -316,34 +261,15 @@ static int check_header(const char *name, const mcx__part_hdr_t *h, size_t size)
            h->transport > MCX_TRANSPORT_PMQ_ ||
            (h->locking == MCX_LOCK_KERNEL && h->kernel_sem < 0))
     why = "header fields out of range (corrupted)";
-  else {
-    layout_t l;
-    mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg,
-                          .msg_bufs = h->n_msg_bufs};
-    if (compute_layout(&o, &l) || l.total != h->total_size || l.off_nodes != h->off_nodes ||
-        l.off_eps != h->off_eps || l.off_rings != h->off_rings || l.off_slots != h->off_slots ||
-        l.off_big != h->off_big || l.off_msg_meta != h->off_msg_meta ||
-        l.msg_bufs != h->n_msg_bufs || l.msg_stride != h->msg_stride || l.off_states != h->off_states ||
-        l.off_state_bufs != h->off_state_bufs || l.chan.off_chans != h->off_chans ||
-        l.chan.off_slots != h->off_chan_slots || l.chan.off_pools != h->off_chan_pools ||
-        l.chan.n != h->n_chans || l.chan.cap != h->chan_cap || l.chan.rcap != h->chan_rcap ||
-        l.chan.stride != h->pkt_stride || l.chan.off_pool_meta != h->off_pkt_meta ||
-        l.chan.nbufs != h->n_pkt_bufs)
-      why = "offsets do not match the layout (corrupted)";
-  }
+  else if (!u)
+    why = "its layout is unknown here (no node was initialized in this process)";
+  else if (u->layout_differs(h))
+    why = "offsets do not match the layout (corrupted)";
   if (why) {
     mcx_port_log("refusing shared partition %s: %s", name, why);
     return MCX_EIO;
   }
   return MCX_OK;
-}
-
-int mcx__part_check(const char *name, const void *base, size_t size)
-{
-  if (size < sizeof(mcx__part_hdr_t))
-    return MCX_EIO;
-  int r = check_header(name, base, size);
-  return r == MCX_EAGAIN ? MCX_EIO : r;
 }
 
 /* Whether every node recorded in the partition belongs to a dead process. */
@@ -363,54 +289,6 @@ static int all_nodes_dead(const uint8_t *base, size_t size)
   return 1;
 }
 
-/*
- * Maps the domain's partition, creating it when it does not exist. A
- * partition whose nodes are all dead (a crashed run) is removed and made
- * anew; one of another user, of another layout version or with inconsistent
- * header fields is refused, never mapped blindly.
- */
-/* The geometry in process memory: the header's three sizes are read once,
- * and every offset is computed here from them, not read from the partition;
- * a layout that does not fill the mapping exactly is refused. */
-int mcx__take_geometry(mcx__domain_t *d)
-{
-  const mcx__part_hdr_t *h = d->hdr;
-  uint32_t nbufs = h->n_msg_bufs;
-  mcx__init_opts_t o = {.max_endpoints = h->max_endpoints, .qcap = h->qcap, .max_msg = h->max_msg,
-                        .msg_bufs = nbufs};
-  layout_t l;
-  if (!o.max_endpoints || !o.qcap || compute_layout(&o, &l) || l.total != d->size ||
-      l.max_msg != o.max_msg || l.msg_bufs != nbufs) {
-    mcx_port_log("refusing shared partition: its sizes changed after they were checked");
-    return MCX_EIO;
-  }
-  mcx__geom_t *g = &d->g;
-  g->off_nodes = l.off_nodes;
-  g->off_eps = l.off_eps;
-  g->off_rings = l.off_rings;
-  g->off_slots = l.off_slots;
-  g->off_big = l.off_big;
-  g->off_msg_meta = l.off_msg_meta;
-  g->n_msg_bufs = l.msg_bufs;
-  g->off_states = l.off_states;
-  g->off_state_bufs = l.off_state_bufs;
-  g->off_chans = l.chan.off_chans;
-  g->max_endpoints = l.max_eps;
-  g->nprio = l.nprio;
-  g->qcap = l.qcap;
-  g->max_msg = l.max_msg;
-  g->msg_stride = l.msg_stride;
-  g->n_chans = l.chan.n;
-  g->off_chan_slots = l.chan.off_slots;
-  g->chan_cap = l.chan.cap;
-  g->chan_rcap = l.chan.rcap;
-  g->off_chan_pools = l.chan.off_pools;
-  g->off_pkt_meta = l.chan.off_pool_meta;
-  g->n_pkt_bufs = l.chan.nbufs;
-  g->pkt_stride = l.chan.stride;
-  return MCX_OK;
-}
-
 /* The process's queues of a pmq domain (transport/pmq.c), from the view's settings. */
 static int pmq_open(mcx__domain_t *d)
 {
@@ -426,13 +304,22 @@ static int pmq_open(mcx__domain_t *d)
   return mcx__pmq_open(&c, &d->pmq);
 }
 
+/*
+ * Maps the domain's partition, creating it when it does not exist. A
+ * partition whose nodes are all dead (a crashed run) is removed and made
+ * anew; one of another user, of another layout version or with inconsistent
+ * header fields is refused, never mapped blindly.
+ */
 static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_opts_t *o)
 {
-  layout_t l;
+  const mcx__upcalls_t *u = up();
+  if (!u)
+    return MCX_EIO; /* node init registers the layout first */
+  mcx__layout_t l;
   mcx__init_opts_t oc = *o; /* a creator resolves its transport before the layout */
   oc.transport = resolve_transport(o->transport);
   o = &oc;
-  int r = compute_layout(o, &l);
+  int r = u->layout(o, &l);
   if (r)
     return r;
   char name[96], dflt[96];
@@ -466,7 +353,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
       d->base = base;
       d->size = l.total;
       d->hdr = (mcx__part_hdr_t *)base;
-      init_header((mcx__part_hdr_t *)base, domain_id, &l, o);
+      init_header(u, (mcx__part_hdr_t *)base, domain_id, &l, o);
       created = 1;
       break;
     }
@@ -524,7 +411,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
     if (!base)
       return MCX_ENOMEM;
     mcx__part_hdr_t *h = (mcx__part_hdr_t *)base;
-    r = size < sizeof *h ? MCX_EIO : check_header(name, h, size);
+    r = size < sizeof *h ? MCX_EIO : mcx__part_header_check(name, h, size);
     if (r == MCX_EAGAIN) {
       /* Being initialized by its creator; a creator that died before the
        * magic leaves a zero header: treat it as stale after a while. */
@@ -560,7 +447,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   if (!d->base)
     return MCX_EIO;
   d->hdr = (mcx__part_hdr_t *)d->base;
-  if ((r = mcx__take_geometry(d)) != MCX_OK) {
+  if ((r = u->geometry(d)) != MCX_OK) {
     mcx_port_shm_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
     return r;
@@ -572,8 +459,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   snprintf(d->name, sizeof d->name, "%s", name);
   d->transport = d->hdr->transport;
   d->fastpath = d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_;
-  mcx__chan_attach(d);
-  mcx__msg_attach(d);
+  u->attach(d); /* the pools (chan.c, msg.c) */
   if (d->transport == MCX_TRANSPORT_PMQ_ && (r = pmq_open(d)) != MCX_OK) {
     if (created) /* nobody joined a partition whose transport cannot open: not left behind */
       mcx_port_shm_unlink(name);
@@ -584,15 +470,15 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   return MCX_OK;
 }
 
-/* After fork(), the child holds copies of its parent's node identities,
- * domain views and requests; none of them is the child's. */
+/* After fork(), the child holds copies of its parent's domain views; none
+ * of them is the child's (node.c drops the parent's requests). */
 static uint32_t proc_fork_gen;
 
-static void forget_parent_state(void)
+int mcx__domains_forget_parent(void)
 {
   uint32_t g = mcx_port_fork_generation();
   if (g == proc_fork_gen)
-    return;
+    return 0;
   proc_fork_gen = g;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++)
     if (domains[i].refs) {
@@ -600,12 +486,16 @@ static void forget_parent_state(void)
       mcx_port_unmap(domains[i].base, domains[i].size);
       memset(&domains[i], 0, sizeof domains[i]);
     }
-  mcx__req_forget_all();
   memset(&proc_lock, 0, sizeof proc_lock);
+  return 1;
 }
 
+void mcx__domains_lock(void) { mcx__mutex_lock(&proc_lock, 0); }
+
+void mcx__domains_unlock(void) { mcx__mutex_unlock(&proc_lock, 0); }
+
 /* Finds or maps the process's view of @p domain_id; under proc_lock. */
-static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domain_t **out)
+int mcx__domain_attach(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domain_t **out)
 {
   mcx__domain_t *free_slot = NULL;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++) {
@@ -625,7 +515,7 @@ static int attach_domain(uint32_t domain_id, const mcx__init_opts_t *o, mcx__dom
   return MCX_OK;
 }
 
-static void detach_domain(mcx__domain_t *d, int last_in_domain)
+void mcx__domain_detach(mcx__domain_t *d, int last_in_domain)
 {
   if (last_in_domain) {
     mcx_port_shm_unlink(d->name);
@@ -748,16 +638,8 @@ uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
   return v;
 }
 
-/* In a fork child, on the thread that forked: its node is its parent's, so
- * the fast paths must miss there (their caches become the empty tables)
- * and mcx__is_node() must fail (the hook runs before fork() returns in the
- * child). */
-static void fork_child_hook(void)
-{
-  mcx__self_no_fast();
-  mcx__self.forked = 1;
-}
-
+/* Off the fast paths: their caches are the empty tables (node.c, at init,
+ * finalize and in a fork child). */
 void mcx__self_no_fast(void)
 {
   mcx__self.fast = NULL;
@@ -766,161 +648,52 @@ void mcx__self_no_fast(void)
   mcx__self.msg_lim = 0;
 }
 
-int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
-                   const mcx__init_opts_t *opts)
+int mcx__any_dead_node(const mcx__domain_t *d)
 {
-  forget_parent_state();
-  if (mcx__is_node())
-    return MCX_EEXIST;
-  const char *dbg = mcx_port_getenv("MCX_DEBUG");
-  if (dbg && *dbg && !mcx_load_relaxed(&mcx__debug_level))
-    mcx_store_relaxed(&mcx__debug_level, (uint32_t)(*dbg - '0') & 7u); /* a knob */
-  if (!env_settings_ok())
-    return MCX_EINVAL;
-  mcx__init_opts_t none = {0};
-  if (!opts)
-    opts = &none;
-  if (opts->locking > MCX_LOCK_KERNEL || opts->compat > MCX_COMPAT_MCA203_ ||
-      opts->transport > MCX_TRANSPORT_PMQ_)
-    return MCX_EINVAL;
-  mcx__mutex_lock(&proc_lock, 0);
-  mcx__domain_t *d;
-  int r;
-  for (int attempt = 0;; attempt++) {
-    r = attach_domain(domain_id, opts, &d);
-    if (r) {
-      mcx__mutex_unlock(&proc_lock, 0);
-      return r;
-    }
-    d->refs++;
-    if ((r = mcx__admin_lock_bounded(d)) != MCX_OK) {
-      detach_domain(d, 0);
-      mcx__mutex_unlock(&proc_lock, 0);
-      return MCX_EIO;
-    }
-    if (!mcx_load_relaxed(&d->hdr->retired) || attempt > 50)
-      break;
-    /* The last node finalized (or a stale partition was retired) between our
-     * open and our lock: map the new one. */
-    mcx__admin_unlock(d);
-    detach_domain(d, 0);
-  }
-  mcx__part_hdr_t *h = d->hdr;
-  if ((opts->locking && opts->locking != d->locking) ||
-      (opts->compat && opts->compat != d->compat) ||
-      (opts->transport && opts->transport != d->transport)) {
-    r = MCX_EINVAL; /* the domain exists with another mode */
-  } else {
-    mcx__sweep_dead_locked(d);
-    r = MCX_OK;
-  }
-  mcx__node_t *nodes = mcx__nodes(d);
-  int slot = -1;
-  for (uint32_t i = 0; i < MCA_MAX_NODES && !r; i++) {
-    if (mcx_load_relaxed(&nodes[i].state) == NODE_ACTIVE) {
-      if (mcx_load_relaxed(&nodes[i].node_id) == node_id)
-        r = MCX_EBUSY; /* the id is taken */
-    } else if (slot < 0) {
-      slot = (int)i;
-    }
-  }
-  if (!r && slot < 0)
-    r = MCX_ENOMEM;
-  if (!r) {
-    mcx__node_t *n = &nodes[slot];
-    mcx_store_relaxed(&n->node_id, node_id);
-    mcx_store_relaxed(&n->pid, mcx_port_pid());
-    mcx_store_relaxed(&n->tid, mcx__my_tid());
-    mcx_store_relaxed(&n->type, node_type);
-    mcx_store_relaxed(&n->inflight, 0);
-    for (uint32_t k = 0; k < MCAPI_MAX_ENDPOINTS; k++)
-      mcx_store_relaxed(&n->ep_slot[k], 0); /* published with the node's endpoints (R-E3) */
-    /* Release: the fields above before the node reads as active (readers
-     * take the admin lock or re-check state with acquire). */
-    mcx_store_release(&n->state, NODE_ACTIVE);
-    mcx_fetch_add_relaxed(&h->n_nodes, 1);
-  }
-  int last = 0;
-  if (r && mcx_load_relaxed(&h->n_nodes) == 0) {
-    /* We created (or found empty) a partition nobody uses: remove it. */
-    mcx_store_relaxed(&h->retired, 1);
-    last = 1;
-  }
-  mcx__admin_unlock(d);
-  if (r) {
-    detach_domain(d, last);
-    mcx__mutex_unlock(&proc_lock, 0);
-    return r;
-  }
-  mcx__mutex_unlock(&proc_lock, 0);
-  mcx__self.dom = d;
-  mcx__self.forked = 0;
-  mcx__self.node_slot = (uint32_t)slot;
-  mcx__self.node_id = node_id;
-  mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
-  mcx__self.intent = &mcx__nodes(d)[slot].inflight;
-  mcx_port_on_fork_child(fork_child_hook);
-  /* The fast paths notify without a fence (mcx__notify_fast): only where
-   * this process is registered for the asymmetric barrier. */
-  int light = !MCX_FAST_NOTIFIER_LIGHT || mcx_load_relaxed(&mcx_port_asym_light);
-  mcx__self_no_fast();
-  if (d->fastpath && light) {
-    /* The fast paths' caches (msg_fast.h, chan.c); without them, the full
-     * path. mcx__self.fast is set with them, and only with them. */
-    mcx__epc_t *epc = calloc(MCX_EPC_N, sizeof(mcx__epc_t));
-    struct mcx__chc *chc = malloc(mcx__chc_size());
-    if (epc && chc) {
-      for (uint32_t i = 0; i < MCX_EPC_N; i++) {
-        epc[i].ep = mcx__eps(d); /* any valid address: the state never matches */
-        mcx__epc_clear(&epc[i]);
-      }
-      mcx__chc_init(d, chc);
-      mcx__self.epc = epc;
-      mcx__self.chc = chc;
-      mcx__self.fast = d;
-    } else {
-      free(epc);
-      free(chc);
-    }
-  }
-  MCX_DEBUG(1, "node %u initialized in domain %u (%s locking, partition %s)", node_id, domain_id,
-            mcx__locking_name(d->locking), d->name);
-  return MCX_OK;
+  const mcx__node_t *nodes = mcx__nodes(d);
+  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
+    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
+        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
+      return 1;
+  return 0;
 }
 
-int mcx__node_finalize(void)
+/* The dead-node sweep is recovery.c's, above the objects it repairs; the
+ * layers below it (the admin lock here, endpoints, channels, messages,
+ * state channels, receipts) call these, which go up through the upcalls.
+ * Slow paths only: a dead holder or peer was seen. Without a registered
+ * table (no node initialized in the process) there is nothing to sweep. */
+uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
 {
-  if (!mcx__is_node())
-    return MCX_ENOENT;
-  mcx__domain_t *d = mcx__self.dom;
-  if (mcx__ep_delete_all_of_node() != MCX_OK)
-    return MCX_EIO; /* the control-plane lock could not be had: the node stays */
-  mcx__req_release_node(mcx__self.key);
-  mcx__admin_lock(d);
-  mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
-  if (d->transport != MCX_TRANSPORT_PMQ_) {
-    mcx__chan_reclaim_buffers_locked(d, mcx__self.node_slot); /* packets never released */
-    mcx__msg_reclaim_buffers_locked(d, mcx__self.node_slot); /* messages held in place */
-  }
+  const mcx__upcalls_t *u = up();
+  return u ? u->sweep_dead_locked(d) : 0;
+}
+
+void mcx__resolve_orphans_locked(mcx__domain_t *d)
+{
+  const mcx__upcalls_t *u = up();
+  if (u)
+    u->resolve_orphans_locked(d);
+}
+
+uint32_t mcx__sweep_dead_try(mcx__domain_t *d)
+{
+  uint32_t depth;
+  int r = mcx__rmutex_lock(&d->hdr->admin, mcx__my_tid(), 0, d->shared, &depth);
+  if (r != MCX_OK && r != MCX_EOWNERDEAD)
+    return 0; /* held: its holder or a later call sweeps */
+  uint32_t n = mcx__sweep_dead_locked(d);
   mcx__admin_unlock(d);
-  mcx__part_hdr_t *h = d->hdr;
-  mcx__mutex_lock(&proc_lock, 0);
-  mcx__admin_lock(d);
-  mcx__sweep_dead_locked(d); /* dead nodes must not keep the partition alive */
-  mcx_store_release(&mcx__nodes(d)[mcx__self.node_slot].state, NODE_FREE);
-  int last = mcx_fetch_sub_relaxed(&h->n_nodes, 1) == 1;
-  if (last)
-    mcx_store_relaxed(&h->retired, 1); /* joiners that already mapped it re-open */
+  return n;
+}
+
+uint32_t mcx__sweep_dead(mcx__domain_t *d)
+{
+  if (mcx__admin_lock_bounded(d) != MCX_OK)
+    return 0;
+  uint32_t n = mcx__sweep_dead_locked(d);
   mcx__admin_unlock(d);
-  detach_domain(d, last);
-  mcx__mutex_unlock(&proc_lock, 0);
-  MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
-  if (mcx__self.epc != mcx__epc_none)
-    free(mcx__self.epc);
-  if (mcx__self.chc != mcx__chc_none)
-    free(mcx__self.chc);
-  mcx__self = (mcx__self_t)SELF_INIT;
-  return MCX_OK;
+  return n;
 }
 
 int mcx__wait_until(mcx__domain_t *d, mcx__waitpoint_t *wp, uint32_t timeout_ms,
@@ -963,40 +736,4 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type)
   }
   mcx__admin_unlock(d);
   return r;
-}
-
-void mcx__display_state(void)
-{
-  mcx__domain_t *d = mcx__self.dom;
-  if (!d) {
-    printf("libmca: this thread is not an MCAPI node\n");
-    return;
-  }
-  const mcx__part_hdr_t *h = d->hdr;
-  printf("domain %u: %s locking, %s, %u node(s), partition %zu bytes (%u endpoints x %u "
-         "priorities x %u slots, messages up to %u bytes)\n",
-         h->domain_id, mcx__locking_name(d->locking),
-         d->compat == MCX_COMPAT_MCA203_ ? "mca-2.0.3 compatibility" : "spec behaviour",
-         mcx_load_relaxed(&h->n_nodes), d->size, d->g.max_endpoints, d->g.nprio, d->g.qcap, d->g.max_msg);
-  mcx__node_t *nodes = mcx__nodes(d);
-  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
-    if (mcx_load_acquire(&nodes[i].state) == 1)
-      printf("  node %u: pid %u tid %u%s\n", mcx_load_relaxed(&nodes[i].node_id),
-             mcx_load_relaxed(&nodes[i].pid), mcx_load_relaxed(&nodes[i].tid),
-             i == mcx__self.node_slot ? " (this thread)" : "");
-  mcx__endpoint_t *eps = mcx__eps(d);
-  for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
-    uint32_t st = mcx_load_acquire(&eps[i].state);
-    if (EP_STATE(st) != EP_ACTIVE)
-      continue;
-    uint32_t depth = mcx_load_relaxed(&eps[i].depth), queued = 0;
-    for (uint32_t p = 0; p < d->g.nprio; p++) {
-      mcx__ring_view_t v = mcx__ring_of(d, i, p, depth);
-      queued += mcx__mpsc_count(&v);
-    }
-    printf("  endpoint %#x: node %u port %u, %u queued (depth %u per priority), %u get(s)\n",
-           mcx__ep_handle(d, i, st >> 8), mcx_load_relaxed(&eps[i].node_id),
-           mcx_load_relaxed(&eps[i].port), queued, depth, mcx_load_relaxed(&eps[i].get_count));
-  }
-  printf("  requests in use in this process: %u of %u\n", mcx__req_in_use(), MCA_MAX_REQUESTS);
 }

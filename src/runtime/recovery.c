@@ -3,8 +3,12 @@
  * Crash recovery: the dead-node sweep. It sits above the partition mapping
  * and the admin lock (domain.c) and touches every object of a domain
  * (endpoints, rings, channels, state channels, both buffer pools), so it has
- * a file of its own, on top of the ones it calls. docs/processes.md says
- * what each step recovers.
+ * a file of its own, on top of the ones it calls; only node init and
+ * finalize (node.c) are above it. The layers below reach it through
+ * domain.c's entries (mcx__sweep_dead, mcx__sweep_dead_try,
+ * mcx__sweep_dead_locked, mcx__resolve_orphans_locked), which call up
+ * through the table node.c registers (mcx__upcalls_t). docs/processes.md
+ * says what each step recovers.
  */
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"
@@ -77,7 +81,7 @@ static void resolve_orphan(mcx__domain_t *d, uint32_t dead_slot)
   settle_receipts(d, dead_slot, rec, tombstoned);
 }
 
-void mcx__resolve_orphans_locked(mcx__domain_t *d)
+void mcx__recovery_resolve_orphans_locked(mcx__domain_t *d)
 {
   mcx__node_t *nodes = mcx__nodes(d);
   for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
@@ -86,7 +90,7 @@ void mcx__resolve_orphans_locked(mcx__domain_t *d)
       resolve_orphan(d, i);
 }
 
-uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
+uint32_t mcx__recovery_sweep_locked(mcx__domain_t *d)
 {
   mcx__part_hdr_t *h = d->hdr;
   mcx__node_t *nodes = mcx__nodes(d);
@@ -128,34 +132,3 @@ uint32_t mcx__sweep_dead_locked(mcx__domain_t *d)
   }
   return ndead;
 }
-
-int mcx__any_dead_node(const mcx__domain_t *d)
-{
-  const mcx__node_t *nodes = mcx__nodes(d);
-  for (uint32_t i = 0; i < MCA_MAX_NODES; i++)
-    if (mcx_load_acquire(&nodes[i].state) == NODE_ACTIVE &&
-        !mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid)))
-      return 1;
-  return 0;
-}
-
-uint32_t mcx__sweep_dead_try(mcx__domain_t *d)
-{
-  uint32_t depth;
-  int r = mcx__rmutex_lock(&d->hdr->admin, mcx__my_tid(), 0, d->shared, &depth);
-  if (r != MCX_OK && r != MCX_EOWNERDEAD)
-    return 0; /* held: its holder or a later call sweeps */
-  uint32_t n = mcx__sweep_dead_locked(d);
-  mcx__admin_unlock(d);
-  return n;
-}
-
-uint32_t mcx__sweep_dead(mcx__domain_t *d)
-{
-  if (mcx__admin_lock_bounded(d) != MCX_OK)
-    return 0;
-  uint32_t n = mcx__sweep_dead_locked(d);
-  mcx__admin_unlock(d);
-  return n;
-}
-

@@ -237,7 +237,8 @@ typedef struct mcx__domain {
 } mcx__domain_t;
 
 /** Fills d->g from the checked header of the mapping at d->base (d->size
- * bytes); MCX_EIO when the sizes do not give a layout of exactly that size. */
+ * bytes); MCX_EIO when the sizes do not give a layout of exactly that size
+ * (node.c). */
 int mcx__take_geometry(mcx__domain_t *d);
 
 /** The calling thread's node (thread-local). */
@@ -544,23 +545,77 @@ static inline int mcx__ep_is_mine(const mcx__endpoint_t *ep)
 }
 
 
-/* ---- domain and node (domain.c) */
+/* ---- domain (domain.c): the bottom of the runtime. The partition's
+ * mapping, the admin lock, this thread's node (mcx__self), liveness,
+ * waiting and notifying. It calls no other file of the runtime: what it
+ * needs of the layers above (the partition's layout, crash recovery) it
+ * reaches through mcx__upcalls_t, registered by node init (node.c). */
 typedef struct mcx__init_opts {
   uint32_t locking, compat, transport; /* 0 = from environment / default */
   uint32_t max_endpoints, qcap, max_msg, msg_bufs;
   uint32_t shm_mode; /* 0 = 0600 */
 } mcx__init_opts_t;
 
+struct mcx__layout;
+/**
+ * What the bottom of the runtime calls of the layers above it: one table,
+ * given by the top (node.c) before any domain is mapped. Control plane and
+ * the dead-node sweep only: no fast path goes through it.
+ */
+typedef struct mcx__upcalls {
+  /* The partition's layout (node.c): computed from the options (0 or
+   * MCX_EINVAL), written into a fresh partition's header with its pools
+   * formatted (before the header is published), compared with a mapped
+   * header's offsets (0: they match), taken into a view's geometry
+   * (mcx__take_geometry: 0 or MCX_EIO), and the view's pools located
+   * (mcx__chan_attach, mcx__msg_attach). */
+  int (*layout)(const mcx__init_opts_t *o, struct mcx__layout *l);
+  void (*format)(mcx__part_hdr_t *h, const struct mcx__layout *l);
+  int (*layout_differs)(const mcx__part_hdr_t *h);
+  int (*geometry)(mcx__domain_t *d);
+  void (*attach)(mcx__domain_t *d);
+  /* Crash recovery (recovery.c), admin lock held: the dead-node sweep
+   * (mcx__sweep_dead_locked) and the orphaned reservations of dead senders
+   * (mcx__resolve_orphans_locked). */
+  uint32_t (*sweep_dead_locked)(mcx__domain_t *d);
+  void (*resolve_orphans_locked)(mcx__domain_t *d);
+} mcx__upcalls_t;
+/** Registers the table (idempotent; the same table every time). */
+void mcx__upcalls_register(const mcx__upcalls_t *u);
+
+/* The process's domain views (domain.c), for node init and finalize. */
+/** The process lock over its domain views; held around attach and detach. */
+void mcx__domains_lock(void);
+void mcx__domains_unlock(void);
+/** After fork(), in the child: drops the parent's domain views (its
+ * mappings, queues and lock). Returns 1 in the child's first call (the
+ * caller drops the rest of the parent's state), 0 otherwise. */
+int mcx__domains_forget_parent(void);
+/** Finds or maps the process's view of @p domain_id (domains lock held). */
+int mcx__domain_attach(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domain_t **out);
+/** Drops a reference to a view; the last in the domain removes the partition. */
+void mcx__domain_detach(mcx__domain_t *d, int last_in_domain);
+/** Validates a mapped header (magic, version, sizes, layout); MCX_EAGAIN
+ * while its creator still writes it; logs why not. */
+int mcx__part_header_check(const char *name, const mcx__part_hdr_t *h, size_t size);
+/** Whether every MCX_* setting of the environment is one this build knows
+ * (each other one is logged). */
+int mcx__env_settings_ok(void);
+
+/* ---- node (node.c): the top of the runtime, above crash recovery. The
+ * partition's layout, a node's init and finalize. */
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts);
 int mcx__node_finalize(void);
+
+/* ---- domain (domain.c), continued */
 /**
  * Calls @p try_fn until it returns 0, waiting on @p wp (spin, yield, futex)
  * up to @p timeout_ms between attempts. @return 0 or MCX_ETIMEDOUT.
  */
 int mcx__wait_until(mcx__domain_t *d, mcx__waitpoint_t *wp, uint32_t timeout_ms,
                     int (*try_fn)(void *), void *ctx);
-/** Validates a mapped partition (magic, version, sizes, offsets); logs why not. */
+/** Validates a mapped partition (magic, version, sizes, offsets); logs why not (node.c). */
 int mcx__part_check(const char *name, const void *base, size_t size);
 /** This thread's kernel tid (cached; refreshed after fork). */
 uint32_t mcx__my_tid(void);
@@ -579,6 +634,8 @@ void mcx__admin_unlock(mcx__domain_t *d);
  * Reclaims every node whose process died: their orphaned ring reservations
  * are published as tombstones, their endpoints deleted, their slots freed.
  * Caller holds the admin lock. Returns the number of nodes reclaimed.
+ * The sweep is recovery.c's (mcx__recovery_sweep_locked); these entries are
+ * domain.c's, through the upcalls, so the layers below recovery call down.
  */
 uint32_t mcx__sweep_dead_locked(mcx__domain_t *d);
 /** Whether some node of the domain belongs to a thread that no longer runs. */
@@ -589,6 +646,12 @@ uint32_t mcx__sweep_dead(mcx__domain_t *d);
 uint32_t mcx__sweep_dead_try(mcx__domain_t *d);
 /** Publishes tombstones for dead senders' orphaned reservations (admin lock held). */
 void mcx__resolve_orphans_locked(mcx__domain_t *d);
+
+/* ---- crash recovery (recovery.c): above the objects it repairs, below node.c */
+/** The dead-node sweep (mcx__sweep_dead_locked's work; admin lock held). */
+uint32_t mcx__recovery_sweep_locked(mcx__domain_t *d);
+/** Tombstones for dead senders' orphaned reservations (admin lock held). */
+void mcx__recovery_resolve_orphans_locked(mcx__domain_t *d);
 
 /* ---- delivery receipts (receipt.c; the setting is in mcx__mpsc_enqueue, the
  * settling of a dead sender's send in recovery.c) */
@@ -623,6 +686,7 @@ uint32_t mcx__msg_pmq_delete(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx)
 int mcx__msg_pmq_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth);
 /** Node attribute type of (domain, node); MCX_ENOENT when no such node. */
 int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type);
+/** Prints the caller's domain, nodes and endpoints (node.c). */
 void mcx__display_state(void);
 
 /* ---- endpoints (endpoint.c) */
@@ -776,6 +840,14 @@ void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
 uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t chan_word);
 /** Finalize: the endpoint leaves its channel (admin lock held). */
 void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx);
+
+/** The partition's layout (node.c): where each region starts, its total size. */
+typedef struct mcx__layout {
+  uint32_t max_eps, qcap, max_msg, nprio, msg_stride, msg_bufs;
+  size_t off_nodes, off_eps, off_rings, off_slots, off_msg_meta, off_big, off_states,
+      off_state_bufs, total;
+  mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan.c) */
+} mcx__layout_t;
 
 int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type);
 int mcx__chan_open_start(uint32_t ep, uint32_t type, uint32_t dir);

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The library's layers, checked on its object files: every global symbol a
+# file uses (nm: undefined in it) and another file of the library defines
+# must be defined in a file of the same layer or of one below. A use that
+# goes up fails the test with the file, the symbol and both layers.
+#
+#   layering_check.sh NM OBJECT_LIST
+#
+# NM is the nm program; OBJECT_LIST a file naming the library's object files
+# one a line (tests/layering.cmake writes it from $<TARGET_OBJECTS:mca_objects>).
+# docs/design.md explains the layers; the table below is the one to
+# change when a file is added or moves.
+set -euo pipefail
+nm_prog="$1"
+list="$2"
+
+# The layers, lowest first. A file in no layer fails the test: a new file
+# gets its place here.
+layer_of() {
+  case "$1" in
+    ports/*) echo "0 ports" ;;
+    src/hpc/*) echo "1 hpc" ;;
+    src/sync/*) echo "2 sync" ;;
+    src/transport/*) echo "3 transport" ;;
+    # the partition mapping, the admin lock, self, liveness, waiting, notify
+    src/runtime/domain.c) echo "4 domain" ;;
+    # the objects of a domain; calls among them are allowed
+    src/runtime/endpoint.c | src/runtime/chan.c | src/runtime/msg.c | src/runtime/msg_pmq.c | \
+      src/runtime/msg_sem.c | src/runtime/request.c | src/runtime/state.c | src/runtime/receipt.c)
+      echo "5 objects" ;;
+    # crash recovery: the dead-node sweep over all of them
+    src/runtime/recovery.c) echo "6 recovery" ;;
+    # node init and finalize, the partition's layout
+    src/runtime/node.c) echo "7 node" ;;
+    src/api/*) echo "8 api" ;;
+    *) echo "" ;;
+  esac
+}
+
+# The source file of an object: the path under <target>.dir/, without the
+# object's suffix (CMake names them <source>.o or <source>.obj).
+source_of() {
+  local p="${1//\\//}"
+  p="${p##*/mca_objects.dir/}"
+  while [ "${p#./}" != "$p" ]; do p="${p#./}"; done
+  p="${p%.o}"
+  p="${p%.obj}"
+  echo "$p"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/syms"
+: >"$tmp/layers"
+nobj=0 bad=0
+while IFS= read -r obj || [ -n "$obj" ]; do
+  [ -n "$obj" ] || continue
+  src=$(source_of "$obj")
+  lay=$(layer_of "$src")
+  if [ -z "$lay" ]; then
+    echo "layering: $src is in no layer; give it one in tests/layering_check.sh (layer_of)"
+    bad=1
+    continue
+  fi
+  echo "$src $lay" >>"$tmp/layers"
+  # POSIX format: "name type [value size]"; U, w, v: undefined (used here).
+  "$nm_prog" -P -g "$obj" | awk -v f="$src" 'NF >= 2 { print f, $1, $2 }' >>"$tmp/syms"
+  nobj=$((nobj + 1))
+done <"$list"
+if [ "$nobj" -lt 10 ]; then
+  echo "layering: only $nobj object files in $list; expected the library's"
+  exit 1
+fi
+
+awk '
+  FNR == NR { layer[$1] = $2; lname[$1] = $3; next }
+  $3 == "U" || $3 == "w" || $3 == "v" { n++; user[n] = $1; sym[n] = $2; next }
+  { if (!($2 in def)) def[$2] = $1; ndef++ }
+  END {
+    if (ndef < 100) { print "layering: only " ndef " defined symbols: nm read nothing useful"; exit 1 }
+    bad = 0
+    for (i = 1; i <= n; i++) {
+      s = sym[i]; u = user[i]
+      if (!(s in def) || def[s] == u) continue
+      d = def[s]
+      if (layer[d] > layer[u]) {
+        printf "layering: %s (layer %s) uses %s of %s (layer %s, higher): a call up\n", \
+               u, lname[u], s, d, lname[d]
+        bad = 1
+      }
+    }
+    exit bad
+  }' "$tmp/layers" "$tmp/syms" || bad=1
+
+if [ "$bad" -ne 0 ]; then
+  echo "layering: the layers, lowest first: ports < hpc < sync < transport < domain <" \
+    "objects (endpoint chan msg msg_pmq msg_sem request state receipt) < recovery < node < api."
+  echo "layering: a lower layer reaches a higher one through a registered table" \
+    "(mcx__upcalls_t in src/runtime/runtime.h), not by name; see docs/design.md."
+  exit 1
+fi
+echo "layering: $nobj object files, no call goes up"
