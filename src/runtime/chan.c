@@ -1006,7 +1006,7 @@ size_t mcx__chc_size(void) { return MCX_CHC_N * sizeof(struct mcx__chc); }
 CHAN_FAST struct mcx__chc *chc_entry(uint32_t handle, uint32_t type, uint32_t dir)
 {
   uint32_t t = (type == MCAPI_PKT_CHAN ? 0u : 2u) | dir;
-  return &mcx__self.chc[t * MCX_CHC_WAYS + (handle & (MCX_CHC_WAYS - 1))];
+  return &mcx__self.chc[t][handle & (MCX_CHC_WAYS - 1)];
 }
 
 static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *d, uint32_t handle,
@@ -1014,7 +1014,7 @@ static __attribute__((noinline)) struct mcx__chc *chc_fill(const mcx__domain_t *
 {
   uint32_t st;
   mcx__chan_t *ch = fast_side(d, handle, type, dir, &st);
-  if (!ch || mcx__self.chc == mcx__chc_none)
+  if (!ch || mcx__self.chc[0] == mcx__chc_none)
     return NULL;
   struct mcx__chc *c = chc_entry(handle, type, dir);
   c->state = st;

@@ -33,7 +33,10 @@ struct mcx__epc *const mcx__epc_none = (struct mcx__epc *)(uintptr_t)epc_none;
 struct mcx__chc *const mcx__chc_none = (struct mcx__chc *)(uintptr_t)chc_none;
 
 /* A thread starts off the fast paths: the empty caches. */
-#define SELF_INIT {.epc = (struct mcx__epc *)(uintptr_t)epc_none, .chc = (struct mcx__chc *)(uintptr_t)chc_none}
+#define CHC_NONE(t) ((struct mcx__chc *)(uintptr_t)(chc_none + (t) * MCX_CHC_WAYS))
+#define SELF_INIT                                                                                  \
+  {.epc = (struct mcx__epc *)(uintptr_t)epc_none,                                                  \
+   .chc = {CHC_NONE(0), CHC_NONE(1), CHC_NONE(2), CHC_NONE(3)}}
 MCX_TLS mcx__self_t mcx__self = SELF_INIT;
 mcx_atomic_u32 mcx__debug_level;
 
@@ -640,11 +643,17 @@ uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
 
 /* Off the fast paths: their caches are the empty tables (node.c, at init,
  * finalize and in a fork child). */
+void mcx__self_set_chc(struct mcx__chc *base)
+{
+  for (uint32_t t = 0; t < 4; t++)
+    mcx__self.chc[t] = base + t * MCX_CHC_WAYS;
+}
+
 void mcx__self_no_fast(void)
 {
   mcx__self.fast = NULL;
   mcx__self.epc = mcx__epc_none;
-  mcx__self.chc = mcx__chc_none;
+  mcx__self_set_chc(mcx__chc_none);
   mcx__self.msg_lim = 0;
 }
 

@@ -313,7 +313,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
       }
       mcx__chc_init(d, chc);
       mcx__self.epc = epc;
-      mcx__self.chc = chc;
+      mcx__self_set_chc(chc);
       mcx__self.fast = d;
     } else {
       free(epc);
@@ -354,8 +354,8 @@ int mcx__node_finalize(void)
   MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
   if (mcx__self.epc != mcx__epc_none)
     free(mcx__self.epc);
-  if (mcx__self.chc != mcx__chc_none)
-    free(mcx__self.chc);
+  if (mcx__self.chc[0] != mcx__chc_none)
+    free(mcx__self.chc[0]);
   memset(&mcx__self, 0, sizeof mcx__self);
   mcx__self_no_fast(); /* a thread starts, and ends, off the fast paths */
   return MCX_OK;

@@ -254,7 +254,10 @@ typedef struct mcx__self {
   mcx__domain_t *fast;
   uint32_t forked; /* set in a fork child by the same hook: not a node there */
   struct mcx__epc *epc;
-  struct mcx__chc *chc; /* the same for channel handles (chan.c) */
+  /* The same for channel handles (chan.c): four tables, a kind and an end
+   * each (chc_entry), one pointer each so an entry costs no table offset;
+   * chc[0] is where they start (the allocation). mcx__self_set_chc sets them. */
+  struct mcx__chc *chc[4];
   mcx_atomic_u64 *intent;
   /* The largest payload the message fast path copies into a slot,
    * min(MCX_SLOT_INLINE, the domain's max_msg), set by every fill of the
@@ -305,6 +308,9 @@ extern struct mcx__chc *const mcx__chc_none;
  * caches the empty tables above (the node's own stay allocated: a fork
  * child, which calls this, must not free). */
 void mcx__self_no_fast(void);
+/** Points the calling thread's channel-cache tables into @p base (4 x
+ * MCX_CHC_WAYS entries: the node's own, or mcx__chc_none). */
+void mcx__self_set_chc(struct mcx__chc *base);
 
 /** The channel cache (chan.c): its size in bytes, and its initialization. */
 size_t mcx__chc_size(void);
