@@ -450,7 +450,10 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   for (uint32_t b = 0; b < PMQ_CHAN_BUFS; b++)
     mcx_store_relaxed(&ch->buf[b], B_FREE);
   mcx__spsc_view_t dv = data_view(d, ch), rv = ret_view(d, ch);
-  mcx__spsc_init(&dv);
+  if (type == MCAPI_SCL_CHAN)
+    mcx__scl_init(&dv); /* its own word encoding (spsc_ring.h) */
+  else
+    mcx__spsc_init(&dv);
   mcx__spsc_init(&rv);
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     /* The connection's queue is made here, once, exclusively (O_EXCL), before
@@ -1772,7 +1775,7 @@ int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count)
   }
   mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), type);
   mcx__glock(d);
-  *count = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__spsc_count(&v);
+  *count = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__scl_count(&v);
   mcx__gunlock(d);
   return MCX_OK;
 }
@@ -1825,7 +1828,7 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
   int died = 0, locked = 0;
   for (;;) {
     mcx__glock(d);
-    uint32_t n = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__spsc_count(&v);
+    uint32_t n = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__scl_count(&v);
     mcx__gunlock(d);
     if (d->transport == MCX_TRANSPORT_PMQ_)
       n = pmq_count(d, ch);
@@ -1859,7 +1862,7 @@ int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, voi
       continue;
     uint32_t key = mcx__wp_prepare_pi(&ch->recv_wp, &s->word, local_pid);
     mcx__glock(d);
-    n = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__spsc_count(&v);
+    n = type == MCAPI_PKT_CHAN ? mcx__pkt_count(&v) : mcx__scl_count(&v);
     mcx__gunlock(d);
     if (d->transport == MCX_TRANSPORT_PMQ_)
       n = pmq_count(d, ch);

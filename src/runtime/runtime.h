@@ -29,7 +29,7 @@
 #include "runtime/receipt_hook.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 7u
+#define MCX_PART_VERSION 8u /* 8: scalar slot words carry the width (spsc_ring.h) */
 
 /** Delivery receipts per domain (mcx_receipt_open). */
 #define MCX_RECEIPTS 32u

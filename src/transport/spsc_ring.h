@@ -181,21 +181,38 @@ static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t
  * Scalars take a leaner protocol on the same ring (a channel's ring carries
  * one type for its connection's life, and every path of that type uses the
  * same functions). A scalar is written in one go, so:
- *   - the producer publishes with a single store (ALLOCATED for its
- *     position, no RESERVED), and tells "full" by the consumer's count of
- *     items taken, which it reads only when its last copy of it says full;
+ *   - the producer publishes with a single store: the slot's word is
+ *     pos << 2 | the scalar's width code (log2 of its bytes, mcx__scl_wcode),
+ *     no RESERVED state and no meta; it tells "full" by the consumer's count
+ *     of items taken, which it reads only when its last copy of it says full;
+ *   - the consumer compares the word with what it expects at its position
+ *     for the width it asks for: one compare finds the item and checks its
+ *     width. A word of its position with another code is a width mismatch;
+ *     anything else (a word of an earlier lap) is an empty slot;
  *   - the consumer never writes a slot: it stores its position (`head`, on
  *     its own line) after each item.
- * So a slot's line only travels from producer to consumer, once per item
- * when the consumer keeps up, once per four when it lags; the consumer's
- * line travels only when the ring is full. Nothing is held back: a taken
- * slot is free for the producer at once (no batching that a blocked sender
- * would wait on). Slot words go from ALLOCATED(pos) to ALLOCATED(pos + cap);
- * the consumer compares with its own position, as before.
+ * The ring starts with every slot's word one lap behind (mcx__scl_init), so
+ * no code of any width matches a slot not yet written. A slot's line only
+ * travels from producer to consumer, once per item when the consumer keeps
+ * up, once per four when it lags; the consumer's line travels only when the
+ * ring is full. Nothing is held back: a taken slot is free for the producer
+ * at once (no batching that a blocked sender would wait on).
  */
 
-/** Producer (scalars): publishes @p value with one store, or FULL. */
-static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_t meta,
+/** The width code of a scalar of @p width bytes (1, 2, 4 or 8): 0 to 3. */
+static inline uint32_t mcx__scl_wcode(uint32_t width)
+{
+  return width == 8 ? 3u : width == 4 ? 2u : width == 2 ? 1u : 0u;
+}
+
+/** Resets a scalar ring (connect): every slot's word a lap behind. */
+void mcx__scl_init(const mcx__spsc_view_t *v);
+/** The scalars queued (the consumer's view, as mcx__spsc_count). */
+uint32_t mcx__scl_count(const mcx__spsc_view_t *v);
+
+/** Producer (scalars): publishes @p value of @p width bytes with one store,
+ * or FULL. */
+static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_t width,
                                               uint64_t value)
 {
   mcx__spsc_ring_t *r = v->ring;
@@ -209,30 +226,34 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
       return MCX_Q_FULL;
   }
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
-  mcx_store_relaxed(&s->meta, meta);
   s->value = value;
-  /* R1 — release: meta and value before the slot reads ALLOCATED; pairs with A2. */
-  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  /* R1 — release: the value before the slot reads its position and width;
+   * pairs with A2. */
+  mcx_store_release(&s->word, pos << 2 | mcx__scl_wcode(width));
   r->tail = pos + 1;
   return MCX_Q_OK;
 }
 
-/** Consumer (scalars): takes the oldest item; as mcx__spsc_get otherwise. */
-static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_t expect_meta,
-                                              uint32_t *meta, uint64_t *value)
+/** Consumer (scalars): takes the oldest item if it has @p expect_width bytes
+ * (0: any), its width in @p *width; MISMATCH (not consumed) when it has
+ * another, EMPTY when there is none. */
+static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_t expect_width,
+                                              uint32_t *width, uint64_t *value)
 {
   mcx__spsc_ring_t *r = v->ring;
   uint32_t pos = mcx_load_relaxed(&r->head); /* consumer-owned */
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   /* A2 — acquire: pairs with R1 in mcx__spsc_put1. */
-  if (mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED))
-    return MCX_Q_EMPTY;
-  uint32_t m = mcx_load_relaxed(&s->meta);
-  if (expect_meta && m != expect_meta) {
-    *meta = m;
-    return MCX_Q_MISMATCH;
+  uint32_t w = mcx_load_acquire(&s->word);
+  if (__builtin_expect(!expect_width || w != (pos << 2 | mcx__scl_wcode(expect_width)), 0)) {
+    if ((w ^ pos << 2) >> 2) /* not this position's: nothing published yet */
+      return MCX_Q_EMPTY;
+    *width = 1u << (w & 3);
+    if (expect_width)
+      return MCX_Q_MISMATCH;
+  } else {
+    *width = expect_width;
   }
-  *meta = m;
   *value = s->value;
   /* R2-T — release: our reads of the slot happen before the producer reuses
    * it; pairs with A1-T. On our own line: a plain store. */
