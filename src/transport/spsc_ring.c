@@ -11,7 +11,7 @@ void mcx__spsc_init(const mcx__spsc_view_t *v)
   }
   v->ring->tail = 0;
   mcx_store_relaxed(&v->ring->head, 0); /* published by the caller */
-  v->ring->head_seen = 0;
+  v->ring->limit = 0;
 }
 
 uint32_t mcx__spsc_count(const mcx__spsc_view_t *v)
@@ -38,7 +38,7 @@ void mcx__scl_init(const mcx__spsc_view_t *v)
   }
   v->ring->tail = 0;
   mcx_store_relaxed(&v->ring->head, 0); /* published by the caller */
-  v->ring->head_seen = 0;
+  v->ring->limit = 0;
 }
 
 uint32_t mcx__scl_count(const mcx__spsc_view_t *v)

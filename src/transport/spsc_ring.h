@@ -54,9 +54,12 @@ _Static_assert(sizeof(mcx__spsc_slot_t) == 16, "four slots per cache line");
 typedef struct mcx__spsc_ring {
   /* Producer line: written by the producer only, read by nobody else. */
   MCX_ALIGNED_LINE uint32_t tail;
-  uint32_t head_seen; /* scalars: the consumer's `head` when last read */
+  /* Scalars: the position the producer may not fill before it reads the
+   * consumer's `head` again (that `head`, as last read, + capacity; 0 at
+   * connect, so the first send reads it). */
+  uint32_t limit;
   /* Consumer line: written by the consumer only; `head` is read by a
-   * scalar producer when its `head_seen` says the ring is full. */
+   * scalar producer when it reaches its `limit`. */
   MCX_ALIGNED_LINE mcx_atomic_u32 head;
 } mcx__spsc_ring_t;
 
@@ -217,13 +220,14 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
 {
   mcx__spsc_ring_t *r = v->ring;
   uint32_t pos = r->tail; /* producer-owned */
-  if (__builtin_expect(pos - r->head_seen > v->mask, 0)) {
+  if (__builtin_expect(pos == r->limit, 0)) {
     /* A1-T — acquire: pairs with R2-T in mcx__spsc_get1: the consumer's
      * reads of the slots it has taken happen before our writes to them. A
      * count from shared memory that is ahead of us (corrupt) reads as full. */
-    r->head_seen = mcx_load_acquire(&r->head);
-    if (pos - r->head_seen > v->mask)
+    uint32_t h = mcx_load_acquire(&r->head);
+    if (pos - h > v->mask)
       return MCX_Q_FULL;
+    r->limit = h + v->mask + 1; /* > pos: one compare per send until then */
   }
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   s->value = value;
