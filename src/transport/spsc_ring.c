@@ -2,54 +2,37 @@
 /* Control-path operations of the SPSC channel ring (see spsc_ring.h). */
 #include "transport/spsc_ring.h"
 
-void mcx__spsc_init(const mcx__spsc_view_t *v)
-{
-  for (uint32_t i = 0; i <= v->mask; i++) {
-    mcx__spsc_slot_t *s = mcx__spsc_at(v, i);
-    mcx_store_relaxed(&s->word, mcx__spsc_word(i, MCX_SPSC_FREE)); /* published by the caller */
-    mcx_store_relaxed(&s->meta, 0); /* no skip mark (pkt_ring.h) */
-  }
-  v->ring->tail = 0;
-  mcx_store_relaxed(&v->ring->head, 0); /* published by the caller */
-  v->ring->limit = 0;
-}
-
-uint32_t mcx__spsc_count(const mcx__spsc_view_t *v)
-{
-  uint32_t h = mcx_load_relaxed(&v->ring->head), n = 0;
-  for (uint32_t i = 0; i <= v->mask; i++) {
-    /* Acquire, as A2: a counted item is one a get would find. */
-    if (mcx_load_acquire(&mcx__spsc_at(v, h + i)->word) !=
-        mcx__spsc_word(h + i, MCX_SPSC_ALLOCATED))
-      break;
-    n++;
-  }
-  return n;
-}
-
-void mcx__scl_init(const mcx__spsc_view_t *v)
+/* Empties the ring: every slot's word (@p scl: a lap behind, for the
+ * scalars' encoding; else FREE for its position), no meta (no skip mark,
+ * pkt_ring.h), both positions 0. Published by the caller. */
+static void ring_init(const mcx__spsc_view_t *v, int scl)
 {
   uint32_t cap = v->mask + 1;
   for (uint32_t i = 0; i <= v->mask; i++) {
     mcx__spsc_slot_t *s = mcx__spsc_at(v, i);
-    /* A lap behind: no position the consumer reaches reads it as its own. */
-    mcx_store_relaxed(&s->word, (i - cap) << 2); /* published by the caller */
+    mcx_store_relaxed(&s->word, scl ? (i - cap) << 2 : mcx__spsc_word(i, MCX_SPSC_FREE));
     mcx_store_relaxed(&s->meta, 0);
   }
   v->ring->tail = 0;
-  mcx_store_relaxed(&v->ring->head, 0); /* published by the caller */
+  mcx_store_relaxed(&v->ring->head, 0);
   v->ring->limit = 0;
 }
 
-uint32_t mcx__scl_count(const mcx__spsc_view_t *v)
+/* The items a get would find from the consumer's position on (@p scl: any
+ * scalar word of its position). */
+static uint32_t ring_count(const mcx__spsc_view_t *v, int scl)
 {
   uint32_t h = mcx_load_relaxed(&v->ring->head), n = 0;
-  for (uint32_t i = 0; i <= v->mask; i++) {
+  for (uint32_t i = 0; i <= v->mask; i++, n++) {
     /* Acquire, as A2: a counted item is one a get would find. */
     uint32_t w = mcx_load_acquire(&mcx__spsc_at(v, h + i)->word);
-    if ((w ^ (h + i) << 2) >> 2)
+    if (scl ? ((w ^ (h + i) << 2) >> 2) != 0 : w != mcx__spsc_word(h + i, MCX_SPSC_ALLOCATED))
       break;
-    n++;
   }
   return n;
 }
+
+void mcx__spsc_init(const mcx__spsc_view_t *v) { ring_init(v, 0); }
+uint32_t mcx__spsc_count(const mcx__spsc_view_t *v) { return ring_count(v, 0); }
+void mcx__scl_init(const mcx__spsc_view_t *v) { ring_init(v, 1); }
+uint32_t mcx__scl_count(const mcx__spsc_view_t *v) { return ring_count(v, 1); }
