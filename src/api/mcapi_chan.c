@@ -151,15 +151,28 @@ static __attribute__((noinline)) void pkt_send_full(mcapi_pktchan_send_hndl_t se
   SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
-/* The fast path's second try (a node on the fast path, checks passed):
- * out of line, so the straight path keeps no registers; then the full path. */
-static __attribute__((noinline)) void pkt_send_slow(mcapi_pktchan_send_hndl_t send_handle,
-                                                    const void *buffer, size_t size,
-                                                    mcapi_status_t *mcapi_status)
+/* The fast path's second try (a node on the fast path): out of line, so the
+ * straight path keeps no registers; then the full path. */
+static __attribute__((noinline)) void pkt_send_other(mcapi_pktchan_send_hndl_t send_handle,
+                                                     const void *buffer, size_t size,
+                                                     mcapi_status_t *mcapi_status)
 {
   if (mcx__pkt_send_other(mcx__self.fast, send_handle, buffer, size) == MCX_OK)
     return;
   pkt_send_full(send_handle, buffer, size, mcapi_status);
+}
+
+/* After the straight path missed: the second try, or, off the fast path (a
+ * lock-based mode, pmq, no node), the full path at once. Two tail calls, no
+ * frame: those modes pay a test, not a second try. */
+static __attribute__((noinline)) void pkt_send_slow(mcapi_pktchan_send_hndl_t send_handle,
+                                                    const void *buffer, size_t size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  if (mcx__self.fast)
+    pkt_send_other(send_handle, buffer, size, mcapi_status);
+  else
+    pkt_send_full(send_handle, buffer, size, mcapi_status);
 }
 
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
@@ -213,8 +226,8 @@ static __attribute__((noinline)) void pkt_recv_full(mcapi_pktchan_recv_hndl_t re
   SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
 }
 
-/* As pkt_send_slow. */
-static __attribute__((noinline)) void pkt_recv_slow(mcapi_pktchan_recv_hndl_t receive_handle,
+/* As pkt_send_other. */
+static __attribute__((noinline)) void pkt_recv_other(mcapi_pktchan_recv_hndl_t receive_handle,
                                                     void **buffer, size_t *received_size,
                                                     mcapi_status_t *mcapi_status)
 {
@@ -226,6 +239,17 @@ static __attribute__((noinline)) void pkt_recv_slow(mcapi_pktchan_recv_hndl_t re
     return;
   }
   pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
+}
+
+/* As pkt_send_slow. */
+static __attribute__((noinline)) void pkt_recv_slow(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                    void **buffer, size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  if (mcx__self.fast)
+    pkt_recv_other(receive_handle, buffer, received_size, mcapi_status);
+  else
+    pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
 }
 
 MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,

@@ -127,7 +127,13 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
     if (__builtin_expect(buffer_size > mcx__self.msg_lim, 0)) {
-      msg_send_big(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+      /* Off the fast path msg_lim is 0: every send comes here, and goes
+       * straight to the full send (no second try for the other modes). */
+      if (mcx__fast_domain())
+        msg_send_big(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+      else
+        msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority,
+                      mcapi_status);
       return;
     }
     mcx__epc_t *s, *t;
