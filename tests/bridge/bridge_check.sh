@@ -721,6 +721,12 @@ netns)
   sleep 1
   timeout 10 ip netns exec "$na" ip link set "v$na" up
   echo "link up"
+  # The cut below tests a live connection: bridge 1 must have dialled again
+  # first (its dial backs off while the link is down, and the receivers may
+  # still drain what was queued before the drop, so three quarters can come
+  # while it has no connection at all, and nothing to cut).
+  wait_state 1 2 up 20
+  wait_state 2 1 up 20
   # At three quarters, a cut with no reset at all (the link goes down and
   # nothing is dropped): only the keep-alive notices it. Bridge 1 must mark
   # its proxy and the domain 1 sender get MCAPI_ERR_TRANSMISSION within
