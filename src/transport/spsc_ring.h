@@ -4,8 +4,9 @@
  * @brief Single-producer single-consumer ring whose slots carry their own
  * state word: the data path of packet and scalar channels.
  *
- * Each 16-byte slot holds a 32-bit state word, a 32-bit meta (scalar width,
- * packet size) and a 64-bit value (scalar, buffer index). The state word is
+ * Each 16-byte slot holds a 32-bit state word, a 32-bit meta (packet size or
+ * skip mark) and a 64-bit value (scalar, buffer index). Scalars keep their
+ * width in the word instead (their own encoding, below). The state word is
  * `pos << 2 | state` for the position pos the slot serves in this lap, with
  * the queue-entry states of the NBB paper:
  *
@@ -25,8 +26,9 @@
  * wrap freely (cap is far below 2^30).
  *
  * Who writes what: the producer writes `tail` (its own line) and a slot's
- * word RESERVED / ALLOCATED, meta and value; the consumer writes `head` (its
- * own line) and the word RECEIVED / FREE. One producer thread and one
+ * word RESERVED / ALLOCATED, meta and value (a scalar producer also `limit`,
+ * on its line); the consumer writes `head` (its own line) and the word
+ * RECEIVED / FREE. One producer thread and one
  * consumer thread at a time; re-initialisation needs both quiet.
  *
  * The ring header and the slots live in the domain partition, addressed by
@@ -45,7 +47,7 @@ enum { MCX_SPSC_FREE = 0, MCX_SPSC_RESERVED = 1, MCX_SPSC_ALLOCATED = 2, MCX_SPS
 
 typedef struct mcx__spsc_slot {
   mcx_atomic_u32 word; /* pos << 2 | state: producer and consumer in turn */
-  mcx_atomic_u32 meta; /* written by the producer before R1 (packet rings: also a skip mark) */
+  mcx_atomic_u32 meta; /* written by the producer before R1 (packet rings: size or skip mark; scalars: unused) */
   uint64_t value;      /* written by the producer before R1 */
 } mcx__spsc_slot_t;
 
