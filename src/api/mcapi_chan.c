@@ -366,6 +366,16 @@ static __attribute__((noinline)) uint64_t scl_recv_full(uint32_t h, uint32_t wid
   return e ? 0 : v;
 }
 
+/* The fast path's send once the producer is at the limit it last read
+ * (once a ring's capacity of sends): out of line, so the fast path reaches
+ * it by a tail call and needs no frame. */
+static __attribute__((noinline)) void scl_send_refill(uint32_t h, uint32_t width, uint64_t v,
+                                                      mcapi_status_t *mcapi_status)
+{
+  if (mcx__scl_send_refill(h, width, v) != MCX_OK)
+    scl_send_full(h, width, v, mcapi_status);
+}
+
 /* One attempt on the channel cache (chan.c). Where the thread does not take
  * the fast path (no node, another mode or transport, a fork child's copy)
  * its cache is the empty table, where no handle hits (mcx__chc_none). */
@@ -376,8 +386,13 @@ static inline __attribute__((always_inline)) void scl_send(uint32_t h, uint32_t 
     /* Stored first: the fast path's notify is then its last step, and its
      * rare wake a tail call (no frame here). The full path stores its own. */
     *mcapi_status = MCAPI_SUCCESS;
-    if (__builtin_expect(mcx__scl_send_fast(h, width, v) == MCX_OK, 1))
+    int r = mcx__scl_send_fast(h, width, v);
+    if (__builtin_expect(r == MCX_OK, 1))
       return;
+    if (r == MCX_SCL_LIMIT) {
+      scl_send_refill(h, width, v, mcapi_status);
+      return;
+    }
   }
   scl_send_full(h, width, v, mcapi_status);
 }

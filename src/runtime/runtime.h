@@ -316,8 +316,12 @@ void mcx__self_set_chc(struct mcx__chc *base);
 size_t mcx__chc_size(void);
 void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
 /** Scalar send / receive in one attempt on the fast path (lock-free shm, a
- * node): MCX_OK, or MCX_EAGAIN when the full path must run. */
+ * node): MCX_OK, or MCX_EAGAIN when the full path must run. The send may
+ * also give MCX_SCL_LIMIT: the producer is at the limit it last read, and
+ * mcx__scl_send_refill (out of line) reads the consumer's count and sends. */
+#define MCX_SCL_LIMIT 1
 int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value);
+int mcx__scl_send_refill(uint32_t handle, uint32_t width, uint64_t value);
 /* The receive returns the wait point the caller notifies with the value
  * (mcx__notify_fast_v: its rare wake a tail call that returns it), or NULL. */
 mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,

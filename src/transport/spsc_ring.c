@@ -36,3 +36,17 @@ void mcx__spsc_init(const mcx__spsc_view_t *v) { ring_init(v, 0); }
 uint32_t mcx__spsc_count(const mcx__spsc_view_t *v) { return ring_count(v, 0); }
 void mcx__scl_init(const mcx__spsc_view_t *v) { ring_init(v, 1); }
 uint32_t mcx__scl_count(const mcx__spsc_view_t *v) { return ring_count(v, 1); }
+
+mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value)
+{
+  mcx__spsc_ring_t *r = v->ring;
+  uint32_t pos = r->tail; /* producer-owned */
+  /* A1-T — acquire: pairs with R2-T in mcx__spsc_get1: the consumer's reads
+   * of the slots it has taken happen before our writes to them. A count from
+   * shared memory that is ahead of us (corrupt) reads as full. */
+  uint32_t h = mcx_load_acquire(&r->head);
+  if (pos - h > v->mask)
+    return MCX_Q_FULL;
+  r->limit = h + v->mask + 1; /* > pos: one compare per send until then */
+  return mcx__spsc_put1(v, width, value);
+}

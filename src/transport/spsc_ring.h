@@ -216,21 +216,16 @@ void mcx__scl_init(const mcx__spsc_view_t *v);
 uint32_t mcx__scl_count(const mcx__spsc_view_t *v);
 
 /** Producer (scalars): publishes @p value of @p width bytes with one store,
- * or FULL. */
+ * or LIMIT when the producer has reached the position it may not fill
+ * before it reads the consumer's count again (mcx__spsc_put1_refill, out of
+ * line, so this step keeps to the producer's own line and needs no frame). */
 static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_t width,
                                               uint64_t value)
 {
   mcx__spsc_ring_t *r = v->ring;
   uint32_t pos = r->tail; /* producer-owned */
-  if (__builtin_expect(pos == r->limit, 0)) {
-    /* A1-T — acquire: pairs with R2-T in mcx__spsc_get1: the consumer's
-     * reads of the slots it has taken happen before our writes to them. A
-     * count from shared memory that is ahead of us (corrupt) reads as full. */
-    uint32_t h = mcx_load_acquire(&r->head);
-    if (pos - h > v->mask)
-      return MCX_Q_FULL;
-    r->limit = h + v->mask + 1; /* > pos: one compare per send until then */
-  }
+  if (__builtin_expect(pos == r->limit, 0))
+    return MCX_Q_LIMIT;
   mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   s->value = value;
   /* R1 — release: the value before the slot reads its position and width;
@@ -239,6 +234,10 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
   r->tail = pos + 1;
   return MCX_Q_OK;
 }
+
+/** Producer (scalars), after mcx__spsc_put1 gave LIMIT: reads the consumer's
+ * count, moves the limit and publishes, or FULL. */
+mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value);
 
 /** Consumer (scalars): takes the oldest item if it has @p expect_width bytes
  * (0: any), its width in @p *width; MISMATCH (not consumed) when it has
