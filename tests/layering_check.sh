@@ -26,8 +26,9 @@ layer_of() {
     # the partition mapping, the admin lock, self, liveness, waiting, notify
     src/runtime/domain.c) echo "4 domain" ;;
     # the objects of a domain; calls among them are allowed
-    src/runtime/endpoint.c | src/runtime/chan.c | src/runtime/msg.c | src/runtime/msg_pmq.c | \
-      src/runtime/msg_sem.c | src/runtime/request.c | src/runtime/state.c | src/runtime/receipt.c)
+    src/runtime/endpoint.c | src/runtime/endpoint_ctl.c | src/runtime/chan.c | src/runtime/msg.c | \
+      src/runtime/msg_pmq.c | src/runtime/msg_sem.c | src/runtime/request.c | src/runtime/state.c | \
+      src/runtime/receipt.c)
       echo "5 objects" ;;
     # crash recovery: the dead-node sweep over all of them
     src/runtime/recovery.c) echo "6 recovery" ;;
