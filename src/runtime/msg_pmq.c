@@ -5,7 +5,7 @@
  * senders, the wait points, and the loops that repeat single attempts of the
  * transport until the endpoint's TIMEOUT. The transport knows queues (slot,
  * creator pid, incarnation); this file names them from endpoints. msg.c and
- * endpoint.c branch here when the domain's transport is MCX_TRANSPORT_PMQ_.
+ * endpoint_ctl.c branch here when the domain's transport is MCX_TRANSPORT_PMQ_.
  */
 #include "ports/mcx_port.h"
 #include "runtime/runtime.h"

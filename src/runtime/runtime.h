@@ -699,14 +699,22 @@ int mcx__node_type(uint32_t domain_id, uint32_t node_id, uint32_t *type);
 /** Prints the caller's domain, nodes and endpoints (node.c). */
 void mcx__display_state(void);
 
-/* ---- endpoints (endpoint.c) */
+/* ---- endpoints (endpoint.c): the table, create, lookup, get and release */
 int mcx__ep_create(uint32_t port, uint32_t *handle);
 /** Looks up (node, port) once; 0 or MCX_ENOENT. */
 int mcx__ep_lookup(uint32_t node_id, uint32_t port, uint32_t *handle);
 int mcx__ep_get(uint32_t node_id, uint32_t port, uint32_t timeout_ms, uint32_t *handle);
+int mcx__ep_release(uint32_t handle);
+/** Resets the rings of endpoint @p idx to @p depth slots each, at ring epoch
+ * @p epoch, adding what they received to the endpoint's count (create and
+ * re-size; admin lock held). */
+void mcx__ep_init_rings(const mcx__domain_t *d, uint32_t idx, uint32_t depth, uint32_t epoch);
+
+/* ---- endpoints (endpoint_ctl.c): delete and attributes, above the
+ * messages and channels they ask (also mcx__ep_delete_locked,
+ * mcx__ep_reopen_locked and mcx__ep_set_reachable) */
 int mcx__ep_delete(uint32_t handle);
 int mcx__ep_delete_all_of_node(void);
-int mcx__ep_release(uint32_t handle);
 int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size);
 int mcx__ep_set_attr(uint32_t handle, uint32_t num, const void *in, size_t size);
 
