@@ -107,7 +107,7 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;
   /* As mcx__msg_recv_fast: our own endpoint, relaxed. */
-  if (mcx_load_relaxed(&ep->state) != c->own || mcx_load_relaxed(&ep->chan) != 0)
+  if (mcx_load_relaxed(&ep->state_chan) != c->own)
     return MCX_EAGAIN;
   /* A hint, see mcx__msg_enqueue_once. */
   uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
@@ -151,7 +151,7 @@ int mcx__epc_prio(uint32_t to, uint32_t prio)
   mcx__endpoint_t *dst = t->ep;
   /* A-E1 — acquire: pairs with R-E1: the bit goes to the entry's incarnation
    * (used_prios is cleared only by a create, which changes the word). */
-  if (mcx_load_acquire(&dst->state) != t->state)
+  if (mcx_load_acquire(&dst->state_chan) != t->state)
     return 0;
   uint32_t bit = 1u << prio;
   /* Relaxed: see mcx__msg_enqueue_once. */
@@ -184,8 +184,8 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   uint32_t idx = mcx__ep_idx(d, e);
   mcx__ring_view_t v = mcx__ring_of(d, idx, 0, depth); /* checks depth: shared memory is input */
   mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
-  c->state = st;
-  c->own = mcx__ep_is_mine(e) ? st : MCX_EPC_EMPTY;
+  c->state = mcx__ep_sc(st);
+  c->own = mcx__ep_is_mine(e) ? mcx__ep_sc(st) : MCX_EPC_EMPTY;
   mcx__self.msg_lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
   c->epoch = epoch;
   c->gen = (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT;

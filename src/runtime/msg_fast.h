@@ -63,14 +63,17 @@ typedef struct mcx__epc {
   struct {
   /* Read by every fast call. */
   uint32_t handle; /* the handle served; MCX_EPC_EMPTY: none */
-  uint32_t state;  /* the endpoint's state word when filled: gen << 8 | EP_ACTIVE */
-  /* The same when this node owns the endpoint, else MCX_EPC_EMPTY, which no
-   * state word has: a source's and a receiver's compare, the owner check
-   * folded in. */
-  uint32_t own;
   /* The priority of the ring below (MCX_EPC_NOPRIO: none; the ring is then
    * priority 0's, so that `used` 0 reads an empty ring of the endpoint). */
   uint32_t prio;
+  /* The endpoint's state_chan as it must read: its state word when filled
+   * (gen << 8 | EP_ACTIVE) and no channel (mcx__ep_sc), so one compare
+   * checks the incarnation and that it is a message endpoint. */
+  uint64_t state;
+  /* The same when this node owns the endpoint, else MCX_EPC_EMPTY, which no
+   * state_chan has: a source's and a receiver's compare, the owner check
+   * folded in. */
+  uint64_t own;
   mcx__endpoint_t *ep;
   mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
   uint32_t used;  /* 1 << prio, 0 for none: used_prios when that ring is the only one in use */
@@ -201,11 +204,10 @@ MCX_FAST int mcx__msg_send_checks(const mcx__epc_t *s, const mcx__epc_t *t, uint
     return 0;
   mcx__endpoint_t *src = s->ep, *dst = t->ep;
   /* A-E1 — acquire: pairs with R-E1 (create, re-open): the destination is
-   * the incarnation the entry was filled for. The source is ours (relaxed);
-   * `own` holds its state word only if it is ours. */
-  return __builtin_expect(mcx_load_acquire(&dst->state) == t->state, 1) &&
-         __builtin_expect(mcx_load_relaxed(&src->state) == s->own, 1) &&
-         __builtin_expect((mcx_load_relaxed(&src->chan) | mcx_load_relaxed(&dst->chan)) == 0, 1);
+   * the incarnation the entry was filled for, and no channel's. The source
+   * is ours (relaxed); `own` holds its state_chan only if it is ours. */
+  return __builtin_expect(mcx_load_acquire(&dst->state_chan) == t->state, 1) &&
+         __builtin_expect(mcx_load_relaxed(&src->state_chan) == s->own, 1);
 }
 
 /** The fast send of a payload larger than a slot's inline bytes, out of
@@ -308,10 +310,9 @@ MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
   if (__builtin_expect(c->handle != h, 0))
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;
-  /* Our own endpoint (`own`: the owner check): relaxed, its owner re-sizes
-   * it (and forgets this entry then). */
-  if (__builtin_expect(mcx_load_relaxed(&ep->state) != c->own, 0) ||
-      __builtin_expect(mcx_load_relaxed(&ep->chan) != 0, 0))
+  /* Our own endpoint (`own`: the owner check) and no channel's: relaxed,
+   * its owner re-sizes it (and forgets this entry then). */
+  if (__builtin_expect(mcx_load_relaxed(&ep->state_chan) != c->own, 0))
     return MCX_EAGAIN;
   /* A hint, see mcx__msg_enqueue_once: the entry's ring is the only one in
    * use (or none is, and the entry's ring is an empty one of the endpoint). */

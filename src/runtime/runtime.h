@@ -29,7 +29,7 @@
 #include "runtime/receipt_hook.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 8u /* 8: scalar slot words carry the width (spsc_ring.h) */
+#define MCX_PART_VERSION 9u /* 9: an endpoint's chan word follows its state word (state_chan) */
 
 /** Delivery receipts per domain (mcx_receipt_open). */
 #define MCX_RECEIPTS 32u
@@ -120,7 +120,15 @@ typedef struct mcx__node {
 typedef struct mcx__endpoint {
   /* Line 0 — identity and attributes: written by the owner under the admin
    * lock (create, delete, set_attribute), read by every sender. */
-  MCX_ALIGNED_LINE mcx_atomic_u32 state; /* gen << 8 | EP_* */
+  MCX_ALIGNED_LINE union {
+    struct {
+      mcx_atomic_u32 state; /* gen << 8 | EP_* */
+      mcx_atomic_u32 chan;  /* channel connection (chan.c); 0 = message endpoint */
+    };
+    /* Both words in one: the message fast paths compare them with one load
+     * against mcx__ep_sc() of the state they cached (msg_fast.h). */
+    mcx_atomic_u64 state_chan;
+  };
   mcx_atomic_u32 node_id;
   mcx_atomic_u32 port;
   mcx_atomic_u32 owner_slot;
@@ -130,7 +138,6 @@ typedef struct mcx__endpoint {
   mcx_atomic_u32 fail_on_mem_limit;
   mcx_atomic_u32 priority;
   mcx_atomic_u32 get_count;
-  mcx_atomic_u32 chan; /* channel connection (chan.c); 0 = message endpoint */
   mcx_atomic_u32 ref_index; /* its index among its node's endpoints (ep_slot) */
   mcx_atomic_u32 ref_closed; /* mca-2.0.3: type | side of its last channel, once closed */
   /* Line 1 — written by senders the first time they use a priority. */
@@ -151,6 +158,17 @@ typedef struct mcx__endpoint {
   mcx_atomic_u64 n_dropped; /* sends from it refused for want of space (MEM_LIMIT, TIMEOUT) */
   mcx_atomic_u32 hwm;       /* high-water mark before the rings' last reset (see the rings') */
 } mcx__endpoint_t;
+
+/** An endpoint's state_chan when its state word is @p st and it is connected
+ * to no channel (in either byte order). */
+static inline uint64_t mcx__ep_sc(uint32_t st)
+{
+  union {
+    uint64_t w;
+    uint32_t h[2];
+  } u = {.h = {st, 0}};
+  return u.w;
+}
 
 /** Adds @p n to an owner-written counter. Relaxed, no read-modify-write:
  * only the owner writes it; readers (mca domains) need no ordering. */

@@ -171,6 +171,55 @@ TEST(channel_closed_and_reconnected)
   fini();
 }
 
+/* Endpoints the cache holds as message endpoints are then connected to
+ * channels: the next message calls are refused (their entries' state_chan
+ * compare fails, the full path reports CHAN_CONNECTED), nothing is queued,
+ * and the channels carry their own traffic unharmed. */
+TEST(endpoint_connected_after_messages)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  mcapi_endpoint_t c = mcapi_endpoint_create(3, &st);
+  mcapi_endpoint_t d = mcapi_endpoint_create(4, &st);
+  mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  roundtrip(a, b, 1); /* a (source), b (destination and receiver) cached */
+  roundtrip(a, e, 2);
+  /* b becomes a packet channel's receive end. */
+  uint32_t ps, pr;
+  mcx_test_open_chan(c, b, 1, &ps, &pr);
+  unsigned v = 3, got = 0;
+  size_t n;
+  mcapi_msg_send(a, b, &v, sizeof v, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CONNECTED);
+  mcapi_msg_recv(b, &got, sizeof got, &n, &st);
+  CHECK(st != MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_pktchan_available(pr, &st), 0);
+  /* a becomes a scalar channel's send end. */
+  uint32_t ss, sr;
+  mcx_test_open_chan(a, d, 0, &ss, &sr);
+  mcapi_msg_send(a, e, &v, sizeof v, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_CONNECTED);
+  CHECK_EQ_U(mcapi_msg_available(e, &st), 0);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  /* The channels work. */
+  mcapi_pktchan_send(ps, "pk", 3, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  void *p = NULL;
+  mcapi_pktchan_recv(pr, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 3 && p && memcmp(p, "pk", 3) == 0);
+  mcapi_pktchan_release(p, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_sclchan_send_uint64(ss, 42, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), 42);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  fini();
+}
+
 /* Three other nodes own MAX_EP endpoints each; this node sends to all of them
  * (more handles than the cache has entries, so entries are evicted and
  * refilled), then they receive and check. */
@@ -438,6 +487,7 @@ int main(void)
     RUN(endpoint_resized);
     RUN(endpoint_resized_by_its_receiver_thread);
     RUN(channel_closed_and_reconnected);
+    RUN(endpoint_connected_after_messages);
     RUN(more_endpoints_than_cache_entries);
     RUN(no_node_takes_no_fast_path);
   }
