@@ -124,6 +124,36 @@ int mcx__ep_delete_all_of_node(void)
       return MCX_EMSGSIZE;           \
   } while (0)
 
+/* NUM_RECV_BUFFERS: the endpoint's depth; in the mca-2.0.3 profile, as the
+ * reference reports it, its free receive buffers: its queue has
+ * MCAPI_MAX_QUEUE_ELEMENTS + 1 of them, less what is queued. */
+static mcapi_uint_t recv_buffers(uint32_t handle, mcx__endpoint_t *e)
+{
+  if (!mcx__ref())
+    return mcx_load_relaxed(&e->depth);
+  uint32_t queued = 0;
+  if (mcx_load_relaxed(&e->chan) == 0 && mcx__msg_available(handle, &queued) != MCX_OK)
+    queued = 0;
+  return MCAPI_MAX_QUEUE_ELEMENTS + 1 > queued ? MCAPI_MAX_QUEUE_ELEMENTS + 1 - queued : 0;
+}
+
+/* Whether a send from @p e fails when the destination is full (rather than
+ * blocks): its owner's setting, as it set it. */
+static int fails_on_limit(mcx__domain_t *d, mcx__endpoint_t *e)
+{
+  return (mcx__ep_is_mine(e) ? mcx__ep_fail(d, e) : mcx_load_relaxed(&e->fail_on_mem_limit)) != 0;
+}
+
+/* Gives the attribute's value @p expr as a @p type, when the caller's
+ * buffer has that type's size. */
+#define ATTR_OUT(type, expr)                                                                       \
+  do {                                                                                             \
+    ATTR_SIZE(type);                                                                               \
+    type v_ = (expr);                                                                              \
+    memcpy(out, &v_, sizeof v_);                                                                   \
+    return MCX_OK;                                                                                 \
+  } while (0)
+
 int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
 {
   mcx__domain_t *d = mcx__self.dom;
@@ -132,71 +162,27 @@ int mcx__ep_get_attr(uint32_t handle, uint32_t num, void *out, size_t size)
   if (r)
     return r;
   switch (num) {
-  case MCAPI_ENDP_ATTR_TYPE: {
-    ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = mcx_load_relaxed(&e->chan) & 0xff;
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_GET_COUNT: {
-    ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = mcx_load_relaxed(&e->get_count);
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE: {
-    ATTR_SIZE(size_t);
-    size_t v = d->g.max_msg;
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_NUM_PRIORITIES: {
-    ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = d->g.nprio;
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_PRIORITY: {
-    ATTR_SIZE(mcapi_priority_t);
-    mcapi_priority_t v = mcx_load_relaxed(&e->priority);
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS: {
-    ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = mcx_load_relaxed(&e->depth);
-    if (mcx__ref()) {
-      /* The reference reports free receive buffers: its queue has
-       * MCAPI_MAX_QUEUE_ELEMENTS + 1 of them, less what is queued. */
-      uint32_t queued = 0;
-      if (mcx_load_relaxed(&e->chan) == 0 && mcx__msg_available(handle, &queued) != MCX_OK)
-        queued = 0;
-      v = MCAPI_MAX_QUEUE_ELEMENTS + 1 > queued ? MCAPI_MAX_QUEUE_ELEMENTS + 1 - queued : 0;
-    }
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_STATUS: {
-    ATTR_SIZE(mcapi_uint_t);
-    mcapi_uint_t v = MCAPI_ENDP_STATUS_CREATED | mcx__chan_ep_status(d, mcx_load_relaxed(&e->chan));
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
-  case MCAPI_ENDP_ATTR_TIMEOUT: {
-    ATTR_SIZE(mcapi_timeout_t);
-    mcapi_timeout_t v = mcx__ep_is_mine(e) ? mcx__ep_timeout(d, e) : mcx_load_relaxed(&e->timeout_ms);
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
+  case MCAPI_ENDP_ATTR_TYPE:
+    ATTR_OUT(mcapi_uint_t, mcx_load_relaxed(&e->chan) & 0xff);
+  case MCAPI_ENDP_ATTR_GET_COUNT:
+    ATTR_OUT(mcapi_uint_t, mcx_load_relaxed(&e->get_count));
+  case MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE:
+    ATTR_OUT(size_t, d->g.max_msg);
+  case MCAPI_ENDP_ATTR_NUM_PRIORITIES:
+    ATTR_OUT(mcapi_uint_t, d->g.nprio);
+  case MCAPI_ENDP_ATTR_PRIORITY:
+    ATTR_OUT(mcapi_priority_t, mcx_load_relaxed(&e->priority));
+  case MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS:
+    ATTR_OUT(mcapi_uint_t, recv_buffers(handle, e));
+  case MCAPI_ENDP_ATTR_STATUS:
+    ATTR_OUT(mcapi_uint_t,
+             MCAPI_ENDP_STATUS_CREATED | mcx__chan_ep_status(d, mcx_load_relaxed(&e->chan)));
+  case MCAPI_ENDP_ATTR_TIMEOUT:
+    ATTR_OUT(mcapi_timeout_t,
+             mcx__ep_is_mine(e) ? mcx__ep_timeout(d, e) : mcx_load_relaxed(&e->timeout_ms));
   case MCAPI_ENDP_ATTR_BLOCK_ON_MEM_LIMIT:
-  case MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT: {
-    ATTR_SIZE(mcapi_boolean_t);
-    mcapi_boolean_t fail =
-        (mcx__ep_is_mine(e) ? mcx__ep_fail(d, e) : mcx_load_relaxed(&e->fail_on_mem_limit)) != 0;
-    mcapi_boolean_t v = num == MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT ? fail : !fail;
-    memcpy(out, &v, sizeof v);
-    return MCX_OK;
-  }
+  case MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT:
+    ATTR_OUT(mcapi_boolean_t, (num == MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT) == fails_on_limit(d, e));
   case MCAPI_ENDP_ATTR_GET_SOURCE:
   case MCAPI_ENDP_ATTR_BUFFER_TYPE:
   case MCAPI_ENDP_ATTR_MEMORY_TYPE:

@@ -42,6 +42,16 @@ static void fini(void)
   CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 
+/* Endpoints on ports 1..n, checked. */
+static void create_eps(mcapi_endpoint_t *ep, unsigned n)
+{
+  mcapi_status_t st;
+  for (unsigned i = 0; i < n; i++) {
+    ep[i] = mcapi_endpoint_create(i + 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+}
+
 /* One message a -> b, checked. */
 static void roundtrip(mcapi_endpoint_t a, mcapi_endpoint_t b, unsigned v)
 {
@@ -179,12 +189,9 @@ TEST(endpoint_connected_after_messages)
 {
   init();
   mcapi_status_t st;
-  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
-  mcapi_endpoint_t c = mcapi_endpoint_create(3, &st);
-  mcapi_endpoint_t d = mcapi_endpoint_create(4, &st);
-  mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_endpoint_t ep[5];
+  create_eps(ep, 5);
+  mcapi_endpoint_t a = ep[0], b = ep[1], c = ep[2], d = ep[3], e = ep[4];
   roundtrip(a, b, 1); /* a (source), b (destination and receiver) cached */
   roundtrip(a, e, 2);
   /* b becomes a packet channel's receive end. */
@@ -410,12 +417,9 @@ TEST(no_node_takes_no_fast_path)
   }
   init();
   mcapi_status_t st;
-  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
-  mcapi_endpoint_t c = mcapi_endpoint_create(3, &st);
-  mcapi_endpoint_t d = mcapi_endpoint_create(4, &st);
-  mcapi_endpoint_t e = mcapi_endpoint_create(5, &st);
-  mcapi_endpoint_t f = mcapi_endpoint_create(6, &st);
+  mcapi_endpoint_t ep[6];
+  create_eps(ep, 6);
+  mcapi_endpoint_t a = ep[0], b = ep[1], c = ep[2], d = ep[3], e = ep[4], f = ep[5];
   uint32_t ss, sr, ps, pr;
   mcx_test_open_chan(c, d, 0, &ss, &sr);
   mcx_test_open_chan(e, f, 1, &ps, &pr);
