@@ -191,13 +191,12 @@ static inline __attribute__((always_inline)) void mcx__copy_small(void *dst, con
   unsigned char *d = dst;
   const unsigned char *s = src;
   if (n >= 16) {
-    if (n > 32) {
-      memcpy(d, s, 32);
-      memcpy(d + n - 16, s + n - 16, 16);
-    } else {
-      memcpy(d, s, 16);
-      memcpy(d + n - 16, s + n - 16, 16);
-    }
+    /* The first 16 bytes, the next 16 when there are more than 32, and the
+     * last 16 (n <= 48: together they cover every byte). */
+    memcpy(d, s, 16);
+    if (n > 32)
+      memcpy(d + 16, s + 16, 16);
+    memcpy(d + n - 16, s + n - 16, 16);
   } else if (n >= 8) {
     memcpy(d, s, 8);
     memcpy(d + n - 8, s + n - 8, 8);

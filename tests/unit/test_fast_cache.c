@@ -227,6 +227,46 @@ TEST(endpoint_connected_after_messages)
   fini();
 }
 
+/* Every size a slot holds inline (0..48 bytes), as a message and as a
+ * packet: the bytes arrive exactly, and a receive writes nothing past the
+ * size (the inline copies move fixed-size pieces that may overlap). */
+TEST(every_inline_size_exact)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t ep[4];
+  create_eps(ep, 4);
+  uint32_t ps, pr;
+  mcx_test_open_chan(ep[2], ep[3], 1, &ps, &pr);
+  for (unsigned n = 0; n <= 48; n++) {
+    unsigned char src[64], dst[64];
+    for (unsigned i = 0; i < sizeof src; i++)
+      src[i] = (unsigned char)(n * 31 + i * 7 + 1);
+    memset(dst, 0xee, sizeof dst);
+    size_t got = 999;
+    mcapi_msg_send(ep[0], ep[1], src, n, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_msg_recv(ep[1], dst, sizeof dst, &got, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(got, n);
+    CHECK(memcmp(dst, src, n) == 0);
+    unsigned past = 0;
+    for (unsigned i = n; i < sizeof dst; i++)
+      past += dst[i] != 0xee;
+    CHECK_EQ_U(past, 0);
+    mcapi_pktchan_send(ps, src, n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    void *p = NULL;
+    mcapi_pktchan_recv(pr, &p, &got, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(got, n);
+    CHECK(p && memcmp(p, src, n) == 0);
+    mcapi_pktchan_release(p, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  fini();
+}
+
 /* Three other nodes own MAX_EP endpoints each; this node sends to all of them
  * (more handles than the cache has entries, so entries are evicted and
  * refilled), then they receive and check. */
@@ -492,6 +532,7 @@ int main(void)
     RUN(endpoint_resized_by_its_receiver_thread);
     RUN(channel_closed_and_reconnected);
     RUN(endpoint_connected_after_messages);
+    RUN(every_inline_size_exact);
     RUN(more_endpoints_than_cache_entries);
     RUN(no_node_takes_no_fast_path);
   }
