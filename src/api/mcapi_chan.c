@@ -178,13 +178,17 @@ static __attribute__((noinline)) void pkt_send_slow(mcapi_pktchan_send_hndl_t se
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                 size_t size, mcapi_status_t *mcapi_status)
 {
-  if (__builtin_expect(mcapi_status && (buffer || !size), 1)) { /* as in scl_send */
+  if (__builtin_expect(mcapi_status != NULL, 1)) { /* as in scl_send */
     *mcapi_status = MCAPI_SUCCESS;
+    /* Tested apart from the status (as in mcapi_msg_send). */
+    if (__builtin_expect(!buffer && size, 0))
+      goto full;
     if (__builtin_expect(mcx__pkt_send_fast(send_handle, buffer, size) == MCX_OK, 1))
       return;
     pkt_send_slow(send_handle, buffer, size, mcapi_status);
     return;
   }
+full:
   pkt_send_full(send_handle, buffer, size, mcapi_status);
 }
 
@@ -256,13 +260,17 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
                                 size_t *received_size, mcapi_status_t *mcapi_status)
 {
   /* Receive requests queued by this thread come first (the full path). */
-  if (__builtin_expect(mcapi_status && buffer && received_size && !mcx__recv_queued, 1)) {
+  if (__builtin_expect(mcapi_status != NULL, 1)) {
     *mcapi_status = MCAPI_SUCCESS; /* as in scl_send */
+    /* Tested apart from the status (as in mcapi_msg_send). */
+    if (__builtin_expect(!buffer || !received_size || mcx__recv_queued, 0))
+      goto full;
     if (__builtin_expect(mcx__pkt_recv_fast(receive_handle, buffer, received_size) == MCX_OK, 1))
       return;
     pkt_recv_slow(receive_handle, buffer, received_size, mcapi_status);
     return;
   }
+full:
   pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
 }
 

@@ -122,10 +122,14 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
   /* A NULL buffer (legal only for an empty message) takes the full path.
    * Where the thread does not take the fast path, its cache is the empty
    * table, where no handle hits (mcx__epc_none), and msg_lim is 0. */
-  if (__builtin_expect(mcapi_status && buffer && priority <= MCAPI_MAX_PRIORITY, 1)) {
+  if (__builtin_expect(mcapi_status != NULL, 1)) {
     /* Stored first: the fast path's notify is then its last step, and its
-     * rare wake a tail call (no frame here). The full path stores its own. */
+     * rare wake a tail call (no frame here). The full path stores its own.
+     * The store also keeps this test apart from the next ones (tested
+     * together, their flags took registers the send needs). */
     *mcapi_status = MCAPI_SUCCESS;
+    if (__builtin_expect(!buffer || priority > MCAPI_MAX_PRIORITY, 0))
+      goto full;
     if (__builtin_expect(buffer_size > mcx__self.msg_lim, 0)) {
       /* Off the fast path msg_lim is 0: every send comes here, and goes
        * straight to the full send (no second try for the other modes). */
@@ -148,6 +152,7 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
       return;
     }
   }
+full:
   msg_send_full(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
 
@@ -226,10 +231,12 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
                             size_t *received_size, mcapi_status_t *mcapi_status)
 {
   /* As in mcapi_msg_send: no test of the mode here. */
-  if (__builtin_expect(mcapi_status && buffer && received_size, 1)) {
-    /* Stored first, as in mcapi_msg_send; a truncation or the full path
-     * store their own. */
+  if (__builtin_expect(mcapi_status != NULL, 1)) {
+    /* Stored first, as in mcapi_msg_send (and apart from the next test, as
+     * there); a truncation or the full path store their own. */
     *mcapi_status = MCAPI_SUCCESS;
+    if (__builtin_expect(!buffer || !received_size, 0))
+      goto full;
     mcx__epc_t *c;
     int r = mcx__msg_recv_fast(receive_endpoint, &c);
     if (__builtin_expect(r == MCX_OK, 1)) {
@@ -243,6 +250,7 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
       return;
     }
   }
+full:
   msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
 }
 
