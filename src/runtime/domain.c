@@ -36,6 +36,7 @@ struct mcx__chc *const mcx__chc_none = (struct mcx__chc *)(uintptr_t)chc_none;
 #define CHC_NONE(t) ((struct mcx__chc *)(uintptr_t)(chc_none + (t) * MCX_CHC_WAYS))
 #define SELF_INIT                                                                                  \
   {.epc = (struct mcx__epc *)(uintptr_t)epc_none,                                                  \
+   .epc_rx = (struct mcx__epc *)(uintptr_t)epc_none,                                               \
    .chc = {CHC_NONE(0), CHC_NONE(1), CHC_NONE(2), CHC_NONE(3)}}
 MCX_TLS mcx__self_t mcx__self = SELF_INIT;
 mcx_atomic_u32 mcx__debug_level;
@@ -649,10 +650,22 @@ void mcx__self_set_chc(struct mcx__chc *base)
     mcx__self.chc[t] = base + t * MCX_CHC_WAYS;
 }
 
+void mcx__self_set_epc(struct mcx__epc *epc)
+{
+  mcx__self.epc = epc;
+  mcx__self.epc_rx = mcx__self.recv_queued ? mcx__epc_none : epc;
+}
+
+void mcx__self_recv_queued(uint32_t n)
+{
+  mcx__self.recv_queued = n;
+  mcx__self.epc_rx = n ? mcx__epc_none : mcx__self.epc;
+}
+
 void mcx__self_no_fast(void)
 {
   mcx__self.fast = NULL;
-  mcx__self.epc = mcx__epc_none;
+  mcx__self_set_epc(mcx__epc_none);
   mcx__self_set_chc(mcx__chc_none);
   mcx__self.msg_lim = 0;
 }

@@ -304,9 +304,9 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size);
  * use (the middle tier: mcx__msg_recv_scan); MCX_EAGAIN (full path). */
 MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
 {
-  if (__builtin_expect(mcx__recv_queued != 0, 0)) /* receive requests come first */
-    return MCX_EAGAIN;
-  mcx__epc_t *c = mcx__epc_at(h);
+  /* The empty table while receive requests are queued (they come first:
+   * the full path), else the endpoint cache (mcx__self_t.epc_rx). */
+  mcx__epc_t *c = &mcx__self.epc_rx[h & (MCX_EPC_N - 1)];
   if (__builtin_expect(c->handle != h, 0))
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;

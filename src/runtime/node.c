@@ -312,7 +312,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
         mcx__epc_clear(&epc[i]);
       }
       mcx__chc_init(d, chc);
-      mcx__self.epc = epc;
+      mcx__self_set_epc(epc);
       mcx__self_set_chc(chc);
       mcx__self.fast = d;
     } else {

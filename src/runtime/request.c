@@ -163,7 +163,7 @@ static void recv_q_pop(recv_q_t *q)
     q->tail = 0;
   r->next = 0;
   r->queued = 0;
-  mcx__recv_queued--;
+  mcx__self_recv_queued(mcx__recv_queued - 1);
 }
 
 /* Takes request @p idx out of its queue (cancel, finalize). */
@@ -185,7 +185,7 @@ static void recv_q_remove(uint32_t idx)
       q->tail = prev;
     r->next = 0;
     r->queued = 0;
-    mcx__recv_queued--;
+    mcx__self_recv_queued(mcx__recv_queued - 1);
     return;
   }
 }
@@ -322,7 +322,7 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
         q->head = idx + 1;
       q->tail = idx + 1;
       r->queued = 1;
-      mcx__recv_queued++;
+      mcx__self_recv_queued(mcx__recv_queued + 1);
     }
   }
   /* The first attempt, as a test would make it (the request is BUSY). */
@@ -571,7 +571,7 @@ int mcx__req_cancel(uint32_t handle)
 void mcx__req_forget_all(void)
 {
   memset(recv_qs, 0, sizeof recv_qs);
-  mcx__recv_queued = 0;
+  mcx__self_recv_queued(0);
   /* A fork child runs this on its only thread before it makes any request. */
   for (uint32_t w = 0; w < NWORDS; w++)
     mcx_store_relaxed(&bitmap[w], 0);
@@ -591,6 +591,6 @@ void mcx__req_release_node(uint32_t key)
   }
   if (key == mcx__self.key) { /* the finalizing thread's queues */
     memset(recv_qs, 0, sizeof recv_qs);
-    mcx__recv_queued = 0;
+    mcx__self_recv_queued(0);
   }
 }

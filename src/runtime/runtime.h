@@ -272,6 +272,11 @@ typedef struct mcx__self {
   mcx__domain_t *fast;
   uint32_t forked; /* set in a fork child by the same hook: not a node there */
   struct mcx__epc *epc;
+  /* The table the message receive's fast path looks in: `epc`, or the empty
+   * one while this thread has receive requests queued (recv_queued), which
+   * a blocking receive must let go first (the full path): no test of the
+   * count on the fast path. mcx__self_recv_queued keeps the two together. */
+  struct mcx__epc *epc_rx;
   /* The same for channel handles (chan.c): four tables, a kind and an end
    * each (chc_entry), one pointer each so an entry costs no table offset;
    * chc[0] is where they start (the allocation). mcx__self_set_chc sets them. */
@@ -281,7 +286,7 @@ typedef struct mcx__self {
    * min(MCX_SLOT_INLINE, the domain's max_msg), set by every fill of the
    * endpoint cache (0 before the first: every send takes the other paths). */
   size_t msg_lim;
-  uint32_t recv_queued; /* mcx__recv_queued */
+  uint32_t recv_queued; /* mcx__recv_queued; written by mcx__self_recv_queued */
 } mcx__self_t;
 
 /* An empty entry of those caches: no handle has this value, and a forged one
@@ -326,6 +331,12 @@ extern struct mcx__chc *const mcx__chc_none;
  * caches the empty tables above (the node's own stay allocated: a fork
  * child, which calls this, must not free). */
 void mcx__self_no_fast(void);
+/** Sets the calling thread's count of queued receive requests to @p n, and
+ * the receive fast path's table with it (mcx__self_t.epc_rx). */
+void mcx__self_recv_queued(uint32_t n);
+/** Points the calling thread's endpoint cache at @p epc (its own, or
+ * mcx__epc_none), the receive fast path's table with it. */
+void mcx__self_set_epc(struct mcx__epc *epc);
 /** Points the calling thread's channel-cache tables into @p base (4 x
  * MCX_CHC_WAYS entries: the node's own, or mcx__chc_none). */
 void mcx__self_set_chc(struct mcx__chc *base);

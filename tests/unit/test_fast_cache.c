@@ -227,6 +227,38 @@ TEST(endpoint_connected_after_messages)
   fini();
 }
 
+/* A receive request posted before a blocking receive on an endpoint the
+ * cache holds takes the first message: the blocking receive gets the next
+ * (its fast path looks in the empty table while requests are queued). */
+TEST(queued_request_before_cached_receive)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t ep[2];
+  create_eps(ep, 2);
+  roundtrip(ep[0], ep[1], 1); /* both cached */
+  roundtrip(ep[0], ep[1], 2);
+  for (unsigned round = 0; round < 3; round++) {
+    unsigned first = 10 + round * 2, second = first + 1, by_req = 0, by_recv = 0;
+    mcapi_request_t r;
+    size_t n;
+    mcapi_msg_recv_i(ep[1], &by_req, sizeof by_req, &r, &st);
+    CHECK(st == MCAPI_PENDING || st == MCAPI_SUCCESS);
+    mcapi_msg_send(ep[0], ep[1], &first, sizeof first, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_msg_send(ep[0], ep[1], &second, sizeof second, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_msg_recv(ep[1], &by_recv, sizeof by_recv, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(by_recv, second);
+    CHECK(mcapi_wait(&r, &n, 1000, &st));
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_EQ_U(by_req, first);
+  }
+  roundtrip(ep[0], ep[1], 3); /* and the cache serves it again */
+  fini();
+}
+
 /* Every size a slot holds inline (0..48 bytes), as a message and as a
  * packet: the bytes arrive exactly, and a receive writes nothing past the
  * size (the inline copies move fixed-size pieces that may overlap). */
@@ -533,6 +565,7 @@ int main(void)
     RUN(channel_closed_and_reconnected);
     RUN(endpoint_connected_after_messages);
     RUN(every_inline_size_exact);
+    RUN(queued_request_before_cached_receive);
     RUN(more_endpoints_than_cache_entries);
     RUN(no_node_takes_no_fast_path);
   }
