@@ -1056,34 +1056,30 @@ static void chc_refill(uint32_t handle, uint32_t type, uint32_t dir)
     (void)chc_fill(d, handle, type, dir);
 }
 
-/* A scalar send: the step on the producer's own line, then, at the limit
- * it last read, the step that reads the consumer's count. */
-static inline __attribute__((always_inline)) mcx__q_outcome_t scl_put(const mcx__spsc_view_t *v,
-                                                                     uint32_t width, uint64_t value)
-{
-  mcx__q_outcome_t o = mcx__spsc_put1(v, width, value);
-  return __builtin_expect(o == MCX_Q_LIMIT, 0) ? mcx__spsc_put1_refill(v, width, value) : o;
-}
-
-int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value)
+/* The scalar send on the channel cache: the step on the producer's own
+ * line, or (@p refill, a constant in each caller) the one that first reads
+ * the consumer's count. */
+CHAN_FAST int scl_send_cached(uint32_t handle, uint32_t width, uint64_t value, int refill)
 {
   struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
   if (__builtin_expect(!c, 0))
     return MCX_EAGAIN;
-  mcx__q_outcome_t o = mcx__spsc_put1(&c->v, width, value);
+  mcx__q_outcome_t o = refill ? mcx__spsc_put1_refill(&c->v, width, value)
+                              : mcx__spsc_put1(&c->v, width, value);
   if (__builtin_expect(o != MCX_Q_OK, 0))
     return o == MCX_Q_LIMIT ? MCX_SCL_LIMIT : MCX_EAGAIN;
   mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }
 
+int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value)
+{
+  return scl_send_cached(handle, width, value, 0);
+}
+
 int mcx__scl_send_refill(uint32_t handle, uint32_t width, uint64_t value)
 {
-  struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
-  if (!c || mcx__spsc_put1_refill(&c->v, width, value) != MCX_Q_OK)
-    return MCX_EAGAIN;
-  mcx__notify_fast(&c->ch->recv_wp);
-  return MCX_OK;
+  return scl_send_cached(handle, width, value, 1);
 }
 
 mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
@@ -1284,7 +1280,7 @@ CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct
   if (pkt)
     r = pkt_put(d, ch, &v, a);
   else
-    r = scl_put(&v, a->width, a->value) == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
+    r = mcx__spsc_put1_any(&v, a->width, a->value) == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
   mcx__gunlock(d);
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);

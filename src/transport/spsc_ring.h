@@ -239,6 +239,15 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
  * count, moves the limit and publishes, or FULL. */
 mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value);
 
+/** Producer (scalars): both steps, OK or FULL (callers that need no split,
+ * such as the full path). */
+static inline mcx__q_outcome_t mcx__spsc_put1_any(const mcx__spsc_view_t *v, uint32_t width,
+                                                  uint64_t value)
+{
+  mcx__q_outcome_t o = mcx__spsc_put1(v, width, value);
+  return __builtin_expect(o == MCX_Q_LIMIT, 0) ? mcx__spsc_put1_refill(v, width, value) : o;
+}
+
 /** Consumer (scalars): takes the oldest item if it has @p expect_width bytes
  * (0: any), its width in @p *width; MISMATCH (not consumed) when it has
  * another, EMPTY when there is none. */
