@@ -82,6 +82,64 @@ typedef _Atomic uint64_t mcx_atomic_u64;
 #define mcx_fence_acquire() atomic_thread_fence(memory_order_acquire)
 #define mcx_fence_release() atomic_thread_fence(memory_order_release)
 
+/**
+ * Adds @p n to a counter only the calling thread writes (readers load it
+ * relaxed and need no ordering): a relaxed load and a relaxed store, which
+ * x86-64 does as one `add` to memory, not locked. Its store is one aligned
+ * 8-byte write, so a reader sees the old or the new count, as with the two
+ * C11 accesses; the compiler forms that instruction only for plain objects,
+ * hence the asm. ThreadSanitizer builds keep the C11 accesses so it sees
+ * the write.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define MCX_TSAN_ 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MCX_TSAN_ 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MCX_TSAN_)
+#define mcx_owner_add_u64(p, n)                                                          \
+  __asm__ __volatile__("addq %1, %0" : "+m"(*(p)) : "er"((uint64_t)(n)))
+#else
+#define mcx_owner_add_u64(p, n)                                                          \
+  mcx_store_relaxed((p), mcx_load_relaxed(p) + (uint64_t)(n))
+#endif
+
+/**
+ * Whether a 32-bit word loaded relaxed is not zero, for a test whose value
+ * is not used further: one `cmp` with memory on x86-64, where GCC does not
+ * fold an atomic load into the compare (a relaxed load is a plain load
+ * there). Volatile, so it is read every time, as an atomic load is.
+ */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(MCX_TSAN_)
+static inline bool mcx_nonzero_relaxed_u32(const mcx_atomic_u32 *p)
+{
+  bool r;
+  __asm__ __volatile__("cmpl $0, %1" : "=@ccne"(r) : "m"(*p));
+  return r;
+}
+#else
+#define mcx_nonzero_relaxed_u32(p) (mcx_load_relaxed(p) != 0)
+#endif
+
+/**
+ * Whether a 64-bit word loaded with acquire equals @p v, for a test whose
+ * loaded value is not used further: one `cmp` with memory on x86-64 (an
+ * acquire load is a plain load there; the "memory" clobber keeps the
+ * compiler from moving later accesses above it, as the acquire does).
+ */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(MCX_TSAN_)
+static inline bool mcx_eq_acquire_u64(const mcx_atomic_u64 *p, uint64_t v)
+{
+  bool r;
+  __asm__ __volatile__("cmpq %2, %1" : "=@cce"(r) : "m"(*p), "r"(v) : "memory");
+  return r;
+}
+#else
+#define mcx_eq_acquire_u64(p, v) (mcx_load_acquire(p) == (v))
+#endif
+
 /** Cache-line alignment for fields written by different threads. */
 #define MCX_CACHELINE 64
 #define MCX_ALIGNED_LINE _Alignas(MCX_CACHELINE)

@@ -631,14 +631,15 @@ int mcx__node_alive(const mcx__domain_t *d, uint32_t slot)
          mcx_port_tid_alive(mcx_load_relaxed(&n->tid));
 }
 
-void mcx__wake_fast(mcx__waitpoint_t *wp, uint32_t sleepers)
+void mcx__wake_fast(mcx__waitpoint_t *wp)
 {
-  mcx__wp_wake(wp, sleepers, mcx__self.dom->shared);
+  /* Relaxed, as the fast path's test (F-W2 came before it). */
+  mcx__wp_wake(wp, mcx_load_relaxed(&wp->sleepers), mcx__self.dom->shared);
 }
 
-uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
+uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint64_t v)
 {
-  mcx__wp_wake(wp, sleepers, mcx__self.dom->shared);
+  mcx__wake_fast(wp);
   return v;
 }
 

@@ -78,7 +78,9 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
    * domain refuses: the full path says why. */
   if (!d || size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
     return MCX_EAGAIN;
-  if (prio != t->prio && !mcx__epc_prio(to, prio))
+  if (prio > MCAPI_MAX_PRIORITY)
+    return MCX_EAGAIN; /* the full path reports it */
+  if ((uint64_t)prio != t->prio && !mcx__epc_prio(to, prio))
     return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
   const mcx__mpool_t *mp = &d->mpool;
   uint32_t b;
@@ -87,7 +89,7 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
   memcpy(mcx__mpool_buf(mp, b), buf, size);
   /* The ring's tail refuses an epoch other than the entry's (a re-size). */
-  if (mcx__mpsc_enqueue(&t->v, t->epoch, buf, (uint32_t)size, b, from, s->intent, t->v.tag,
+  if (mcx__mpsc_enqueue(&t->v, mcx__epc_epoch(t), buf, (uint32_t)size, b, from, s->intent, t->v.tag,
                         NULL) != MCX_RING_OK) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
     return MCX_EAGAIN;
@@ -132,12 +134,11 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
 }
 
 /* Resolves priority @p prio's ring in entry @p c (the bit seen set). */
-static void epc_set_prio(mcx__epc_t *c, uint32_t prio)
+static void epc_set_prio(mcx__epc_t *c, uint64_t p)
 {
-  c->prio = prio;
-  c->used = prio == MCX_EPC_NOPRIO ? 0 : 1u << prio;
-  if (prio == MCX_EPC_NOPRIO)
-    prio = 0; /* an empty ring of the endpoint: see mcx__epc_t */
+  c->prio = p;
+  c->used = p == MCX_EPC_NOPRIO ? 0 : 1u << p;
+  uint32_t prio = p == MCX_EPC_NOPRIO ? 0 : (uint32_t)p; /* an empty ring of the endpoint: see mcx__epc_t */
   c->v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)prio * sizeof(mcx__mpsc_ring_t));
   c->v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
   c->v.tag = c->tag0 + ((uint64_t)prio << 48);
@@ -146,7 +147,7 @@ static void epc_set_prio(mcx__epc_t *c, uint32_t prio)
 int mcx__epc_prio(uint32_t to, uint32_t prio)
 {
   mcx__epc_t *t = mcx__epc_get(to);
-  if (!t)
+  if (!t || prio > MCAPI_MAX_PRIORITY) /* out of range: the full path reports it */
     return 0;
   mcx__endpoint_t *dst = t->ep;
   /* A-E1 — acquire: pairs with R-E1: the bit goes to the entry's incarnation
@@ -187,7 +188,6 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   c->state = mcx__ep_sc(st);
   c->own = mcx__ep_is_mine(e) ? mcx__ep_sc(st) : MCX_EPC_EMPTY;
   mcx__self.msg_lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
-  c->epoch = epoch;
   c->gen = (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT;
   c->v = v; /* priority 0's, then the resolved one's (epc_set_prio) */
   c->ep = e;

@@ -57,15 +57,15 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
  * byte, one zero-extending move, and endpoints 0..254 of a domain each have
  * their own entry. */
 #define MCX_EPC_N 256u
-#define MCX_EPC_NOPRIO 0xffffffffu
+/* No priority's ring resolved: above every priority a caller can pass, so a
+ * send's one compare with `prio` also refuses a priority out of range. */
+#define MCX_EPC_NOPRIO (UINT64_C(1) << 32)
 typedef struct mcx__epc {
   union {
   struct {
   /* Read by every fast call. */
   uint32_t handle; /* the handle served; MCX_EPC_EMPTY: none */
-  /* The priority of the ring below (MCX_EPC_NOPRIO: none; the ring is then
-   * priority 0's, so that `used` 0 reads an empty ring of the endpoint). */
-  uint32_t prio;
+  uint32_t used;   /* 1 << prio, 0 for none: used_prios when that ring is the only one in use */
   /* The endpoint's state_chan as it must read: its state word when filled
    * (gen << 8 | EP_ACTIVE) and no channel (mcx__ep_sc), so one compare
    * checks the incarnation and that it is a message endpoint. */
@@ -76,9 +76,13 @@ typedef struct mcx__epc {
   uint64_t own;
   mcx__endpoint_t *ep;
   mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
-  uint32_t used;  /* 1 << prio, 0 for none: used_prios when that ring is the only one in use */
-  uint32_t epoch; /* the ring epoch the geometry belongs to */
-  uint64_t gen;   /* epoch << MCX_RING_GEN_SHIFT: the tail's top bits at that epoch */
+  /* The priority of the ring below, zero-extended (MCX_EPC_NOPRIO: none;
+   * the ring is then priority 0's, so that `used` 0 reads an empty ring of
+   * the endpoint). */
+  uint64_t prio;
+  /* The ring epoch the geometry belongs to, << MCX_RING_GEN_SHIFT: the
+   * tail's top bits at that epoch (mcx__epc_epoch gives the epoch). */
+  uint64_t gen;
   /* That ring (its mask: capacity - 1 at the entry's epoch; its pool: the
    * domain's), read by the ring operations in place: the fast paths keep
    * the entry's address, not its fields, in registers. */
@@ -94,6 +98,9 @@ typedef struct mcx__epc {
 } mcx__epc_t;
 _Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
+/** The ring epoch of entry @p c's geometry. */
+MCX_FAST uint32_t mcx__epc_epoch(const mcx__epc_t *c) { return (uint32_t)(c->gen >> MCX_RING_GEN_SHIFT); }
+
 /** Empties a cache entry (its endpoint pointer stays a valid address). */
 MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
 {
@@ -107,9 +114,10 @@ MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
 mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h);
 
 /** Resolves in the entry of destination handle @p to the ring of priority
- * @p prio (<= MCAPI_MAX_PRIORITY), setting the priority's bit in the
- * endpoint's used_prios first: 1, or 0 when the entry no longer serves a
- * live @p to (the full path then). Out of line: the fast send's middle tier. */
+ * @p prio, setting the priority's bit in the endpoint's used_prios first:
+ * 1, or 0 when the entry no longer serves a live @p to or @p prio is above
+ * MCAPI_MAX_PRIORITY (the full path then, which reports it). Out of line:
+ * the fast send's middle tier. */
 int mcx__epc_prio(uint32_t to, uint32_t prio);
 
 /** Empties the calling node's entries of endpoint @p e (its owner re-sized
@@ -220,15 +228,19 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
  * checked) from @p from to @p to at priority @p prio: MCX_OK, with the
  * entries in @p *sp and @p *tp (then mcx__msg_send_ring); MCX_ENOENT when
  * the entry of @p to has no ring resolved for @p prio (the middle tier
- * resolves it: mcx__epc_prio); MCX_EAGAIN when the full path must run (it
- * checks everything again and reports why). */
+ * resolves it: mcx__epc_prio), also for a priority out of range, which
+ * the middle tier leaves to the full path; MCX_EAGAIN when the full path
+ * must run (it checks everything again and reports why). */
 MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, uint32_t prio, mcx__epc_t **sp,
                                 mcx__epc_t **tp)
 {
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
   if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0))
     return MCX_EAGAIN;
-  if (__builtin_expect(prio != t->prio, 0))
+  /* Zero-extended: an entry with no ring resolved never matches, and one
+   * that has a ring matches only its priority, which is in range: the
+   * caller need not test the range first. */
+  if (__builtin_expect((uint64_t)prio != t->prio, 0))
     return MCX_ENOENT;
   *sp = s;
   *tp = t;

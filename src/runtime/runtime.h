@@ -170,12 +170,10 @@ static inline uint64_t mcx__ep_sc(uint32_t st)
   return u.w;
 }
 
-/** Adds @p n to an owner-written counter. Relaxed, no read-modify-write:
- * only the owner writes it; readers (mca domains) need no ordering. */
-static inline void mcx__ctr_add(mcx_atomic_u64 *c, uint64_t n)
-{
-  mcx_store_relaxed(c, mcx_load_relaxed(c) + n);
-}
+/** Adds @p n to an owner-written counter. Relaxed, no locked
+ * read-modify-write: only the owner writes it; readers (mca domains) need no
+ * ordering (mcx_owner_add_u64). */
+static inline void mcx__ctr_add(mcx_atomic_u64 *c, uint64_t n) { mcx_owner_add_u64(c, n); }
 
 /* ---- state channels (state.c): latest-value exchange, NBW protocol */
 #define MCX_STATE_CHANNELS 16
@@ -386,30 +384,30 @@ extern MCX_TLS mcx__self_t mcx__self;
 #else
 #define MCX_FAST_NOTIFIER_LIGHT 1
 #endif
-void mcx__wake_fast(mcx__waitpoint_t *wp, uint32_t sleepers) __attribute__((noinline, cold));
-uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint32_t sleepers, uint64_t v)
-    __attribute__((noinline, cold));
-static inline uint32_t mcx__sleepers_after_publish_fast(mcx__waitpoint_t *wp)
+/* The wake reads the sleepers count again (the test below only says it was
+ * not zero): a count that dropped meanwhile is one whose sleepers left, and
+ * a sleeper that came after F-W2 sees the publish in its own re-check. */
+void mcx__wake_fast(mcx__waitpoint_t *wp) __attribute__((noinline, cold));
+uint64_t mcx__wake_fast_v(mcx__waitpoint_t *wp, uint64_t v) __attribute__((noinline, cold));
+static inline bool mcx__sleepers_after_publish_fast(mcx__waitpoint_t *wp)
 {
   /* F-W2 — pairs with F-W1 and H-W1 (sync/wait.h); light as described above. */
   if (MCX_FAST_NOTIFIER_LIGHT)
     mcx_fence_compiler();
   else
     mcx_fence_seq_cst();
-  return mcx_load_relaxed(&wp->sleepers);
+  return mcx_nonzero_relaxed_u32(&wp->sleepers);
 }
 static inline void mcx__notify_fast(mcx__waitpoint_t *wp)
 {
-  uint32_t s = mcx__sleepers_after_publish_fast(wp);
-  if (__builtin_expect(s != 0, 0))
-    mcx__wake_fast(wp, s);
+  if (__builtin_expect(mcx__sleepers_after_publish_fast(wp), 0))
+    mcx__wake_fast(wp);
 }
 /** mcx__notify_fast, then @p v (its wake a tail call that returns it). */
 static inline uint64_t mcx__notify_fast_v(mcx__waitpoint_t *wp, uint64_t v)
 {
-  uint32_t s = mcx__sleepers_after_publish_fast(wp);
-  if (__builtin_expect(s != 0, 0))
-    return mcx__wake_fast_v(wp, s, v);
+  if (__builtin_expect(mcx__sleepers_after_publish_fast(wp), 0))
+    return mcx__wake_fast_v(wp, v);
   return v;
 }
 

@@ -373,7 +373,7 @@ mcx__mpsc_reserve_once(const mcx__ring_view_t *v, uint64_t gen, mcx_atomic_u64 *
   mcx__msg_slot_t *s = &v->slots[pos & v->mask];
   /* A1 — acquire: pairs with R2 in mcx__mpsc_dequeue (last lap's reads). The
    * slot is free for pos exactly when its word is pos. */
-  if (__builtin_expect(mcx_load_acquire(&s->seq) != pos, 0))
+  if (__builtin_expect(!mcx_eq_acquire_u64(&s->seq, pos), 0))
     return 0;
   mcx_store_relaxed(intent, v->tag | pos); /* ordered before the reservation by R3 */
   /* R3 — release: pairs with recovery's acquire loads, as in mcx__mpsc_enqueue.
@@ -490,26 +490,28 @@ static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, cons
 static inline __attribute__((always_inline)) mcx__ring_outcome_t
 mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t *out_size)
 {
-  uint64_t h = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
+  /* The ring's address in a local: the copy below may alias the view as far
+   * as the compiler knows, which would read it again after the copy. */
+  mcx__mpsc_ring_t *r = v->ring;
+  uint64_t h = mcx_load_relaxed(&r->head); /* consumer-owned */
   mcx__msg_slot_t *s = &v->slots[h & v->mask];
   /* Not reduced modulo 2^48: at the positions' wrap (h + 1 == 2^48, once in
    * 2^48 messages) no sequence word equals it, the ring reads as EMPTY here,
    * and the caller's full path (mcx__mpsc_dequeue) takes the message. */
   uint64_t want = h + 1;
   /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue / _publish_small. */
-  if (mcx_load_acquire(&s->seq) != want)
+  if (!mcx_eq_acquire_u64(&s->seq, want))
     return MCX_RING_EMPTY;
   uint32_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
   if (__builtin_expect(size > MCX_SLOT_INLINE || size > cap, 0))
     return MCX_RING_NOT_SMALL;
-  /* The ring is read again after A2: nothing of the view kept across. */
-  mcx_store_relaxed(&v->ring->reading, want); /* RECEIVED; a hint for producers */
+  *out_size = size; /* before the copy: one register fewer across it */
+  mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
   mcx__copy_small(buf, s->data, size);
   /* R2 — release: our reads of the payload before a producer reuses the
    * slot; pairs with A1 in mcx__mpsc_enqueue / _reserve_once. */
   mcx_store_release(&s->seq, (want + v->mask) & MCX_RING_POS_MASK);
-  mcx_store_relaxed(&v->ring->head, want); /* consumer-owned; others read it as a hint */
-  *out_size = size;
+  mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
   if (__builtin_expect((want & 63) == 0, 0))
     mcx__mpsc_sample_depth(v, want);
   return MCX_RING_OK;

@@ -259,6 +259,45 @@ TEST(queued_request_before_cached_receive)
   fini();
 }
 
+/* A priority out of range gets its error on every call: before the
+ * endpoints' entries are filled, once they are (the destination's with no
+ * priority's ring resolved, then with one), and nothing is queued. */
+TEST(priority_out_of_range_when_cached)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t ep[3];
+  create_eps(ep, 3);
+  const mcapi_priority_t bad[] = {MCAPI_MAX_PRIORITY + 1, 1000, 0x7fffffffu, 0xfffffffeu,
+                                  0xffffffffu};
+  unsigned v = 7, got = 0;
+  size_t n;
+  /* The first send to ep[2] takes the full path, which fills its entry with
+   * no priority's ring resolved; no receive resolves one. */
+  mcapi_msg_send(ep[0], ep[2], &v, sizeof v, 1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  for (unsigned round = 0; round < 3; round++) {
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      st = MCAPI_SUCCESS;
+      mcapi_msg_send(ep[0], ep[1], &v, sizeof v, bad[i], &st);
+      CHECK_STATUS(st, MCAPI_ERR_PRIORITY);
+      st = MCAPI_SUCCESS;
+      mcapi_msg_send(ep[0], ep[2], &v, sizeof v, bad[i], &st);
+      CHECK_STATUS(st, MCAPI_ERR_PRIORITY);
+    }
+    CHECK_EQ_U(mcapi_msg_available(ep[1], &st), 0);
+    CHECK_EQ_U(mcapi_msg_available(ep[2], &st), 1);
+    if (round == 0)
+      roundtrip(ep[0], ep[1], 1); /* ep[1]'s entry: priority 1's ring */
+  }
+  roundtrip(ep[0], ep[1], 2);
+  mcapi_msg_recv(ep[2], &got, sizeof got, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(got, v);
+  CHECK_EQ_U(mcapi_msg_available(ep[2], &st), 0);
+  fini();
+}
+
 /* Every size a slot holds inline (0..48 bytes), as a message and as a
  * packet: the bytes arrive exactly, and a receive writes nothing past the
  * size (the inline copies move fixed-size pieces that may overlap). */
@@ -566,6 +605,7 @@ int main(void)
     RUN(endpoint_connected_after_messages);
     RUN(every_inline_size_exact);
     RUN(queued_request_before_cached_receive);
+    RUN(priority_out_of_range_when_cached);
     RUN(more_endpoints_than_cache_entries);
     RUN(no_node_takes_no_fast_path);
   }
