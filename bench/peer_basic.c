@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "mca_config.h" /* MCAPI_MAX_QUEUE_ELEMENTS: the libmca cells' queue depth */
 #include "tools/mca/bench.h"
 
 /* ------------------------------------------------ ideal ring (physical limit) */
@@ -61,9 +62,11 @@ static int ideal_prepare(bench_ctx_t *c)
     stride *= 2;
   if (stride < c->size + 8)
     stride = (c->size + 8 + 63) & ~(size_t)63;
-  size_t n = 2;
-  while (n < 256 && n * 2 * stride <= 512 * 1024)
-    n *= 2;
+  /* As many slots as the libmca cells' rings and channels have (the
+   * domain's default queue depth): a deeper ring absorbs more of the two
+   * sides' uneven pace in a stream, and the comparison is of the same
+   * depth. */
+  size_t n = MCAPI_MAX_QUEUE_ELEMENTS;
   size_t total = sizeof(struct ideal) + 2 * n * stride + 64;
   struct ideal *q = bench_shared_alloc(total);
   if (!q)
