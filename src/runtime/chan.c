@@ -1342,6 +1342,33 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
   return r;
 }
 
+/* pkt_fill's per-item path (every packet of the mca-2.0.3 profile; a large
+ * one whose slot has no buffer): out of line, so the fast paths stay small. */
+static __attribute__((noinline)) int pkt_fill_item(const mcx__domain_t *d, mcx__chan_t *ch,
+                                                   const mcx__spsc_view_t *v,
+                                                   const mcx__spsc_view_t *rv, const void *src,
+                                                   size_t size)
+{
+  uint32_t b, meta;
+  uint64_t rb;
+  /* A2 of the return ring: pairs with R1 in the release. */
+  if (rv && mcx__spsc_get(rv, 0, &meta, &rb) == MCX_Q_OK && rb < d->pkt_pool.n) {
+    b = (uint32_t)rb;
+  } else {
+    int r = take_buffer(d, ch, &b); /* also drops a corrupt index; the pool, the sweep */
+    if (r) {
+      mcx__spsc_unreserve(v);
+      return r;
+    }
+  }
+  if (size <= MCX_SLOT_INLINE)
+    mcx__copy_small(pool_buf(d, b), src, size);
+  else
+    memcpy(pool_buf(d, b), src, size);
+  mcx__pkt_commit(v, (uint32_t)size, b);
+  return MCX_OK;
+}
+
 /* A packet into the slot reserved in @p v (connection generation @p gen):
  * its bytes into the slot (small, spec profile), into the buffer the slot
  * owns (large, spec profile: taken from the pool the first time, kept for
@@ -1366,8 +1393,7 @@ static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d
     mcx__pkt_commit(v, (uint32_t)size, mcx__pkt_kept(x) ? x : MCX_PKT_KEEP);
     return MCX_OK;
   }
-  uint32_t b, meta;
-  uint64_t rb;
+  uint32_t b;
   if (d->compat != MCX_COMPAT_MCA203_) {
     uint64_t own = PO_WORD(pslot_line(d, s), gen);
     b = owned_buf(d, x, own);
@@ -1394,22 +1420,7 @@ static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d
     }
     /* No buffer for the slot: this packet takes the per-item path. */
   }
-  /* A2 of the return ring: pairs with R1 in the release. */
-  if (rv && mcx__spsc_get(rv, 0, &meta, &rb) == MCX_Q_OK && rb < d->pkt_pool.n) {
-    b = (uint32_t)rb;
-  } else {
-    int r = take_buffer(d, ch, &b); /* also drops a corrupt index; the pool, the sweep */
-    if (r) {
-      mcx__spsc_unreserve(v);
-      return r;
-    }
-  }
-  if (size <= MCX_SLOT_INLINE)
-    mcx__copy_small(pool_buf(d, b), src, size);
-  else
-    memcpy(pool_buf(d, b), src, size);
-  mcx__pkt_commit(v, (uint32_t)size, b);
-  return MCX_OK;
+  return pkt_fill_item(d, ch, v, rv, src, size);
 }
 
 /* One packet into the data ring (global lock held in its modes): a slot,
@@ -1832,8 +1843,9 @@ CHAN_FAST mcx__chan_t *held_chan_open(const mcx__domain_t *d, uint64_t w, uint32
 /* shm: a pointer handed out by a packet receive of this node from the bytes
  * of a slot (kept: RECEIVED, a kept value): its slot, the position a lap
  * later that frees it, and its value (MCX_PKT_KEEP, or MCX_PKT_OWNS | the
- * buffer the slot owns); MCX_EBADBUF when @p p is not one. Everything read
- * from the partition is checked; touches nothing. */
+ * buffer the slot owns); MCX_EBADBUF when @p p is not one. With @p value
+ * NULL (a constant) only a slot that owns no buffer is one. Everything
+ * read from the partition is checked; touches nothing. */
 CHAN_FAST int kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out,
                            mcx__spsc_slot_t **slot, uint32_t *next, uint64_t *value)
 {
@@ -1849,13 +1861,14 @@ CHAN_FAST int kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **
   /* Relaxed: a kept slot's word is the holder's until it frees it. */
   uint32_t w = mcx_load_relaxed(&s->word);
   uint64_t x = s->value; /* the producer does not write a held slot */
-  if ((w & 3u) != MCX_SPSC_RECEIVED || !mcx__pkt_kept(x) ||
+  if ((w & 3u) != MCX_SPSC_RECEIVED || (value ? !mcx__pkt_kept(x) : x != MCX_PKT_KEEP) ||
       ((w >> 2) & mask) != ((uint32_t)(off / sizeof(mcx__pkt_slot_t)) & (d->g.chan_cap - 1)))
     return MCX_EBADBUF; /* not held (released already, or never handed out) */
   *out = ch;
   *slot = s;
   *next = (w >> 2) + mask + 1;
-  *value = x;
+  if (value)
+    *value = x;
   return MCX_OK;
 }
 
@@ -1950,9 +1963,8 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
   uint64_t w;
   mcx__chan_t *ch;
   mcx__spsc_slot_t *at;
-  if (__builtin_expect(kept_slot_of(d, buf, &ch, &at, &b, &w) == MCX_OK, 1)) {
-    if (__builtin_expect(w != MCX_PKT_KEEP, 0))
-      return MCX_EAGAIN; /* the slot owns a buffer: release_owning */
+  /* A slot that owns a buffer is not one here: the full path's release_owning. */
+  if (__builtin_expect(kept_slot_of(d, buf, &ch, &at, &b, NULL) == MCX_OK, 1)) {
     mcx__pkt_free_kept(at, b); /* R2-K */
     mcx__notify_fast(&ch->space_wp);
     return MCX_OK;
