@@ -235,6 +235,8 @@ TEST(held_large_packets_passed_over_released_in_any_order)
   mcx_test_open_chan(tx, rx, 1, &sh, &rh);
   mcapi_boolean_t fail = 1; /* a full ring says MEM_LIMIT at once */
   mcapi_endpoint_set_attribute(tx, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  mcapi_timeout_t tmo = 2000; /* a packet that never came: TIMEOUT, not a hang */
+  mcapi_endpoint_set_attribute(rx, MCAPI_ENDP_ATTR_TIMEOUT, &tmo, sizeof tmo, &st);
   enum { N = 200 };
   void *held[N];
   uint32_t nheld = 0;
@@ -243,6 +245,8 @@ TEST(held_large_packets_passed_over_released_in_any_order)
   for (uint32_t seq = 0; seq < N; seq++) {
     send_pkt(sh, seq, 600, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
+    if (st != MCAPI_SUCCESS)
+      break;
     void *p = recv_pkt(rh, seq, 600);
     if (seq % 3 == 0) {
       held[nheld++] = p;
@@ -257,15 +261,22 @@ TEST(held_large_packets_passed_over_released_in_any_order)
   for (uint32_t seq = N; seq < N + 40; seq++) {
     send_pkt(sh, seq, 1024, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
+    if (st != MCAPI_SUCCESS)
+      break;
     void *p = recv_pkt(rh, seq, 1024);
     CHECK(nheld < N);
     held[nheld++] = p;
   }
   /* Every held packet intact, released out of order: odd ones, then even
    * ones backwards. */
+  CHECK_EQ_U(nheld, 67 + 40);
   for (uint32_t i = 0; i < nheld; i++) {
     uint32_t seq = i < 67 ? i * 3 : N + (i - 67);
-    CHECK(stamped(held[i], seq, seq < N ? 600 : 1024));
+    CHECK(held[i] && stamped(held[i], seq, seq < N ? 600 : 1024));
+  }
+  if (nheld != 67 + 40) { /* the checks above failed: do not release junk */
+    fini();
+    return;
   }
   for (uint32_t i = 1; i < nheld; i += 2)
     release_ok(held[i]);
@@ -509,6 +520,38 @@ static int holding_receiver(void)
   return 0;
 }
 
+/* As holding_receiver, then closes its side (holding three) and waits to
+ * be killed. */
+static int closing_receiver(void)
+{
+  init_node(79, 2);
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_endpoint_t in = mcapi_endpoint_create(5, &st);
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
+  mcapi_wait(&r, &n, 10000, &st);
+  if (st != MCAPI_SUCCESS)
+    return 2;
+  say();
+  for (uint32_t seq = 0; seq < 8; seq++) {
+    void *p;
+    mcapi_pktchan_recv(rh, &p, &n, &st);
+    if (st != MCAPI_SUCCESS || !stamped(p, seq, 1000))
+      return 3;
+    if (seq % 3 != 1)
+      mcapi_pktchan_release(p, &st);
+  }
+  mcapi_pktchan_recv_close_i(rh, &r, &st);
+  mcapi_wait(&r, &n, 10000, &st);
+  if (st != MCAPI_SUCCESS)
+    return 4;
+  say();
+  pause();
+  return 0;
+}
+
 /* Sender on node 2 port 6: sends 8 large packets and waits to be killed. */
 static int dying_sender(void)
 {
@@ -602,6 +645,44 @@ TEST(crashed_receiver_gives_back_its_buffers)
   fini();
 }
 
+/* The receiver closed while holding three packets and the sender closed
+ * too: the connection is torn down with three slots held (their buffers
+ * stay). The receiver dies: the sweep frees its slots and returns their
+ * buffers. */
+TEST(sweep_returns_buffers_of_a_torn_down_connection)
+{
+  init_node(79, 1);
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
+  uint32_t free0 = pool_free();
+  pid_t c = spawn(closing_receiver);
+  mcapi_endpoint_t in = mcapi_endpoint_get(79, 2, 5, 10000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_connect_i(out, in, &r, &st);
+  mcapi_wait(&r, &n, 10000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_send_open_i(&sh, out, &r, &st);
+  mcapi_wait(&r, &n, 10000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(heard());
+  for (uint32_t seq = 0; seq < 8; seq++) {
+    send_pkt(sh, seq, 1000, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  CHECK(heard()); /* it holds three and has closed */
+  mcapi_pktchan_send_close_i(sh, &r, &st);
+  mcapi_wait(&r, &n, 10000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(pool_free(), free0 - 3); /* the tear-down left the held ones */
+  reap(c);
+  mcx__sweep_dead(mcx__self.dom);
+  CHECK_EQ_U(pool_free(), free0);
+  fini();
+}
+
 TEST(crashed_sender_gives_back_its_buffers)
 {
   init_node(78, 1);
@@ -660,6 +741,7 @@ int main(void)
   run_all();
   RUN(crashed_receiver_gives_back_its_buffers);
   RUN(crashed_sender_gives_back_its_buffers);
+  RUN(sweep_returns_buffers_of_a_torn_down_connection);
   /* The lock-based modes run the same ring code under their lock. */
   locking = MCX_LOCKING_GLOBAL;
   run_all();
