@@ -1880,7 +1880,9 @@ CHAN_FAST int kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **
 CHAN_FAST int owned_slot_of(const mcx__domain_t *d, uint32_t b, uint64_t w, mcx__chan_t **out,
                             mcx__spsc_slot_t **slot, uint32_t *next)
 {
-  uint32_t line = PO_LINE(w), rec = line / d->g.chan_cap, k = line & (d->g.chan_cap - 1);
+  /* The record by a shift, as kept_slot_of (chan_cap is a power of two). */
+  uint32_t line = PO_LINE(w), k = line & (d->g.chan_cap - 1);
+  uint32_t rec = (uint32_t)(((uint64_t)line * sizeof(mcx__pkt_slot_t)) >> d->pslot_rec_shift);
   if (w != PO_WORD(line, PO_GEN(w)) || rec >= d->g.n_chans)
     return MCX_EBADBUF;
   mcx__chan_t *ch = chan_at(d, rec);
