@@ -24,11 +24,12 @@ import subprocess
 import sys
 import tempfile
 
-LIBMCA_CASES = ["msg24", "scl64", "pkt24", "msg8k"]
+LIBMCA_CASES = ["msg24", "scl64", "pkt24", "pkt1k", "msg8k"]
 ROWS = [  # (label, libmca case, bare ring, ck, boost, target per pair)
     ("24 B message (send + recv)", "msg24", "ring_msg24", "ck_msg24", "boost_msg24", 150),
     ("uint64 scalar (send + recv)", "scl64", "ring_scl64", "ck_scl64", "boost_scl64", 80),
     ("24 B packet (send + recv + release)", "pkt24", "ring_pkt24", None, None, 200),
+    ("1 KiB packet (send + recv + release)", "pkt1k", None, None, None, None),
     ("8 KiB message (send + recv)", "msg8k", "ring_msg8k", None, None, None),
 ]
 

@@ -31,16 +31,29 @@
  * (pkt_ring.h): a packet of up to 48 bytes is copied into its slot, the
  * receiver gets a pointer to the slot's bytes and its release frees the
  * slot; slots the receiver holds are passed over by the sender, so holding
- * never stops the channel. A larger packet (and, in the mca-2.0.3 profile,
- * every packet) is copied by the sender into a buffer of the domain's pool
- * (buf_pool.h) whose index travels in the slot (meta = size); the receiver
- * gets a pointer into the pool (zero-copy) and mcapi_pktchan_release()
- * returns the buffer to the sender on the channel's return ring (the
- * receiver is its producer), or to the pool when the receiver's side is no
- * longer open. Pool buffers are not bound to a channel: a receiver may hold
- * as many as the pool has. A close does not wait for held packets: a pool
- * buffer comes back to the pool when released; a record with held slots is
- * not reconnected until they are released (or their holder is gone).
+ * never stops the channel. A larger packet goes into a buffer of the
+ * domain's pool (buf_pool.h) that its slot owns (spec profile): the slot
+ * takes one from the pool the first time a large packet passes through it
+ * and keeps it while the connection lasts, so the packet is kept as a small
+ * one (slot RECEIVED until the release, value MCX_PKT_OWNS | buffer) and no
+ * pool word or return ring moves per packet. The buffer's state word says
+ * which record, slot and generation own it (PO_WORD); sender, receiver and
+ * release check it before they use the index. Owned buffers go back to the
+ * pool at tear-down (or, for a slot still held then, at its release) and
+ * by the sweep; at most half the pool is owned (OWN_BUDGET), the rest
+ * serves the per-item path.
+ *
+ * The per-item path (the mca-2.0.3 profile, every packet; the spec profile,
+ * a large packet whose slot cannot get a buffer): the sender copies into a
+ * pool buffer whose index travels in the slot (meta = size); the take frees
+ * the slot; the receiver gets a pointer into the pool (zero-copy) and
+ * mcapi_pktchan_release() returns the buffer to the sender on the channel's
+ * return ring (the receiver is its producer), or to the pool when the
+ * receiver's side is no longer open. Such buffers are not bound to a
+ * channel: a receiver may hold as many as the pool has. A close does not
+ * wait for held packets: a pool buffer comes back to the pool when
+ * released; a record with held slots is not reconnected until they are
+ * released (or their holder is gone).
  */
 #include <string.h>
 
@@ -76,6 +89,18 @@ enum { B_FREE = 0, B_HELD = 1 };
 #define PB_SLOT(w) ((uint32_t)((w) >> 48))
 #define PB_GEN(w) ((uint32_t)((w) >> 32) & 0x7fffu)
 #define PB_REC(w) (((uint32_t)(w) >> 1) - 1)
+/* A buffer owned by a slot of a packet ring: generation << 48 | line << 2
+ * | 2, line = record * chan_cap + slot, the slot's line in the rings' span
+ * (pslot_line; bit 0 clear: no node holds it). Written by the sender when
+ * the slot takes it (published with the item by R1), cleared before it
+ * goes back to the pool. */
+#define PO_WORD(line, gen) ((uint64_t)(gen) << 48 | (uint64_t)(line) << 2 | 2u)
+#define PO_IS(w) (((w) & 3u) == 2u)
+#define PO_GEN(w) ((uint32_t)((w) >> 48) & 0x7fffu)
+#define PO_LINE(w) ((uint32_t)(w) >> 2)
+/* Slots own at most this share of the pool; the rest serves the per-item
+ * path (a receiver that holds many packets, the mca-2.0.3 profile). */
+#define OWN_BUDGET(n) ((n) / 2)
 /* pmq: packets are copied out of the queue into a process-local pool of this many per channel. */
 #define PMQ_CHAN_BUFS 64
 
@@ -95,6 +120,10 @@ static uint32_t canon_handle(uint32_t type, uint32_t dir, uint32_t gen, uint32_t
 typedef struct mcx__chan_area {
   /* Opens, closes and connects announce themselves here (control plane). */
   MCX_ALIGNED_LINE mcx__waitpoint_t ctl;
+  /* Pool buffers owned by slots (PO_WORD), at most OWN_BUDGET: counted up
+   * before a slot takes one, down when one goes back. Touched once per
+   * slot and connection, never per packet. */
+  MCX_ALIGNED_LINE mcx_atomic_u32 owned;
 } mcx__chan_area_t;
 
 typedef struct mcx__chan {
@@ -188,6 +217,8 @@ void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l)
   mcx_atomic_u64 *state;
   mcx__pool_locate(base, l->off_pool_meta, l->nbufs, &v, &state);
   mcx__pool_init(&v);
+  /* No slot owns a buffer yet (published with the partition). */
+  mcx_store_relaxed(&((mcx__chan_area_t *)(base + l->off_chans))->owned, 0);
 }
 
 void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l)
@@ -253,6 +284,98 @@ static mcx__spsc_view_t ret_view(const mcx__domain_t *d, mcx__chan_t *ch)
 {
   return ret_view_at(d, ch, chan_idx(d, ch));
 }
+static uint8_t *pool_buf(const mcx__domain_t *d, uint32_t b)
+{
+  return d->pkt_bufs + (size_t)b * d->pkt_stride;
+}
+
+/* ---- buffers owned by slots (PO_WORD) */
+
+/* The line of packet slot @p s in the rings' span: record * chan_cap + its
+ * number in the record's ring. */
+static inline __attribute__((always_inline)) uint32_t pslot_line(const mcx__domain_t *d,
+                                                                 const mcx__spsc_slot_t *s)
+{
+  return (uint32_t)(((uintptr_t)s - (uintptr_t)d->pslots) / sizeof(mcx__pkt_slot_t));
+}
+/* The number, in its record's ring, of packet slot @p s. */
+static inline __attribute__((always_inline)) uint32_t pslot_no(const mcx__domain_t *d,
+                                                               const mcx__spsc_slot_t *s)
+{
+  return pslot_line(d, s) & (d->g.chan_cap - 1);
+}
+
+/* The buffer a slot's value @p x names when that slot owns it (its state
+ * word is @p own, the slot's PO_WORD), else UINT32_MAX. Shared memory is
+ * input: the index is range-checked and the state word must match. */
+static inline __attribute__((always_inline)) uint32_t owned_buf(const mcx__domain_t *d, uint64_t x,
+                                                                uint64_t own)
+{
+  uint32_t b = (uint32_t)x;
+  /* Relaxed: the sender wrote it before R1 of an item we have seen (A2), or
+   * it is our own (the sender's) write. */
+  if (!mcx__pkt_kept(x) || b >= d->pkt_pool.n || mcx_load_relaxed(&d->pkt_state[b]) != own)
+    return UINT32_MAX;
+  return b;
+}
+
+static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b);
+
+/* A buffer for a slot of @p ch to own, within OWN_BUDGET: one the receiver
+ * released to the channel (a packet it detached, take_packet), else one of
+ * the pool (take_buffer); an error when the budget or the buffers are used
+ * up (the caller takes the per-item path). */
+static int own_take(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
+{
+  mcx_atomic_u32 *n = &area_of(d)->owned;
+  /* Relaxed: a count, not an order (the buffer's is the pool's A-P2). Read
+   * first, so a spent budget costs no locked instruction per packet. */
+  if (mcx_load_relaxed(n) >= OWN_BUDGET(d->pkt_pool.n))
+    return MCX_ENOMEM;
+  int r = MCX_ENOMEM;
+  if (mcx_fetch_add_relaxed(n, 1) >= OWN_BUDGET(d->pkt_pool.n) || (r = take_buffer(d, ch, b))) {
+    mcx_fetch_sub_relaxed(n, 1);
+    return r;
+  }
+  return MCX_OK;
+}
+
+/* Owned buffer @p b back to the pool (its slot is not held; no one uses it). */
+static void own_return(const mcx__domain_t *d, uint32_t b)
+{
+  mcx_store_relaxed(&d->pkt_state[b], 0); /* published by R-P2 */
+  mcx__pool_put(&d->pkt_pool, b);         /* R-P2: our last use before its reuse */
+  mcx_fetch_sub_relaxed(&area_of(d)->owned, 1);
+}
+
+/* Tear-down and sweep (admin lock held; no data call runs on the ring):
+ * every buffer owned by a slot of record @p ch goes back to the pool,
+ * except one whose slot a receiver still holds (its release returns it).
+ * By the buffers' state words, so a buffer taken by a sender that died
+ * before it published the item comes back too. Returns how many. */
+static uint32_t return_owned(const mcx__domain_t *d, mcx__chan_t *ch)
+{
+  uint32_t rec = chan_idx(d, ch), n = 0, cap = d->g.chan_cap;
+  mcx__spsc_view_t v = data_view_at(d, ch, rec, MCAPI_PKT_CHAN);
+  for (uint32_t b = 0; b < d->pkt_pool.n; b++) {
+    uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
+    if (!PO_IS(w) || PO_LINE(w) / cap != rec)
+      continue;
+    if ((PO_LINE(w) & (cap - 1)) <= v.mask) {
+      mcx__spsc_slot_t *s = mcx__spsc_at(&v, PO_LINE(w) & (cap - 1));
+      /* A-O1 — acquire: pairs with R2-K (a release that did not take the
+       * admin lock): the holder's reads of the buffer happen before the
+       * pool hands it out again. */
+      uint32_t sw = mcx_load_acquire(&s->word);
+      if ((sw & 3u) == MCX_SPSC_RECEIVED && s->value == (MCX_PKT_OWNS | b))
+        continue; /* held: release_owning returns it */
+    }
+    own_return(d, b);
+    n++;
+  }
+  return n;
+}
+
 /* Frees every kept slot of record @p ch, whose holder is gone (admin lock
  * held; no data call runs on the ring); returns how many. */
 static uint32_t free_kept_all(const mcx__domain_t *d, mcx__chan_t *ch)
@@ -297,6 +420,7 @@ void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
         mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != slot)
       continue;
     n += free_kept_all(d, ch);
+    n += return_owned(d, ch);
   }
   for (uint32_t b = 0; b < d->pkt_pool.n; b++) {
     uint64_t w = mcx_load_relaxed(&d->pkt_state[b]); /* its holder is dead */
@@ -310,10 +434,6 @@ void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot)
     MCX_DEBUG(1, "returned %u packet buffers held by dead node slot %u", n, slot);
 }
 
-static uint8_t *pool_buf(const mcx__domain_t *d, uint32_t b)
-{
-  return d->pkt_bufs + (size_t)b * d->pkt_stride;
-}
 
 static uint32_t ep_word(uint32_t type, uint32_t flags, uint32_t rec_plus1)
 {
@@ -453,7 +573,7 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
   if (type == MCAPI_SCL_CHAN)
     mcx__scl_init(&dv); /* its own word encoding (spsc_ring.h) */
   else
-    mcx__spsc_init(&dv);
+    mcx__pkt_init(&dv); /* no slot owns a buffer (tear-down returned them) */
   mcx__spsc_init(&rv);
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     /* The connection's queue is made here, once, exclusively (O_EXCL), before
@@ -499,7 +619,7 @@ static void return_buffers(mcx__domain_t *d, mcx__chan_t *ch)
                                   : mcx__spsc_get(&v[k], 0, &meta, &b);
       if (o != MCX_Q_OK)
         break;
-      if (k == 0 && b == MCX_PKT_KEEP) /* never handed out: not held */
+      if (k == 0 && mcx__pkt_kept(b)) /* never handed out: not held (return_owned: its buffer) */
         mcx__pkt_free_kept(at, (mcx_load_relaxed(&at->word) >> 2) + v[k].mask + 1);
       else if (b < d->pkt_pool.n)
         mcx__pool_put(&d->pkt_pool, (uint32_t)b);
@@ -517,6 +637,7 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
      * dead): then they are free now. */
     if (ST_SIDE(st, MCX_CHAN_RECV) == S_GONE)
       free_kept_all(d, ch);
+    return_owned(d, ch);
   }
   for (uint32_t dir = 0; dir < 2; dir++) {
     mcx__endpoint_t *e;
@@ -1221,22 +1342,13 @@ static int take_buffer(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t *b)
   return r;
 }
 
-/* A packet into the slot reserved in @p v: its bytes into the slot (small,
- * spec profile) or into a buffer, then the commit (R1: the bytes travel with
- * it). The buffer is one the receiver gave back on the return ring (@p rv,
- * the fast path's cached view, tried inline first) or take_buffer's. On a
- * failure the reservation is undone and take_buffer's status returned. */
-static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d,
-                                                          mcx__chan_t *ch,
-                                                          const mcx__spsc_view_t *v,
-                                                          const mcx__spsc_view_t *rv,
-                                                          const void *src, size_t size)
+/* pkt_fill's per-item path (every packet of the mca-2.0.3 profile; a large
+ * one whose slot has no buffer): out of line, so the fast paths stay small. */
+static __attribute__((noinline)) int pkt_fill_item(const mcx__domain_t *d, mcx__chan_t *ch,
+                                                   const mcx__spsc_view_t *v,
+                                                   const mcx__spsc_view_t *rv, const void *src,
+                                                   size_t size)
 {
-  if (pkt_in_slot(d, size)) {
-    mcx__copy_small(mcx__pkt_bytes(mcx__pkt_at(v, v->ring->tail)), src, size);
-    mcx__pkt_commit(v, (uint32_t)size, MCX_PKT_KEEP);
-    return MCX_OK;
-  }
   uint32_t b, meta;
   uint64_t rb;
   /* A2 of the return ring: pairs with R1 in the release. */
@@ -1257,6 +1369,60 @@ static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d
   return MCX_OK;
 }
 
+/* A packet into the slot reserved in @p v (connection generation @p gen):
+ * its bytes into the slot (small, spec profile), into the buffer the slot
+ * owns (large, spec profile: taken from the pool the first time, kept for
+ * later laps) or into a buffer for this packet only, then the commit (R1:
+ * the bytes, and the owned buffer's state word, travel with it). A buffer
+ * for one packet is one the receiver gave back on the return ring (@p rv,
+ * the fast path's cached view, tried inline first) or take_buffer's. On a
+ * failure the reservation is undone and take_buffer's status returned. */
+static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d,
+                                                          mcx__chan_t *ch,
+                                                          const mcx__spsc_view_t *v,
+                                                          const mcx__spsc_view_t *rv,
+                                                          uint32_t gen, const void *src,
+                                                          size_t size)
+{
+  uint32_t pos = v->ring->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  uint64_t x = s->value; /* our own write of an earlier lap: the slot's buffer */
+  if (pkt_in_slot(d, size)) {
+    mcx__copy_small(mcx__pkt_bytes(s), src, size);
+    /* A slot that owns a buffer keeps it. */
+    mcx__pkt_commit(v, (uint32_t)size, mcx__pkt_kept(x) ? x : MCX_PKT_KEEP);
+    return MCX_OK;
+  }
+  uint32_t b;
+  if (d->compat != MCX_COMPAT_MCA203_) {
+    uint64_t own = PO_WORD(pslot_line(d, s), gen);
+    b = owned_buf(d, x, own);
+    if (b == UINT32_MAX) {
+      int r = own_take(d, ch, &b);
+      if (r == MCX_OK) {
+        mcx_store_relaxed(&d->pkt_state[b], own); /* published with the item (R1) */
+      } else if (r != MCX_ENOMEM) { /* the sweep took the receiver's side away */
+        mcx__spsc_unreserve(v);
+        return r;
+      } else {
+        b = UINT32_MAX; /* take_buffer may have written it */
+      }
+    }
+    if (b != UINT32_MAX) {
+      /* A1 (the reserve) ordered the receiver's reads of the buffer, before
+       * its release (R2-K), before this copy. */
+      if (size <= MCX_SLOT_INLINE)
+        mcx__copy_small(pool_buf(d, b), src, size);
+      else
+        memcpy(pool_buf(d, b), src, size);
+      mcx__pkt_commit(v, (uint32_t)size, MCX_PKT_OWNS | b);
+      return MCX_OK;
+    }
+    /* No buffer for the slot: this packet takes the per-item path. */
+  }
+  return pkt_fill_item(d, ch, v, rv, src, size);
+}
+
 /* One packet into the data ring (global lock held in its modes): a slot,
  * then pkt_fill. */
 CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_view_t *v,
@@ -1264,7 +1430,8 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
 {
   if (reserve_retrying(v) != MCX_Q_OK)
     return MCX_EAGAIN;
-  return pkt_fill(d, ch, v, NULL, a->src, a->size);
+  /* Relaxed: our side is open, so the generation is the handle's (A-C1 read it). */
+  return pkt_fill(d, ch, v, NULL, ST_GEN(mcx_load_relaxed(&ch->state)), a->src, a->size);
 }
 
 /* One send attempt of a scalar or a packet. */
@@ -1323,20 +1490,59 @@ static inline __attribute__((always_inline)) mcx__q_outcome_t get_or_closed(cons
   return o;
 }
 
-/* A packet taken off the data ring (slot @p at; buffer @p b, or
- * MCX_PKT_KEEP for bytes in the slot; @p meta bytes): checked, marked held
- * by this node (a kept slot is marked by its RECEIVED word), handed out. */
+/* The slot before kept slot @p at (in ring order) is held by this
+ * receiver: it holds packets one after the other. Relaxed: a hint only
+ * (no data is read on its strength). */
+CHAN_FAST int prev_held(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_slot_t *at)
+{
+  /* spread 2: four slot structs to a line */
+  const mcx__spsc_slot_t *prev =
+      pslot_no(d, at) ? at - 4 : at + (size_t)(mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1)) * 4;
+  return (mcx_load_relaxed(&prev->word) & 3u) == MCX_SPSC_RECEIVED;
+}
+
+/* Large packet in buffer @p b, owned by kept slot @p at, just taken by a
+ * receiver that holds the slot before too: the buffer leaves the slot and
+ * becomes this node's, held as a per-item one (its release returns it to
+ * the channel or the pool); the slot is free at once. So holding large
+ * packets never holds every slot (a held slot is followed by a free one):
+ * the receiver may hold as many as the pool has, and the sender goes on,
+ * as on the per-item path. The sender finds the slot's value naming a
+ * buffer it no longer owns (owned_buf) and takes another. */
+static __attribute__((noinline)) void detach(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t st,
+                                             mcx__spsc_slot_t *at, uint32_t b)
+{
+  uint32_t w = mcx_load_relaxed(&at->word); /* consumer-owned now */
+  mcx_store_relaxed(&d->pkt_state[b], PB_WORD(mcx__self.node_slot, ST_GEN(st), chan_idx(d, ch)));
+  mcx_fetch_sub_relaxed(&area_of(d)->owned, 1);
+  mcx__glock(d); /* as every release: the lock-based modes' ring code runs under it */
+  /* R2-D — release: the state word above before the sender reuses the
+   * slot (it then reads the buffer as no longer the slot's); pairs with A1. */
+  mcx__pkt_free_kept(at, (w >> 2) + (mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1)) + 1);
+  mcx__gunlock(d);
+  mcx__wp_notify(&ch->space_wp, d->shared);
+}
+
+/* A packet taken off the data ring (slot @p at; value @p b: a buffer for
+ * this packet, or kept (mcx__pkt_kept): bytes in the slot or in the buffer
+ * the slot owns; @p meta bytes): checked, marked held by this node (a kept
+ * slot is marked by its RECEIVED word), handed out. */
 static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t *d,
                                                              mcx__chan_t *ch, uint32_t st,
                                                              mcx__spsc_slot_t *at, uint64_t b,
                                                              uint32_t meta, void **out,
                                                              size_t *size)
 {
-  if (b == MCX_PKT_KEEP) {
-    if (__builtin_expect(meta > MCX_PKT_INLINE, 0)) {
-      /* Shared memory is input: a size no sender could have written. The
-       * slot is freed (it was left RECEIVED for a holder there is not). */
-      MCX_DEBUG(1, "packet channel %u: corrupt slot (size %u) dropped", chan_idx(d, ch), meta);
+  if (mcx__pkt_kept(b)) {
+    uint32_t ob = UINT32_MAX;
+    if (meta > MCX_PKT_INLINE && meta <= d->pkt_stride)
+      ob = owned_buf(d, b, PO_WORD(pslot_line(d, at), ST_GEN(st)));
+    if (__builtin_expect(meta > MCX_PKT_INLINE && ob == UINT32_MAX, 0)) {
+      /* Shared memory is input: a size, or a buffer not owned by this slot,
+       * that no sender could have written. The slot is freed (it was left
+       * RECEIVED for a holder there is not); its value is the sender's. */
+      MCX_DEBUG(1, "packet channel %u: corrupt slot (size %u, value %#llx) dropped",
+                chan_idx(d, ch), meta, (unsigned long long)b);
       uint32_t w = mcx_load_relaxed(&at->word); /* consumer-owned now */
       mcx__glock(d); /* as every release: the lock-based modes' ring code runs under it */
       mcx__pkt_free_kept(at, (w >> 2) + (mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1)) + 1);
@@ -1344,7 +1550,9 @@ static inline __attribute__((always_inline)) int take_packet(const mcx__domain_t
       mcx__wp_notify(&ch->space_wp, d->shared); /* a slot is free: as a release */
       return MCX_ECORRUPT;
     }
-    *out = mcx__pkt_bytes(at);
+    if (ob != UINT32_MAX && __builtin_expect(prev_held(d, ch, at), 0))
+      detach(d, ch, st, at, ob);
+    *out = ob == UINT32_MAX ? mcx__pkt_bytes(at) : pool_buf(d, ob);
     *size = meta;
     return MCX_OK;
   }
@@ -1494,7 +1702,7 @@ int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size
    * anything else is the full path's. */
   if (!d || size > MCAPI_MAX_PKT_SIZE || !(c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND)) ||
       mcx__pkt_reserve(&c->v) != MCX_Q_OK ||
-      pkt_fill(d, c->ch, &c->v, &c->rv, buf, size) != MCX_OK)
+      pkt_fill(d, c->ch, &c->v, &c->rv, ST_GEN(c->state), buf, size) != MCX_OK)
     return MCX_EAGAIN;
   mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
@@ -1515,10 +1723,12 @@ int mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size)
   mcx__spsc_view_t *v = &c->v;
   uint32_t pos = v->ring->tail; /* producer-owned */
   mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
-  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE), 0))
-    return MCX_EAGAIN; /* the caller tries mcx__pkt_send_other */
+  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE) ||
+                           s->value != MCX_PKT_KEEP, 0))
+    return MCX_EAGAIN; /* the caller tries mcx__pkt_send_other (a slot that owns a buffer too) */
   mcx__copy_small(mcx__pkt_bytes(s), buf, size);
-  mcx__spsc_publish(v->ring, s, pos, (uint32_t)size, MCX_PKT_KEEP); /* R1, on the slot in hand */
+  /* R1, on the slot in hand; its value is MCX_PKT_KEEP already (our own write). */
+  mcx__pkt_publish_meta(v->ring, s, pos, (uint32_t)size);
   mcx__notify_fast(&c->ch->recv_wp);
   return MCX_OK;
 }
@@ -1631,11 +1841,13 @@ CHAN_FAST mcx__chan_t *held_chan_open(const mcx__domain_t *d, uint64_t w, uint32
 }
 
 /* shm: a pointer handed out by a packet receive of this node from the bytes
- * of a slot (kept: RECEIVED, value MCX_PKT_KEEP): its slot, and the
- * position a lap later that frees it; MCX_EBADBUF when @p p is not one.
- * Everything read from the partition is checked; touches nothing. */
+ * of a slot (kept: RECEIVED, a kept value): its slot, the position a lap
+ * later that frees it, and its value (MCX_PKT_KEEP, or MCX_PKT_OWNS | the
+ * buffer the slot owns); MCX_EBADBUF when @p p is not one. With @p value
+ * NULL (a constant) only a slot that owns no buffer is one. Everything
+ * read from the partition is checked; touches nothing. */
 CHAN_FAST int kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out,
-                           mcx__spsc_slot_t **slot, uint32_t *next)
+                           mcx__spsc_slot_t **slot, uint32_t *next, uint64_t *value)
 {
   uintptr_t off = (uintptr_t)p - (uintptr_t)d->pslots; /* NULL is below the rings */
   if (off >= d->pslot_span || (off & (sizeof(mcx__pkt_slot_t) - 1)))
@@ -1648,12 +1860,82 @@ CHAN_FAST int kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **
   mcx__spsc_slot_t *s = &((mcx__pkt_slot_t *)(uintptr_t)p)->s;
   /* Relaxed: a kept slot's word is the holder's until it frees it. */
   uint32_t w = mcx_load_relaxed(&s->word);
-  if ((w & 3u) != MCX_SPSC_RECEIVED || s->value != MCX_PKT_KEEP ||
+  uint64_t x = s->value; /* the producer does not write a held slot */
+  if ((w & 3u) != MCX_SPSC_RECEIVED || (value ? !mcx__pkt_kept(x) : x != MCX_PKT_KEEP) ||
       ((w >> 2) & mask) != ((uint32_t)(off / sizeof(mcx__pkt_slot_t)) & (d->g.chan_cap - 1)))
     return MCX_EBADBUF; /* not held (released already, or never handed out) */
   *out = ch;
   *slot = s;
   *next = (w >> 2) + mask + 1;
+  if (value)
+    *value = x;
+  return MCX_OK;
+}
+
+/* shm: pool buffer @p b, whose state word @p w says a slot owns it
+ * (PO_WORD), as handed out by a packet receive of this node: the slot (held,
+ * naming b), and the position a lap later that frees it; MCX_EBADBUF when
+ * it is not one. Everything read from the partition is checked; touches
+ * nothing. */
+CHAN_FAST int owned_slot_of(const mcx__domain_t *d, uint32_t b, uint64_t w, mcx__chan_t **out,
+                            mcx__spsc_slot_t **slot, uint32_t *next)
+{
+  /* The record by a shift, as kept_slot_of (chan_cap is a power of two). */
+  uint32_t line = PO_LINE(w), k = line & (d->g.chan_cap - 1);
+  uint32_t rec = (uint32_t)(((uint64_t)line * sizeof(mcx__pkt_slot_t)) >> d->pslot_rec_shift);
+  if (w != PO_WORD(line, PO_GEN(w)) || rec >= d->g.n_chans)
+    return MCX_EBADBUF;
+  mcx__chan_t *ch = chan_at(d, rec);
+  if (mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot ||
+      mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN)
+    return MCX_EBADBUF; /* not a packet ring this node receives from */
+  uint32_t mask = mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1);
+  mcx__spsc_slot_t *s = &((mcx__pkt_slot_t *)(uintptr_t)d->pslots + (size_t)rec * d->g.chan_cap + k)->s;
+  /* Relaxed: a kept slot's word is the holder's until it frees it. */
+  uint32_t sw = mcx_load_relaxed(&s->word);
+  if ((sw & 3u) != MCX_SPSC_RECEIVED || s->value != (MCX_PKT_OWNS | b) || ((sw >> 2) & mask) != k)
+    return MCX_EBADBUF; /* not held (released already, or never handed out) */
+  *out = ch;
+  *slot = s;
+  *next = (sw >> 2) + mask + 1;
+  return MCX_OK;
+}
+
+/* Our receive side of connection generation @p gen of @p ch is open: the
+ * connection cannot be torn down before we close it (A-C1). */
+CHAN_FAST int recv_open_gen(const mcx__chan_t *ch, uint32_t gen)
+{
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  return (st & ST_LIVE) && ST_GEN(st) == gen && ST_SIDE(st, MCX_CHAN_RECV) == S_OPEN;
+}
+
+/* Frees kept slot @p at of @p ch (for position @p next) whose value names a
+ * buffer the slot owns. While our receive side is open the slot keeps the
+ * buffer. After our close the tear-down returns it when the slot is free
+ * by then; a tear-down that ran while we held the slot left it to us: it
+ * goes back to the pool here. The two are told apart under the admin lock
+ * (the tear-down's), so the buffer is returned exactly once. */
+static int release_owning(mcx__domain_t *d, mcx__chan_t *ch, mcx__spsc_slot_t *at, uint32_t next)
+{
+  uint64_t x = at->value; /* held: the producer does not write it */
+  uint32_t b = (uint32_t)x;
+  uint64_t w = b < d->pkt_pool.n ? mcx_load_relaxed(&d->pkt_state[b]) : 0;
+  int owns = PO_IS(w) && PO_LINE(w) == pslot_line(d, at);
+  int locked = 0;
+  if (owns && !recv_open_gen(ch, PO_GEN(w))) {
+    if (mcx__admin_lock_bounded(d) != MCX_OK)
+      return MCX_EIO; /* still held: a later release may succeed */
+    locked = 1;
+    uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+    if (!(st & ST_LIVE) || ST_GEN(st) != PO_GEN(w))
+      own_return(d, b); /* torn down while held: ours to return (R-P2) */
+  }
+  mcx__glock(d); /* as every release: the lock-based modes' ring code runs under it */
+  mcx__pkt_free_kept(at, next); /* R2-K */
+  mcx__gunlock(d);
+  if (locked)
+    mcx__admin_unlock(d);
+  mcx__wp_notify(&ch->space_wp, d->shared);
   return MCX_OK;
 }
 
@@ -1683,13 +1965,27 @@ int mcx__pkt_release_fast(mcx__domain_t *d, void *buf)
   uint64_t w;
   mcx__chan_t *ch;
   mcx__spsc_slot_t *at;
-  if (__builtin_expect(kept_slot_of(d, buf, &ch, &at, &b) == MCX_OK, 1)) {
+  /* A slot that owns a buffer is not one here: the full path's release_owning. */
+  if (__builtin_expect(kept_slot_of(d, buf, &ch, &at, &b, NULL) == MCX_OK, 1)) {
     mcx__pkt_free_kept(at, b); /* R2-K */
     mcx__notify_fast(&ch->space_wp);
     return MCX_OK;
   }
   /* The reference profile's release (zeroed buffers, one pool) is the full path's. */
-  if (__builtin_expect(d->compat == MCX_COMPAT_MCA203_ || pool_buffer_of(d, buf, &b, &w) ||
+  if (__builtin_expect(d->compat == MCX_COMPAT_MCA203_ || (b = pool_index_of(d, buf)) == UINT32_MAX, 0))
+    return MCX_EAGAIN;
+  w = mcx_load_relaxed(&d->pkt_state[b]);
+  if (PO_IS(w)) {
+    /* A buffer its slot owns: the slot freed (R2-K), the buffer stays the
+     * slot's while our side is open; else release_owning decides. */
+    uint32_t next;
+    if (__builtin_expect(owned_slot_of(d, b, w, &ch, &at, &next) || !recv_open_gen(ch, PO_GEN(w)), 0))
+      return MCX_EAGAIN;
+    mcx__pkt_free_kept(at, next); /* R2-K */
+    mcx__notify_fast(&ch->space_wp);
+    return MCX_OK;
+  }
+  if (__builtin_expect(!(w & 1) || PB_SLOT(w) != mcx__self.node_slot ||
                            !(ch = held_chan_open(d, w, &rec)),
                        0))
     return MCX_EAGAIN;
@@ -1716,12 +2012,20 @@ int mcx__pkt_release(void *buf)
   uint64_t w;
   mcx__chan_t *kc;
   mcx__spsc_slot_t *at;
-  if (kept_slot_of(d, buf, &kc, &at, &b) == MCX_OK) {
+  if (kept_slot_of(d, buf, &kc, &at, &b, &w) == MCX_OK) {
+    if (w != MCX_PKT_KEEP) /* the slot owns a buffer */
+      return release_owning(d, kc, at, b);
     mcx__glock(d);
     mcx__pkt_free_kept(at, b); /* R2-K */
     mcx__gunlock(d);
     mcx__wp_notify(&kc->space_wp, d->shared);
     return MCX_OK;
+  }
+  if ((b = pool_index_of(d, buf)) != UINT32_MAX && PO_IS(w = mcx_load_relaxed(&d->pkt_state[b]))) {
+    uint32_t next;
+    if (owned_slot_of(d, b, w, &kc, &at, &next))
+      return MCX_EBADBUF; /* not held (released already, or never handed out) */
+    return release_owning(d, kc, at, next);
   }
   int r = pool_buffer_of(d, buf, &b, &w);
   if (r)
@@ -1766,7 +2070,8 @@ int mcx__pkt_release_test(void *buf)
   }
   mcx__chan_t *kc;
   mcx__spsc_slot_t *at;
-  if (kept_slot_of(d, buf, &kc, &at, &b) == MCX_OK)
+  uint64_t x;
+  if (kept_slot_of(d, buf, &kc, &at, &b, &x) == MCX_OK)
     return 0; /* still held */
   if ((uintptr_t)buf - (uintptr_t)d->pslots < d->pslot_span)
     return ((uintptr_t)buf - (uintptr_t)d->pslots) % sizeof(mcx__pkt_slot_t)
@@ -1775,6 +2080,8 @@ int mcx__pkt_release_test(void *buf)
   if ((b = pool_index_of(d, buf)) == UINT32_MAX)
     return MCX_EBADBUF;
   uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
+  if (PO_IS(w)) /* a slot's buffer: held while its slot is */
+    return owned_slot_of(d, b, w, &kc, &at, &b) != MCX_OK;
   return !((w & 1) && PB_SLOT(w) == mcx__self.node_slot); /* released: no longer ours */
 }
 

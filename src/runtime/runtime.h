@@ -29,7 +29,7 @@
 #include "runtime/receipt_hook.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 9u /* 9: an endpoint's chan word follows its state word (state_chan) */
+#define MCX_PART_VERSION 10u /* 10: packet slots own pool buffers (chan.c PO_WORD; the channel area's owned count) */
 
 /** Delivery receipts per domain (mcx_receipt_open). */
 #define MCX_RECEIPTS 32u

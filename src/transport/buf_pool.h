@@ -5,11 +5,14 @@
  * in the partition (Treiber stack, ABA-tagged head), shared by every channel
  * of the domain, as the reference implementation has one pool per domain.
  *
- * A channel keeps the buffers its receiver releases on its own return ring
- * (single producer, single consumer: no locked instruction) and reuses them
- * first; the pool is touched when that ring is empty (a burst, the start of a
- * connection) and when buffers outlive their connection (released after a
- * close, left queued at tear-down, held by a node that died).
+ * A packet channel's slots own buffers of this pool while their connection
+ * lasts (chan.c), taken once per slot; on the per-item path a channel keeps
+ * the buffers its receiver releases on its own return ring (single
+ * producer, single consumer: no locked instruction) and reuses them first.
+ * The pool is touched when a slot takes its buffer, when that ring is empty
+ * (a burst, the start of a connection) and when buffers outlive their
+ * connection (released after a close, left queued or owned at tear-down,
+ * held by a node that died).
  *
  * The pool lives in shared memory that another process may have corrupted:
  * every index read from it is checked against the geometry copied into

@@ -32,7 +32,7 @@ mcx__q_outcome_t mcx__pkt_reserve_slow(const mcx__spsc_view_t *v)
       int marked = (m & MCX_PKT_SKIP) != 0;
       /* A slot of an earlier lap (a corrupt word is none: full). */
       int older = after30(pos, wpos) && ((pos - wpos) & v->mask) == 0;
-      int kept = (w & 3u) == MCX_SPSC_RECEIVED && s->value == MCX_PKT_KEEP && older;
+      int kept = (w & 3u) == MCX_SPSC_RECEIVED && mcx__pkt_kept(s->value) && older;
       int freed = (w & 3u) == MCX_SPSC_FREE && marked && older;
       if (!kept && !freed)
         return (w & 3u) == MCX_SPSC_RECEIVED ? MCX_Q_FULL_BUT_CONSUMER_READING : MCX_Q_FULL;
@@ -98,4 +98,11 @@ uint32_t mcx__pkt_count(const mcx__spsc_view_t *v)
       break;
   }
   return n;
+}
+
+void mcx__pkt_init(const mcx__spsc_view_t *v)
+{
+  mcx__spsc_init(v);
+  for (uint32_t i = 0; i <= v->mask; i++)
+    mcx__spsc_at(v, i)->value = MCX_PKT_KEEP; /* published by the caller, as the words */
 }

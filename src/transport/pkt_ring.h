@@ -11,8 +11,12 @@
  * MCX_PKT_KEEP, meta its size): the consumer's take leaves that slot
  * RECEIVED and hands out a pointer to its bytes, and the consumer's release
  * frees it (mcx__pkt_free_kept). So a hand-off moves one line to the
- * consumer and back. A larger packet travels as before: a pool buffer's
- * index in value, the slot freed at the take.
+ * consumer and back. A larger packet is copied into a buffer the slot owns
+ * (value MCX_PKT_OWNS | buffer index, meta its size; the caller, chan.c,
+ * gives the slot its buffer and checks it): it is kept exactly as a small
+ * one, and the slot keeps its buffer for later laps. Any value with
+ * MCX_PKT_OWNS set is kept (mcx__pkt_kept); a value without it is an item
+ * freed at the take (a buffer index of the per-item path, chan.c).
  *
  * A receiver may hold packets as long as it likes and release them in any
  * order; its held slots must not stop the ring. So a producer that reaches
@@ -39,7 +43,9 @@
  *
  * Who writes what: the producer writes `tail`, a slot's word RESERVED /
  * ALLOCATED, its meta (size or skip mark), value and bytes; the consumer
- * writes `head` and a slot's word RECEIVED / FREE.
+ * writes `head` and a slot's word RECEIVED / FREE. The producer also reads
+ * back the value it wrote a lap before (the slot's buffer), never the
+ * consumer's.
  */
 #ifndef MCX_TRANSPORT_PKT_RING_H
 #define MCX_TRANSPORT_PKT_RING_H
@@ -47,6 +53,10 @@
 #include "transport/spsc_ring.h"
 
 #define MCX_PKT_INLINE 48u
+/* A kept item (the slot is held from the take to the release): bit 63 of
+ * value. The low 32 bits name the buffer the slot owns; MCX_PKT_KEEP (all
+ * ones) owns none. */
+#define MCX_PKT_OWNS (UINT64_C(1) << 63)
 #define MCX_PKT_KEEP UINT64_MAX
 #define MCX_PKT_SKIP 0x80000000u /* meta of a passed-over slot: MCX_PKT_SKIP | position */
 #define MCX_POS30 0x3fffffffu
@@ -66,6 +76,9 @@ static inline uint8_t *mcx__pkt_bytes(mcx__spsc_slot_t *s)
    * line of the ring (which the compiler cannot see from the field's type). */
   return (uint8_t *)((uintptr_t)s - MCX_PKT_INLINE);
 }
+
+/** A kept item's value (MCX_PKT_KEEP or MCX_PKT_OWNS | buffer). */
+static inline int mcx__pkt_kept(uint64_t value) { return (int64_t)value < 0; }
 
 static inline uint32_t mcx__pkt_skip_mark(uint32_t pos) { return MCX_PKT_SKIP | (pos & MCX_POS30); }
 
@@ -103,8 +116,8 @@ static inline __attribute__((always_inline)) mcx__q_outcome_t mcx__pkt_reserve(c
 
 /**
  * Consumer: takes the oldest item (passing skip marks); its slot in *@p at.
- * An item in its slot (value MCX_PKT_KEEP) leaves the slot RECEIVED: held
- * until mcx__pkt_free_kept.
+ * A kept item (mcx__pkt_kept: bytes in the slot or in its buffer) leaves
+ * the slot RECEIVED: held until mcx__pkt_free_kept.
  */
 static inline __attribute__((always_inline)) mcx__q_outcome_t mcx__pkt_take(const mcx__spsc_view_t *v, uint32_t *meta,
                                              uint64_t *value, mcx__spsc_slot_t **at)
@@ -124,7 +137,7 @@ static inline __attribute__((always_inline)) mcx__q_outcome_t mcx__pkt_take(cons
   /* R-T — release: our reads of meta and value happen before a producer
    * that sees RECEIVED may write a skip mark into meta; pairs with A1. */
   mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_RECEIVED));
-  if (x != MCX_PKT_KEEP)
+  if (!mcx__pkt_kept(x))
     /* R2 — release: the slot is free for the next lap; pairs with A1. */
     mcx_store_release(&s->word, mcx__spsc_word(pos + v->mask + 1, MCX_SPSC_FREE));
   /* R-S2 — release: every mark before pos + 1 has been read; pairs with
@@ -146,8 +159,8 @@ static inline __attribute__((always_inline)) void mcx__pkt_commit(const mcx__sps
 
 /**
  * Consumer: takes the oldest item when it is a small packet in its slot
- * (with a size that fits), in straight-line code: as mcx__pkt_take. Else
- * MCX_Q_MISMATCH, and nothing changed (mcx__pkt_take handles the rest).
+ * (kept, with a size that fits), in straight-line code: as mcx__pkt_take.
+ * Else MCX_Q_MISMATCH, and nothing changed (mcx__pkt_take handles the rest).
  */
 static inline __attribute__((always_inline)) mcx__q_outcome_t
 mcx__pkt_take_kept(const mcx__spsc_view_t *v, uint32_t *meta, mcx__spsc_slot_t **at)
@@ -158,7 +171,7 @@ mcx__pkt_take_kept(const mcx__spsc_view_t *v, uint32_t *meta, mcx__spsc_slot_t *
   if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_ALLOCATED), 0))
     return MCX_Q_MISMATCH;
   uint32_t m = mcx_load_relaxed(&s->meta);
-  if (__builtin_expect(s->value != MCX_PKT_KEEP || m > MCX_PKT_INLINE, 0))
+  if (__builtin_expect(!mcx__pkt_kept(s->value) || m > MCX_PKT_INLINE, 0))
     return MCX_Q_MISMATCH;
   /* R-T — release: pairs with A1 (our reads of meta and value are done). */
   mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_RECEIVED));
@@ -181,8 +194,25 @@ static inline void mcx__pkt_free_kept(mcx__spsc_slot_t *s, uint32_t next)
 /** A kept slot (the consumer holds its bytes), for word @p w of slot @p s. */
 static inline int mcx__pkt_is_kept(uint32_t w, const mcx__spsc_slot_t *s)
 {
-  return (w & 3u) == MCX_SPSC_RECEIVED && s->value == MCX_PKT_KEEP;
+  return (w & 3u) == MCX_SPSC_RECEIVED && mcx__pkt_kept(s->value);
 }
+
+/** Producer: publishes the slot in hand, @p s for position @p pos (the
+ * tail), with @p meta and the value it already holds (a kept value of an
+ * earlier lap: the send fast path checked it). */
+static inline __attribute__((always_inline)) void
+mcx__pkt_publish_meta(mcx__spsc_ring_t *r, mcx__spsc_slot_t *s, uint32_t pos, uint32_t meta)
+{
+  mcx_store_relaxed(&s->meta, meta);
+  /* R1 — release: meta and the bytes in the slot are visible before the
+   * slot reads ALLOCATED; pairs with A2. */
+  mcx_store_release(&s->word, mcx__spsc_word(pos, MCX_SPSC_ALLOCATED));
+  r->tail = pos + 1;
+}
+
+/** Resets a packet ring (connect): as mcx__spsc_init, and every slot's
+ * value MCX_PKT_KEEP (kept, no buffer). */
+void mcx__pkt_init(const mcx__spsc_view_t *v);
 
 /** Items published and not yet taken (consumer side; a snapshot). */
 uint32_t mcx__pkt_count(const mcx__spsc_view_t *v);
