@@ -97,82 +97,99 @@ static int ideal_open(bench_ctx_t *c, int side, void **h)
   return 0;
 }
 static void ideal_close(bench_ctx_t *c, int side, void *h) { free(h); }
+/* Waits for slot word @p seq to read @p want: 0, or 1 when the sample failed
+ * meanwhile (the other side stopped: a full or empty ring would wait for
+ * ever), looked at once the wait has gone past its spinning. */
+static inline __attribute__((always_inline)) int ideal_wait(atomic_uint_fast64_t *seq,
+                                                            uint64_t want, bench_ctx_t *c)
+{
+  unsigned k = 0;
+  /* A1 / A2 — acquire: pairs with R2 / R1 (see the callers). */
+  while (atomic_load_explicit(seq, memory_order_acquire) != want) {
+    if (k >= 128 && atomic_load_explicit(&c->failed, memory_order_relaxed))
+      return 1;
+    bench_relax(&k);
+  }
+  return 0;
+}
 /* One slot of ring r at position pos; size is a constant in the batch loops
- * (8 for scalars: the copy is one load and one store). */
-static inline __attribute__((always_inline)) void ideal_put(const struct iring *r, uint64_t pos,
-                                                            const void *buf, size_t size)
+ * (8 for scalars: the copy is one load and one store). 0, or 1 when the
+ * sample failed while it waited. */
+static inline __attribute__((always_inline)) int ideal_put(const struct iring *r, uint64_t pos,
+                                                           const void *buf, size_t size,
+                                                           bench_ctx_t *c)
 {
   unsigned char *slot = r->slots + (pos & r->mask) * r->stride;
   atomic_uint_fast64_t *seq = (atomic_uint_fast64_t *)slot;
-  unsigned k = 0;
-  /* A1 — acquire: the consumer's reads of this slot are done; pairs with R2. */
-  while (atomic_load_explicit(seq, memory_order_acquire) != pos)
-    bench_relax(&k);
+  /* A1: the consumer's reads of this slot are done; pairs with R2. */
+  if (ideal_wait(seq, pos, c))
+    return 1;
   memcpy(slot + 8, buf, size);
   /* R1 — release: payload written before the slot shows full; pairs with A2. */
   atomic_store_explicit(seq, pos + 1, memory_order_release);
+  return 0;
 }
-static inline __attribute__((always_inline)) void ideal_get(const struct iring *r, uint64_t pos,
-                                                            void *buf, size_t size)
+static inline __attribute__((always_inline)) int ideal_get(const struct iring *r, uint64_t pos,
+                                                           void *buf, size_t size, bench_ctx_t *c)
 {
   unsigned char *slot = r->slots + (pos & r->mask) * r->stride;
   atomic_uint_fast64_t *seq = (atomic_uint_fast64_t *)slot;
-  unsigned k = 0;
-  while (atomic_load_explicit(seq, memory_order_acquire) != pos + 1) /* A2 */
-    bench_relax(&k);
+  if (ideal_wait(seq, pos + 1, c)) /* A2: pairs with R1 */
+    return 1;
   memcpy(buf, slot + 8, size);
   atomic_store_explicit(seq, pos + r->mask + 1, memory_order_release); /* R2 */
+  return 0;
 }
 static int ideal_send(bench_ctx_t *c, void *h, const void *buf)
 {
   struct ideal_side *s = h;
   int d = s->side;
-  ideal_put(&s->q->r[d], s->pos[d]++, buf, c->size);
-  return 0;
+  return ideal_put(&s->q->r[d], s->pos[d]++, buf, c->size, c) ? BENCH_ERR : 0;
 }
 static int ideal_recv(bench_ctx_t *c, void *h, void *buf)
 {
   struct ideal_side *s = h;
   int d = !s->side;
-  ideal_get(&s->q->r[d], s->pos[d]++, buf, c->size);
-  return 0;
+  return ideal_get(&s->q->r[d], s->pos[d]++, buf, c->size, c) ? BENCH_ERR : 0;
 }
 /* Batches: the ring's geometry and the position stay in registers. */
-static inline __attribute__((always_inline)) void ideal_put_n(struct ideal_side *s, const unsigned char *p,
-                                                              unsigned k, size_t size)
+static inline __attribute__((always_inline)) int ideal_put_n(bench_ctx_t *c, struct ideal_side *s,
+                                                             const unsigned char *p, unsigned k,
+                                                             size_t size)
 {
   int d = s->side;
   const struct iring r = s->q->r[d];
   uint64_t pos = s->pos[d];
   for (unsigned i = 0; i < k; i++, p += size)
-    ideal_put(&r, pos++, p, size);
+    if (ideal_put(&r, pos++, p, size, c))
+      return BENCH_ERR;
   s->pos[d] = pos;
+  return 0;
 }
-static inline __attribute__((always_inline)) void ideal_get_n(struct ideal_side *s, unsigned char *p,
-                                                              unsigned k, size_t size)
+static inline __attribute__((always_inline)) int ideal_get_n(bench_ctx_t *c, struct ideal_side *s,
+                                                             unsigned char *p, unsigned k,
+                                                             size_t size)
 {
   int d = !s->side;
   const struct iring r = s->q->r[d];
   uint64_t pos = s->pos[d];
   for (unsigned i = 0; i < k; i++, p += size)
-    ideal_get(&r, pos++, p, size);
+    if (ideal_get(&r, pos++, p, size, c))
+      return BENCH_ERR;
   s->pos[d] = pos;
+  return 0;
 }
 static int ideal_send_batch(bench_ctx_t *c, void *h, const void *items, unsigned k)
 {
   if (c->size == 8)
-    ideal_put_n(h, items, k, 8);
-  else
-    ideal_put_n(h, items, k, c->size);
-  return 0;
+    return ideal_put_n(c, h, items, k, 8);
+  return ideal_put_n(c, h, items, k, c->size);
 }
 static int ideal_recv_batch(bench_ctx_t *c, void *h, void *items, unsigned k)
 {
   if (c->size == 8)
-    ideal_get_n(h, items, k, 8);
-  else
-    ideal_get_n(h, items, k, c->size);
-  return 0;
+    return ideal_get_n(c, h, items, k, 8);
+  return ideal_get_n(c, h, items, k, c->size);
 }
 const bench_ops_t bench_peer_ideal = {"ideal_ring", ideal_prepare, ideal_open, ideal_send, ideal_recv,
                                       ideal_close, ideal_destroy, 0, 0, 0, NULL, NULL, NULL,
