@@ -492,11 +492,11 @@ static void say(void)
     _exit(90);
 }
 
-/* Receiver on node 2 port 5: takes 8 large packets, holds 3 of them, and
- * waits to be killed. */
-static int holding_receiver(void)
+/* Receiver on node 2 port 5 of domain @p dom: takes 8 large packets, holds
+ * 3 of them, closes its side when @p close, and waits to be killed. */
+static int receive_holding_three(mcapi_domain_t dom, int close)
 {
-  init_node(77, 2);
+  init_node(dom, 2);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
@@ -515,42 +515,18 @@ static int holding_receiver(void)
     if (seq % 3 != 1)
       mcapi_pktchan_release(p, &st);
   }
-  say();
-  pause();
-  return 0;
-}
-
-/* As holding_receiver, then closes its side (holding three) and waits to
- * be killed. */
-static int closing_receiver(void)
-{
-  init_node(79, 2);
-  mcapi_status_t st;
-  mcapi_request_t r;
-  size_t n;
-  mcapi_endpoint_t in = mcapi_endpoint_create(5, &st);
-  mcapi_pktchan_recv_hndl_t rh;
-  mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
-  if (st != MCAPI_SUCCESS)
-    return 2;
-  say();
-  for (uint32_t seq = 0; seq < 8; seq++) {
-    void *p;
-    mcapi_pktchan_recv(rh, &p, &n, &st);
-    if (st != MCAPI_SUCCESS || !stamped(p, seq, 1000))
-      return 3;
-    if (seq % 3 != 1)
-      mcapi_pktchan_release(p, &st);
+  if (close) {
+    mcapi_pktchan_recv_close_i(rh, &r, &st);
+    mcapi_wait(&r, &n, 10000, &st);
+    if (st != MCAPI_SUCCESS)
+      return 4;
   }
-  mcapi_pktchan_recv_close_i(rh, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
-  if (st != MCAPI_SUCCESS)
-    return 4;
   say();
   pause();
   return 0;
 }
+static int holding_receiver(void) { return receive_holding_three(77, 0); }
+static int closing_receiver(void) { return receive_holding_three(79, 1); }
 
 /* Sender on node 2 port 6: sends 8 large packets and waits to be killed. */
 static int dying_sender(void)
@@ -602,16 +578,16 @@ static void reap(pid_t c)
   close(ready_fd[1]);
 }
 
-TEST(crashed_receiver_gives_back_its_buffers)
+/* The parent's side of a receiver child of domain @p dom (receive_holding_three):
+ * the channel from @p out to the child's endpoint connected and its send
+ * side open; once the child is ready, 8 packets of 1000 bytes, then the
+ * child's word that it is done with them. */
+static mcapi_pktchan_send_hndl_t send_8_to_child(mcapi_domain_t dom, mcapi_endpoint_t out)
 {
-  init_node(77, 1);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
-  mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
-  uint32_t free0 = pool_free();
-  pid_t c = spawn(holding_receiver);
-  mcapi_endpoint_t in = mcapi_endpoint_get(77, 2, 5, 10000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 2, 5, 10000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, in, &r, &st);
   mcapi_wait(&r, &n, 10000, &st);
@@ -625,7 +601,20 @@ TEST(crashed_receiver_gives_back_its_buffers)
     send_pkt(sh, seq, 1000, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
   }
-  CHECK(heard()); /* it holds three */
+  CHECK(heard());
+  return sh;
+}
+
+TEST(crashed_receiver_gives_back_its_buffers)
+{
+  init_node(77, 1);
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
+  uint32_t free0 = pool_free();
+  pid_t c = spawn(holding_receiver);
+  mcapi_pktchan_send_hndl_t sh = send_8_to_child(77, out); /* it holds three */
   CHECK(pool_free() < free0);
   reap(c);
   /* The send finds the receiver gone (the sweep ran), and the close tears
@@ -658,21 +647,7 @@ TEST(sweep_returns_buffers_of_a_torn_down_connection)
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
   uint32_t free0 = pool_free();
   pid_t c = spawn(closing_receiver);
-  mcapi_endpoint_t in = mcapi_endpoint_get(79, 2, 5, 10000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_pktchan_connect_i(out, in, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_pktchan_send_hndl_t sh;
-  mcapi_pktchan_send_open_i(&sh, out, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK(heard());
-  for (uint32_t seq = 0; seq < 8; seq++) {
-    send_pkt(sh, seq, 1000, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-  }
-  CHECK(heard()); /* it holds three and has closed */
+  mcapi_pktchan_send_hndl_t sh = send_8_to_child(79, out); /* it holds three and has closed */
   mcapi_pktchan_send_close_i(sh, &r, &st);
   mcapi_wait(&r, &n, 10000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
