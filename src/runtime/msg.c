@@ -78,8 +78,8 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
    * domain refuses: the full path says why. */
   if (!d || size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
     return MCX_EAGAIN;
-  if (prio > MCAPI_MAX_PRIORITY)
-    return MCX_EAGAIN; /* the full path reports it */
+  /* A priority out of range matches no entry, and mcx__epc_prio refuses it:
+   * the full path reports it. */
   if ((uint64_t)prio != t->prio && !mcx__epc_prio(to, prio))
     return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
   const mcx__mpool_t *mp = &d->mpool;

@@ -143,18 +143,36 @@ static void close_both(mcapi_pktchan_send_hndl_t sh, mcapi_pktchan_recv_hndl_t r
   CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 
+/* Node 1 of domain @p dom, its endpoints 1 and 2 (the receiver's queue
+ * @p depth deep; 0: the default) and a packet channel from 1 to 2, open.
+ * Returns the pool's free count before the channel. */
+static uint32_t open_pair(mcapi_domain_t dom, mcapi_uint_t depth, mcapi_endpoint_t *tx,
+                          mcapi_endpoint_t *rx, mcapi_pktchan_send_hndl_t *sh,
+                          mcapi_pktchan_recv_hndl_t *rh)
+{
+  mcapi_status_t st;
+  init_node(dom, 1);
+  *tx = mcapi_endpoint_create(1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  *rx = mcapi_endpoint_create(2, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  if (depth)
+    set_depth(*rx, depth);
+  uint32_t free0 = pool_free();
+  mcx_test_open_chan(*tx, *rx, 1, sh, rh);
+  return free0;
+}
+
 /* Every size from 49 to 1024 bytes (and 1..48 in between, in their slots),
  * many laps of a 64-slot ring: each packet arrives exact, a large one in a
  * pool buffer. The owned buffers go back when the connection ends. */
 TEST(large_packets_arrive_exact_through_laps)
 {
-  init_node(71, 1);
   mcapi_status_t st;
-  mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st), rx = mcapi_endpoint_create(2, &st);
-  uint32_t free0 = pool_free();
+  mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  mcx_test_open_chan(tx, rx, 1, &sh, &rh);
+  uint32_t free0 = open_pair(71, 0, &tx, &rx, &sh, &rh);
   uint32_t seq = 0;
   for (int round = 0; round < 3; round++) {
     for (size_t size = 1; size <= MCAPI_MAX_PKT_SIZE; size++, seq++) {
@@ -187,14 +205,11 @@ TEST(large_packets_arrive_exact_through_laps)
  * lap. */
 TEST(slot_reuses_its_buffer)
 {
-  init_node(72, 1);
   mcapi_status_t st;
-  mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st), rx = mcapi_endpoint_create(2, &st);
-  set_depth(rx, 4);
-  uint32_t free0 = pool_free();
+  mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  mcx_test_open_chan(tx, rx, 1, &sh, &rh);
+  uint32_t free0 = open_pair(72, 4, &tx, &rx, &sh, &rh);
   void *seen[8];
   uint32_t nseen = 0, free1 = 0;
   for (uint32_t seq = 0; seq < 4000; seq++) {
@@ -228,13 +243,11 @@ TEST(slot_reuses_its_buffer)
  * release of a packet is BUF_INVALID; release_test says held / released. */
 TEST(held_large_packets_passed_over_released_in_any_order)
 {
-  init_node(73, 1);
   mcapi_status_t st;
-  mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st), rx = mcapi_endpoint_create(2, &st);
-  set_depth(rx, 4);
+  mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  mcx_test_open_chan(tx, rx, 1, &sh, &rh);
+  (void)open_pair(73, 4, &tx, &rx, &sh, &rh);
   mcapi_boolean_t fail = 1; /* a full ring says MEM_LIMIT at once */
   mcapi_endpoint_set_attribute(tx, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
   mcapi_timeout_t tmo = 2000; /* a packet that never came: TIMEOUT, not a hang */
@@ -310,14 +323,11 @@ TEST(held_large_packets_passed_over_released_in_any_order)
  * succeed (once) and the last one gives the pool back every buffer. */
 TEST(close_with_large_packets_held_then_release)
 {
-  init_node(74, 1);
   mcapi_status_t st;
-  mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st), rx = mcapi_endpoint_create(2, &st);
-  set_depth(rx, 8);
-  uint32_t free0 = pool_free();
+  mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  mcx_test_open_chan(tx, rx, 1, &sh, &rh);
+  uint32_t free0 = open_pair(74, 8, &tx, &rx, &sh, &rh);
   for (uint32_t seq = 0; seq < 16; seq++) { /* every slot owns a buffer */
     send_pkt(sh, seq, 900, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
@@ -411,15 +421,12 @@ TEST(pool_exhausted_falls_back_per_item)
  * pool, and the buffers come back at tear-down. */
 TEST(corrupt_owned_index_is_checked)
 {
-  init_node(76, 1);
   mcapi_status_t st;
-  mcx__domain_t *d = mcx__self.dom;
-  mcapi_endpoint_t tx = mcapi_endpoint_create(1, &st), rx = mcapi_endpoint_create(2, &st);
-  set_depth(rx, 4);
-  uint32_t free0 = pool_free();
+  mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  mcx_test_open_chan(tx, rx, 1, &sh, &rh);
+  uint32_t free0 = open_pair(76, 4, &tx, &rx, &sh, &rh);
+  mcx__domain_t *d = mcx__self.dom;
   uint32_t line0 = UINT32_MAX, own[4];
   for (uint32_t seq = 0; seq < 4; seq++) { /* a lap: slot k owns own[k] */
     send_pkt(sh, seq, 200, &st);
