@@ -60,6 +60,10 @@ typedef _Atomic uint64_t mcx_atomic_u64;
   atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_seq_cst, \
                                           memory_order_seq_cst)
 
+/** Hides @p x's value from the optimizer (no instruction): keeps two tests
+ * of it from being merged into one that needs another register. */
+#define MCX_OPAQUE(x) __asm__("" : "+r"(x))
+
 /**
  * Call before a 32-bit CAS whose expected value was narrowed from a wider
  * variable. GCC before 14 on RV64 compares the expected value of a 32-bit

@@ -80,7 +80,7 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
     return MCX_EAGAIN;
   /* A priority out of range matches no entry, and mcx__epc_prio refuses it:
    * the full path reports it. */
-  if ((uint64_t)prio != t->prio && !mcx__epc_prio(to, prio))
+  if (prio != t->prio && !mcx__epc_prio(to, prio))
     return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
   const mcx__mpool_t *mp = &d->mpool;
   uint32_t b;
@@ -89,7 +89,7 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
   memcpy(mcx__mpool_buf(mp, b), buf, size);
   /* The ring's tail refuses an epoch other than the entry's (a re-size). */
-  if (mcx__mpsc_enqueue(&t->v, mcx__epc_epoch(t), buf, (uint32_t)size, b, from, s->intent, t->v.tag,
+  if (mcx__mpsc_enqueue(&t->v, mcx__epc_epoch(t), buf, (uint32_t)size, b, s->intent, t->v.tag,
                         NULL) != MCX_RING_OK) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
     return MCX_EAGAIN;
@@ -133,15 +133,31 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
   return MCX_EAGAIN;
 }
 
-/* Resolves priority @p prio's ring in entry @p c (the bit seen set). */
-static void epc_set_prio(mcx__epc_t *c, uint64_t p)
+/* The view of an entry with no ring resolved (mcx__epc_t.prio): one slot,
+ * never published (a receive finds it empty), and a tail that reads CLOSED
+ * (a send at MCX_EPC_NOPRIO, which matches the entry, is refused before it
+ * writes anything). Only ever read. */
+static MCX_ALIGNED_LINE mcx__mpsc_ring_t epc_idle_ring = {.tail = MCX_RING_CLOSED};
+static MCX_ALIGNED_LINE mcx__msg_slot_t epc_idle_slot;
+
+/* Resolves priority @p p's ring in entry @p c (the bit seen set), or none
+ * (MCX_EPC_NOPRIO). */
+static void epc_set_prio(mcx__epc_t *c, uint32_t p)
 {
   c->prio = p;
-  c->used = p == MCX_EPC_NOPRIO ? 0 : 1u << p;
-  uint32_t prio = p == MCX_EPC_NOPRIO ? 0 : (uint32_t)p; /* an empty ring of the endpoint: see mcx__epc_t */
-  c->v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)prio * sizeof(mcx__mpsc_ring_t));
-  c->v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
-  c->v.tag = c->tag0 + ((uint64_t)prio << 48);
+  if (p == MCX_EPC_NOPRIO) {
+    c->used = 0;
+    c->v.ring = &epc_idle_ring;
+    c->v.slots = &epc_idle_slot;
+    c->v.mask = 0; /* its one slot, whatever the head */
+    c->v.tag = 0;
+    return;
+  }
+  c->used = 1u << p;
+  c->v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)p * sizeof(mcx__mpsc_ring_t));
+  c->v.slots = (mcx__msg_slot_t *)(c->slots0 + p * c->slot_step);
+  c->v.mask = c->mask;
+  c->v.tag = c->tag0 + ((uint64_t)p << 48);
 }
 
 int mcx__epc_prio(uint32_t to, uint32_t prio)
@@ -188,8 +204,9 @@ mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
   c->state = mcx__ep_sc(st);
   c->own = mcx__ep_is_mine(e) ? mcx__ep_sc(st) : MCX_EPC_EMPTY;
   mcx__self.msg_lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
-  c->gen = (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT;
-  c->v = v; /* priority 0's, then the resolved one's (epc_set_prio) */
+  c->ngen = 0 - ((uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT);
+  c->v = v; /* its pool; its ring is the resolved priority's (epc_set_prio) */
+  c->mask = v.mask;
   c->ep = e;
   c->intent = mcx__self.intent;
   c->ring0 = (uint8_t *)v.ring;
@@ -227,14 +244,13 @@ static int resolve_send(mcx__domain_t *d, uint32_t from, uint32_t to, mcx__endpo
 }
 
 /* One attempt; retries *_BUT_CONSUMER_READING immediately, a bounded number of times. */
-static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to,
-                                     uint32_t from, const void *buf, size_t size, uint32_t big,
-                                     uint32_t prio, const mcx__mpsc_commit_t *cm)
+static mcx__ring_outcome_t send_once(mcx__domain_t *d, mcx__endpoint_t *dst, const void *buf,
+                                     size_t size, uint32_t big, uint32_t prio,
+                                     const mcx__mpsc_commit_t *cm)
 {
-  (void)to;
   mcx__ring_outcome_t o;
   for (int i = 0;; i++) {
-    o = mcx__msg_enqueue_once(d, dst, from, buf, size, big, prio, 1, cm);
+    o = mcx__msg_enqueue_once(d, dst, buf, size, big, prio, 1, cm);
     if (o != MCX_RING_FULL_BUT_CONSUMER_READING || i == BUT_RETRIES)
       return o;
     mcx_port_cpu_relax();
@@ -311,7 +327,7 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
   mcx__backoff_t b;
   mcx__backoff_begin(&b);
   for (;;) {
-    mcx__ring_outcome_t o = send_once(d, dst, to, from, buf, size, big, prio, cm);
+    mcx__ring_outcome_t o = send_once(d, dst, buf, size, big, prio, cm);
     if (o == MCX_RING_OK)
       return MCX_OK;
     if (o == MCX_RING_CLOSED_OR_STALE) {
@@ -334,7 +350,7 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
     if (!mcx__backoff_step(&b))
       continue;
     uint32_t key = mcx__wp_prepare(&dst->space_wp);
-    o = send_once(d, dst, to, from, buf, size, big, prio, cm);
+    o = send_once(d, dst, buf, size, big, prio, cm);
     if (o != MCX_RING_FULL && o != MCX_RING_FULL_BUT_CONSUMER_READING) {
       mcx__wp_cancel(&dst->space_wp);
       if (o == MCX_RING_OK)

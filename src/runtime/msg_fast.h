@@ -57,9 +57,12 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
  * byte, one zero-extending move, and endpoints 0..254 of a domain each have
  * their own entry. */
 #define MCX_EPC_N 256u
-/* No priority's ring resolved: above every priority a caller can pass, so a
- * send's one compare with `prio` also refuses a priority out of range. */
-#define MCX_EPC_NOPRIO (UINT64_C(1) << 32)
+/* No priority's ring resolved. A send at this priority (out of range)
+ * matches it, and then finds the entry's view an empty, closed ring in
+ * process memory (epc_set_prio): its tail refuses the reservation, and the
+ * full path reports the priority. So a send's one compare with `prio` also
+ * refuses every priority out of range, with no test of the range first. */
+#define MCX_EPC_NOPRIO UINT32_MAX
 typedef struct mcx__epc {
   union {
   struct {
@@ -76,14 +79,16 @@ typedef struct mcx__epc {
   uint64_t own;
   mcx__endpoint_t *ep;
   mcx_atomic_u64 *intent; /* the calling node's in-flight record (mcx__self.intent) */
-  /* The priority of the ring below, zero-extended (MCX_EPC_NOPRIO: none;
-   * the ring is then priority 0's, so that `used` 0 reads an empty ring of
-   * the endpoint). */
-  uint64_t prio;
-  /* The ring epoch the geometry belongs to, << MCX_RING_GEN_SHIFT: the
-   * tail's top bits at that epoch (mcx__epc_epoch gives the epoch). */
-  uint64_t gen;
-  /* That ring (its mask: capacity - 1 at the entry's epoch; its pool: the
+  /* The priority of the ring below (MCX_EPC_NOPRIO: none; the view is
+   * then an empty closed ring of no endpoint, so that `used` 0 reads an
+   * empty ring and a send at that priority is refused). */
+  uint32_t prio;
+  uint32_t mask; /* capacity - 1 of every priority's ring at the entry's epoch */
+  /* The ring epoch the geometry belongs to, << MCX_RING_GEN_SHIFT and
+   * negated: a tail of that epoch plus it is the position (an add, one
+   * instruction fewer than the subtraction; mcx__epc_epoch gives the epoch). */
+  uint64_t ngen;
+  /* That ring (its mask: `mask`, 0 when none is resolved; its pool: the
    * domain's), read by the ring operations in place: the fast paths keep
    * the entry's address, not its fields, in registers. */
   mcx__ring_view_t v;
@@ -99,7 +104,10 @@ typedef struct mcx__epc {
 _Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
 /** The ring epoch of entry @p c's geometry. */
-MCX_FAST uint32_t mcx__epc_epoch(const mcx__epc_t *c) { return (uint32_t)(c->gen >> MCX_RING_GEN_SHIFT); }
+MCX_FAST uint32_t mcx__epc_epoch(const mcx__epc_t *c)
+{
+  return (uint32_t)((0 - c->ngen) >> MCX_RING_GEN_SHIFT);
+}
 
 /** Empties a cache entry (its endpoint pointer stays a valid address). */
 MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
@@ -157,7 +165,7 @@ MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__domain_t *d, const mcx__epc_t
   v.slots = (mcx__msg_slot_t *)(c->slots0 + prio * c->slot_step);
   v.mp = &d->mpool;
   v.tag = c->tag0 + ((uint64_t)prio << 48);
-  v.mask = c->v.mask;
+  v.mask = c->mask;
   return v;
 }
 
@@ -173,7 +181,7 @@ MCX_FAST void mcx__msg_notify(mcx__waitpoint_t *wp) { mcx__notify_fast(wp); }
  * filled and holds (mcx__mpsc_enqueue). @p cm: a receipt to set with R1
  * (mcx__msg_send_receipted), or NULL. */
 MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoint_t *dst,
-                                                   uint32_t from, const void *buf, size_t size,
+                                                   const void *buf, size_t size,
                                                    uint32_t big, uint32_t prio, int glock,
                                                    const mcx__mpsc_commit_t *cm)
 {
@@ -193,7 +201,7 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_enqueue_once(mcx__domain_t *d, mcx__endpoi
   mcx__ring_outcome_t o;
   if (glock)
     mcx__glock(d);
-  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, from, intent, tag, cm);
+  o = mcx__mpsc_enqueue(&v, epoch, buf, (uint32_t)size, big, intent, tag, cm);
   if (glock)
     mcx__gunlock(d);
   if (o == MCX_RING_OK)
@@ -237,10 +245,10 @@ MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, uint32_t prio, mcx__
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
   if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0))
     return MCX_EAGAIN;
-  /* Zero-extended: an entry with no ring resolved never matches, and one
-   * that has a ring matches only its priority, which is in range: the
-   * caller need not test the range first. */
-  if (__builtin_expect((uint64_t)prio != t->prio, 0))
+  /* An entry that has a ring matches only its priority, which is in
+   * range; one with none matches only MCX_EPC_NOPRIO, out of range, which
+   * its ring refuses: the caller need not test the range first. */
+  if (__builtin_expect(prio != t->prio, 0))
     return MCX_ENOENT;
   *sp = s;
   *tp = t;
@@ -258,11 +266,11 @@ MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const 
 {
   mcx__msg_slot_t *slot;
   uint64_t pos;
-  if (__builtin_expect(!mcx__mpsc_reserve_once(&t->v, t->gen, s->intent, &slot, &pos), 0))
+  if (__builtin_expect(!mcx__mpsc_reserve_once(&t->v, t->ngen, s->intent, &slot, &pos), 0))
     return MCX_EAGAIN;
   /* Read again after the reservation (its CAS orders them after it): not
    * kept in registers across it. */
-  mcx__mpsc_publish_small(slot, pos, buf, size, s->handle, s->intent);
+  mcx__mpsc_publish_small(slot, pos, buf, size, s->intent);
   mcx__ctr_add(&s->ep->n_sent, 1);
   mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
   return MCX_OK;

@@ -53,7 +53,7 @@
 typedef struct mcx__msg_slot {
   mcx_atomic_u64 seq; /* written by the producer (R1) and the consumer (R2) in turn */
   uint32_t size;      /* payload size, written by the producer before R1 */
-  uint32_t sender;    /* sending endpoint handle (diagnostics) */
+  uint32_t unused;    /* not written: keeps the payload at offset 16 */
   uint8_t data[MCX_SLOT_INLINE];
 } mcx__msg_slot_t;
 
@@ -259,8 +259,7 @@ uint32_t mcx__mpsc_count(const mcx__ring_view_t *v);
  */
 static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enqueue(const mcx__ring_view_t *v, uint32_t epoch,
                                                     const void *data, uint32_t size,
-                                                    uint32_t big, uint32_t sender,
-                                                    mcx_atomic_u64 *intent, uint64_t tag,
+                                                    uint32_t big, mcx_atomic_u64 *intent, uint64_t tag,
                                                     const mcx__mpsc_commit_t *cm)
 {
   mcx__mpsc_ring_t *r = v->ring;
@@ -301,7 +300,6 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
     }
   }
   s->size = size;
-  s->sender = sender;
   if (size == 0)
     ; /* a NULL buffer is legal for an empty message */
   else if (size <= MCX_SLOT_INLINE)
@@ -356,18 +354,18 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_enque
  * @p *pos_out. Any other case, a lost CAS included, returns 0 having
  * reserved nothing, and
  * the caller takes the full path, which retries and tells the cases apart.
- * @p gen is the ring's epoch << MCX_RING_GEN_SHIFT.
+ * @p ngen is the ring's epoch << MCX_RING_GEN_SHIFT, negated.
  */
 static inline __attribute__((always_inline)) int
-mcx__mpsc_reserve_once(const mcx__ring_view_t *v, uint64_t gen, mcx_atomic_u64 *intent,
+mcx__mpsc_reserve_once(const mcx__ring_view_t *v, uint64_t ngen, mcx_atomic_u64 *intent,
                        mcx__msg_slot_t **slot_out, uint64_t *pos_out)
 {
   uint64_t t = mcx_load_acquire(&v->ring->tail); /* A0 */
-  /* t - gen is the position when the tail carries that epoch and no CLOSED
-   * bit; another epoch or CLOSED (above it) leaves a value of 2^48 or more,
-   * and a position about to wrap (the full path handles the wrap) is the
-   * mask itself: one test. */
-  uint64_t pos = t - gen;
+  /* t + ngen (t - gen) is the position when the tail carries that epoch and
+   * no CLOSED bit; another epoch or CLOSED (above it) leaves a value of 2^48
+   * or more, and a position about to wrap (the full path handles the wrap)
+   * is the mask itself: one test. */
+  uint64_t pos = t + ngen;
   if (__builtin_expect(pos >= MCX_RING_POS_MASK, 0))
     return 0;
   mcx__msg_slot_t *s = &v->slots[pos & v->mask];
@@ -390,11 +388,10 @@ mcx__mpsc_reserve_once(const mcx__ring_view_t *v, uint64_t gen, mcx_atomic_u64 *
  * MCX_SLOT_INLINE bytes, publishes it (R1) and clears @p intent. */
 static inline __attribute__((always_inline)) void
 mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size_t size,
-                        uint32_t sender, mcx_atomic_u64 *intent)
+                        mcx_atomic_u64 *intent)
 {
   s->size = (uint32_t)size;
   mcx__copy_small(s->data, data, size);
-  s->sender = sender;
   /* R1 — release: pairs with A2 in mcx__mpsc_dequeue (see mcx__mpsc_enqueue). */
   mcx_store_release(&s->seq, pos + 1);
   mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
@@ -503,10 +500,17 @@ mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t
   if (!mcx_eq_acquire_u64(&s->seq, want))
     return MCX_RING_EMPTY;
   uint32_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
-  if (__builtin_expect(size > MCX_SLOT_INLINE || size > cap, 0))
+  if (__builtin_expect(size > MCX_SLOT_INLINE, 0))
+    return MCX_RING_NOT_SMALL;
+  /* Two tests, not one against min(cap, MCX_SLOT_INLINE): the compiler's
+   * merged form takes a register more, which the copy then lacks. */
+  MCX_OPAQUE(size);
+  if (__builtin_expect(size > cap, 0))
     return MCX_RING_NOT_SMALL;
   *out_size = size; /* before the copy: one register fewer across it */
-  mcx_store_relaxed(&r->reading, want); /* RECEIVED; a hint for producers */
+  /* No `reading` hint: a copy of at most MCX_SLOT_INLINE bytes is over
+   * before a producer that finds the ring full could use it (it waits as
+   * for FULL, spinning first). */
   mcx__copy_small(buf, s->data, size);
   /* R2 — release: our reads of the payload before a producer reuses the
    * slot; pairs with A1 in mcx__mpsc_enqueue / _reserve_once. */
