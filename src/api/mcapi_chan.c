@@ -211,9 +211,12 @@ MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void
   mcx__nb_start(&a, CTX_CHAN, 0, request, mcapi_status);
 }
 
-static __attribute__((noinline)) void pkt_recv_full(mcapi_pktchan_recv_hndl_t receive_handle,
-                                                    void **buffer, size_t *received_size,
-                                                    mcapi_status_t *mcapi_status)
+/* The full receive, continuing the wait @p spun (NULL: none; see
+ * mcx__chan_recv_spin). */
+static __attribute__((noinline)) void pkt_recv_full_spun(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                         void **buffer, size_t *received_size,
+                                                         mcapi_status_t *mcapi_status,
+                                                         const mcx__backoff_t *spun)
 {
   if (!mcapi_status)
     return;
@@ -224,10 +227,17 @@ static __attribute__((noinline)) void pkt_recv_full(mcapi_pktchan_recv_hndl_t re
   }
   mcx__recv_after_queued(REQ_PKT_RECV, receive_handle);
   size_t got = 0;
-  int e = mcx__pkt_recv(receive_handle, buffer, &got);
+  int e = mcx__pkt_recv_spun(receive_handle, buffer, &got, spun);
   if (e == MCX_OK)
     *received_size = got;
   SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
+}
+
+static __attribute__((noinline)) void pkt_recv_full(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                    void **buffer, size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  pkt_recv_full_spun(receive_handle, buffer, received_size, mcapi_status, NULL);
 }
 
 /* As pkt_send_other. */
@@ -242,7 +252,16 @@ static __attribute__((noinline)) void pkt_recv_other(mcapi_pktchan_recv_hndl_t r
     *mcapi_status = ST(e);
     return;
   }
-  pkt_recv_full(receive_handle, buffer, received_size, mcapi_status);
+  /* Nothing there: the wait, its spin here, then the full path. */
+  mcx__backoff_t b;
+  e = mcx__pkt_recv_spin(receive_handle, buffer, received_size, &b);
+  if (e == MCX_OK)
+    return;
+  if (e != MCX_EAGAIN) { /* taken and dropped (corrupt) */
+    *mcapi_status = ST(e);
+    return;
+  }
+  pkt_recv_full_spun(receive_handle, buffer, received_size, mcapi_status, &b);
 }
 
 /* As pkt_send_slow. */
@@ -362,16 +381,32 @@ static __attribute__((noinline)) void scl_send_full(uint32_t h, uint32_t width, 
   SET(r == MCX_OK ? MCAPI_SUCCESS : ST(r));
 }
 
-static __attribute__((noinline)) uint64_t scl_recv_full(uint32_t h, uint32_t width,
-                                                               mcapi_status_t *mcapi_status)
+static uint64_t scl_recv_full_spun(uint32_t h, uint32_t width, mcapi_status_t *mcapi_status,
+                                   const mcx__backoff_t *spun)
 {
   if (!mcapi_status)
     return 0;
   REQUIRE_NODE(0);
   uint64_t v = 0;
-  int e = mcx__scl_recv(h, width, &v);
+  int e = mcx__scl_recv_spun(h, width, &v, spun);
   SET(e == MCX_OK ? MCAPI_SUCCESS : ST(e));
   return e ? 0 : v;
+}
+
+/* The full receive; after the fast path found nothing (@p mcapi_status
+ * set), first the wait's spin (mcx__chan_recv_spin) and the fast path
+ * again. */
+static __attribute__((noinline)) uint64_t scl_recv_full(uint32_t h, uint32_t width,
+                                                        mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return scl_recv_full_spun(h, width, mcapi_status, NULL);
+  mcx__backoff_t b;
+  uint64_t v;
+  mcx__waitpoint_t *wp = mcx__scl_recv_spin(h, width, &v, &b);
+  if (wp)
+    return mcx__notify_fast_v(wp, v);
+  return scl_recv_full_spun(h, width, mcapi_status, &b);
 }
 
 /* The fast path's send once the producer is at the limit it last read

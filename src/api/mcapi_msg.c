@@ -178,11 +178,13 @@ MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, s
   mcx__nb_start(&a, CTX_RECV, 0, request, mcapi_status);
 }
 
-/* The full receive (see msg_send_full). */
-static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_endpoint,
-                                                           void *buffer, size_t buffer_size,
-                                                           size_t *received_size,
-                                                           mcapi_status_t *mcapi_status)
+/* The full receive (see msg_send_full), continuing the wait @p spun (NULL:
+ * none; see mcx__msg_recv_spun). */
+static __attribute__((noinline)) void msg_recv_full_spun(mcapi_endpoint_t receive_endpoint,
+                                                         void *buffer, size_t buffer_size,
+                                                         size_t *received_size,
+                                                         mcapi_status_t *mcapi_status,
+                                                         const mcx__backoff_t *spun)
 {
   if (!mcapi_status)
     return;
@@ -193,10 +195,18 @@ static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_end
   }
   mcx__recv_after_queued(REQ_MSG_RECV, receive_endpoint);
   size_t got = 0;
-  int r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, &got);
+  int r = mcx__msg_recv_spun(receive_endpoint, buffer, buffer_size, &got, spun);
   if (r == MCX_OK || r == MCX_ETRUNC)
     *received_size = got;
   SET(mcx__status(r, CTX_RECV));
+}
+
+static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_endpoint,
+                                                    void *buffer, size_t buffer_size,
+                                                    size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  msg_recv_full_spun(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, NULL);
 }
 
 /* The fast receive's middle tier: more than one ring in use, or a message
@@ -223,10 +233,26 @@ static __attribute__((noinline)) void msg_recv_again(const mcx__epc_t *c, int r,
                                                      size_t buffer_size, size_t *received_size,
                                                      mcapi_status_t *mcapi_status)
 {
-  if (r == MCX_ENOENT)
+  if (r == MCX_ENOENT) {
     msg_recv_scan(c->handle, buffer, buffer_size, received_size, mcapi_status);
-  else
-    msg_recv_full(c->handle, buffer, buffer_size, received_size, mcapi_status);
+    return;
+  }
+  /* The ring was empty: the wait, its spin here, then the full path. */
+  uint32_t h = c->handle;
+  mcx__backoff_t b;
+  r = mcx__msg_recv_spin(c, buffer, buffer_size, received_size, &b);
+  if (r == MCX_OK)
+    return;
+  if (r == MCX_ENOENT) {
+    r = mcx__msg_recv_scan(h, buffer, buffer_size, received_size);
+    if (r == MCX_OK)
+      return;
+    if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
+      *mcapi_status = mcx__status(r, CTX_RECV);
+      return;
+    }
+  }
+  msg_recv_full_spun(h, buffer, buffer_size, received_size, mcapi_status, &b);
 }
 
 MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,

@@ -1023,7 +1023,7 @@ static int peer_alive(const mcx__chan_t *ch, uint32_t dir)
 typedef int (*try_fn)(const mcx__domain_t *, mcx__chan_t *, void *);
 
 static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__waitpoint_t *wp,
-                    try_fn fn, void *arg)
+                    try_fn fn, void *arg, const mcx__backoff_t *spun)
 {
   int r = fn(d, ch, arg);
   /* Out of buffers: a receiver that died holding them never gives them
@@ -1043,7 +1043,10 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
     return MCX_ETIMEDOUT;
   uint64_t deadline = mcx_port_deadline_ms(timeout);
   mcx__backoff_t b;
-  mcx__backoff_begin(&b);
+  if (spun)
+    b = *spun; /* its spins are spent (mcx__chan_recv_spin): on to yielding */
+  else
+    mcx__backoff_begin(&b);
   for (;;) {
     if (!mcx__backoff_step(&b)) {
       if ((r = fn(d, ch, arg)) != MCX_EAGAIN) {
@@ -1203,8 +1206,7 @@ int mcx__scl_send_refill(uint32_t handle, uint32_t width, uint64_t value)
   return scl_send_cached(handle, width, value, 1);
 }
 
-mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
-                                     uint64_t *value)
+CHAN_FAST mcx__waitpoint_t *scl_recv_cached(uint32_t handle, uint32_t width, uint64_t *value)
 {
   struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV);
   uint32_t meta;
@@ -1212,6 +1214,60 @@ mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
   if (__builtin_expect(!c || mcx__spsc_get1(&c->v, width, &meta, value) != MCX_Q_OK, 0))
     return NULL;
   return &c->ch->space_wp; /* the caller notifies (F-W2 after R2-T) */
+}
+
+mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width, uint64_t *value)
+{
+  return scl_recv_cached(handle, width, value);
+}
+
+/* The spin of mcx__scl_recv_spin and mcx__pkt_recv_spin: begins the wait
+ * @p b and polls the one slot word the next item changes: MCX_OK when it
+ * changed (try the fast receive again), else MCX_EAGAIN. */
+static int chan_recv_spin(uint32_t handle, uint32_t type, mcx__backoff_t *b)
+{
+  mcx__backoff_begin(b);
+  const mcx__domain_t *d = mcx__self.fast;
+  struct mcx__chc *c = chc_get(handle, type, MCX_CHAN_RECV);
+  if (!d || !c)
+    return MCX_EAGAIN;
+  /* The slot of the next item: the head is ours (the one consumer). */
+  const mcx__spsc_view_t *v = &c->v;
+  uint32_t pos = mcx_load_relaxed(&v->ring->head);
+  const mcx_atomic_u32 *w = &(v->slots + ((size_t)(pos & v->mask) << v->spread))->word;
+  uint32_t was = mcx_load_relaxed(w);
+  /* Spin only on the plain empty case, where that word changes with the
+   * next item: free for this position (a packet slot), or still naming a
+   * lap before it (a scalar slot). Anything else (a held packet slot the
+   * producer passes over, a mismatch) is the full path's. */
+  if (type == MCAPI_PKT_CHAN ? was != mcx__spsc_word(pos, MCX_SPSC_FREE) : !((was ^ pos << 2) >> 2))
+    return MCX_EAGAIN;
+  while (b->spins < b->limit) {
+    b->spins++;
+    mcx_port_cpu_relax();
+    /* Relaxed: a change only sends the caller to the fast receive, which
+     * reads the word again (A2). */
+    if (mcx_load_relaxed(w) != was)
+      return MCX_OK;
+    if (b->spins == 1) { /* no wait with a TIMEOUT of 0: the full path reports it */
+      uint32_t timeout, fail;
+      ep_attrs(d, c->ch, MCX_CHAN_RECV, &timeout, &fail);
+      if (timeout == 0)
+        return MCX_EAGAIN;
+    }
+  }
+  return MCX_EAGAIN;
+}
+
+mcx__waitpoint_t *mcx__scl_recv_spin(uint32_t handle, uint32_t width, uint64_t *value,
+                                     mcx__backoff_t *b)
+{
+  if (chan_recv_spin(handle, MCAPI_SCL_CHAN, b) != MCX_OK)
+    return NULL;
+  mcx__waitpoint_t *wp = scl_recv_cached(handle, width, value);
+  if (wp)
+    mcx__backoff_end(b);
+  return wp;
 }
 
 /* ---- the data calls: one core for scalars and packets, parameterised by
@@ -1631,7 +1687,7 @@ CHAN_FAST int data_side(uint32_t handle, uint32_t type, uint32_t dir, size_t siz
 /* A blocking data call (the full path): the channel cache filled for the
  * fast path's next call, then attempts of @p fn until done or the TIMEOUT. */
 CHAN_FAST int data_full(uint32_t handle, uint32_t type, uint32_t dir, size_t size, try_fn fn,
-                        struct xfer *a)
+                        struct xfer *a, const mcx__backoff_t *spun)
 {
   chc_refill(handle, type, dir);
   mcx__domain_t *d;
@@ -1639,7 +1695,8 @@ CHAN_FAST int data_full(uint32_t handle, uint32_t type, uint32_t dir, size_t siz
   int r = data_side(handle, type, dir, size, &d, &ch);
   if (r)
     return r;
-  return block_on(d, ch, dir, dir == MCX_CHAN_SEND ? &ch->space_wp : &ch->recv_wp, fn, a);
+  return block_on(d, ch, dir, dir == MCX_CHAN_SEND ? &ch->space_wp : &ch->recv_wp, fn, a,
+                  spun);
 }
 
 /* ---- scalars */
@@ -1649,14 +1706,20 @@ int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value)
   struct xfer a; /* a scalar's fields only: the others are a packet's */
   a.width = width;
   a.value = value;
-  return data_full(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, 0, scl_send_once, &a);
+  return data_full(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, 0, scl_send_once, &a, NULL);
 }
 
 int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value)
 {
+  return mcx__scl_recv_spun(handle, width, value, NULL);
+}
+
+int mcx__scl_recv_spun(uint32_t handle, uint32_t width, uint64_t *value,
+                       const mcx__backoff_t *spun)
+{
   struct xfer a; /* as in mcx__scl_send */
   a.width = width;
-  int r = data_full(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, 0, scl_recv_once, &a);
+  int r = data_full(handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, 0, scl_recv_once, &a, spun);
   if (r == MCX_OK)
     *value = a.value;
   return r;
@@ -1691,7 +1754,7 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
 int mcx__pkt_send(uint32_t handle, const void *buf, size_t size)
 {
   struct xfer a = {.src = buf, .size = size};
-  return data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, pkt_send_once, &a);
+  return data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, pkt_send_once, &a, NULL);
 }
 
 int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
@@ -1744,7 +1807,7 @@ int mcx__pkt_recv_other(mcx__domain_t *d, uint32_t handle, void **buf, size_t *s
   return take_packet(d, c->ch, c->state, at, b, meta, buf, size);
 }
 
-int mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
+CHAN_FAST int pkt_recv_kept(uint32_t handle, void **buf, size_t *size)
 {
   struct mcx__chc *c = chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV);
   if (__builtin_expect(!c, 0))
@@ -1756,6 +1819,23 @@ int mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
   *buf = mcx__pkt_bytes(at);
   *size = meta;
   return MCX_OK;
+}
+
+int mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
+{
+  return pkt_recv_kept(handle, buf, size);
+}
+
+int mcx__pkt_recv_spin(uint32_t handle, void **buf, size_t *size, mcx__backoff_t *b)
+{
+  if (chan_recv_spin(handle, MCAPI_PKT_CHAN, b) != MCX_OK)
+    return MCX_EAGAIN;
+  int r = pkt_recv_kept(handle, buf, size);
+  if (r != MCX_OK)
+    r = mcx__pkt_recv_other(mcx__self.fast, handle, buf, size);
+  if (r == MCX_OK)
+    mcx__backoff_end(b);
+  return r;
 }
 
 int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
@@ -1776,8 +1856,13 @@ int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size)
 
 int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size)
 {
+  return mcx__pkt_recv_spun(handle, buf, size, NULL);
+}
+
+int mcx__pkt_recv_spun(uint32_t handle, void **buf, size_t *size, const mcx__backoff_t *spun)
+{
   struct xfer a = {0};
-  int r = data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, 0, pkt_recv_once, &a);
+  int r = data_full(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, 0, pkt_recv_once, &a, spun);
   if (r == MCX_OK) {
     *buf = a.out;
     *size = a.size;

@@ -477,12 +477,16 @@ typedef mcx__ring_outcome_t (*take_fn)(mcx__domain_t *d, mcx__endpoint_t *ep, vo
 /* Blocks until @p take finds a message (MCX_OK / MCX_ETRUNC), the endpoint's
  * TIMEOUT passes, or the endpoint goes away. Spin, yield, then sleep on the
  * endpoint's receive waitpoint in liveness slices. */
-static int recv_wait(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, take_fn take, void *ctx)
+static int recv_wait(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, take_fn take, void *ctx,
+                     const mcx__backoff_t *spun)
 {
   uint32_t timeout = mcx__ep_timeout(d, ep);
   uint64_t deadline = 0;
   mcx__backoff_t b;
-  mcx__backoff_begin(&b);
+  if (spun)
+    b = *spun; /* its spins are spent: straight on to yielding */
+  else
+    mcx__backoff_begin(&b);
   int inserting = 0;
   for (;;) {
     /* Poll the slots only (one line per ring); classify just before backing
@@ -542,7 +546,52 @@ static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void
   return mcx__msg_dequeue_once(d, ep, c->buf, c->cap, c->size, classify, 1);
 }
 
+int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
+                       mcx__backoff_t *b)
+{
+  mcx__backoff_begin(b);
+  mcx__domain_t *d = mcx__self.fast;
+  mcx__endpoint_t *ep = c->ep;
+  /* The entry served this receive just now: its endpoint is one of d's. */
+  if (!d || mcx__ep_timeout(d, ep) == 0)
+    return MCX_EAGAIN; /* no wait: the full path reports the timeout */
+  /* The slot of the next message: the head is ours (the one consumer), so
+   * it stays put while we spin. */
+  const mcx__ring_view_t *v = &c->v;
+  uint64_t want = mcx_load_relaxed(&v->ring->head) + 1;
+  const mcx_atomic_u64 *seq = &v->slots[(want - 1) & v->mask].seq;
+  uint32_t used = c->used;
+  for (;;) {
+    while (b->spins < b->limit) {
+      b->spins++;
+      mcx_port_cpu_relax();
+      /* Relaxed: either change only sends us to the fast receive, which
+       * reads both again (A2 for the slot). */
+      if (mcx_load_relaxed(seq) == want || mcx_load_relaxed(&ep->used_prios) != used)
+        break;
+    }
+    mcx__epc_t *e;
+    int r = mcx__msg_recv_fast(c->handle, &e);
+    if (r == MCX_OK)
+      r = mcx__msg_recv_ring(e, buf, cap, size);
+    if (r == MCX_OK) {
+      mcx__backoff_end(b);
+      return MCX_OK;
+    }
+    /* The middle tier, the full path, or spin on (a change of used_prios
+     * that left the entry's ring the only one in use, e.g. its own bit). */
+    if (r != MCX_EAGAIN || b->spins >= b->limit || mcx_load_relaxed(seq) == want)
+      return r;
+    used = c->used;
+  }
+}
+
 int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  return mcx__msg_recv_spun(h, buf, cap, size, NULL);
+}
+
+int mcx__msg_recv_spun(uint32_t h, void *buf, size_t cap, size_t *size, const mcx__backoff_t *spun)
 {
   mcx__epc_refill(h); /* for the fast path's next call (mcx__epc_get) */
   mcx__domain_t *d = mcx__self.dom;
@@ -553,7 +602,7 @@ int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return pmq_recv_counted(d, ep, h, buf, cap, size, 1);
   struct copy_out c = {buf, cap, size};
-  return recv_wait(d, ep, h, take_copy, &c);
+  return recv_wait(d, ep, h, take_copy, &c, spun);
 }
 
 int mcx__msg_available(uint32_t h, uint32_t *count)
@@ -663,7 +712,7 @@ int mcx__msg_recv_inplace(uint32_t h, const void **data, size_t *size)
     return MCX_ENOMEM;
   held_t *hd = &held[nheld];
   struct lend l = {hd, size};
-  if ((r = recv_wait(d, ep, h, take_lent, &l)) != MCX_OK)
+  if ((r = recv_wait(d, ep, h, take_lent, &l, NULL)) != MCX_OK)
     return r;
   hd->d = d;
   hd->e = ep;

@@ -355,4 +355,17 @@ MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size
   return MCX_OK;
 }
 
+/** A blocking receive's wait after mcx__msg_recv_ring found entry @p c's
+ * ring empty, out of line (msg.c): the spin phase of the wait, polling the
+ * one slot the next message will fill (and the endpoint's used_prios) with
+ * no other work between polls, so a message that arrives while it spins is
+ * taken within a pause. It begins the wait @p b (mcx__backoff_begin) and
+ * spins its budget unless the endpoint's TIMEOUT is 0. MCX_OK (taken: the
+ * fast receive's checks and ring operation, again), MCX_ENOENT (the middle
+ * tier: another ring in use, or a message that is not a small one that
+ * fits), MCX_EAGAIN (the full path, which continues the wait @p b:
+ * mcx__msg_recv_spun). */
+int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
+                       mcx__backoff_t *b);
+
 #endif

@@ -351,6 +351,19 @@ int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value);
 int mcx__scl_send_refill(uint32_t handle, uint32_t width, uint64_t value);
 /* The receive returns the wait point the caller notifies with the value
  * (mcx__notify_fast_v: its rare wake a tail call that returns it), or NULL. */
+/** A blocking channel receive's spin after its fast path found the ring
+ * empty (chan.c): begins the wait @p b (mcx__backoff_begin) and polls the
+ * one slot word the next item changes, with no other work between polls,
+ * for the wait's spin budget; when it changed, the fast receive again.
+ * Returns what that gives (a scalar: its space wait point to notify, or
+ * NULL; a packet: MCX_OK, MCX_EAGAIN, or the error of a packet taken and
+ * dropped), nothing taken when the budget ran out, the endpoint's TIMEOUT
+ * is 0, or the slot is not in the plain empty state: the caller then takes
+ * the full path, which continues the wait @p b (mcx__scl_recv_spun,
+ * mcx__pkt_recv_spun). */
+mcx__waitpoint_t *mcx__scl_recv_spin(uint32_t handle, uint32_t width, uint64_t *value,
+                                     mcx__backoff_t *b);
+int mcx__pkt_recv_spin(uint32_t handle, void **buf, size_t *size, mcx__backoff_t *b);
 mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
                                      uint64_t *value);
 /** Packet release in one attempt on the fast path: MCX_OK, or MCX_EAGAIN
@@ -767,6 +780,11 @@ int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint
 /** One attempt at receiving: 0, MCX_ETRUNC, MCX_EAGAIN (empty), or errors. */
 int mcx__msg_try_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
 int mcx__msg_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
+/** mcx__msg_recv() continuing the wait @p spun (NULL: none) that the fast
+ * path's spin (mcx__msg_recv_spin, msg_fast.h) began and ran to its end:
+ * no second spin phase. */
+int mcx__msg_recv_spun(uint32_t ep, void *buf, size_t cap, size_t *size,
+                       const mcx__backoff_t *spun);
 int mcx__msg_available(uint32_t ep, uint32_t *count);
 int mcx__msg_recv_inplace(uint32_t ep, const void **data, size_t *size);
 int mcx__msg_release_inplace(const void *data);
@@ -908,6 +926,11 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size);
 int mcx__pkt_send(uint32_t handle, const void *buf, size_t size);
 int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size);
 int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size);
+/** mcx__pkt_recv() / mcx__scl_recv() continuing the wait @p spun (NULL:
+ * none) that mcx__chan_recv_spin began and spun to its end. */
+int mcx__pkt_recv_spun(uint32_t handle, void **buf, size_t *size, const mcx__backoff_t *spun);
+int mcx__scl_recv_spun(uint32_t handle, uint32_t width, uint64_t *value,
+                       const mcx__backoff_t *spun);
 int mcx__pkt_release(void *buf);
 /** 1 released, 0 still held, or MCX_EBADBUF. */
 int mcx__pkt_release_test(void *buf);

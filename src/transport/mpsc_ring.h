@@ -499,11 +499,12 @@ mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t
   /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue / _publish_small. */
   if (!mcx_eq_acquire_u64(&s->seq, want))
     return MCX_RING_EMPTY;
-  uint32_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
-  if (__builtin_expect(size > MCX_SLOT_INLINE, 0))
-    return MCX_RING_NOT_SMALL;
+  size_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
   /* Two tests, not one against min(cap, MCX_SLOT_INLINE): the compiler's
    * merged form takes a register more, which the copy then lacks. */
+  MCX_OPAQUE(size);
+  if (__builtin_expect(size > MCX_SLOT_INLINE, 0))
+    return MCX_RING_NOT_SMALL;
   MCX_OPAQUE(size);
   if (__builtin_expect(size > cap, 0))
     return MCX_RING_NOT_SMALL;
