@@ -178,6 +178,22 @@ void bench_derive(bench_results_t *r)
   c = lm(r, "scalar", "lockfree", "spread", "in", 8);
   target(r, "scalar RTT <= 1.3 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.3, "xL",
          "%s", c && c->status == BENCH_NA ? c->note : "scl.lockfree.spread, p50 / L of the same sample");
+  /* Against the ideal pair of per-slot-sequence rings of the same run,
+   * ping-ponging the same bytes, timed the same way. */
+  {
+    static const char *const kinds[3] = {"message", "packet", "scalar"};
+    static const double lim[3] = {1.3, 1.3, 1.15};
+    for (int t = 0; t < 3; t++) {
+      char n[96];
+      size_t size = t == 2 ? 8 : 24;
+      c = lm(r, kinds[t], "lockfree", "spread", "in", size);
+      p = peer(r, "ideal_ring", "spread", size);
+      snprintf(n, sizeof n, "%zu B %s RTT <= %.3gx ideal ring", size, kinds[t], lim[t]);
+      target(r, n, ok_rtt(c) && ok_rtt(p), ok_rtt(c) && ok_rtt(p) ? c->rtt.med / p->rtt.med : 0,
+             "<=", lim[t], "x", "libmca %.0f ns, ideal ring %.0f ns (both batch-timed, same run)",
+             ok_rtt(c) ? c->rtt.med : 0, ok_rtt(p) ? p->rtt.med : 0);
+    }
+  }
   c = lm(r, "message", "lockfree", "spread", "in", 24);
   target(r, "24 B message RTT <= 1.6 L", c && c->rtt_xL.n, c ? c->rtt_xL.med : 0, "<=", 1.6,
          "xL", "RTT %.0f ns, L %.0f ns (both batch-timed)", c ? c->rtt.med : 0, c ? c->L.med : 0);
