@@ -361,10 +361,12 @@ MCX_API size_t mcx_msg_try_recv_prio(mcapi_endpoint_t endpoint, void *buffer, si
   }
   /* mcx__msg_dequeue_once, one priority at a time so the caller learns it. */
   uint32_t idx = mcx__ep_idx(d, ep), depth = mcx_load_relaxed(&ep->depth);
-  uint32_t used = mcx_load_relaxed(&ep->used_prios); /* a hint, see mcx__msg_enqueue_once */
+  uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios)); /* a hint, see mcx__msg_enqueue_once */
   mcx__ring_outcome_t o = MCX_RING_EMPTY;
   size_t got = 0;
   mcx__glock(d);
+  struct mcx__ring_at at = {d, idx, depth};
+  used = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;

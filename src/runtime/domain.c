@@ -23,10 +23,15 @@
 static _Alignas(64) const unsigned char none_rec[1024];
 _Static_assert(sizeof(mcx__endpoint_t) <= sizeof none_rec, "the empty record covers an endpoint");
 #define NONE_EMPTY .handle = MCX_EPC_EMPTY, .state = MCX_EPC_EMPTY
+MCX_ALIGNED_LINE mcx__mpsc_ring_t mcx__epc_idle_ring = {.tail = MCX_RING_CLOSED};
+MCX_ALIGNED_LINE mcx__msg_slot_t mcx__epc_idle_slot;
+/* A receive reads an entry's ring before its endpoint (mcx__epc_gate): the
+ * empty entries' is the idle one, which reads empty. */
 static const mcx__epc_t epc_none[MCX_EPC_N] = {
     [0 ... MCX_EPC_N - 1] = {
         {{NONE_EMPTY, .own = MCX_EPC_EMPTY, .prio = MCX_EPC_NOPRIO,
-          .ep = (mcx__endpoint_t *)(uintptr_t)none_rec}}}};
+          .ep = (mcx__endpoint_t *)(uintptr_t)none_rec,
+          .v = {.ring = &mcx__epc_idle_ring, .slots = &mcx__epc_idle_slot}}}}};
 static const struct mcx__chc chc_none[MCX_CHC_N] = {
     [0 ... MCX_CHC_N - 1] = {NONE_EMPTY, .ch = (struct mcx__chan *)(uintptr_t)none_rec}};
 struct mcx__epc *const mcx__epc_none = (struct mcx__epc *)(uintptr_t)epc_none;

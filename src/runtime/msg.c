@@ -99,6 +99,17 @@ int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const v
   return MCX_OK;
 }
 
+/* mcx__msg_scan_from's view of ring p of a cached endpoint. */
+struct epc_at {
+  const mcx__domain_t *d;
+  const mcx__epc_t *c;
+};
+static mcx__ring_view_t epc_ring_at(const void *ctx, uint32_t p)
+{
+  const struct epc_at *a = ctx;
+  return mcx__epc_ring(a->d, a->c, p);
+}
+
 int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
 {
   mcx__domain_t *d = mcx__self.fast;
@@ -115,11 +126,13 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
   uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
   if (used && (used & (used - 1)) == 0 && used != c->used)
     (void)mcx__epc_prio(h, (uint32_t)__builtin_ctz(used)); /* alone in use: the next call's */
+  struct epc_at at = {d, c};
+  used = mcx__msg_scan_from(used, &ep->used_prios, epc_ring_at, &at);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
     mcx__ring_view_t v = mcx__epc_ring(d, c, p);
-    mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&v, buf, cap, size);
+    mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&v, buf, cap, size, NULL, NULL);
     if (o == MCX_RING_EMPTY)
       continue;
     if (o == MCX_RING_NOT_SMALL) {
@@ -133,12 +146,6 @@ int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
   return MCX_EAGAIN;
 }
 
-/* The view of an entry with no ring resolved (mcx__epc_t.prio): one slot,
- * never published (a receive finds it empty), and a tail that reads CLOSED
- * (a send at MCX_EPC_NOPRIO, which matches the entry, is refused before it
- * writes anything). Only ever read. */
-static MCX_ALIGNED_LINE mcx__mpsc_ring_t epc_idle_ring = {.tail = MCX_RING_CLOSED};
-static MCX_ALIGNED_LINE mcx__msg_slot_t epc_idle_slot;
 
 /* Resolves priority @p p's ring in entry @p c (the bit seen set), or none
  * (MCX_EPC_NOPRIO). */
@@ -147,8 +154,8 @@ static void epc_set_prio(mcx__epc_t *c, uint32_t p)
   c->prio = p;
   if (p == MCX_EPC_NOPRIO) {
     c->used = 0;
-    c->v.ring = &epc_idle_ring;
-    c->v.slots = &epc_idle_slot;
+    c->v.ring = &mcx__epc_idle_ring;
+    c->v.slots = &mcx__epc_idle_slot;
     c->v.mask = 0; /* its one slot, whatever the head */
     c->v.tag = 0;
     return;
@@ -553,8 +560,8 @@ int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
   mcx__domain_t *d = mcx__self.fast;
   mcx__endpoint_t *ep = c->ep;
   /* The entry served this receive just now: its endpoint is one of d's. */
-  if (!d || mcx__ep_timeout(d, ep) == 0)
-    return MCX_EAGAIN; /* no wait: the full path reports the timeout */
+  if (!d || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, ep) == 0)
+    return MCX_EAGAIN; /* no wait: the full path reports the change, or the timeout */
   /* The slot of the next message: the head is ours (the one consumer), so
    * it stays put while we spin. */
   const mcx__ring_view_t *v = &c->v;
@@ -678,6 +685,8 @@ static mcx__ring_outcome_t take_lent(mcx__domain_t *d, mcx__endpoint_t *ep, void
   uint32_t used = MCX_USED_PRIOS(mcx_load_relaxed(&ep->used_prios));
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   mcx__glock(d);
+  struct mcx__ring_at at = {d, idx, depth};
+  used = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;

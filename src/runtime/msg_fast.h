@@ -103,18 +103,31 @@ typedef struct mcx__epc {
 } mcx__epc_t;
 _Static_assert(sizeof(mcx__epc_t) == 128, "an entry is found by a shift");
 
+
 /** The ring epoch of entry @p c's geometry. */
 MCX_FAST uint32_t mcx__epc_epoch(const mcx__epc_t *c)
 {
   return (uint32_t)((0 - c->ngen) >> MCX_RING_GEN_SHIFT);
 }
 
-/** Empties a cache entry (its endpoint pointer stays a valid address). */
+/** The view of an entry with no ring resolved (mcx__epc_t.prio), and of
+ * the empty tables' entries (domain.c): one slot, never published (a
+ * receive finds it empty), and a tail that reads CLOSED (a send at
+ * MCX_EPC_NOPRIO, which matches such an entry, is refused before it writes
+ * anything). Only ever read. */
+extern mcx__mpsc_ring_t mcx__epc_idle_ring;
+extern mcx__msg_slot_t mcx__epc_idle_slot;
+
+/** Empties a cache entry (its endpoint pointer stays a valid address; its
+ * ring the idle one, which a receive reads before the endpoint). */
 MCX_FAST void mcx__epc_clear(mcx__epc_t *c)
 {
   c->handle = MCX_EPC_EMPTY;
   c->state = MCX_EPC_EMPTY;
   c->own = MCX_EPC_EMPTY;
+  c->v.ring = &mcx__epc_idle_ring;
+  c->v.slots = &mcx__epc_idle_slot;
+  c->v.mask = 0;
 }
 
 /** Fills the entry of handle @p h (a live endpoint of @p d) and returns it;
@@ -281,6 +294,49 @@ MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const 
  * ring of such a bit would be another endpoint's). */
 #define MCX_USED_PRIOS(w) ((w) & ((1u << MCX_NPRIO) - 1))
 
+/** Where a scan of the rings in @p used (priorities as bits, highest
+ * first) must start so that it takes the highest priority a sender queued
+ * first: @p used from the first ring that reads published (@p view(@p ctx,
+ * p) gives ring p), after one more look at the higher rings. A message seen
+ * there (A2) makes what its sender did before visible: a higher priority's
+ * message queued before it, whose ring the first look may have read too
+ * early, and its bit in @p used_word. 0 when none reads published: the
+ * caller reports an empty endpoint (and does not scan, which could take a
+ * message of a lower priority published since, after a higher one). */
+typedef mcx__ring_view_t (*mcx__view_at_fn)(const void *ctx, uint32_t p);
+MCX_FAST uint32_t mcx__msg_scan_from(uint32_t used, const mcx_atomic_u32 *used_word,
+                                     mcx__view_at_fn view, const void *ctx)
+{
+  for (uint32_t u = used; u; u &= u - 1) {
+    uint32_t p = (uint32_t)__builtin_ctz(u);
+    mcx__ring_view_t v = view(ctx, p);
+    if (!mcx__mpsc_ready(&v))
+      continue;
+    uint32_t now = MCX_USED_PRIOS(mcx_load_relaxed(used_word)) | used;
+    for (uint32_t hi = now & ((1u << p) - 1); hi; hi &= hi - 1) {
+      uint32_t q = (uint32_t)__builtin_ctz(hi);
+      mcx__ring_view_t w = view(ctx, q);
+      if (mcx__mpsc_ready(&w)) {
+        p = q;
+        break;
+      }
+    }
+    return now & ~((1u << p) - 1);
+  }
+  return 0;
+}
+
+/* mcx__msg_scan_from's view of ring p of an endpoint by the layout. */
+struct mcx__ring_at {
+  mcx__domain_t *d;
+  uint32_t idx, depth;
+};
+static inline mcx__ring_view_t mcx__ring_at(const void *ctx, uint32_t p)
+{
+  const struct mcx__ring_at *a = ctx;
+  return mcx__ring_of(a->d, a->idx, p, a->depth);
+}
+
 /** One scan of @p ep's rings, highest priority first: OK / TRUNCATED when a
  * message was taken, else EMPTY or (@p classify) EMPTY_BUT_PRODUCER_INSERTING. */
 MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoint_t *ep,
@@ -294,7 +350,15 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   if (glock)
     mcx__glock(d);
-  while (used) {
+  struct mcx__ring_at at = {d, idx, depth};
+  uint32_t from = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
+  /* None published: empty, or a producer between its reservation and R1. */
+  for (uint32_t u = from ? 0 : classify ? used : 0; u; u &= u - 1) {
+    mcx__ring_view_t v = mcx__ring_of(d, idx, (uint32_t)__builtin_ctz(u), depth);
+    if (mcx__mpsc_inserting(&v))
+      res = MCX_RING_EMPTY_BUT_PRODUCER_INSERTING;
+  }
+  for (used = from; used;) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
@@ -329,17 +393,47 @@ MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
   mcx__epc_t *c = &mcx__self.epc_rx[h & (MCX_EPC_N - 1)];
   if (__builtin_expect(c->handle != h, 0))
     return MCX_EAGAIN;
-  mcx__endpoint_t *ep = c->ep;
+  /* The endpoint's checks (mcx__epc_gate) come after the ring shows a
+   * message: mcx__msg_recv_ring. */
+  *cp = c;
+  return MCX_OK;
+}
+
+/** The checks of a cached receive on its endpoint (entry @p ctx), made
+ * after its ring showed a message (A2) and before it is taken:
+ * MCX_RING_OK; MCX_RING_CLOSED_OR_STALE when the endpoint is not the one
+ * the entry was filled for, ours and no channel's (the full path says
+ * why); MCX_RING_NOT_SMALL when another ring than the entry's is in use
+ * (the middle tier). After A2, because used_prios is a hint (see
+ * mcx__msg_enqueue_once) that a sender sets before it queues at a new
+ * priority: a higher priority queued before the message seen is then in
+ * the word, and the middle tier takes it first. */
+MCX_FAST mcx__ring_outcome_t mcx__epc_gate(const void *ctx)
+{
+  const mcx__epc_t *c = ctx;
+  const mcx__endpoint_t *ep = c->ep;
   /* Our own endpoint (`own`: the owner check) and no channel's: relaxed,
    * its owner re-sizes it (and forgets this entry then). */
   if (__builtin_expect(mcx_load_relaxed(&ep->state_chan) != c->own, 0))
-    return MCX_EAGAIN;
-  /* A hint, see mcx__msg_enqueue_once: the entry's ring is the only one in
-   * use (or none is, and the entry's ring is an empty one of the endpoint). */
+    return MCX_RING_CLOSED_OR_STALE;
+  /* The entry's ring is the only one in use. */
   if (__builtin_expect(mcx_load_relaxed(&ep->used_prios) != c->used, 0))
-    return MCX_ENOENT;
-  *cp = c;
-  return MCX_OK;
+    return MCX_RING_NOT_SMALL;
+  return MCX_RING_OK;
+}
+
+/** What a cached receive whose ring operation gave @p o does next:
+ * MCX_ENOENT (the middle tier) for a message that is not a small one that
+ * fits or another ring in use, also when the entry's ring is empty;
+ * MCX_EAGAIN (the full path) for an empty ring alone or an endpoint that
+ * changed. */
+static inline int mcx__msg_recv_miss(const mcx__epc_t *c, mcx__ring_outcome_t o)
+{
+  if (o == MCX_RING_EMPTY) {
+    mcx__ring_outcome_t g = mcx__epc_gate(c);
+    return g == MCX_RING_NOT_SMALL ? MCX_ENOENT : MCX_EAGAIN;
+  }
+  return o == MCX_RING_NOT_SMALL ? MCX_ENOENT : MCX_EAGAIN;
 }
 
 /** The receive after mcx__msg_recv_fast's checks, in one attempt, from the
@@ -348,9 +442,13 @@ MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
  * middle tier); MCX_EAGAIN when the ring is empty (full path). */
 MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size_t *size)
 {
-  mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&c->v, buf, cap, size);
+  /* Taken only while used_prios reads the entry's `used` (a hint, see
+   * mcx__msg_enqueue_once), read after the message was seen: a higher
+   * priority its sender queued before it is then in the word, and the
+   * middle tier takes that first. */
+  mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&c->v, buf, cap, size, mcx__epc_gate, c);
   if (__builtin_expect(o != MCX_RING_OK, 0))
-    return o == MCX_RING_EMPTY ? MCX_EAGAIN : MCX_ENOENT;
+    return mcx__msg_recv_miss(c, o);
   mcx__msg_notify(&c->ep->space_wp); /* F-W2 after R2 */
   return MCX_OK;
 }

@@ -473,6 +473,24 @@ static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, cons
   return MCX_RING_OK;
 }
 
+/** Whether the oldest position of ring @p v reads published (a message or
+ * a tombstone): A2 — acquire, pairs with R1, so what its sender did before
+ * is visible after a 1. Single consumer. */
+static inline int mcx__mpsc_ready(const mcx__ring_view_t *v)
+{
+  uint64_t h = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
+  return mcx_load_acquire(&v->slots[h & v->mask].seq) == ((h + 1) & MCX_RING_POS_MASK);
+}
+
+/** Whether a producer of ring @p v holds a reservation it has not published
+ * yet (the classification of mcx__mpsc_dequeue's empty outcomes). Relaxed:
+ * a hint that decides between retrying and backing off. */
+static inline int mcx__mpsc_inserting(const mcx__ring_view_t *v)
+{
+  return (mcx_load_relaxed(&v->ring->tail) & MCX_RING_POS_MASK) !=
+         mcx_load_relaxed(&v->ring->head);
+}
+
 /** mcx__mpsc_dequeue_small()'s outcome when the oldest message is there
  * but is not a small one that fits (or is a tombstone): the caller runs
  * mcx__mpsc_dequeue(), which handles it. */
@@ -482,10 +500,12 @@ static inline mcx__ring_outcome_t mcx__mpsc_take(const mcx__ring_view_t *v, cons
  * The message fast path's dequeue: mcx__mpsc_dequeue() with classify 0 for
  * the common message, one of at most MCX_SLOT_INLINE bytes that fits @p cap
  * bytes, in straight-line code. MCX_RING_OK (taken), MCX_RING_EMPTY, or
- * MCX_RING_NOT_SMALL having changed nothing. The same pairs: A2, R2.
+ * MCX_RING_NOT_SMALL (or the gate's outcome) having changed nothing. The
+ * same pairs: A2, R2.
  */
 static inline __attribute__((always_inline)) mcx__ring_outcome_t
-mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t *out_size)
+mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t *out_size,
+                        mcx__ring_outcome_t (*gate)(const void *), const void *gate_ctx)
 {
   /* The ring's address in a local: the copy below may alias the view as far
    * as the compiler knows, which would read it again after the copy. */
@@ -499,6 +519,14 @@ mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t
   /* A2 — acquire: pairs with R1 in mcx__mpsc_enqueue / _publish_small. */
   if (!mcx_eq_acquire_u64(&s->seq, want))
     return MCX_RING_EMPTY;
+  /* With @p gate: taken only if @p gate(@p gate_ctx) says MCX_RING_OK, asked
+   * after A2 (so it sees what the message's sender did before it), else
+   * its outcome, nothing taken. */
+  if (gate) {
+    mcx__ring_outcome_t g = gate(gate_ctx);
+    if (__builtin_expect(g != MCX_RING_OK, 0))
+      return g;
+  }
   size_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
   /* Two tests, not one against min(cap, MCX_SLOT_INLINE): the compiler's
    * merged form takes a register more, which the copy then lacks. */

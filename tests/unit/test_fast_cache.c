@@ -10,9 +10,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #ifndef _WIN32
 #include <sys/wait.h>
-#include <unistd.h>
 #endif
 
 #include "mcapi.h"
@@ -486,6 +486,223 @@ TEST(endpoint_resized_by_its_receiver_thread)
 
 
 /*
+ * A blocking receive on a cached endpoint or channel whose ring is empty
+ * first spins on the next slot (mcx__msg_recv_spin, mcx__pkt_recv_spin,
+ * mcx__scl_recv_spin), then continues the same wait on the full path. With
+ * a TIMEOUT of 0 it reports MCAPI_TIMEOUT at once; with a short one it
+ * reports MCAPI_TIMEOUT after the spin and the full wait; and the entries
+ * still serve the next calls. Messages, scalars and packets.
+ */
+static void set_timeout(mcapi_endpoint_t e, mcapi_uint32_t ms)
+{
+  mcapi_status_t st;
+  mcapi_endpoint_set_attribute(e, MCAPI_ENDP_ATTR_TIMEOUT, &ms, sizeof ms, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+TEST(cached_receive_times_out_after_its_spin)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_endpoint_t ep[6];
+  create_eps(ep, 6);
+  uint32_t ss, sr, ps, pr;
+  mcx_test_open_chan(ep[2], ep[3], 0, &ss, &sr);
+  mcx_test_open_chan(ep[4], ep[5], 1, &ps, &pr);
+  static const mcapi_uint32_t timeouts[] = {0, 20, 0};
+  for (unsigned k = 0; k < sizeof timeouts / sizeof timeouts[0]; k++) {
+    set_timeout(ep[1], timeouts[k]);
+    set_timeout(ep[3], timeouts[k]);
+    set_timeout(ep[5], timeouts[k]);
+    /* Entries filled (twice: the first call of a round may refill). */
+    for (unsigned i = 0; i < 2; i++) {
+      roundtrip(ep[0], ep[1], k * 10 + i);
+      mcapi_sclchan_send_uint64(ss, k * 10 + i, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), k * 10 + i);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      void *p;
+      size_t n;
+      mcapi_pktchan_send(ps, "pk", 3, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      mcapi_pktchan_recv(pr, &p, &n, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK(n == 3 && !strcmp(p, "pk"));
+      mcapi_pktchan_release(p, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
+    /* Empty: each blocking receive times out, and takes nothing. */
+    unsigned v = 7;
+    size_t n = 99;
+    mcapi_msg_recv(ep[1], &v, sizeof v, &n, &st);
+    CHECK_STATUS(st, MCAPI_TIMEOUT);
+    CHECK_EQ_U(v, 7);
+    (void)mcapi_sclchan_recv_uint64(sr, &st);
+    CHECK_STATUS(st, MCAPI_TIMEOUT);
+    void *p = NULL;
+    mcapi_pktchan_recv(pr, &p, &n, &st);
+    CHECK_STATUS(st, MCAPI_TIMEOUT);
+    CHECK(p == NULL);
+    /* And the next calls are served as before. */
+    roundtrip(ep[0], ep[1], 100 + k);
+    mcapi_sclchan_send_uint64(ss, 100 + k, &st);
+    CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), 100 + k);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_pktchan_send(ps, "again", 6, &st);
+    mcapi_pktchan_recv(pr, &p, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(n == 6 && p && !strcmp(p, "again"));
+    mcapi_pktchan_release(p, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  fini();
+}
+
+/*
+ * A receiver blocked on a cached endpoint or channel gets what another node
+ * sends while it waits: within its spin (the wait policy's spin phase made
+ * long, the sender's pause short), and past it (no spin phase: the full
+ * wait), a message at a priority whose ring the receiver's entry does not
+ * have resolved among them (the spin also watches which rings are in use).
+ * Every item arrives once, and a higher priority queued during the wait
+ * comes first. Messages, scalars and packets, one of each per round.
+ */
+#define SPIN_N 1000
+static pthread_barrier_t sp_bar;
+static mcapi_endpoint_t sp_b, sp_rs, sp_rp, sp_ts, sp_tp;
+static uint32_t sp_ss, sp_ps;
+static volatile int sp_fail;
+
+static void *spin_sender(void *arg)
+{
+  (void)arg;
+  mcapi_param_t p;
+  mcx_param_init(&p);
+  p.compat = compat;
+  p.max_endpoints = 128;
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_initialize(dom, 2, NULL, &p, &info, &st);
+  sp_fail |= st != MCAPI_SUCCESS;
+  mcapi_endpoint_t a = mcapi_endpoint_create(7, &st);
+  sp_ts = mcapi_endpoint_create(8, &st);
+  sp_tp = mcapi_endpoint_create(9, &st);
+  sp_fail |= st != MCAPI_SUCCESS;
+  pthread_barrier_wait(&sp_bar); /* ready: the receiver connects */
+  pthread_barrier_wait(&sp_bar); /* connected */
+  mcapi_sclchan_send_open_i(&sp_ss, sp_ts, &r, &st);
+  mcapi_wait(&r, &n, 5000, &st);
+  sp_fail |= st != MCAPI_SUCCESS;
+  mcapi_pktchan_send_open_i(&sp_ps, sp_tp, &r, &st);
+  mcapi_wait(&r, &n, 5000, &st);
+  sp_fail |= st != MCAPI_SUCCESS;
+  pthread_barrier_wait(&sp_bar); /* open */
+  for (unsigned i = 0; i < SPIN_N; i++) {
+    pthread_barrier_wait(&sp_bar); /* the receiver is about to block */
+    if (i % 3 == 1)
+      usleep(300);
+    else if (i % 3 == 2)
+      for (volatile unsigned k = 0; k < 3000; k++)
+        ;
+    /* Every second round: a message at priority 0 first, then the usual
+     * one at 1, both while the receiver waits. */
+    if (i % 2 == 1) {
+      unsigned hi = 1000 + i;
+      mcapi_msg_send(a, sp_b, &hi, sizeof hi, 0, &st);
+      sp_fail |= st != MCAPI_SUCCESS;
+    }
+    mcapi_msg_send(a, sp_b, &i, sizeof i, 1, &st);
+    sp_fail |= st != MCAPI_SUCCESS;
+    mcapi_sclchan_send_uint64(sp_ss, 5000 + i, &st);
+    sp_fail |= st != MCAPI_SUCCESS;
+    unsigned pk = 9000 + i;
+    mcapi_pktchan_send(sp_ps, &pk, sizeof pk, &st);
+    sp_fail |= st != MCAPI_SUCCESS;
+  }
+  pthread_barrier_wait(&sp_bar); /* all taken */
+  mcapi_finalize(&st);
+  return NULL;
+}
+
+TEST(blocked_receive_gets_what_arrives_while_it_spins)
+{
+  init();
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  sp_b = mcapi_endpoint_create(2, &st);
+  sp_rs = mcapi_endpoint_create(3, &st);
+  sp_rp = mcapi_endpoint_create(4, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  /* A lost item fails the test instead of hanging it. */
+  set_timeout(sp_b, 10000);
+  set_timeout(sp_rs, 10000);
+  set_timeout(sp_rp, 10000);
+  sp_fail = 0;
+  pthread_barrier_init(&sp_bar, NULL, 2);
+  pthread_t t;
+  pthread_create(&t, NULL, spin_sender, NULL);
+  pthread_barrier_wait(&sp_bar);
+  mcapi_sclchan_connect_i(sp_ts, sp_rs, &r, &st);
+  mcapi_wait(&r, &n, 5000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_connect_i(sp_tp, sp_rp, &r, &st);
+  mcapi_wait(&r, &n, 5000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  pthread_barrier_wait(&sp_bar);
+  uint32_t rs, rp;
+  mcapi_sclchan_recv_open_i(&rs, sp_rs, &r, &st);
+  mcapi_wait(&r, &n, 5000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_recv_open_i(&rp, sp_rp, &r, &st);
+  mcapi_wait(&r, &n, 5000, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  pthread_barrier_wait(&sp_bar);
+  unsigned bad = 0;
+  for (unsigned i = 0; i < SPIN_N; i++) {
+    /* First half: a spin phase longer than any pause of the sender's;
+     * second half: none. */
+    if (i == 0)
+      mcx_set_wait_policy(1000000, 200);
+    else if (i == SPIN_N / 2)
+      mcx_set_wait_policy(0, 0);
+    pthread_barrier_wait(&sp_bar);
+    unsigned v = ~0u;
+    n = 0;
+    if (i % 2 == 1) { /* the priority-0 one first, though sent in the same wait */
+      mcapi_msg_recv(sp_b, &v, sizeof v, &n, &st);
+      bad += st != MCAPI_SUCCESS || n != sizeof v || v != 1000 + i;
+    }
+    mcapi_msg_recv(sp_b, &v, sizeof v, &n, &st);
+    bad += st != MCAPI_SUCCESS || n != sizeof v || v != i;
+    uint64_t x = mcapi_sclchan_recv_uint64(rs, &st);
+    bad += st != MCAPI_SUCCESS || x != 5000 + i;
+    void *p = NULL;
+    n = 0;
+    mcapi_pktchan_recv(rp, &p, &n, &st);
+    unsigned pk = ~0u;
+    if (st == MCAPI_SUCCESS && p && n == sizeof pk)
+      memcpy(&pk, p, sizeof pk);
+    bad += st != MCAPI_SUCCESS || pk != 9000 + i;
+    if (st == MCAPI_SUCCESS)
+      mcapi_pktchan_release(p, &st);
+    bad += st != MCAPI_SUCCESS;
+  }
+  mcx_set_wait_policy(128, 200); /* the defaults (wait.c) */
+  pthread_barrier_wait(&sp_bar);
+  pthread_join(t, NULL);
+  pthread_barrier_destroy(&sp_bar);
+  CHECK_EQ_U(bad, 0);
+  CHECK(!sp_fail);
+  CHECK_EQ_U(mcapi_msg_available(sp_b, &st), 0);
+  CHECK_EQ_U(mcapi_sclchan_available(rs, &st), 0);
+  CHECK_EQ_U(mcapi_pktchan_available(rp, &st), 0);
+  fini();
+}
+
+/*
  * A thread that is no node takes no fast path: before its node, after
  * finalize, and in a fork child (a copy of its parent's node, caches
  * included), every data call with any handle reports NODE_NOTINIT from the
@@ -607,6 +824,8 @@ int main(void)
     RUN(queued_request_before_cached_receive);
     RUN(priority_out_of_range_when_cached);
     RUN(more_endpoints_than_cache_entries);
+    RUN(cached_receive_times_out_after_its_spin);
+    RUN(blocked_receive_gets_what_arrives_while_it_spins);
     RUN(no_node_takes_no_fast_path);
   }
   return mcx_test_report();
