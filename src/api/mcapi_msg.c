@@ -210,11 +210,13 @@ static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_end
 }
 
 /* The fast receive's middle tier: more than one ring in use, or a message
- * that is not a small one that fits (see mcx__msg_recv_scan). */
+ * that is not a small one that fits (see mcx__msg_recv_scan); then the
+ * full receive, continuing the wait @p spun (NULL: none). */
 static __attribute__((noinline)) void msg_recv_scan(mcapi_endpoint_t receive_endpoint,
                                                     void *buffer, size_t buffer_size,
                                                     size_t *received_size,
-                                                    mcapi_status_t *mcapi_status)
+                                                    mcapi_status_t *mcapi_status,
+                                                    const mcx__backoff_t *spun)
 {
   int r = mcx__msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size);
   if (r == MCX_OK)
@@ -223,7 +225,25 @@ static __attribute__((noinline)) void msg_recv_scan(mcapi_endpoint_t receive_end
     *mcapi_status = mcx__status(r, CTX_RECV);
     return;
   }
-  msg_recv_full(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+  msg_recv_full_spun(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, spun);
+}
+
+/* The fast receive found its ring empty: the wait, its spin here
+ * (mcx__msg_recv_spin), then the middle tier or the full path, which
+ * continue it. Out of line: the other outcomes need no frame. */
+static __attribute__((noinline)) void msg_recv_wait(const mcx__epc_t *c, void *buffer,
+                                                    size_t buffer_size, size_t *received_size,
+                                                    mcapi_status_t *mcapi_status)
+{
+  uint32_t h = c->handle;
+  mcx__backoff_t b;
+  int r = mcx__msg_recv_spin(c, buffer, buffer_size, received_size, &b);
+  if (r == MCX_OK)
+    return;
+  if (r == MCX_ENOENT)
+    msg_recv_scan(h, buffer, buffer_size, received_size, mcapi_status, &b);
+  else
+    msg_recv_full_spun(h, buffer, buffer_size, received_size, mcapi_status, &b);
 }
 
 /* After the fast receive's checks passed and its ring operation did not
@@ -233,26 +253,10 @@ static __attribute__((noinline)) void msg_recv_again(const mcx__epc_t *c, int r,
                                                      size_t buffer_size, size_t *received_size,
                                                      mcapi_status_t *mcapi_status)
 {
-  if (r == MCX_ENOENT) {
-    msg_recv_scan(c->handle, buffer, buffer_size, received_size, mcapi_status);
-    return;
-  }
-  /* The ring was empty: the wait, its spin here, then the full path. */
-  uint32_t h = c->handle;
-  mcx__backoff_t b;
-  r = mcx__msg_recv_spin(c, buffer, buffer_size, received_size, &b);
-  if (r == MCX_OK)
-    return;
-  if (r == MCX_ENOENT) {
-    r = mcx__msg_recv_scan(h, buffer, buffer_size, received_size);
-    if (r == MCX_OK)
-      return;
-    if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
-      *mcapi_status = mcx__status(r, CTX_RECV);
-      return;
-    }
-  }
-  msg_recv_full_spun(h, buffer, buffer_size, received_size, mcapi_status, &b);
+  if (r == MCX_ENOENT)
+    msg_recv_scan(c->handle, buffer, buffer_size, received_size, mcapi_status, NULL);
+  else
+    msg_recv_wait(c, buffer, buffer_size, received_size, mcapi_status);
 }
 
 MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -274,7 +278,7 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
       return;
     }
     if (r == MCX_ENOENT) {
-      msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+      msg_recv_scan(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, NULL);
       return;
     }
   }

@@ -190,12 +190,15 @@ static inline __attribute__((always_inline)) void mcx__copy_small(void *dst, con
 {
   unsigned char *d = dst;
   const unsigned char *s = src;
-  if (n >= 16) {
-    /* The first 16 bytes, the next 16 when there are more than 32, and the
-     * last 16 (n <= 48: together they cover every byte). */
+  /* 16 to 32 bytes first, with one compare (n - 16 wraps for n < 16): the
+   * first 16 and the last 16. */
+  if (n - 16 <= 16) {
     memcpy(d, s, 16);
-    if (n > 32)
-      memcpy(d + 16, s + 16, 16);
+    memcpy(d + n - 16, s + n - 16, 16);
+  } else if (n > 32) {
+    /* 33 to 48 (n <= 48): the first 32 and the last 16. */
+    memcpy(d, s, 16);
+    memcpy(d + 16, s + 16, 16);
     memcpy(d + n - 16, s + n - 16, 16);
   } else if (n >= 8) {
     memcpy(d, s, 8);
@@ -507,10 +510,7 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t
 mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t *out_size,
                         mcx__ring_outcome_t (*gate)(const void *), const void *gate_ctx)
 {
-  /* The ring's address in a local: the copy below may alias the view as far
-   * as the compiler knows, which would read it again after the copy. */
-  mcx__mpsc_ring_t *r = v->ring;
-  uint64_t h = mcx_load_relaxed(&r->head); /* consumer-owned */
+  uint64_t h = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
   mcx__msg_slot_t *s = &v->slots[h & v->mask];
   /* Not reduced modulo 2^48: at the positions' wrap (h + 1 == 2^48, once in
    * 2^48 messages) no sequence word equals it, the ring reads as EMPTY here,
@@ -528,13 +528,14 @@ mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t
       return g;
   }
   size_t size = s->size; /* a tombstone's is above MCX_SLOT_INLINE */
-  /* Two tests, not one against min(cap, MCX_SLOT_INLINE): the compiler's
-   * merged form takes a register more, which the copy then lacks. */
-  MCX_OPAQUE(size);
-  if (__builtin_expect(size > MCX_SLOT_INLINE, 0))
-    return MCX_RING_NOT_SMALL;
+  /* Against the capacity, then against MCX_SLOT_INLINE only outside 16 to
+   * 32 bytes, the copy's first class (mcx__copy_small), whose one compare
+   * then serves both. Not one test against min(cap, MCX_SLOT_INLINE): the
+   * compiler's merged form takes a register more, which the copy lacks. */
   MCX_OPAQUE(size);
   if (__builtin_expect(size > cap, 0))
+    return MCX_RING_NOT_SMALL;
+  if (size - 16 > 16 && __builtin_expect(size > MCX_SLOT_INLINE, 0))
     return MCX_RING_NOT_SMALL;
   *out_size = size; /* before the copy: one register fewer across it */
   /* No `reading` hint: a copy of at most MCX_SLOT_INLINE bytes is over
@@ -544,7 +545,9 @@ mcx__mpsc_dequeue_small(const mcx__ring_view_t *v, void *buf, size_t cap, size_t
   /* R2 — release: our reads of the payload before a producer reuses the
    * slot; pairs with A1 in mcx__mpsc_enqueue / _reserve_once. */
   mcx_store_release(&s->seq, (want + v->mask) & MCX_RING_POS_MASK);
-  mcx_store_relaxed(&r->head, want); /* consumer-owned; others read it as a hint */
+  /* The ring's address read again (not kept in a register across the
+   * gate and the copy, which need them). */
+  mcx_store_relaxed(&v->ring->head, want); /* consumer-owned; others read it as a hint */
   if (__builtin_expect((want & 63) == 0, 0))
     mcx__mpsc_sample_depth(v, want);
   return MCX_RING_OK;
