@@ -366,7 +366,8 @@ MCX_API size_t mcx_msg_try_recv_prio(mcapi_endpoint_t endpoint, void *buffer, si
   size_t got = 0;
   mcx__glock(d);
   struct mcx__ring_at at = {d, idx, depth};
-  used = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
+  if (d->locking == MCX_LOCK_LOCKFREE) /* else in order under the lock: see mcx__msg_dequeue_once */
+    used = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;

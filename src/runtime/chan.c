@@ -1043,8 +1043,8 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
     return MCX_ETIMEDOUT;
   uint64_t deadline = mcx_port_deadline_ms(timeout);
   mcx__backoff_t b;
-  if (spun)
-    b = *spun; /* its spins are spent (mcx__chan_recv_spin): on to yielding */
+  if (spun && spun->begun)
+    b = *spun; /* its spins are spent (chan_recv_spin): on to yielding */
   else
     mcx__backoff_begin(&b);
   for (;;) {
@@ -1226,11 +1226,11 @@ mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width, uint64_t *
  * changed (try the fast receive again), else MCX_EAGAIN. */
 static int chan_recv_spin(uint32_t handle, uint32_t type, mcx__backoff_t *b)
 {
-  mcx__backoff_begin(b);
+  b->begun = 0;
   const mcx__domain_t *d = mcx__self.fast;
   struct mcx__chc *c = chc_get(handle, type, MCX_CHAN_RECV);
   if (!d || !c)
-    return MCX_EAGAIN;
+    return MCX_EAGAIN; /* not begun: the full path waits as it would */
   /* The slot of the next item: the head is ours (the one consumer). */
   const mcx__spsc_view_t *v = &c->v;
   uint32_t pos = mcx_load_relaxed(&v->ring->head);
@@ -1242,6 +1242,7 @@ static int chan_recv_spin(uint32_t handle, uint32_t type, mcx__backoff_t *b)
    * producer passes over, a mismatch) is the full path's. */
   if (type == MCAPI_PKT_CHAN ? was != mcx__spsc_word(pos, MCX_SPSC_FREE) : !((was ^ pos << 2) >> 2))
     return MCX_EAGAIN;
+  mcx__backoff_begin(b);
   while (b->spins < b->limit) {
     b->spins++;
     mcx_port_cpu_relax();

@@ -490,7 +490,7 @@ static int recv_wait(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, take_fn 
   uint32_t timeout = mcx__ep_timeout(d, ep);
   uint64_t deadline = 0;
   mcx__backoff_t b;
-  if (spun)
+  if (spun && spun->begun)
     b = *spun; /* its spins are spent: straight on to yielding */
   else
     mcx__backoff_begin(&b);
@@ -556,12 +556,13 @@ static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void
 int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
                        mcx__backoff_t *b)
 {
-  mcx__backoff_begin(b);
+  b->begun = 0;
   mcx__domain_t *d = mcx__self.fast;
   mcx__endpoint_t *ep = c->ep;
   /* The entry served this receive just now: its endpoint is one of d's. */
   if (!d || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, ep) == 0)
     return MCX_EAGAIN; /* no wait: the full path reports the change, or the timeout */
+  mcx__backoff_begin(b);
   /* The slot of the next message: the head is ours (the one consumer), so
    * it stays put while we spin. */
   const mcx__ring_view_t *v = &c->v;
@@ -686,7 +687,8 @@ static mcx__ring_outcome_t take_lent(mcx__domain_t *d, mcx__endpoint_t *ep, void
   mcx__ring_outcome_t res = MCX_RING_EMPTY;
   mcx__glock(d);
   struct mcx__ring_at at = {d, idx, depth};
-  used = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
+  if (d->locking == MCX_LOCK_LOCKFREE) /* else in order under the lock: see mcx__msg_dequeue_once */
+    used = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
   while (used) {
     uint32_t p = (uint32_t)__builtin_ctz(used);
     used &= used - 1;

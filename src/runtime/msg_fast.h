@@ -351,7 +351,11 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   if (glock)
     mcx__glock(d);
   struct mcx__ring_at at = {d, idx, depth};
-  uint32_t from = mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
+  /* Under the domain's lock (global and kernel modes) the senders queue
+   * under it too: the rings stand still, and the plain scan is in order. */
+  uint32_t from = glock && d->locking != MCX_LOCK_LOCKFREE
+                      ? used
+                      : mcx__msg_scan_from(used, &ep->used_prios, mcx__ring_at, &at);
   /* None published: empty, or a producer between its reservation and R1. */
   for (uint32_t u = from ? 0 : classify ? used : 0; u; u &= u - 1) {
     mcx__ring_view_t v = mcx__ring_of(d, idx, (uint32_t)__builtin_ctz(u), depth);

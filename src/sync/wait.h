@@ -33,6 +33,7 @@ typedef struct mcx__backoff {
   uint32_t yields;
   uint32_t limit;  /* spins allowed this time */
   uint32_t budget; /* the thread's budget before this wait (differs on a probe) */
+  uint32_t begun;  /* 1 once mcx__backoff_begin ran (a wait a caller may continue) */
 } mcx__backoff_t;
 
 /**
@@ -53,6 +54,7 @@ static inline void mcx__backoff_begin(mcx__backoff_t *b)
   b->spins = 0;
   b->yields = 0;
   b->budget = budget;
+  b->begun = 1;
   b->limit = (++mcx__tl_waits & 63) == 0 ? max : budget;
 }
 
