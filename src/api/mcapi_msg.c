@@ -209,6 +209,24 @@ static __attribute__((noinline)) void msg_recv_full(mcapi_endpoint_t receive_end
   msg_recv_full_spun(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, NULL);
 }
 
+/* The middle tier found nothing: the wait, its spin on that tier
+ * (mcx__msg_recv_scan_spin), then the full path, which continues it. */
+static __attribute__((noinline)) void msg_recv_scan_wait(mcapi_endpoint_t receive_endpoint,
+                                                         void *buffer, size_t buffer_size,
+                                                         size_t *received_size,
+                                                         mcapi_status_t *mcapi_status)
+{
+  mcx__backoff_t b;
+  int r = mcx__msg_recv_scan_spin(receive_endpoint, buffer, buffer_size, received_size, &b);
+  if (r == MCX_OK)
+    return;
+  if (r != MCX_EAGAIN) { /* taken but truncated or corrupt (consumed either way) */
+    *mcapi_status = mcx__status(r, CTX_RECV);
+    return;
+  }
+  msg_recv_full_spun(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, &b);
+}
+
 /* The fast receive's middle tier: more than one ring in use, or a message
  * that is not a small one that fits (see mcx__msg_recv_scan); then the
  * full receive, continuing the wait @p spun (NULL: none). */
@@ -225,7 +243,10 @@ static __attribute__((noinline)) void msg_recv_scan(mcapi_endpoint_t receive_end
     *mcapi_status = mcx__status(r, CTX_RECV);
     return;
   }
-  msg_recv_full_spun(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, spun);
+  if (spun)
+    msg_recv_full_spun(receive_endpoint, buffer, buffer_size, received_size, mcapi_status, spun);
+  else /* nothing there: the wait's spin, on this tier */
+    msg_recv_scan_wait(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
 }
 
 /* The fast receive found its ring empty: the wait, its spin here

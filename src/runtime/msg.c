@@ -110,7 +110,10 @@ static mcx__ring_view_t epc_ring_at(const void *ctx, uint32_t p)
   return mcx__epc_ring(a->d, a->c, p);
 }
 
-int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
+/* mcx__msg_recv_scan's body, inlined into its callers (the middle tier and
+ * its spin), so that each is one function. */
+static inline __attribute__((always_inline)) int recv_scan(uint32_t h, void *buf, size_t cap,
+                                                          size_t *size)
 {
   mcx__domain_t *d = mcx__self.fast;
   if (!d || mcx__recv_queued != 0) /* receive requests come first */
@@ -592,6 +595,32 @@ int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
       return r;
     used = c->used;
   }
+}
+
+int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  return recv_scan(h, buf, cap, size);
+}
+
+int mcx__msg_recv_scan_spin(uint32_t h, void *buf, size_t cap, size_t *size, mcx__backoff_t *b)
+{
+  b->begun = 0;
+  mcx__domain_t *d = mcx__self.fast;
+  mcx__epc_t *c = mcx__epc_get(h);
+  if (!d || !c || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, c->ep) == 0)
+    return MCX_EAGAIN; /* as mcx__msg_recv_spin */
+  mcx__backoff_begin(b);
+  while (b->spins < b->limit) {
+    b->spins++;
+    mcx_port_cpu_relax();
+    int r = recv_scan(h, buf, cap, size);
+    if (r != MCX_EAGAIN) {
+      if (r == MCX_OK)
+        mcx__backoff_end(b);
+      return r;
+    }
+  }
+  return MCX_EAGAIN;
 }
 
 int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)

@@ -470,4 +470,10 @@ MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size
 int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
                        mcx__backoff_t *b);
 
+/** The same wait's spin for a receive the middle tier found nothing for
+ * (more than one ring in use): each poll is one mcx__msg_recv_scan. Its
+ * outcome (MCX_OK, MCX_ETRUNC, MCX_ECORRUPT), or MCX_EAGAIN with the wait
+ * @p b for the full path, begun only where it spun (@p b->begun). */
+int mcx__msg_recv_scan_spin(uint32_t h, void *buf, size_t cap, size_t *size, mcx__backoff_t *b);
+
 #endif

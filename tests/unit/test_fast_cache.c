@@ -562,14 +562,14 @@ TEST(cached_receive_times_out_after_its_spin)
  * A receiver blocked on a cached endpoint or channel gets what another node
  * sends while it waits: within its spin (the wait policy's spin phase made
  * long, the sender's pause short), and past it (no spin phase: the full
- * wait), a message at a priority whose ring the receiver's entry does not
- * have resolved among them (the spin also watches which rings are in use).
- * Every item arrives once, and a higher priority queued during the wait
- * comes first. Messages, scalars and packets, one of each per round.
+ * wait), on an endpoint with one ring in use (the fast receive's spin) and
+ * on one with two (the middle tier's spin). Every item arrives once, and a
+ * higher priority queued during the wait comes first. Messages, scalars
+ * and packets, one of each per round.
  */
 #define SPIN_N 1000
 static pthread_barrier_t sp_bar;
-static mcapi_endpoint_t sp_b, sp_rs, sp_rp, sp_ts, sp_tp;
+static mcapi_endpoint_t sp_b, sp_b2, sp_rs, sp_rp, sp_ts, sp_tp;
 static uint32_t sp_ss, sp_ps;
 static volatile int sp_fail;
 
@@ -606,15 +606,19 @@ static void *spin_sender(void *arg)
     else if (i % 3 == 2)
       for (volatile unsigned k = 0; k < 3000; k++)
         ;
-    /* Every second round: a message at priority 0 first, then the usual
-     * one at 1, both while the receiver waits. */
-    if (i % 2 == 1) {
-      unsigned hi = 1000 + i;
-      mcapi_msg_send(a, sp_b, &hi, sizeof hi, 0, &st);
-      sp_fail |= st != MCAPI_SUCCESS;
-    }
+    /* One message at priority 1 to sp_b (one ring in use: the fast
+     * receive's spin); every second round to sp_b2, a message at priority
+     * 0 first, then one at 1, both while the receiver waits there (two
+     * rings in use: the middle tier's spin). */
     mcapi_msg_send(a, sp_b, &i, sizeof i, 1, &st);
     sp_fail |= st != MCAPI_SUCCESS;
+    if (i % 2 == 1) {
+      unsigned hi = 1000 + i;
+      mcapi_msg_send(a, sp_b2, &hi, sizeof hi, 0, &st);
+      sp_fail |= st != MCAPI_SUCCESS;
+      mcapi_msg_send(a, sp_b2, &i, sizeof i, 1, &st);
+      sp_fail |= st != MCAPI_SUCCESS;
+    }
     mcapi_sclchan_send_uint64(sp_ss, 5000 + i, &st);
     sp_fail |= st != MCAPI_SUCCESS;
     unsigned pk = 9000 + i;
@@ -633,11 +637,13 @@ TEST(blocked_receive_gets_what_arrives_while_it_spins)
   mcapi_request_t r;
   size_t n;
   sp_b = mcapi_endpoint_create(2, &st);
+  sp_b2 = mcapi_endpoint_create(5, &st);
   sp_rs = mcapi_endpoint_create(3, &st);
   sp_rp = mcapi_endpoint_create(4, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   /* A lost item fails the test instead of hanging it. */
   set_timeout(sp_b, 10000);
+  set_timeout(sp_b2, 10000);
   set_timeout(sp_rs, 10000);
   set_timeout(sp_rp, 10000);
   sp_fail = 0;
@@ -671,12 +677,14 @@ TEST(blocked_receive_gets_what_arrives_while_it_spins)
     pthread_barrier_wait(&sp_bar);
     unsigned v = ~0u;
     n = 0;
-    if (i % 2 == 1) { /* the priority-0 one first, though sent in the same wait */
-      mcapi_msg_recv(sp_b, &v, sizeof v, &n, &st);
-      bad += st != MCAPI_SUCCESS || n != sizeof v || v != 1000 + i;
-    }
     mcapi_msg_recv(sp_b, &v, sizeof v, &n, &st);
     bad += st != MCAPI_SUCCESS || n != sizeof v || v != i;
+    if (i % 2 == 1) { /* the priority-0 one first, though sent in the same wait */
+      mcapi_msg_recv(sp_b2, &v, sizeof v, &n, &st);
+      bad += st != MCAPI_SUCCESS || n != sizeof v || v != 1000 + i;
+      mcapi_msg_recv(sp_b2, &v, sizeof v, &n, &st);
+      bad += st != MCAPI_SUCCESS || n != sizeof v || v != i;
+    }
     uint64_t x = mcapi_sclchan_recv_uint64(rs, &st);
     bad += st != MCAPI_SUCCESS || x != 5000 + i;
     void *p = NULL;
@@ -697,6 +705,7 @@ TEST(blocked_receive_gets_what_arrives_while_it_spins)
   CHECK_EQ_U(bad, 0);
   CHECK(!sp_fail);
   CHECK_EQ_U(mcapi_msg_available(sp_b, &st), 0);
+  CHECK_EQ_U(mcapi_msg_available(sp_b2, &st), 0);
   CHECK_EQ_U(mcapi_sclchan_available(rs, &st), 0);
   CHECK_EQ_U(mcapi_pktchan_available(rp, &st), 0);
   fini();
