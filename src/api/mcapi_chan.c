@@ -399,7 +399,7 @@ static uint64_t scl_recv_full_spun(uint32_t h, uint32_t width, mcapi_status_t *m
 static __attribute__((noinline)) uint64_t scl_recv_full(uint32_t h, uint32_t width,
                                                         mcapi_status_t *mcapi_status)
 {
-  if (!mcapi_status)
+  if (!mcapi_status || !mcx__self.fast) /* the other modes: no fast path to spin on */
     return scl_recv_full_spun(h, width, mcapi_status, NULL);
   mcx__backoff_t b;
   uint64_t v;
