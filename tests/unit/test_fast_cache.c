@@ -23,7 +23,8 @@
 static mcx_compat_t compat;
 static mcapi_domain_t dom;
 
-static void init(void)
+/* Node @p node of the test's domain, in the calling thread. */
+static mcapi_status_t start_node(mcapi_node_t node)
 {
   mcapi_param_t p;
   mcx_param_init(&p);
@@ -31,8 +32,13 @@ static void init(void)
   p.max_endpoints = 128; /* the domain's: room for more handles than the cache has entries */
   mcapi_info_t info;
   mcapi_status_t st;
-  mcapi_initialize(dom, 1, NULL, &p, &info, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_initialize(dom, node, NULL, &p, &info, &st);
+  return st;
+}
+
+static void init(void)
+{
+  CHECK_STATUS(start_node(1), MCAPI_SUCCESS);
 }
 
 static void fini(void)
@@ -63,6 +69,28 @@ static void roundtrip(mcapi_endpoint_t a, mcapi_endpoint_t b, unsigned v)
   mcapi_msg_recv(b, &got, sizeof got, &n, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(got, v);
+}
+
+/* One message a -> b, one scalar ss -> sr, one packet ps -> pr (its
+ * release too), each checked: fills every kind's cache entries. */
+static void one_of_each(mcapi_endpoint_t a, mcapi_endpoint_t b, uint32_t ss, uint32_t sr,
+                        uint32_t ps, uint32_t pr, unsigned v)
+{
+  mcapi_status_t st;
+  roundtrip(a, b, v);
+  mcapi_sclchan_send_uint64(ss, v, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), v);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  void *p;
+  size_t n;
+  mcapi_pktchan_send(ps, "pk", 3, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_recv(pr, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 3 && !strcmp(p, "pk"));
+  mcapi_pktchan_release(p, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 
 TEST(endpoint_deleted_and_recreated)
@@ -415,14 +443,8 @@ static int rs_fail;
 static void *resize_receiver(void *arg)
 {
   (void)arg;
-  mcapi_param_t p;
-  mcx_param_init(&p);
-  p.compat = compat;
-  p.max_endpoints = 128;
-  mcapi_info_t info;
   mcapi_status_t st;
-  mcapi_initialize(dom, 2, NULL, &p, &info, &st);
-  rs_fail |= st != MCAPI_SUCCESS;
+  rs_fail |= start_node(2) != MCAPI_SUCCESS;
   rs_b = mcapi_endpoint_create(2, &st);
   mcapi_uint_t depth = 4;
   mcapi_endpoint_set_attribute(rs_b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
@@ -515,22 +537,8 @@ TEST(cached_receive_times_out_after_its_spin)
     set_timeout(ep[3], timeouts[k]);
     set_timeout(ep[5], timeouts[k]);
     /* Entries filled (twice: the first call of a round may refill). */
-    for (unsigned i = 0; i < 2; i++) {
-      roundtrip(ep[0], ep[1], k * 10 + i);
-      mcapi_sclchan_send_uint64(ss, k * 10 + i, &st);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-      CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), k * 10 + i);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-      void *p;
-      size_t n;
-      mcapi_pktchan_send(ps, "pk", 3, &st);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-      mcapi_pktchan_recv(pr, &p, &n, &st);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-      CHECK(n == 3 && !strcmp(p, "pk"));
-      mcapi_pktchan_release(p, &st);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-    }
+    for (unsigned i = 0; i < 2; i++)
+      one_of_each(ep[0], ep[1], ss, sr, ps, pr, k * 10 + i);
     /* Empty: each blocking receive times out, and takes nothing. */
     unsigned v = 7;
     size_t n = 99;
@@ -576,16 +584,10 @@ static volatile int sp_fail;
 static void *spin_sender(void *arg)
 {
   (void)arg;
-  mcapi_param_t p;
-  mcx_param_init(&p);
-  p.compat = compat;
-  p.max_endpoints = 128;
-  mcapi_info_t info;
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
-  mcapi_initialize(dom, 2, NULL, &p, &info, &st);
-  sp_fail |= st != MCAPI_SUCCESS;
+  sp_fail |= start_node(2) != MCAPI_SUCCESS;
   mcapi_endpoint_t a = mcapi_endpoint_create(7, &st);
   sp_ts = mcapi_endpoint_create(8, &st);
   sp_tp = mcapi_endpoint_create(9, &st);
@@ -761,22 +763,8 @@ TEST(no_node_takes_no_fast_path)
   mcx_test_open_chan(c, d, 0, &ss, &sr);
   mcx_test_open_chan(e, f, 1, &ps, &pr);
   /* Every entry filled: a call of each kind, twice. */
-  for (unsigned k = 0; k < 2; k++) {
-    roundtrip(a, b, k);
-    mcapi_sclchan_send_uint64(ss, k, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    CHECK_EQ_U(mcapi_sclchan_recv_uint64(sr, &st), k);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    void *p;
-    size_t n;
-    mcapi_pktchan_send(ps, "pk", 3, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_pktchan_recv(pr, &p, &n, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    CHECK(n == 3 && !strcmp(p, "pk"));
-    mcapi_pktchan_release(p, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-  }
+  for (unsigned k = 0; k < 2; k++)
+    one_of_each(a, b, ss, sr, ps, pr, k);
   /* Forged handles on a node: refused, nothing moves (0 and 1 name this
    * node's first endpoints in the mca-2.0.3 profile's encoding). */
   for (size_t i = compat == MCX_COMPAT_MCA203 ? 2 : 0; i < sizeof forged / sizeof forged[0]; i++) {
