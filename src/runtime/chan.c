@@ -1043,7 +1043,10 @@ static int block_on(const mcx__domain_t *d, mcx__chan_t *ch, uint32_t dir, mcx__
     return MCX_ETIMEDOUT;
   uint64_t deadline = mcx_port_deadline_ms(timeout);
   mcx__backoff_t b;
-  mcx__backoff_resume(&b, spun); /* after chan_recv_spin: on to yielding */
+  if (spun && spun->begun)
+    b = *spun; /* its spins are spent (chan_recv_spin): on to yielding */
+  else
+    mcx__backoff_begin(&b);
   for (;;) {
     if (!mcx__backoff_step(&b)) {
       if ((r = fn(d, ch, arg)) != MCX_EAGAIN) {
@@ -1240,7 +1243,9 @@ static int chan_recv_spin(uint32_t handle, uint32_t type, mcx__backoff_t *b)
   if (type == MCAPI_PKT_CHAN ? was != mcx__spsc_word(pos, MCX_SPSC_FREE) : !((was ^ pos << 2) >> 2))
     return MCX_EAGAIN;
   mcx__backoff_begin(b);
-  while (mcx__backoff_spin(b)) {
+  while (b->spins < b->limit) {
+    b->spins++;
+    mcx_port_cpu_relax();
     /* Relaxed: a change only sends the caller to the fast receive, which
      * reads the word again (A2). */
     if (mcx_load_relaxed(w) != was)

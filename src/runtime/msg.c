@@ -493,7 +493,10 @@ static int recv_wait(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h, take_fn 
   uint32_t timeout = mcx__ep_timeout(d, ep);
   uint64_t deadline = 0;
   mcx__backoff_t b;
-  mcx__backoff_resume(&b, spun); /* after mcx__msg_recv_spin: on to yielding */
+  if (spun && spun->begun)
+    b = *spun; /* its spins are spent: straight on to yielding */
+  else
+    mcx__backoff_begin(&b);
   int inserting = 0;
   for (;;) {
     /* Poll the slots only (one line per ring); classify just before backing
@@ -570,7 +573,9 @@ int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
   const mcx_atomic_u64 *seq = &v->slots[(want - 1) & v->mask].seq;
   uint32_t used = c->used;
   for (;;) {
-    while (mcx__backoff_spin(b)) {
+    while (b->spins < b->limit) {
+      b->spins++;
+      mcx_port_cpu_relax();
       /* Relaxed: either change only sends us to the fast receive, which
        * reads both again (A2 for the slot). */
       if (mcx_load_relaxed(seq) == want || mcx_load_relaxed(&ep->used_prios) != used)
@@ -605,7 +610,9 @@ int mcx__msg_recv_scan_spin(uint32_t h, void *buf, size_t cap, size_t *size, mcx
   if (!d || !c || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, c->ep) == 0)
     return MCX_EAGAIN; /* as mcx__msg_recv_spin */
   mcx__backoff_begin(b);
-  while (mcx__backoff_spin(b)) {
+  while (b->spins < b->limit) {
+    b->spins++;
+    mcx_port_cpu_relax();
     int r = recv_scan(h, buf, cap, size);
     if (r != MCX_EAGAIN) {
       if (r == MCX_OK)

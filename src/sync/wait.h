@@ -74,32 +74,14 @@ static inline void mcx__backoff_end(const mcx__backoff_t *b)
   mcx__tl_spin_budget = budget;
 }
 
-/** One spin of the wait's budget (a pause): 0, having done nothing, once
- * the budget is spent. The fast paths' spins poll between these. */
-static inline int mcx__backoff_spin(mcx__backoff_t *b)
-{
-  if (b->spins >= b->limit)
-    return 0;
-  b->spins++;
-  mcx_port_cpu_relax();
-  return 1;
-}
-
-/** Starts the wait @p b, or continues @p spun (NULL: none) where a fast
- * path's spin began it (its spins spent: on to yielding). */
-static inline void mcx__backoff_resume(mcx__backoff_t *b, const mcx__backoff_t *spun)
-{
-  if (spun && spun->begun)
-    *b = *spun;
-  else
-    mcx__backoff_begin(b);
-}
-
 /** One step of backing off; returns 1 when the caller should sleep instead. */
 static inline int mcx__backoff_step(mcx__backoff_t *b)
 {
-  if (mcx__backoff_spin(b))
+  if (b->spins < b->limit) {
+    b->spins++;
+    mcx_port_cpu_relax();
     return 0;
+  }
   if (b->yields < mcx_load_relaxed(&mcx__wait_yields)) {
     b->yields++;
     mcx_port_yield();

@@ -400,15 +400,6 @@ mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size
   mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
 }
 
-/** Whether a producer of ring @p v holds a reservation it has not published
- * yet (the classification of mcx__mpsc_dequeue's empty outcomes). Relaxed:
- * a hint that decides between retrying and backing off. */
-static inline int mcx__mpsc_inserting(const mcx__ring_view_t *v)
-{
-  return (mcx_load_relaxed(&v->ring->tail) & MCX_RING_POS_MASK) !=
-         mcx_load_relaxed(&v->ring->head);
-}
-
 /**
  * Tries to dequeue into @p buf (capacity @p cap_bytes). Single consumer.
  * @param classify when 0, an empty ring returns MCX_RING_EMPTY without
@@ -492,6 +483,15 @@ static inline int mcx__mpsc_ready(const mcx__ring_view_t *v)
 {
   uint64_t h = mcx_load_relaxed(&v->ring->head); /* consumer-owned */
   return mcx_load_acquire(&v->slots[h & v->mask].seq) == ((h + 1) & MCX_RING_POS_MASK);
+}
+
+/** Whether a producer of ring @p v holds a reservation it has not published
+ * yet (the classification of mcx__mpsc_dequeue's empty outcomes). Relaxed:
+ * a hint that decides between retrying and backing off. */
+static inline int mcx__mpsc_inserting(const mcx__ring_view_t *v)
+{
+  return (mcx_load_relaxed(&v->ring->tail) & MCX_RING_POS_MASK) !=
+         mcx_load_relaxed(&v->ring->head);
 }
 
 /** mcx__mpsc_dequeue_small()'s outcome when the oldest message is there
@@ -578,7 +578,9 @@ static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_deque
     if (seq != want) {
       if (!classify)
         return MCX_RING_EMPTY;
-      return mcx__mpsc_inserting(v) ? MCX_RING_EMPTY_BUT_PRODUCER_INSERTING : MCX_RING_EMPTY;
+      /* Relaxed: a hint that decides between retrying and backing off. */
+      uint64_t t = mcx_load_relaxed(&r->tail) & MCX_RING_POS_MASK;
+      return t != h ? MCX_RING_EMPTY_BUT_PRODUCER_INSERTING : MCX_RING_EMPTY;
     }
     if (s->size != MCX_SLOT_TOMBSTONE)
       break;

@@ -589,29 +589,21 @@ static void reap(pid_t c)
 }
 
 /* The parent's side of a receiver child of domain @p dom (receive_holding_three):
- * node 1 with endpoint 1 (@p *out), the pool's free count then (@p *free0),
- * the child @p fn spawned (@p *child); the channel from @p *out to the
- * child's endpoint connected and its send side open; once the child is
- * ready, 8 packets of 1000 bytes, then the child's word that it is done
- * with them. */
-static mcapi_pktchan_send_hndl_t send_8_to_child(mcapi_domain_t dom, int (*fn)(void),
-                                                 mcapi_endpoint_t *out, uint32_t *free0,
-                                                 pid_t *child)
+ * the channel from @p out to the child's endpoint connected and its send
+ * side open; once the child is ready, 8 packets of 1000 bytes, then the
+ * child's word that it is done with them. */
+static mcapi_pktchan_send_hndl_t send_8_to_child(mcapi_domain_t dom, mcapi_endpoint_t out)
 {
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
-  init_node(dom, 1);
-  *out = mcapi_endpoint_create(1, &st);
-  *free0 = pool_free();
-  *child = spawn(fn);
   mcapi_endpoint_t in = mcapi_endpoint_get(dom, 2, 5, 10000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_pktchan_connect_i(*out, in, &r, &st);
+  mcapi_pktchan_connect_i(out, in, &r, &st);
   mcapi_wait(&r, &n, 10000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_send_hndl_t sh;
-  mcapi_pktchan_send_open_i(&sh, *out, &r, &st);
+  mcapi_pktchan_send_open_i(&sh, out, &r, &st);
   mcapi_wait(&r, &n, 10000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK(heard());
@@ -625,14 +617,14 @@ static mcapi_pktchan_send_hndl_t send_8_to_child(mcapi_domain_t dom, int (*fn)(v
 
 TEST(crashed_receiver_gives_back_its_buffers)
 {
+  init_node(77, 1);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
-  mcapi_endpoint_t out;
-  uint32_t free0;
-  pid_t c;
-  /* it holds three */
-  mcapi_pktchan_send_hndl_t sh = send_8_to_child(77, holding_receiver, &out, &free0, &c);
+  mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
+  uint32_t free0 = pool_free();
+  pid_t c = spawn(holding_receiver);
+  mcapi_pktchan_send_hndl_t sh = send_8_to_child(77, out); /* it holds three */
   CHECK(pool_free() < free0);
   reap(c);
   /* The send finds the receiver gone (the sweep ran), and the close tears
@@ -658,14 +650,14 @@ TEST(crashed_receiver_gives_back_its_buffers)
  * buffers. */
 TEST(sweep_returns_buffers_of_a_torn_down_connection)
 {
+  init_node(79, 1);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
-  mcapi_endpoint_t out;
-  uint32_t free0;
-  pid_t c;
-  /* it holds three and has closed */
-  mcapi_pktchan_send_hndl_t sh = send_8_to_child(79, closing_receiver, &out, &free0, &c);
+  mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
+  uint32_t free0 = pool_free();
+  pid_t c = spawn(closing_receiver);
+  mcapi_pktchan_send_hndl_t sh = send_8_to_child(79, out); /* it holds three and has closed */
   mcapi_pktchan_send_close_i(sh, &r, &st);
   mcapi_wait(&r, &n, 10000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
