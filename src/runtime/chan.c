@@ -1188,7 +1188,7 @@ CHAN_FAST int scl_send_cached(uint32_t handle, uint32_t width, uint64_t value, i
   struct mcx__chc *c = chc_get(handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND);
   if (__builtin_expect(!c, 0))
     return MCX_EAGAIN;
-  mcx__q_outcome_t o = refill ? mcx__spsc_put1_refill(&c->v, width, value)
+  mcx__q_outcome_t o = refill ? mcx__spsc_put1_refill(&c->v, width, value, 1)
                               : mcx__spsc_put1(&c->v, width, value);
   if (__builtin_expect(o != MCX_Q_OK, 0))
     return o == MCX_Q_LIMIT ? MCX_SCL_LIMIT : MCX_EAGAIN;
@@ -1492,6 +1492,10 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
 }
 
 /* One send attempt of a scalar or a packet. */
+/* A scalar send's polls of the consumer's count while the only free slots
+ * are in the line the consumer reads (send_once). */
+#define SCL_LINE_POLLS 64u
+
 CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct xfer *a)
 {
   if (!peer_alive(ch, MCX_CHAN_SEND))
@@ -1500,12 +1504,26 @@ CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct
     return pmq_send_once(d, ch, pkt, a);
   mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), pkt ? MCAPI_PKT_CHAN : MCAPI_SCL_CHAN);
   int r;
-  mcx__glock(d);
-  if (pkt)
-    r = pkt_put(d, ch, &v, a);
-  else
-    r = mcx__spsc_put1_any(&v, a->width, a->value) == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
-  mcx__gunlock(d);
+  if (!pkt && d->locking == MCX_LOCK_LOCKFREE) {
+    /* Whole lines first (mcx__spsc_put1_refill): while the only free slots
+     * are in the line the consumer reads, give it a moment to finish that
+     * line; then take them, so a send never waits while a slot is free. */
+    mcx__q_outcome_t o = mcx__spsc_put1_any(&v, a->width, a->value, 1);
+    for (uint32_t i = 0; o == MCX_Q_LINE && i < SCL_LINE_POLLS; i++) {
+      mcx_port_cpu_relax();
+      o = mcx__spsc_put1_any(&v, a->width, a->value, 1);
+    }
+    if (o == MCX_Q_LINE)
+      o = mcx__spsc_put1_any(&v, a->width, a->value, 0);
+    r = o == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
+  } else {
+    mcx__glock(d);
+    if (pkt)
+      r = pkt_put(d, ch, &v, a);
+    else
+      r = mcx__spsc_put1_any(&v, a->width, a->value, 0) == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
+    mcx__gunlock(d);
+  }
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);
   return r;

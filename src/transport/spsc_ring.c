@@ -37,7 +37,19 @@ uint32_t mcx__spsc_count(const mcx__spsc_view_t *v) { return ring_count(v, 0); }
 void mcx__scl_init(const mcx__spsc_view_t *v) { ring_init(v, 1); }
 uint32_t mcx__scl_count(const mcx__spsc_view_t *v) { return ring_count(v, 1); }
 
-mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value)
+/* The consumer's count @p h as the producer may use it: the start of the
+ * line it is reading when @p line (MCX_SCL_LINE slots to a line, or the
+ * whole ring when it is smaller), else itself. */
+static uint32_t scl_free_from(const mcx__spsc_view_t *v, uint32_t h, int line)
+{
+  if (!line)
+    return h;
+  uint32_t per = v->mask < MCX_SCL_LINE - 1 ? v->mask + 1 : MCX_SCL_LINE;
+  return h & ~(per - 1);
+}
+
+mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value,
+                                       int line)
 {
   mcx__spsc_ring_t *r = v->ring;
   uint32_t pos = r->tail; /* producer-owned */
@@ -47,6 +59,9 @@ mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width
   uint32_t h = mcx_load_acquire(&r->head);
   if (pos - h > v->mask)
     return MCX_Q_FULL;
-  r->limit = h + v->mask + 1; /* > pos: one compare per send until then */
+  uint32_t from = scl_free_from(v, h, line);
+  if (pos - from > v->mask)
+    return MCX_Q_LINE; /* a slot is free, in the line the consumer reads */
+  r->limit = from + v->mask + 1; /* > pos: one compare per send until then */
   return mcx__spsc_put1(v, width, value);
 }

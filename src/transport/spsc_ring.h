@@ -235,17 +235,25 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
   return MCX_Q_OK;
 }
 
-/** Producer (scalars), after mcx__spsc_put1 gave LIMIT: reads the consumer's
- * count, moves the limit and publishes, or FULL. */
-mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value);
+/** Scalar slots to a cache line (the unit the producer refills by). */
+#define MCX_SCL_LINE 4u
 
-/** Producer (scalars): both steps, OK or FULL (callers that need no split,
- * such as the full path). */
+/** Producer (scalars), after mcx__spsc_put1 gave LIMIT: reads the consumer's
+ * count, moves the limit and publishes, or FULL. With @p line the producer
+ * takes only whole lines the consumer has finished: the limit stops at the
+ * start of the line the consumer is reading, and LINE says that slots are
+ * free there and nowhere else (a stream then moves each line once per
+ * lap: written by the producer, read by the consumer, instead of going back
+ * and forth while both work in it). Without, every free slot counts. */
+mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width, uint64_t value,
+                                       int line);
+
+/** Producer (scalars): both steps, OK, FULL, or (@p line) LINE. */
 static inline mcx__q_outcome_t mcx__spsc_put1_any(const mcx__spsc_view_t *v, uint32_t width,
-                                                  uint64_t value)
+                                                  uint64_t value, int line)
 {
   mcx__q_outcome_t o = mcx__spsc_put1(v, width, value);
-  return __builtin_expect(o == MCX_Q_LIMIT, 0) ? mcx__spsc_put1_refill(v, width, value) : o;
+  return __builtin_expect(o == MCX_Q_LIMIT, 0) ? mcx__spsc_put1_refill(v, width, value, line) : o;
 }
 
 /** Consumer (scalars): takes the oldest item if it has @p expect_width bytes
@@ -269,6 +277,10 @@ static inline mcx__q_outcome_t mcx__spsc_get1(const mcx__spsc_view_t *v, uint32_
     *width = expect_width;
   }
   *value = s->value;
+  /* The next line: when the ring holds more (a stream the consumer lags
+   * behind), its transfer overlaps this item's work instead of stalling the
+   * take after it. A hint: no fault past the ring's end, no order. */
+  __builtin_prefetch((const void *)((uintptr_t)s + MCX_CACHELINE));
   /* R2-T — release: our reads of the slot happen before the producer reuses
    * it; pairs with A1-T. On our own line: a plain store. */
   mcx_store_release(&r->head, pos + 1);

@@ -744,6 +744,80 @@ TEST(scalar_channel_widths_and_errors)
   fini();
 }
 
+/* The sender takes whole lines of the scalar ring while the receiver keeps
+ * up (spsc_ring.h), but a send never fails while any slot is free: with a
+ * TIMEOUT of 0, after each single receive from a full ring (the free slot
+ * in the line the receiver is reading), after two, three, and once the
+ * receiver has finished a line. Depths of one, two and sixteen lines. */
+TEST(scalar_send_takes_any_free_slot)
+{
+  static const mcapi_uint_t depths[] = {4, 8, 64};
+  mcapi_status_t st;
+  init_node(1);
+  for (unsigned k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+    if (mcx_transport() == MCX_TRANSPORT_PMQ) { /* queues as deep as the kernel's limit allows */
+      mcx_pmq_limits_t l;
+      mcx_pmq_limits(&l);
+      CHECK(l.default_depth >= 4);
+      if (depths[k] > l.default_depth)
+        continue;
+    }
+    mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+    mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+    mcapi_uint_t depth = depths[k];
+    mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_timeout_t to = 0;
+    mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
+    mcapi_timeout_t rto = 2000; /* a lost item fails a check, not the run */
+    mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_TIMEOUT, &rto, sizeof rto, &st);
+    mcapi_sclchan_send_hndl_t sh;
+    mcapi_sclchan_recv_hndl_t rh;
+    scl_setup(a, b, &sh, &rh);
+    uint64_t sent = 0, got = 0;
+    for (; sent < depth; sent++) {
+      mcapi_sclchan_send_uint64(sh, sent, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
+    mcapi_sclchan_send_uint64(sh, sent, &st);
+    CHECK_STATUS(st, MCAPI_TIMEOUT); /* full */
+    /* Receive n, send n, for n = 1..5, several laps: each send finds a
+     * free slot whichever line it is in. */
+    for (unsigned round = 0; round < 3 * depth; round++) {
+      unsigned n = 1 + round % 5;
+      if (n > depth)
+        n = depth;
+      for (unsigned i = 0; i < n; i++) {
+        CHECK_EQ_U(mcapi_sclchan_recv_uint64(rh, &st), got++);
+        CHECK_STATUS(st, MCAPI_SUCCESS);
+      }
+      for (unsigned i = 0; i < n; i++) {
+        mcapi_sclchan_send_uint64(sh, sent++, &st);
+        CHECK_STATUS(st, MCAPI_SUCCESS);
+      }
+      mcapi_sclchan_send_uint64(sh, sent, &st);
+      CHECK_STATUS(st, MCAPI_TIMEOUT); /* full again */
+      CHECK_EQ_U(mcapi_sclchan_available(rh, &st), depth);
+    }
+    while (got < sent) {
+      CHECK_EQ_U(mcapi_sclchan_recv_uint64(rh, &st), got++);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      if (st != MCAPI_SUCCESS)
+        break;
+    }
+    mcapi_request_t cr, cs;
+    mcapi_sclchan_recv_close_i(rh, &cr, &st);
+    CHECK_STATUS(wait_st(&cr), MCAPI_SUCCESS);
+    mcapi_sclchan_send_close_i(sh, &cs, &st);
+    CHECK_STATUS(wait_st(&cs), MCAPI_SUCCESS);
+    mcapi_endpoint_delete(b, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_endpoint_delete(a, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  fini();
+}
+
 /* ------------------------------------------------------ several nodes */
 
 struct peer {
@@ -899,6 +973,7 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
   RUN(packet_pool_exhaustion_and_waiting);
   RUN(packets_held_in_their_slots);
   RUN(scalar_channel_widths_and_errors);
+  RUN(scalar_send_takes_any_free_slot);
   RUN(third_node_connects_after_the_opens);
   RUN(peer_finalizes_with_the_channel_open);
 }
