@@ -200,8 +200,10 @@ static inline mcx__q_outcome_t mcx__spsc_get(const mcx__spsc_view_t *v, uint32_t
  * no code of any width matches a slot not yet written. A slot's line only
  * travels from producer to consumer, once per item when the consumer keeps
  * up, once per four when it lags; the consumer's line travels only when the
- * ring is full. Nothing is held back: a taken slot is free for the producer
- * at once (no batching that a blocked sender would wait on).
+ * ring is full. The producer refills by whole lines the consumer has left
+ * (mcx__spsc_put1_refill), and the full path takes a free slot in the
+ * consumer's line after a short wait, so nothing is held back from a
+ * blocked sender.
  */
 
 /** The width code of a scalar of @p width bytes (1, 2, 4 or 8): 0 to 3. */
