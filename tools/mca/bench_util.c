@@ -198,3 +198,31 @@ double bench_median(double *v, int n)
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+uint64_t bench_checksum_large(const void *buf, size_t size)
+{
+  const unsigned char *p = (const unsigned char *)buf;
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, w0, w1, w2, w3;
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32) {
+    memcpy(&w0, p + i, 8);
+    memcpy(&w1, p + i + 8, 8);
+    memcpy(&w2, p + i + 16, 8);
+    memcpy(&w3, p + i + 24, 8);
+    s0 += w0;
+    s1 += w1;
+    s2 += w2;
+    s3 += w3;
+  }
+  s0 += s1 + s2 + s3;
+  for (; i + 8 <= size; i += 8) {
+    memcpy(&w0, p + i, 8);
+    s0 += w0;
+  }
+  if (i < size) {
+    w0 = 0;
+    memcpy(&w0, p + i, size - i);
+    s0 += w0;
+  }
+  return s0;
+}
