@@ -1491,11 +1491,11 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
   return pkt_fill(d, ch, v, NULL, ST_GEN(mcx_load_relaxed(&ch->state)), a->src, a->size);
 }
 
-/* One send attempt of a scalar or a packet. */
 /* A scalar send's polls of the consumer's count while the only free slots
  * are in the line the consumer reads (send_once). */
 #define SCL_LINE_POLLS 64u
 
+/* One send attempt of a scalar or a packet. */
 CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct xfer *a)
 {
   if (!peer_alive(ch, MCX_CHAN_SEND))

@@ -19,7 +19,7 @@ typedef enum mcx__q_outcome {
   MCX_Q_EMPTY_BUT_PRODUCER_INSERTING, /**< nothing published; the producer is writing one now */
   MCX_Q_MISMATCH,                     /**< the head item's meta differs from the expected one; not consumed */
   MCX_Q_LIMIT,                        /**< (scalars) the producer is at the limit it last read: mcx__spsc_put1_refill */
-  MCX_Q_LINE,                         /**< (scalars) free slots only in the line the consumer is reading: mcx__spsc_put1_line */
+  MCX_Q_LINE,                         /**< (scalars) free slots only in the line the consumer is reading: mcx__spsc_put1_refill */
 } mcx__q_outcome_t;
 
 #endif

@@ -245,13 +245,14 @@ static inline uint64_t bench_unstamp(const void *buf, size_t size)
   memcpy(&v, buf, size < 8 ? size : 8);
   return v;
 }
+/* bench_checksum of an item of more than 256 bytes (bench_util.c): four
+ * words per trip into four sums, so that reading a large item costs every
+ * subject little and the same, however its loop falls in a build. Out of
+ * line, so the small items' inline sum below is the same code as it always
+ * was. */
+uint64_t bench_checksum_large(const void *buf, size_t size);
 /** Sum of the payload's little-endian 8-byte words (the last one zero-padded):
  * reading every byte is how a receiver consumes an item. */
-/* The sum of an item of more than 256 bytes (bench_util.c): four words per
- * trip into four sums, so that reading a large item costs every subject
- * little and the same, however its loop falls in a build. Out of line, so
- * the small items' inline sum below is the same code as it always was. */
-uint64_t bench_checksum_large(const void *buf, size_t size);
 static inline uint64_t bench_checksum(const void *buf, size_t size)
 {
   if (size > 256)
