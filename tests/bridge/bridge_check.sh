@@ -698,7 +698,12 @@ netns)
   ip netns exec "$nb" "$mca" bridge --config "$work/b2.json" >>"$work/b2.log" 2>&1 & pids+=($!)
   wait_state 1 2 up
   wait_state 2 1 up
-  n=${MCX_BRIDGE_TEST_ITEMS:-40000}
+  # The receivers are paced (about 20000 items a second) and the steps below
+  # act when a progress line shows in a log: a stream of 8 s leaves each
+  # step 2 s between its progress point and the sender's end, however slowly
+  # this script sees the line on a loaded machine (40000 items, 0.5 s, was
+  # not always enough under ctest -j2).
+  n=${MCX_BRIDGE_TEST_ITEMS:-160000}
   ip netns exec "$nb" "$node" recv 2 2 10 $n pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
   ip netns exec "$na" "$node" recv 1 1 11 $n pace >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
   wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
