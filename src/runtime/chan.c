@@ -1491,8 +1491,9 @@ CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_v
   return pkt_fill(d, ch, v, NULL, ST_GEN(mcx_load_relaxed(&ch->state)), a->src, a->size);
 }
 
-/* A scalar send's polls of the consumer's count while the only free slots
- * are in the line the consumer reads (send_once). */
+/* A scalar send's polls of the consumer's count, lock-free, while the only
+ * free slots are in the line the consumer reads (mcx__spsc_put1_lines);
+ * none under a lock, which the consumer would need to move. */
 #define SCL_LINE_POLLS 64u
 
 /* One send attempt of a scalar or a packet. */
@@ -1504,26 +1505,15 @@ CHAN_FAST int send_once(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, struct
     return pmq_send_once(d, ch, pkt, a);
   mcx__spsc_view_t v = data_view_at(d, ch, chan_idx(d, ch), pkt ? MCAPI_PKT_CHAN : MCAPI_SCL_CHAN);
   int r;
-  if (!pkt && d->locking == MCX_LOCK_LOCKFREE) {
-    /* Whole lines first (mcx__spsc_put1_refill): while the only free slots
-     * are in the line the consumer reads, give it a moment to finish that
-     * line; then take them, so a send never waits while a slot is free. */
-    mcx__q_outcome_t o = mcx__spsc_put1_any(&v, a->width, a->value, 1);
-    for (uint32_t i = 0; o == MCX_Q_LINE && i < SCL_LINE_POLLS; i++) {
-      mcx_port_cpu_relax();
-      o = mcx__spsc_put1_any(&v, a->width, a->value, 1);
-    }
-    if (o == MCX_Q_LINE)
-      o = mcx__spsc_put1_any(&v, a->width, a->value, 0);
-    r = o == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
-  } else {
-    mcx__glock(d);
-    if (pkt)
-      r = pkt_put(d, ch, &v, a);
-    else
-      r = mcx__spsc_put1_any(&v, a->width, a->value, 0) == MCX_Q_OK ? MCX_OK : MCX_EAGAIN;
-    mcx__gunlock(d);
-  }
+  mcx__glock(d);
+  if (pkt)
+    r = pkt_put(d, ch, &v, a);
+  else
+    r = mcx__spsc_put1_lines(&v, a->width, a->value,
+                             d->locking == MCX_LOCK_LOCKFREE ? SCL_LINE_POLLS : 0) == MCX_Q_OK
+            ? MCX_OK
+            : MCX_EAGAIN;
+  mcx__gunlock(d);
   if (r == MCX_OK)
     mcx__wp_notify(&ch->recv_wp, d->shared);
   return r;

@@ -2,6 +2,8 @@
 /* Control-path operations of the SPSC channel ring (see spsc_ring.h). */
 #include "transport/spsc_ring.h"
 
+#include "ports/mcx_port.h"
+
 /* Empties the ring: every slot's word (@p scl: a lap behind, for the
  * scalars' encoding; else FREE for its position), no meta (no skip mark,
  * pkt_ring.h), both positions 0. Published by the caller. */
@@ -64,4 +66,15 @@ mcx__q_outcome_t mcx__spsc_put1_refill(const mcx__spsc_view_t *v, uint32_t width
     return MCX_Q_LINE; /* a slot is free, in the line the consumer reads */
   r->limit = from + v->mask + 1; /* > pos: one compare per send until then */
   return mcx__spsc_put1(v, width, value);
+}
+
+mcx__q_outcome_t mcx__spsc_put1_lines(const mcx__spsc_view_t *v, uint32_t width, uint64_t value,
+                                      uint32_t polls)
+{
+  mcx__q_outcome_t o = mcx__spsc_put1_any(v, width, value, 1);
+  for (uint32_t i = 0; o == MCX_Q_LINE && i < polls; i++) {
+    mcx_port_cpu_relax();
+    o = mcx__spsc_put1_any(v, width, value, 1);
+  }
+  return o == MCX_Q_LINE ? mcx__spsc_put1_any(v, width, value, 0) : o;
 }

@@ -258,6 +258,13 @@ static inline mcx__q_outcome_t mcx__spsc_put1_any(const mcx__spsc_view_t *v, uin
   return __builtin_expect(o == MCX_Q_LIMIT, 0) ? mcx__spsc_put1_refill(v, width, value, line) : o;
 }
 
+/** Producer (scalars): whole lines first (mcx__spsc_put1_refill); while the
+ * only free slots are in the line the consumer reads, polls its count up to
+ * @p polls times for it to finish that line, then takes one of them: OK
+ * whenever a slot is free, else FULL. */
+mcx__q_outcome_t mcx__spsc_put1_lines(const mcx__spsc_view_t *v, uint32_t width, uint64_t value,
+                                      uint32_t polls);
+
 /** Consumer (scalars): takes the oldest item if it has @p expect_width bytes
  * (0: any), its width in @p *width; MISMATCH (not consumed) when it has
  * another, EMPTY when there is none. */
