@@ -556,6 +556,11 @@ static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void
   return mcx__msg_dequeue_once(d, ep, c->buf, c->cap, c->size, classify, 1);
 }
 
+/* How often a blocking receive's spin (mcx__msg_recv_spin) reads used_prios
+ * besides the slot: reading it on every poll cost 5-7 ns of the 24 B
+ * message round trip (docs/benchmarks.md, item 26). A power of two. */
+#define MSG_SPIN_PRIO_EVERY 8u
+
 int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
                        mcx__backoff_t *b)
 {
@@ -573,14 +578,21 @@ int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
   const mcx_atomic_u64 *seq = &v->slots[(want - 1) & v->mask].seq;
   uint32_t used = c->used;
   for (;;) {
-    while (b->spins < b->limit) {
-      b->spins++;
+    /* Each poll reads the slot alone, as a bare ring's wait does; every
+     * MSG_SPIN_PRIO_EVERY-th poll also reads used_prios, so a message at
+     * another priority is seen within that many pauses. The count is kept
+     * in a register while it spins. Relaxed: either change only sends us to
+     * the fast receive, which reads both again (A2 for the slot). */
+    uint32_t spins = b->spins, limit = b->limit;
+    while (spins < limit) {
+      spins++;
       mcx_port_cpu_relax();
-      /* Relaxed: either change only sends us to the fast receive, which
-       * reads both again (A2 for the slot). */
-      if (mcx_load_relaxed(seq) == want || mcx_load_relaxed(&ep->used_prios) != used)
+      if (mcx_load_relaxed(seq) == want)
+        break;
+      if (spins % MSG_SPIN_PRIO_EVERY == 0 && mcx_load_relaxed(&ep->used_prios) != used)
         break;
     }
+    b->spins = spins;
     mcx__epc_t *e;
     int r = mcx__msg_recv_fast(c->handle, &e);
     if (r == MCX_OK)

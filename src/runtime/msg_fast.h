@@ -459,9 +459,10 @@ MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size
 
 /** A blocking receive's wait after mcx__msg_recv_ring found entry @p c's
  * ring empty, out of line (msg.c): the spin phase of the wait, polling the
- * one slot the next message will fill (and the endpoint's used_prios) with
- * no other work between polls, so a message that arrives while it spins is
- * taken within a pause. It begins the wait @p b (mcx__backoff_begin) and
+ * one slot the next message will fill (and, every 8th poll, the endpoint's
+ * used_prios) with no other work between polls, so a message that arrives
+ * while it spins is taken within a pause, one at another priority within
+ * eight. It begins the wait @p b (mcx__backoff_begin) and
  * spins its budget unless the endpoint's TIMEOUT is 0. MCX_OK (taken: the
  * fast receive's checks and ring operation, again), MCX_ENOENT (the middle
  * tier: another ring in use, or a message that is not a small one that
