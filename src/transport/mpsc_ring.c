@@ -11,6 +11,7 @@ void mcx__mpsc_init(const mcx__ring_view_t *v, uint32_t epoch)
   mcx_store_relaxed(&v->ring->head, 0);
   mcx_store_relaxed(&v->ring->reading, 0);
   mcx_store_relaxed(&v->ring->hwm, 0);
+  mcx_store_relaxed(&v->ring->hwm_quiet, 0);
   /* R0 — release: the reset slots are visible to a producer that reads this
    * tail; pairs with A0 in mcx__mpsc_enqueue. */
   mcx_store_release(&v->ring->tail, (uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT);

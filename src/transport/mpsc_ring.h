@@ -67,7 +67,8 @@ typedef struct mcx__mpsc_ring {
    * head is also the count of messages taken since the ring's last reset. */
   MCX_ALIGNED_LINE mcx_atomic_u64 head;
   mcx_atomic_u64 reading; /* pos+1 of the slot being copied out (a hint) */
-  mcx_atomic_u32 hwm;     /* high-water mark, sampled every 64th take (mca domains) */
+  mcx_atomic_u32 hwm;     /* high-water mark, sampled (mcx__mpsc_sample_depth; mca domains) */
+  mcx_atomic_u32 hwm_quiet; /* samples to skip before the next read of tail */
 } mcx__mpsc_ring_t;
 
 /**
@@ -409,17 +410,35 @@ mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size
  * A message larger than @p cap_bytes is consumed, truncated, and reported as
  * MCX_RING_TRUNCATED.
  */
+/* A consumer samples its queue's depth at every 64th take; while the last
+ * depth it read was 1 (no backlog), it reads the producers' tail line only
+ * at every MCX_HWM_QUIET-th sample, so once in 1024 takes. That read takes
+ * the line from the sender, whose next CAS then waits for it back: in a
+ * ping-pong, both sides pay a line transfer on the critical path, 4-7 ns
+ * per 24 B round trip when it was read at every 64th take (docs/benchmarks.md,
+ * item 26). */
+#define MCX_HWM_QUIET 16u
+
 /** The queue's depth for the high-water mark, seen by the consumer at head
- * @p h (the message just taken counts): every 64th take, since it reads
- * the producers' tail line. Relaxed: a statistic; bounded by the capacity
- * (positions from another process are input). */
+ * @p h (the message just taken counts), at every 64th take: read from the
+ * producers' tail at every sample while the last read saw a backlog, at
+ * every MCX_HWM_QUIET-th while it saw none. The first sample after a
+ * reset reads it. Relaxed: a statistic; consumer-owned words, bounded
+ * where used (positions and counts from another process are input). */
 static inline void mcx__mpsc_sample_depth(const mcx__ring_view_t *v, uint64_t h)
 {
-  int64_t depth = mcx__pos_diff(mcx_load_relaxed(&v->ring->tail) & MCX_RING_POS_MASK, h) + 1;
+  mcx__mpsc_ring_t *r = v->ring;
+  uint32_t quiet = mcx_load_relaxed(&r->hwm_quiet);
+  if (quiet != 0) {
+    mcx_store_relaxed(&r->hwm_quiet, (quiet < MCX_HWM_QUIET ? quiet : MCX_HWM_QUIET) - 1);
+    return;
+  }
+  int64_t depth = mcx__pos_diff(mcx_load_relaxed(&r->tail) & MCX_RING_POS_MASK, h) + 1;
   if (depth > (int64_t)v->mask + 1)
     depth = (int64_t)v->mask + 1;
-  if (depth > (int64_t)mcx_load_relaxed(&v->ring->hwm))
-    mcx_store_relaxed(&v->ring->hwm, (uint32_t)depth); /* consumer-owned */
+  if (depth > (int64_t)mcx_load_relaxed(&r->hwm))
+    mcx_store_relaxed(&r->hwm, (uint32_t)depth);
+  mcx_store_relaxed(&r->hwm_quiet, depth > 1 ? 0 : MCX_HWM_QUIET - 1);
 }
 
 /**

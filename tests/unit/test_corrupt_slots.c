@@ -200,6 +200,61 @@ static void corrupt_kept_packet(mcx_locking_t lk)
   teardown();
 }
 
+/* b's ring of priority PRIO. */
+static mcx__ring_view_t ring_b(void)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e = ep_of(b);
+  return mcx__ring_of(d, mcx__ep_idx(d, e), PRIO, mcx_load_relaxed(&e->depth));
+}
+
+/* @p n rounds of one send and one receive, with @p backlog messages left
+ * queued before them: every receive takes a message at depth backlog + 1. */
+static void rounds(unsigned n, unsigned backlog)
+{
+  mcapi_status_t st;
+  char m[24] = "x", out[24];
+  size_t got;
+  for (unsigned i = 0; i < backlog; i++) {
+    mcapi_msg_send(a, b, m, sizeof m, PRIO, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  for (unsigned i = 0; i < n; i++) {
+    mcapi_msg_send(a, b, m, sizeof m, PRIO, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_msg_recv(b, out, sizeof out, &got, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  for (unsigned i = 0; i < backlog; i++) {
+    mcapi_msg_recv(b, out, sizeof out, &got, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+}
+
+/* The queue's high-water mark (mcx__mpsc_sample_depth): sampled at every
+ * 64th take, the senders' tail read only at every 16th sample while it
+ * read no backlog. After quiet traffic (depth 1) a backlog of 31 is still
+ * seen (depth 32) within 16 samples; and a skip count another process
+ * wrote (shared memory is input) delays the next read by no more than
+ * that. */
+static void high_water(uint32_t quiet)
+{
+  setup();
+  rounds(200, 0);
+  mcx__ring_view_t v = ring_b();
+  CHECK_EQ_U(mcx_load_relaxed(&v.ring->hwm), 1);
+  CHECK(mcx_load_relaxed(&v.ring->hwm_quiet) != 0); /* quiet: the next samples skip the read */
+  if (quiet)
+    mcx_store_relaxed(&v.ring->hwm_quiet, quiet);
+  rounds(17 * 64 + 63, 31);
+  CHECK_EQ_U(mcx_load_relaxed(&v.ring->hwm), 32);
+  CHECK_EQ_U(mcx_load_relaxed(&v.ring->hwm_quiet), 0); /* a backlog: every sample reads */
+  teardown();
+}
+
+TEST(queue_high_water_seen_after_quiet_traffic) { high_water(0); }
+TEST(corrupt_high_water_skip_count_is_bounded) { high_water(UINT32_MAX); }
+
 TEST(corrupt_kept_packet_size_lockfree) { corrupt_kept_packet(MCX_LOCKING_LOCKFREE); }
 TEST(corrupt_kept_packet_size_global) { corrupt_kept_packet(MCX_LOCKING_GLOBAL); }
 TEST(corrupt_kept_packet_size_kernel) { corrupt_kept_packet(MCX_LOCKING_KERNEL); }
@@ -209,6 +264,8 @@ int main(void)
   setenv("MCX_NAMESPACE", "corrupt_slots", 0);
   RUN(corrupt_message_size_is_a_transmission_error);
   RUN(corrupt_depth_stays_inside_the_ring);
+  RUN(queue_high_water_seen_after_quiet_traffic);
+  RUN(corrupt_high_water_skip_count_is_bounded);
   RUN(corrupt_kept_packet_size_lockfree);
   RUN(corrupt_kept_packet_size_global);
   RUN(corrupt_kept_packet_size_kernel);
