@@ -401,15 +401,6 @@ mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size
   mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
 }
 
-/**
- * Tries to dequeue into @p buf (capacity @p cap_bytes). Single consumer.
- * @param classify when 0, an empty ring returns MCX_RING_EMPTY without
- *        reading the producers' tail line (keeps polling to one line); when
- *        1, tells EMPTY from EMPTY_BUT_PRODUCER_INSERTING.
- * @param out_size receives the message's full size.
- * A message larger than @p cap_bytes is consumed, truncated, and reported as
- * MCX_RING_TRUNCATED.
- */
 /* A consumer samples its queue's depth at every 64th take; while the last
  * depth it read was 1 (no backlog), it reads the producers' tail line only
  * at every MCX_HWM_QUIET-th sample, so once in 1024 takes. That read takes
@@ -579,6 +570,15 @@ static inline void mcx__mpsc_give_back(mcx__msg_slot_t *slot, uint64_t give_back
   mcx_store_release(&slot->seq, give_back);
 }
 
+/**
+ * Tries to dequeue into @p buf (capacity @p cap_bytes). Single consumer.
+ * @param classify when 0, an empty ring returns MCX_RING_EMPTY without
+ *        reading the producers' tail line (keeps polling to one line); when
+ *        1, tells EMPTY from EMPTY_BUT_PRODUCER_INSERTING.
+ * @param out_size receives the message's full size.
+ * A message larger than @p cap_bytes is consumed, truncated, and reported as
+ * MCX_RING_TRUNCATED.
+ */
 static inline __attribute__((always_inline)) mcx__ring_outcome_t mcx__mpsc_dequeue(const mcx__ring_view_t *v, void *buf,
                                                     size_t cap_bytes, size_t *out_size,
                                                     int classify)
