@@ -95,12 +95,21 @@ assert m.get("platform") == "windows (wine)", "machine.platform is %r, expected 
 cells = d["cells"]
 ok = [c for c in cells if c["status"] == "ok"]
 na = [c for c in cells if c["status"] == "n/a"]
-bad = [c for c in cells if c["status"] not in ("ok", "n/a")]
+# unstable: the host's timing changed under the cell (fewer clean samples than
+# asked for, re-runs spent); the bench gives it no figure, as on Linux
+# (tests/bench_check_json.py). Not a failure of the code; an error is.
+unstable = [c for c in cells if c["status"] == "unstable"]
+for c in unstable:
+    s = c["summary"]
+    assert s["slow"] > 0 and s["rtt_ns"] is None and s["items_per_s"] is None, c["id"]
+bad = [c for c in cells if c["status"] not in ("ok", "n/a", "unstable")]
 assert not bad, "cells failed: %s" % [(c["id"], c.get("note")) for c in bad]
+assert len(unstable) <= len(ok), "more cells unstable (%d) than measured (%d)" % (len(unstable), len(ok))
 assert any(c["id"].startswith("msg.lockfree.spread.in.shm") for c in ok), "no lock-free message cell ran"
 assert all(c.get("note") for c in na), "a cell not run without a note"
-print("wine-test: mca bench --quick: platform %s (%s), %d cells measured, %d not applicable here"
-      % (m["platform"], m["os"], len(ok), len(na)))
+print("wine-test: mca bench --quick: platform %s (%s), %d cells measured, %d not applicable here, "
+      "%d unstable (host timing changed under them: %s)"
+      % (m["platform"], m["os"], len(ok), len(na), len(unstable), [c["id"] for c in unstable]))
 PY
   rm -f "$json" "$json.log"
   echo "wine-test: mca bench --quick took $((SECONDS - t3)) s (numbers under Wine are not Windows numbers)"
