@@ -40,6 +40,8 @@ fi
 python3 -c 'import jinja2' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/jinja2 ] || need_apt+=(python3-jinja2)
 [ -f /usr/share/python3-plotly/plotly.js ] || python3 -c 'import plotly' 2>/dev/null || need_apt+=(python3-plotly)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
+# stress-ng: the CPU hogs of scripts/under-load.sh (CI runs the suite once more under load).
+command -v stress-ng >/dev/null || need_apt+=(stress-ng)
 
 # Optional parts, on request:
 #   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)

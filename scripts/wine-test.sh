@@ -39,12 +39,15 @@ cleanup() {
   rm -rf "$WINEPREFIX"
 }
 trap cleanup EXIT
+# Every ceiling below is multiplied by MCX_TEST_TIMEOUT_SCALE (as the
+# suite's are): a slow machine waits longer, it does not fail.
+ceiling() { awk -v b="$1" -v s="${MCX_TEST_TIMEOUT_SCALE:-1}" 'BEGIN { printf "%d", b * s + 0.999 }'; }
 t1=$SECONDS
 # One server for the whole run (each program would start one otherwise); it
 # ends 60 s after the last program, or at cleanup.
 wineserver -p60
-timeout 180 wineboot --init </dev/null >/dev/null 2>&1 || {
-  echo "wine-test: wineboot --init did not finish within 180 s" >&2
+timeout "$(ceiling 180)" wineboot --init </dev/null >/dev/null 2>&1 || {
+  echo "wine-test: wineboot --init did not finish within $(ceiling 180) s" >&2
   exit 1
 }
 echo "wine-test: Wine prefix ready in $((SECONDS - t1)) s ($(wine --version))"
@@ -70,7 +73,7 @@ mca="$bld/tools/mca/mca.exe"
 for cmd in domains stress report coherence model sync sem hint "bench --instr" "bench --prio 1"; do
   rc=0
   # shellcheck disable=SC2086 # the command and its option are two words
-  out=$(timeout 60 wine "$mca" $cmd 2>&1 </dev/null) || rc=$?
+  out=$(timeout "$(ceiling 60)" wine "$mca" $cmd 2>&1 </dev/null) || rc=$?
   if [ "$rc" != 3 ] || ! grep -q "not supported on this platform (" <<<"$out"; then
     echo "wine-test: 'mca $cmd' exited $rc, expected 3 with 'not supported on this platform (why)': $out" >&2
     exit 1
@@ -81,10 +84,10 @@ if [ "$suite" = all ]; then
   t3=$SECONDS
   json=$(mktemp "${TMPDIR:-/tmp}/mca-wine-bench.XXXXXX.json")
   rc=0
-  timeout 400 wine "$mca" bench --quick --no-progress --json "$json" >"$json.log" 2>&1 </dev/null || rc=$?
+  timeout "$(ceiling 400)" wine "$mca" bench --quick --no-progress --json "$json" >"$json.log" 2>&1 </dev/null || rc=$?
   if [ "$rc" != 0 ]; then
     tail -20 "$json.log" >&2
-    echo "wine-test: mca bench --quick exited $rc (124: did not finish within 400 s)" >&2
+    echo "wine-test: mca bench --quick exited $rc (124: did not finish within $(ceiling 400) s)" >&2
     exit 1
   fi
   python3 - "$json" <<'PY'

@@ -18,8 +18,9 @@ if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
   list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " _mcx_emu)
   set(MCX_CONF_EMU_ENV "MCX_CONF_EMULATOR=${_mcx_emu}")
 endif()
+set(MCX_CONF_LIBS "-pthread -lrt")
 if(WIN32)
-  list(APPEND MCX_CONF_EMU_ENV "MCX_CONF_LIBS=-static -pthread -lsynchronization -ladvapi32")
+  set(MCX_CONF_LIBS "-static -pthread -lsynchronization -ladvapi32")
 endif()
 
 function(mcx_conf_register test cmd env)
@@ -33,18 +34,28 @@ function(mcx_conf_register test cmd env)
     ENVIRONMENT "${env};MCX_LOCKING=global")
 endfunction()
 
-# conf_headers checks header names: it is compiled when the test runs, so a
-# missing name fails that test and not the build.
+# conf_headers checks header names: the build compiles it with a plain
+# compiler line (the public headers only) and goes on when that fails; its
+# test then fails with the compiler's output (compile_run.sh).
 separate_arguments(MCX_CONF_CFLAGS UNIX_COMMAND "${CMAKE_C_FLAGS}")
-set(MCX_CONF_COMPILE sh ${MCX_CONF_DIR}/compile_run.sh ${CMAKE_C_COMPILER}
-  $<TARGET_FILE:mca_static> -std=gnu11 -Wall -Wextra
-  -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include ${MCX_CONF_CFLAGS})
+set(MCX_CONF_HEADERS_BIN ${CMAKE_CURRENT_BINARY_DIR}/conf_headers_prog)
+file(GLOB _mcx_conf_public_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/*.h)
+add_custom_command(OUTPUT ${MCX_CONF_HEADERS_BIN}.stamp
+  COMMAND sh ${MCX_CONF_DIR}/compile_run.sh build ${MCX_CONF_HEADERS_BIN} ${CMAKE_C_COMPILER}
+    $<TARGET_FILE:mca_static> "${MCX_CONF_LIBS}" -std=gnu11 -Wall -Wextra
+    -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include ${MCX_CONF_CFLAGS}
+    ${MCX_CONF_DIR}/conf_headers.c
+  COMMAND ${CMAKE_COMMAND} -E touch ${MCX_CONF_HEADERS_BIN}.stamp
+  DEPENDS ${MCX_CONF_DIR}/conf_headers.c ${MCX_CONF_DIR}/compile_run.sh mca_static
+    ${PROJECT_BINARY_DIR}/include/mca_config.h ${_mcx_conf_public_headers}
+  COMMENT "conformance: conf_headers (a compile error fails its test, not the build)" VERBATIM)
+add_custom_target(conf_headers_prog ALL DEPENDS ${MCX_CONF_HEADERS_BIN}.stamp)
 
 file(GLOB MCX_CONF_SOURCES CONFIGURE_DEPENDS ${MCX_CONF_DIR}/conf_*.c)
 foreach(src ${MCX_CONF_SOURCES})
   get_filename_component(n ${src} NAME_WE)
   if(n STREQUAL "conf_headers")
-    set(cmd ${MCX_CONF_COMPILE} ${src})
+    set(cmd sh ${MCX_CONF_DIR}/compile_run.sh run ${MCX_CONF_HEADERS_BIN})
   else()
     add_executable(${n} ${src})
     target_include_directories(${n} PRIVATE ${MCX_CONF_INCLUDES})
