@@ -33,6 +33,18 @@ C
 cmake -S "$work" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/build" >/dev/null
 "$work/build/consumer"
+# libmca.a holds plain objects: a user's static link is a plain link, not a
+# link-time optimization of the library (CMakeLists.txt, MCX_LTO).
+if objdump -h "$prefix/lib/libmca.a" | grep -q '\.gnu\.lto_'; then
+  echo "check-install: the installed libmca.a carries LTO bytecode" >&2
+  exit 1
+fi
+t0=$(date +%s%N)
+cc "$work/main.c" -o "$work/static" -static-libgcc \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags mca) "$prefix/lib/libmca.a" \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs-only-other --libs-only-l --static mca | sed 's/-lmca\b//')
+echo "check-install: a static link of a small program took $((($(date +%s%N) - t0) / 1000000)) ms"
+"$work/static" >/dev/null
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$work/main.c" -o "$work/pc" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs --static mca)
 LD_LIBRARY_PATH="$prefix/lib" "$work/pc"
