@@ -40,13 +40,15 @@ fi
 python3 -c 'import jinja2' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/jinja2 ] || need_apt+=(python3-jinja2)
 [ -f /usr/share/python3-plotly/plotly.js ] || python3 -c 'import plotly' 2>/dev/null || need_apt+=(python3-plotly)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
+# help2man: the man pages of mca, built and installed with the tool.
+command -v help2man >/dev/null || need_apt+=(help2man)
 # stress-ng: the CPU hogs of scripts/under-load.sh (CI runs the suite once more under load).
 command -v stress-ng >/dev/null || need_apt+=(stress-ng)
 
 # Optional parts, on request:
 #   deps.sh cross ARCH   cross compiler and qemu-user (scripts/cross-test.sh; ARCH aarch64|armhf|riscv64)
-#   deps.sh ship         spin (model checking), doxygen, help2man (API docs, man
-#                        pages), and what deps.sh windows installs (CI's Windows step)
+#   deps.sh ship         spin (model checking), doxygen (API docs), and what
+#                        deps.sh windows installs (CI's Windows step)
 #   deps.sh windows      MinGW-w64 (posix threads) and Wine (scripts/wine-test.sh)
 windows_deps() {
   command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need_apt+=(gcc-mingw-w64-x86-64-posix)
@@ -71,7 +73,6 @@ case "${1:-}" in
   ship)
     command -v spin >/dev/null || need_apt+=(spin)
     command -v doxygen >/dev/null || need_apt+=(doxygen)
-    command -v help2man >/dev/null || need_apt+=(help2man)
     windows_deps
     ;;
 esac
