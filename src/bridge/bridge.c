@@ -569,7 +569,7 @@ static void keeper(void *arg)
 {
   peer_t *p = arg;
   uint32_t gen = 0;
-  uint64_t rx_seen = 0, quiet = 0, stalled = 0;
+  uint64_t rx_seen = 0, quiet = 0;
   uint64_t t = nng_clock();
   while (!mcx_load_relaxed(&g_quit_io)) {
     mcx__mutex_lock(&p->mtx, 0);
@@ -586,14 +586,12 @@ static void keeper(void *arg)
     uint64_t late = slept > tick ? slept - tick : 0, counted = slept;
     if (ka && late > ka) {
       counted = tick;
-      stalled += late;
+      blog(p->owner, "peer domain %u: this process was not scheduled for %" PRIu64
+                     " ms; not counted as the peer's silence", p->domain, late);
     }
     uint64_t rx = mcx_load_relaxed(&p->rx_bytes); /* a counter (see peer_t) */
     if (!ka || g != gen || rx != rx_seen) {
-      if (ka && g == gen && stalled > ka && quiet > 0)
-        blog(p->owner, "peer domain %u: this process was not scheduled for %" PRIu64
-                       " ms; not counted as the peer's silence", p->domain, stalled);
-      gen = g, rx_seen = rx, quiet = 0, stalled = 0;
+      gen = g, rx_seen = rx, quiet = 0;
       continue;
     }
     quiet += counted;
