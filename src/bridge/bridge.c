@@ -213,6 +213,10 @@ typedef struct bridge {
   peer_t peers[MCX_BRIDGE_MAX_PEERS];
   mcx__mutex_t evmtx;
   ev_t *ev_head, *ev_tail;
+  /* The node thread sleeps on ev_seq when idle; the I/O threads bump it
+   * with each batch of events and wake it when it said it sleeps. Written
+   * by the I/O threads (ev_seq) and the node thread (sleeping). */
+  mcx_atomic_u32 ev_seq, sleeping;
   nng_stream_listener *listener;
   struct thr {
     nng_thread *t;
@@ -405,6 +409,29 @@ static void push_evs(bridge_t *b, ev_t *head, ev_t *tail)
     b->ev_head = head;
   b->ev_tail = tail;
   mcx__mutex_unlock(&b->evmtx, 0);
+  /* S1 — seq_cst: the bump is ordered before the load of sleeping; pairs
+   * with S2 in node_sleep() (its store of sleeping before its futex check
+   * of ev_seq): one of the two sees the other, so a sleep is never missed. */
+  mcx_fetch_add_seq_cst(&b->ev_seq, 1);
+  if (mcx_load_seq_cst(&b->sleeping))
+    mcx_port_futex_wake(&b->ev_seq, 1, 0);
+}
+
+/* The node thread's idle wait: until an I/O thread has events for it or
+ * @p ns passed (the local MCAPI queues cannot wake it, so it looks again
+ * then). A sleeping thread that is woken is scheduled soon on a loaded
+ * machine; one that yields in a loop waits a whole time slice per look. */
+static void node_sleep(bridge_t *b, uint64_t ns)
+{
+  uint32_t seen = mcx_load_relaxed(&b->ev_seq); /* compared again by the futex */
+  mcx_store_seq_cst(&b->sleeping, 1); /* S2 — pairs with S1 in push_evs() */
+  if (!mcx__mutex_trylock(&b->evmtx)) { /* nothing queued since the pass looked? */
+    int none = b->ev_head == NULL;
+    mcx__mutex_unlock(&b->evmtx, 0);
+    if (none)
+      mcx_port_futex_wait(&b->ev_seq, seen, mcx_port_now_ns() + ns, 0);
+  }
+  mcx_store_relaxed(&b->sleeping, 0); /* only spares push_evs() a wake-up */
 }
 
 static void push_ev(bridge_t *b, int type, int peer, uint32_t gen, uint8_t *body, uint32_t len)
@@ -2639,15 +2666,16 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
       write_status(b);
       last_status = now;
     }
-    /* Spin, then yield, then nap: MCAPI queues cannot wake this thread. */
+    /* Spin, yield a little, then sleep until the I/O threads have events
+     * or a short while passed (MCAPI queues cannot wake this thread). */
     if (busy)
       idle = 0;
     else if (++idle < 64)
       mcx_port_cpu_relax();
-    else if (idle < 2000)
+    else if (idle < 80)
       mcx_port_yield();
     else
-      mcx_port_sleep_ns(idle < 20000 ? 20000 : idle < 100000 ? 200000 : 1000000);
+      node_sleep(b, idle < 2000 ? 20000 : idle < 10000 ? 200000 : 1000000);
   }
   free(buf);
   rc = 0;
