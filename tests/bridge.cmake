@@ -19,10 +19,12 @@ else()
   set_tests_properties(bridge_hmac_rfc4231 PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
   set(_mca "")
 endif()
-foreach(c messages priorities restart chankill refused channels scalars pktfrom sclfrom domains tls netns geti config)
+foreach(c messages priorities restart chankill refused channels scalars pktfrom sclfrom domains tls netns geti config starve)
   add_test(NAME bridge_${c} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_check.sh ${c} "${_mca}"
            $<TARGET_FILE:bridge_node>)
-  set_tests_properties(bridge_${c} PROPERTIES LABELS unit TIMEOUT 180 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
+  # The script bounds every wait itself (ceilings scaled by
+  # MCX_TEST_TIMEOUT_SCALE); this is only the backstop above them.
+  set_tests_properties(bridge_${c} PROPERTIES LABELS unit TIMEOUT 900 SKIP_RETURN_CODE 77 RUN_SERIAL ON)
   if(CMAKE_C_FLAGS MATCHES "-fsanitize")
     # Instrumented processes are 5-20 times slower: shorter streams.
     set_tests_properties(bridge_${c} PROPERTIES ENVIRONMENT "MCX_BRIDGE_TEST_ITEMS=20000")

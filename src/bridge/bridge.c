@@ -7,7 +7,10 @@
  * every protocol state (windows, records, resolves). I/O threads only dial,
  * accept, do the handshake and read frames; they hand what they read to the
  * node thread through one locked event list. The node thread writes frames
- * itself (bounded by the window, so a write never waits long).
+ * itself (bounded by the window, so a write never waits long), all it has
+ * for a peer in one write per pass of its loop. One keeper thread per peer
+ * sends the pings and decides when a silent connection is lost; it never
+ * waits for anything but its clock (docs/bridge.md: keep-alive).
  *
  * Locks are libmca's own (sync/lock.h), not nng's: the test builds tell
  * ThreadSanitizer to ignore what libnng calls (tests/tsan.supp), which would
@@ -44,6 +47,10 @@ enum { PS_DOWN = 0, PS_UP = 1, PS_REFUSED = 2 };
 #define WIRE_VERSION 2u
 #define MAX_FRAME (1u << 20)
 #define IO_TIMEOUT_MS 5000
+#define DIAL_TIMEOUT_MS 10000
+/* The whole handshake of a connection, at least (a hello that is slow under
+ * load is waited for, not refused); dead_after when that is longer. */
+#define HANDSHAKE_MIN_MS 30000
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
 #define MAX_PROXIES 64
@@ -52,7 +59,9 @@ enum { PS_DOWN = 0, PS_UP = 1, PS_REFUSED = 2 };
 #define KEEPALIVE_DEFAULT_MS 500
 #define KEEPALIVE_MIN_MS 20
 #define KEEPALIVE_MAX_MS 60000
-#define DEAD_AFTER_PINGS 4 /* a connection silent for 4 intervals is lost */
+/* A connection silent for 8 intervals of this process's own running time is
+ * lost: the time this process was not scheduled is not counted (keeper()). */
+#define DEAD_AFTER_PINGS 8
 
 typedef struct ev {
   struct ev *next;
@@ -87,6 +96,7 @@ typedef struct note {
 } note_t;
 
 typedef struct peer {
+  struct bridge *owner;
   uint32_t domain;
   char url[256];
   int dialer; /* we dial (our domain id is lower) */
@@ -100,9 +110,17 @@ typedef struct peer {
   char why[160];
   uint64_t rx_inc, rx_delivered; /* the delivery record (also on disk) */
   unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
-  uint64_t last_tx; /* nng_clock() of the last frame written; under wmtx */
+  uint32_t ka_lost_gen; /* the connection the keeper found silent (its gen; 0: none) */
   nng_aio *w_aio;       /* the write under way (under wmtx), and its stream: under mtx */
   nng_stream *w_stream;
+  nng_stream *ping_stream; /* the stream a ping is being written to (it holds wmtx) */
+  /* Counters, no data hangs on them (relaxed): bytes read (by the reader),
+   * nng_clock() of the last write (by whoever holds wmtx); both read by the keeper. */
+  mcx_atomic_u64 rx_bytes, last_tx;
+  /* The keeper's: its thread, its ping's aio, how much of the ping is written. */
+  nng_thread *keeper;
+  nng_aio *ping_aio;
+  unsigned ping_off;
   /* Node thread only. */
   uint32_t seen_gen;
   int up;
@@ -116,6 +134,8 @@ typedef struct peer {
   mcx_receipt_t rcpt; /* the same in the partition, set with each delivery (0: none) */
   uint64_t delivered_total, dropped_total, sent_total;
   note_t *notes, *notes_tail;
+  uint8_t *obuf; /* frames for the connection seen_gen, written at the end of the pass */
+  size_t olen, ocap;
 } peer_t;
 
 /* What a data frame carries (its priority field): a message of that
@@ -193,6 +213,10 @@ typedef struct bridge {
   peer_t peers[MCX_BRIDGE_MAX_PEERS];
   mcx__mutex_t evmtx;
   ev_t *ev_head, *ev_tail;
+  /* The node thread sleeps on ev_seq when idle; the I/O threads bump it
+   * with each batch of events and wake it when it said it sleeps. Written
+   * by the I/O threads (ev_seq) and the node thread (sleeping). */
+  mcx_atomic_u32 ev_seq, sleeping;
   nng_stream_listener *listener;
   struct thr {
     nng_thread *t;
@@ -223,7 +247,7 @@ static void proxy_mark(const bridge_t *b, const proxy_t *x);
 
 static mcx_atomic_u32 g_stop;
 static mcx_atomic_u32 g_quit_io;
-static void spawn(bridge_t *b, void (*fn)(void *), void *arg);
+static int spawn(bridge_t *b, void (*fn)(void *), void *arg);
 static void nap(unsigned ms);
 static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout);
 static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout,
@@ -274,12 +298,19 @@ static void track_write(peer_t *pr, nng_stream *s, nng_aio *aio)
   mcx__mutex_unlock(&pr->mtx, 0);
 }
 
-/* Aborts a write to @p s in progress (the caller has closed @p s). */
+/* Aborts a write to @p s in progress (the caller has closed @p s); under mtx. */
+static void abort_write_locked(peer_t *pr, nng_stream *s)
+{
+  if (pr->w_aio && pr->w_stream == s)
+    nng_aio_abort(pr->w_aio, NNG_ECLOSED);
+  if (pr->ping_stream == s)
+    nng_aio_abort(pr->ping_aio, NNG_ECLOSED); /* ping_done() then gives wmtx back */
+}
+
 static void abort_write(peer_t *pr, nng_stream *s)
 {
   mcx__mutex_lock(&pr->mtx, 0);
-  if (pr->w_aio && pr->w_stream == s)
-    nng_aio_abort(pr->w_aio, NNG_ECLOSED);
+  abort_write_locked(pr, s);
   mcx__mutex_unlock(&pr->mtx, 0);
 }
 
@@ -355,21 +386,58 @@ static uint8_t *frame_new(uint8_t type, uint32_t body_len, uint32_t *total)
   return f;
 }
 
-static void push_ev(bridge_t *b, int type, int peer, uint32_t gen, uint8_t *body, uint32_t len)
+static ev_t *new_ev(int type, int peer, uint32_t gen, uint8_t *body, uint32_t len)
 {
   ev_t *e = calloc(1, sizeof *e);
   if (!e) {
     free(body);
-    return;
+    return NULL;
   }
   e->type = type, e->peer = peer, e->gen = gen, e->body = body, e->len = len;
+  return e;
+}
+
+/* Appends the list @p head .. @p tail to the node thread's events. */
+static void push_evs(bridge_t *b, ev_t *head, ev_t *tail)
+{
+  if (!head)
+    return;
   mcx__mutex_lock(&b->evmtx, 0);
   if (b->ev_tail)
-    b->ev_tail->next = e;
+    b->ev_tail->next = head;
   else
-    b->ev_head = e;
-  b->ev_tail = e;
+    b->ev_head = head;
+  b->ev_tail = tail;
   mcx__mutex_unlock(&b->evmtx, 0);
+  /* S1 — seq_cst: the bump is ordered before the load of sleeping; pairs
+   * with S2 in node_sleep() (its store of sleeping before its futex check
+   * of ev_seq): one of the two sees the other, so a sleep is never missed. */
+  mcx_fetch_add_seq_cst(&b->ev_seq, 1);
+  if (mcx_load_seq_cst(&b->sleeping))
+    mcx_port_futex_wake(&b->ev_seq, 1, 0);
+}
+
+/* The node thread's idle wait: until an I/O thread has events for it or
+ * @p ns passed (the local MCAPI queues cannot wake it, so it looks again
+ * then). A sleeping thread that is woken is scheduled soon on a loaded
+ * machine; one that yields in a loop waits a whole time slice per look. */
+static void node_sleep(bridge_t *b, uint64_t ns)
+{
+  uint32_t seen = mcx_load_relaxed(&b->ev_seq); /* compared again by the futex */
+  mcx_store_seq_cst(&b->sleeping, 1); /* S2 — pairs with S1 in push_evs() */
+  if (!mcx__mutex_trylock(&b->evmtx)) { /* nothing queued since the pass looked? */
+    int none = b->ev_head == NULL;
+    mcx__mutex_unlock(&b->evmtx, 0);
+    if (none)
+      mcx_port_futex_wait(&b->ev_seq, seen, mcx_port_now_ns() + ns, 0);
+  }
+  mcx_store_relaxed(&b->sleeping, 0); /* only spares push_evs() a wake-up */
+}
+
+static void push_ev(bridge_t *b, int type, int peer, uint32_t gen, uint8_t *body, uint32_t len)
+{
+  ev_t *e = new_ev(type, peer, gen, body, len);
+  push_evs(b, e, e);
 }
 
 /* ---- handshake (docs/bridge.md: security) */
@@ -415,25 +483,25 @@ static void auth_tag(const bridge_t *b, const uint8_t *hello_from, const uint8_t
   mcx_hmac_sha256(b->cfg.key, b->cfg.key_len, m, sizeof m, tag);
 }
 
-static int send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len)
+static int send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len, nng_duration timeout)
 {
   uint32_t total;
   uint8_t *f = frame_new(type, len, &total);
   if (!f)
     return NNG_ENOMEM;
   memcpy(f + 5, body, len);
-  int rv = io_all(s, f, total, 0, IO_TIMEOUT_MS);
+  int rv = io_all(s, f, total, 0, timeout);
   free(f);
   return rv;
 }
 
 /* Reads the peer's hello; NNG_ENOTSUP when it is a bridge's hello of another
  * wire version (*version says which), before its length is checked. */
-static int recv_hello(nng_stream *s, uint8_t out[HELLO_LEN], uint32_t *version)
+static int recv_hello(nng_stream *s, uint8_t out[HELLO_LEN], uint32_t *version, nng_duration timeout)
 {
   uint8_t *body;
   uint32_t n;
-  int rv = read_frame(s, &body, &n, IO_TIMEOUT_MS);
+  int rv = read_frame(s, &body, &n, timeout);
   if (rv)
     return rv;
   rv = NNG_EPROTO;
@@ -450,11 +518,11 @@ static int recv_hello(nng_stream *s, uint8_t out[HELLO_LEN], uint32_t *version)
   return rv;
 }
 
-static int recv_typed(nng_stream *s, uint8_t type, uint8_t *out, uint32_t len)
+static int recv_typed(nng_stream *s, uint8_t type, uint8_t *out, uint32_t len, nng_duration timeout)
 {
   uint8_t *body;
   uint32_t n;
-  int rv = read_frame(s, &body, &n, IO_TIMEOUT_MS);
+  int rv = read_frame(s, &body, &n, timeout);
   if (rv)
     return rv;
   rv = (n == len + 1 && body[0] == type) ? 0 : NNG_EPROTO;
@@ -488,57 +556,126 @@ static void set_state(peer_t *p, int state, const char *why)
   mcx__mutex_unlock(&p->mtx, 0);
 }
 
-/* Keep-alive (docs/bridge.md): one thread per connection writes a ping when
- * nothing was written to it for the interval. Not the node thread: whatever
- * holds that thread (a write to another peer held by a cut link, a call into
- * the local domain) must not make a live connection look silent; a ping
- * then says only that this process and the link are alive. Frames are
- * written whole under wmtx, so a ping waits only for a write to the same
- * connection. Ends with its connection. */
-typedef struct pinger_arg {
-  bridge_t *b;
-  int pi;
-  uint32_t gen;
-  unsigned ka_ms;
-} pinger_arg_t;
+/* Keep-alive (docs/bridge.md). One keeper thread per peer, for the whole
+ * run, started by mcx_bridge_run() itself (not from the shared thread
+ * table). It never waits for a lock held across I/O or for a queue:
+ * - a ping is written when nothing was for the interval, asynchronously:
+ *   the keeper takes wmtx only if it is free (a write under way carries
+ *   bytes too), starts the write and goes on; ping_done() finishes it and
+ *   gives wmtx back;
+ * - every read counts (the reader adds up the bytes: data, acks, pings,
+ *   anything); a connection is lost when nothing came for DEAD_AFTER_PINGS
+ *   intervals of this process's own running time: when the keeper's own
+ *   wake-up comes much later than it asked, this process was not scheduled
+ *   (a loaded or stolen CPU, SIGSTOP), and that time is not counted against
+ *   the peer, which could not have been heard meanwhile.
+ * The keeper closes a lost connection; its reader then reports it down. */
+static const uint8_t ping[5] = {1, 0, 0, 0, F_PING}; /* length 1, type, no body */
 
-static void pinger(void *arg)
+static void ping_done(void *arg)
 {
-  pinger_arg_t *a = arg;
-  peer_t *p = &a->b->peers[a->pi];
-  static const uint8_t ping[5] = {1, 0, 0, 0, F_PING}; /* length 1, type, no body */
-  for (;;) {
-    mcx__mutex_lock(&p->wmtx, 0);
-    mcx__mutex_lock(&p->mtx, 0);
-    nng_stream *s = p->gen == a->gen ? p->conn : NULL; /* the reader frees it only under wmtx */
-    mcx__mutex_unlock(&p->mtx, 0);
-    if (s && nng_clock() - p->last_tx >= a->ka_ms) {
-      if (io_all_tracked(s, (void *)ping, sizeof ping, 0, (nng_duration)a->ka_ms * DEAD_AFTER_PINGS, p))
-        nng_stream_close(s); /* its reader reports the peer down */
-      else
-        p->last_tx = nng_clock();
-    }
-    mcx__mutex_unlock(&p->wmtx, 0);
-    if (!s || mcx_load_relaxed(&g_quit_io))
-      break;
-    nap(a->ka_ms / 5); /* a frame at least every 1.2 intervals */
+  peer_t *p = arg;
+  int rv = nng_aio_result(p->ping_aio);
+  if (rv == 0 && (p->ping_off += (unsigned)nng_aio_count(p->ping_aio)) < sizeof ping) {
+    nng_iov iov = {.iov_buf = (void *)(ping + p->ping_off), .iov_len = sizeof ping - p->ping_off};
+    nng_aio_set_iov(p->ping_aio, 1, &iov);
+    nng_stream_send(p->ping_stream, p->ping_aio); /* the rest (a partial write) */
+    return;
   }
-  free(a);
+  mcx__mutex_lock(&p->mtx, 0);
+  if (rv)
+    nng_stream_close(p->ping_stream); /* its reader reports the peer down */
+  p->ping_stream = NULL;
+  mcx__mutex_unlock(&p->mtx, 0);
+  if (!rv)
+    mcx_store_relaxed(&p->last_tx, nng_clock()); /* a counter (see peer_t) */
+  mcx__mutex_unlock(&p->wmtx, 0); /* taken by keeper() when it started the ping */
+}
+
+static void keeper(void *arg)
+{
+  peer_t *p = arg;
+  uint32_t gen = 0;
+  uint64_t rx_seen = 0, quiet = 0;
+  uint64_t t = nng_clock();
+  while (!mcx_load_relaxed(&g_quit_io)) {
+    mcx__mutex_lock(&p->mtx, 0);
+    nng_stream *s = p->conn;
+    unsigned ka = s ? p->ka_ms : 0;
+    uint32_t g = p->gen;
+    mcx__mutex_unlock(&p->mtx, 0);
+    unsigned tick = ka ? ka / 4 : 100; /* a frame at least every 1.25 intervals */
+    nap(tick);
+    uint64_t now = nng_clock(), slept = now - t;
+    t = now;
+    /* Asked for tick ms: later than a whole interval past that, this
+     * process was not running; that time is not the peer's silence. */
+    uint64_t late = slept > tick ? slept - tick : 0, counted = slept;
+    if (ka && late > ka) {
+      counted = tick;
+      blog(p->owner, "peer domain %u: this process was not scheduled for %" PRIu64
+                     " ms; not counted as the peer's silence", p->domain, late);
+    }
+    uint64_t rx = mcx_load_relaxed(&p->rx_bytes); /* a counter (see peer_t) */
+    if (!ka || g != gen || rx != rx_seen) {
+      gen = g, rx_seen = rx, quiet = 0;
+      continue;
+    }
+    quiet += counted;
+    if (quiet >= (uint64_t)ka * DEAD_AFTER_PINGS) {
+      mcx__mutex_lock(&p->mtx, 0);
+      if (p->conn == s && p->gen == g) {
+        p->ka_lost_gen = g;
+        nng_stream_close(s); /* its reader reports the peer down */
+        abort_write_locked(p, s);
+      }
+      mcx__mutex_unlock(&p->mtx, 0);
+      quiet = 0;
+      continue;
+    }
+    if (now - mcx_load_relaxed(&p->last_tx) < ka || mcx__mutex_trylock(&p->wmtx))
+      continue; /* written to lately, or a write is under way */
+    mcx__mutex_lock(&p->mtx, 0);
+    int ok = p->conn == s && p->gen == g; /* the reader frees it only under wmtx */
+    if (ok)
+      p->ping_stream = s;
+    mcx__mutex_unlock(&p->mtx, 0);
+    if (!ok) {
+      mcx__mutex_unlock(&p->wmtx, 0);
+      continue;
+    }
+    p->ping_off = 0;
+    nng_iov iov = {.iov_buf = (void *)ping, .iov_len = sizeof ping};
+    nng_aio_set_iov(p->ping_aio, 1, &iov);
+    nng_aio_set_timeout(p->ping_aio, NNG_DURATION_INFINITE); /* ended by a close (the keeper's or the reader's) */
+    nng_stream_send(s, p->ping_aio); /* ping_done() gives wmtx back */
+  }
 }
 
 /* Runs the handshake on a new stream; @p expect is the peer index a dialer
  * expects, -1 on the listening side. Returns the peer index or -1 (closed). */
+/* The handshake's time left (its deadline: @p end, nng_clock()), at least 1 ms. */
+static nng_duration left(uint64_t end)
+{
+  uint64_t now = nng_clock();
+  return end > now + 1 ? (nng_duration)(end - now) : 1;
+}
+
 static int handshake(bridge_t *b, nng_stream *s, int expect)
 {
   uint8_t mine[HELLO_LEN], theirs[HELLO_LEN], tag[32], want[32];
   int pi = expect, rv;
   uint32_t version = 0;
   char why[160];
+  /* Generous: a peer slow under load is waited for, not refused. */
+  unsigned hs_ms = b->keepalive_ms * DEAD_AFTER_PINGS > HANDSHAKE_MIN_MS ? b->keepalive_ms * DEAD_AFTER_PINGS
+                                                                       : HANDSHAKE_MIN_MS;
+  uint64_t end = nng_clock() + hs_ms;
   if (expect >= 0) {
     make_hello(b, pi, mine);
-    rv = send_raw(s, F_HELLO, mine, HELLO_LEN);
+    rv = send_raw(s, F_HELLO, mine, HELLO_LEN, left(end));
     if (!rv)
-      rv = recv_hello(s, theirs, &version);
+      rv = recv_hello(s, theirs, &version, left(end));
     if (rv == NNG_ENOTSUP) {
       snprintf(why, sizeof why, "refused: %s speaks wire version %u, this bridge %u (update both)", b->peers[pi].url,
                version, WIRE_VERSION);
@@ -546,17 +683,29 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
       set_state(&b->peers[pi], PS_REFUSED, why);
       return -1;
     }
+    if (rv == NNG_ETIMEDOUT) {
+      snprintf(why, sizeof why, "handshake: no hello from the peer within %u ms (dialing again)", hs_ms);
+      set_state(&b->peers[pi], PS_DOWN, why);
+      return -1;
+    }
     if (rv) {
       snprintf(why, sizeof why, "handshake: no hello from the peer (closed: refused, or a bridge of another wire version?)");
       set_state(&b->peers[pi], PS_DOWN, why);
       return -1;
     }
-  } else if ((rv = recv_hello(s, theirs, &version)) != 0) {
+  } else if ((rv = recv_hello(s, theirs, &version, left(end))) != 0) {
+    /* Only a hello that is not one is refused; a slow or missing one is
+     * not the peer's fault as far as this side can tell. */
     if (rv == NNG_ENOTSUP)
       blog(b, "refused a connection: a bridge of wire version %u, this one speaks %u (update both)", version,
            WIRE_VERSION);
+    else if (rv == NNG_EPROTO)
+      blog(b, "refused a connection: no valid hello (not a bridge, or a bridge of another wire version)");
+    else if (rv == NNG_ETIMEDOUT)
+      blog(b, "a connection sent no hello within %u ms: closed (its dialer tries again)", hs_ms);
     else
-      blog(b, "refused a connection: no valid hello (a failed TLS handshake, not a bridge, or a bridge of another wire version)");
+      blog(b, "a connection ended before its hello: %s (a failed TLS handshake, or its dialer gave up)",
+           nng_strerror(rv));
     return -1;
   }
   uint32_t dom = get32(theirs + 8);
@@ -573,14 +722,21 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
       return -1;
     }
     make_hello(b, pi, mine);
-    if (send_raw(s, F_HELLO, mine, HELLO_LEN))
+    if (send_raw(s, F_HELLO, mine, HELLO_LEN, left(end)))
       return -1;
   }
   peer_t *p = &b->peers[pi];
   /* The dialer proves the key first; the listener answers only a good proof. */
   if (expect >= 0) {
     auth_tag(b, mine, theirs, tag);
-    if (send_raw(s, F_AUTH, tag, 32) || recv_typed(s, F_AUTH, tag, 32)) {
+    if ((rv = send_raw(s, F_AUTH, tag, 32, left(end))) == 0)
+      rv = recv_typed(s, F_AUTH, tag, 32, left(end));
+    if (rv == NNG_ETIMEDOUT) {
+      snprintf(why, sizeof why, "handshake: no key proof from domain %u within %u ms (dialing again)", dom, hs_ms);
+      set_state(p, PS_DOWN, why);
+      return -1;
+    }
+    if (rv) {
       snprintf(why, sizeof why, "refused by domain %u (wrong key?)", dom);
       blog(b, "%s", why);
       set_state(p, PS_REFUSED, why);
@@ -594,8 +750,11 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
       return -1;
     }
   } else {
-    if (recv_typed(s, F_AUTH, tag, 32)) {
-      blog(b, "refused domain %u: no key proof", dom);
+    if ((rv = recv_typed(s, F_AUTH, tag, 32, left(end))) != 0) {
+      if (rv == NNG_ETIMEDOUT)
+        blog(b, "domain %u sent no key proof within %u ms: closed (it dials again)", dom, hs_ms);
+      else
+        blog(b, "refused domain %u: no key proof", dom);
       return -1;
     }
     auth_tag(b, theirs, mine, want);
@@ -606,7 +765,7 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
       return -1;
     }
     auth_tag(b, mine, theirs, tag);
-    if (send_raw(s, F_AUTH, tag, 32))
+    if (send_raw(s, F_AUTH, tag, 32, left(end)))
       return -1;
   }
   /* Up: this stream replaces any older one. */
@@ -616,19 +775,13 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   old = p->conn;
   p->conn = s;
   gen = ++p->gen;
-  p->ka_ms = conn_keepalive(b, theirs);
+  p->ka_ms = conn_keepalive(b, theirs); /* the keeper watches it from its next tick */
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
-  unsigned ka_ms = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
   if (old) {
     nng_stream_close(old); /* its reader ends and frees it */
     abort_write(p, old);
-  }
-  pinger_arg_t *pa = ka_ms ? malloc(sizeof *pa) : NULL;
-  if (pa) {
-    *pa = (pinger_arg_t){b, pi, gen, ka_ms};
-    spawn(b, pinger, pa);
   }
   uint8_t *h = malloc(HELLO_LEN);
   if (h)
@@ -638,28 +791,82 @@ static int handshake(bridge_t *b, nng_stream *s, int expect)
   return pi;
 }
 
-/* Reads frames until the stream fails; then the peer is down (if this
- * stream is still its connection). Frees the stream. */
+/* Reads frames until the stream fails or the keeper closes it (silent);
+ * then the peer is down (if this stream is still its connection). Frees the
+ * stream. Each read takes whatever has come, as much as fits, and hands
+ * every whole frame in it to the node thread at once: one wake-up for a
+ * burst of frames, not two for each. */
 static void reader(bridge_t *b, int pi, nng_stream *s)
 {
   peer_t *p = &b->peers[pi];
   mcx__mutex_lock(&p->mtx, 0);
   uint32_t gen = p->gen;
-  unsigned dead_after = p->ka_ms * DEAD_AFTER_PINGS;
+  unsigned ka = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
-  int rv;
-  /* Keep-alive: the peer writes something (at least a ping) every ka_ms;
-   * nothing at all for dead_after and the connection is lost. */
-  for (;;) {
-    uint8_t *body;
-    uint32_t n;
-    rv = read_frame(s, &body, &n, dead_after ? (nng_duration)dead_after : NNG_DURATION_INFINITE);
-    if (rv)
+  size_t cap = 1u << 16, have = 0;
+  uint8_t *buf = malloc(cap);
+  nng_aio *aio = NULL;
+  int rv = buf ? nng_aio_alloc(&aio, NULL, NULL) : NNG_ENOMEM;
+  while (!rv) {
+    nng_iov iov = {.iov_buf = buf + have, .iov_len = cap - have};
+    nng_aio_set_iov(aio, 1, &iov);
+    nng_aio_set_timeout(aio, NNG_DURATION_INFINITE); /* the keeper closes a silent connection */
+    nng_stream_recv(s, aio);
+    nng_aio_wait(aio);
+    if ((rv = nng_aio_result(aio)) != 0)
       break;
-    push_ev(b, EV_FRAME, pi, gen, body, n);
+    size_t n = nng_aio_count(aio);
+    if (n == 0) {
+      rv = NNG_ECLOSED;
+      break;
+    }
+    mcx_fetch_add_relaxed(&p->rx_bytes, n); /* a counter: no data hangs on it (keeper()) */
+    have += n;
+    ev_t *head = NULL, *tail = NULL;
+    size_t off = 0, need = 0;
+    while (have - off >= 4) {
+      uint32_t len = get32(buf + off);
+      if (len == 0 || len > MAX_FRAME) {
+        rv = NNG_EPROTO;
+        break;
+      }
+      if (have - off - 4 < len) {
+        need = 4 + (size_t)len;
+        break;
+      }
+      uint8_t *body = malloc(len);
+      ev_t *e = body ? new_ev(EV_FRAME, pi, gen, body, len) : NULL;
+      if (!e) {
+        rv = NNG_ENOMEM;
+        break;
+      }
+      memcpy(body, buf + off + 4, len);
+      if (tail)
+        tail->next = e;
+      else
+        head = e;
+      tail = e;
+      off += 4 + (size_t)len;
+    }
+    push_evs(b, head, tail);
+    memmove(buf, buf + off, have - off);
+    have -= off;
+    if (need > cap) { /* a frame larger than the buffer */
+      uint8_t *nb = realloc(buf, need);
+      if (!nb)
+        rv = NNG_ENOMEM;
+      else
+        buf = nb, cap = need;
+    }
   }
+  if (aio)
+    nng_aio_free(aio);
+  free(buf);
+  mcx__mutex_lock(&p->mtx, 0);
+  unsigned dead_after = p->ka_lost_gen == gen ? ka * DEAD_AFTER_PINGS : 0;
+  mcx__mutex_unlock(&p->mtx, 0);
   char cause[80];
-  if (rv == NNG_ETIMEDOUT && dead_after)
+  if (dead_after)
     snprintf(cause, sizeof cause, "nothing received for %u ms: keep-alive", dead_after);
   else
     snprintf(cause, sizeof cause, "%s", nng_strerror(rv));
@@ -709,8 +916,8 @@ static void thread_main(void *arg)
 }
 
 /* Starts @p fn on a free slot, joining finished threads first; frees @p arg
- * when no thread could be started. */
-static void spawn(bridge_t *b, void (*fn)(void *), void *arg)
+ * when no thread could be started (then 0). */
+static int spawn(bridge_t *b, void (*fn)(void *), void *arg)
 {
   int ok = 0;
   mcx__mutex_lock(&b->thmtx, 0);
@@ -731,6 +938,7 @@ static void spawn(bridge_t *b, void (*fn)(void *), void *arg)
   mcx__mutex_unlock(&b->thmtx, 0);
   if (!ok && arg != b)
     free(arg);
+  return ok;
 }
 
 static void listen_thread(void *arg)
@@ -753,7 +961,11 @@ static void listen_thread(void *arg)
       continue;
     }
     a->b = b, a->s = s;
-    spawn(b, conn_thread, a);
+    if (!spawn(b, conn_thread, a)) { /* no thread for it: its dialer tries again */
+      blog(b, "no thread for an incoming connection: closed");
+      nng_stream_close(s);
+      nng_stream_free(s);
+    }
   }
   nng_aio_free(aio);
 }
@@ -767,7 +979,7 @@ typedef struct dial_arg {
 static void nap(unsigned ms)
 {
   for (unsigned t = 0; t < ms && !mcx_load_relaxed(&g_quit_io); t += 20)
-    nng_msleep(20);
+    nng_msleep(ms - t < 20 ? ms - t : 20);
 }
 
 static void dial_thread(void *arg)
@@ -805,7 +1017,7 @@ static void dial_thread(void *arg)
     mcx__mutex_lock(&p->mtx, 0);
     p->attempts++;
     mcx__mutex_unlock(&p->mtx, 0);
-    nng_aio_set_timeout(aio, IO_TIMEOUT_MS);
+    nng_aio_set_timeout(aio, DIAL_TIMEOUT_MS);
     nng_stream_dialer_dial(dialer, aio);
     nng_aio_wait(aio);
     rv = nng_aio_result(aio);
@@ -848,22 +1060,46 @@ out:
 }
 
 /* ---- writing (node thread) */
-static int peer_write(peer_t *p, const uint8_t *f, uint32_t len)
+/* Frames are gathered per peer and written by flush_out() at the end of the
+ * node thread's pass: one system call (and one TCP segment, NODELAY) for
+ * what a pass made, not one per frame. */
+static void peer_write(peer_t *p, const uint8_t *f, uint32_t len)
 {
-  int rv = NNG_ECLOSED;
+  if (p->olen + len > p->ocap) {
+    size_t cap = p->ocap ? p->ocap : 1u << 16;
+    while (cap < p->olen + len)
+      cap *= 2;
+    uint8_t *nb = realloc(p->obuf, cap);
+    if (!nb)
+      return; /* as a failed write: a data frame goes again after the reconnection */
+    p->obuf = nb, p->ocap = cap;
+  }
+  memcpy(p->obuf + p->olen, f, len);
+  p->olen += len;
+}
+
+/* Writes what peer_write() gathered to the connection it was made for. A
+ * write waits for a ping under way (wmtx). A write that does not finish for
+ * long is the keeper's business (it closes a silent connection, which
+ * aborts the write); the timeout here is only a backstop. */
+static void flush_out(peer_t *p)
+{
+  if (!p->olen)
+    return;
   mcx__mutex_lock(&p->wmtx, 0);
   mcx__mutex_lock(&p->mtx, 0);
   nng_stream *s = p->gen == p->seen_gen ? p->conn : NULL;
+  unsigned ka = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
   if (s) {
-    rv = io_all_tracked(s, (void *)f, len, 0, IO_TIMEOUT_MS, p);
-    if (rv)
+    nng_duration t = ka ? (nng_duration)ka * DEAD_AFTER_PINGS * 4 : IO_TIMEOUT_MS;
+    if (io_all_tracked(s, p->obuf, p->olen, 0, t, p))
       nng_stream_close(s); /* its reader reports the peer down */
     else
-      p->last_tx = nng_clock();
+      mcx_store_relaxed(&p->last_tx, nng_clock()); /* a counter (see peer_t) */
   }
   mcx__mutex_unlock(&p->wmtx, 0);
-  return rv;
+  p->olen = 0;
 }
 
 static void send_small(peer_t *p, uint8_t type, const uint8_t *body, uint32_t len)
@@ -2145,6 +2381,7 @@ static void on_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
 {
   peer_t *p = &b->peers[pi];
   int was_up = p->up;
+  p->olen = 0; /* made for the former connection: the window goes again below */
   p->seen_gen = gen;
   p->up = 1;
   /* Receiving side: a new incarnation of the peer starts a new record. */
@@ -2368,6 +2605,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     goto stop;
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
+    p->owner = b;
     p->domain = cfg->peers[i].domain;
     snprintf(p->url, sizeof p->url, "%s", cfg->peers[i].url);
     p->dialer = b->cfg.domain < p->domain;
@@ -2390,6 +2628,13 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   }
   blog(b, "node %u of domain %u, listening on %s, %u peer(s)", b->cfg.node, b->cfg.domain, b->cfg.listen,
        b->cfg.npeers);
+  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+    peer_t *p = &b->peers[i];
+    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_thread_create(&p->keeper, keeper, p)) {
+      blog(b, "cannot start the keep-alive of peer domain %u", p->domain);
+      goto stop;
+    }
+  }
   spawn(b, listen_thread, b);
   for (unsigned i = 0; i < b->cfg.npeers; i++)
     if (b->peers[i].dialer) {
@@ -2409,6 +2654,8 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     for (unsigned i = 0; i < b->cfg.npeers; i++)
       busy |= deliver(b, &b->peers[i]);
     busy |= drain_proxies(b, buf, cap);
+    for (unsigned i = 0; i < b->cfg.npeers; i++)
+      flush_out(&b->peers[i]);
     uint64_t now = nng_clock();
     if (now - last_tick >= 2) {
       tick_resolves(b);
@@ -2419,15 +2666,16 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
       write_status(b);
       last_status = now;
     }
-    /* Spin, then yield, then nap: MCAPI queues cannot wake this thread. */
+    /* Spin, yield a little, then sleep until the I/O threads have events
+     * or a short while passed (MCAPI queues cannot wake this thread). */
     if (busy)
       idle = 0;
     else if (++idle < 64)
       mcx_port_cpu_relax();
-    else if (idle < 2000)
+    else if (idle < 80)
       mcx_port_yield();
     else
-      mcx_port_sleep_ns(idle < 20000 ? 20000 : idle < 100000 ? 200000 : 1000000);
+      node_sleep(b, idle < 2000 ? 20000 : idle < 10000 ? 200000 : 1000000);
   }
   free(buf);
   rc = 0;
@@ -2445,6 +2693,15 @@ stop:
   for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0]; i++)
     if (b->threads[i].t)
       nng_thread_destroy(b->threads[i].t); /* joins */
+  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+    peer_t *p = &b->peers[i];
+    if (p->keeper)
+      nng_thread_destroy(p->keeper); /* joins */
+    if (p->ping_aio) {
+      nng_aio_stop(p->ping_aio); /* its stream was closed above: ping_done() has run */
+      nng_aio_free(p->ping_aio);
+    }
+  }
   write_status(b);
   if (b->listener)
     nng_stream_listener_free(b->listener);
@@ -2455,6 +2712,7 @@ stop:
     for (unsigned k = 0; p->win && k < b->window; k++)
       free(p->win[k].buf);
     free(p->win);
+    free(p->obuf);
     if (p->rec)
       mcx_port_shm_unmap(p->rec, sizeof *p->rec);
   }

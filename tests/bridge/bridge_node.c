@@ -94,6 +94,25 @@ static void die(const char *what, mcapi_status_t st)
   exit(1);
 }
 
+/* A ceiling of @p ms milliseconds times MCX_TEST_TIMEOUT_SCALE (a positive
+ * number, 1.5 allowed; 1 when unset): a slow machine waits longer, it does
+ * not fail. A value that is not a number stops the program with a message. */
+static unsigned long scaled_ms(unsigned long ms)
+{
+  static double k;
+  if (k == 0) {
+    const char *v = getenv("MCX_TEST_TIMEOUT_SCALE");
+    char *end = NULL;
+    k = v && *v ? strtod(v, &end) : 1;
+    if (v && *v && (*end || !(k > 0) || k > 1000)) {
+      fprintf(stderr, "bridge_node: MCX_TEST_TIMEOUT_SCALE must be a positive number (like 2 or 1.5), not '%s'\n", v);
+      exit(2);
+    }
+  }
+  double t = (double)ms * k;
+  return t > 4.0e9 ? 4000000000ul : (unsigned long)t;
+}
+
 static void init(unsigned long d, unsigned long n)
 {
   mcapi_info_t info;
@@ -127,9 +146,10 @@ static mcapi_endpoint_t get_remote(unsigned long rd, unsigned long rn, unsigned 
 {
   mcapi_status_t st;
   mcapi_endpoint_t h = 0;
-  /* The bridge may be restarting (MCAPI_ERR_DOMAIN_INVALID meanwhile): 30 s. */
-  for (int i = 0; i < 300; i++) {
-    h = mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp, 30000, &st);
+  /* The bridge may be restarting (MCAPI_ERR_DOMAIN_INVALID meanwhile): 30 s (scaled). */
+  for (unsigned long i = 0; i < scaled_ms(30000) / 100; i++) {
+    h = mcapi_endpoint_get((mcapi_domain_t)rd, (mcapi_node_t)rn, (mcapi_port_t)rp,
+                           (mcapi_timeout_t)scaled_ms(30000), &st);
     if (st != MCAPI_ERR_DOMAIN_INVALID)
       break;
     struct timespec ts = {0, 100000000};
@@ -173,7 +193,7 @@ static int scl_check(const char *mode, mcapi_sclchan_recv_hndl_t rh, unsigned lo
   if (arg && !stop) { /* hold: nothing is read until GOFILE exists */
     printf("holding\n");
     fflush(stdout);
-    for (int i = 0; i < 6000 && access(arg, F_OK) != 0; i++) {
+    for (unsigned long i = 0; i < scaled_ms(60000) / 10 && access(arg, F_OK) != 0; i++) {
       struct timespec ts = {0, 10000000};
       nanosleep(&ts, NULL);
     }
@@ -205,7 +225,7 @@ static int scl_check(const char *mode, mcapi_sclchan_recv_hndl_t rh, unsigned lo
   }
   if (stop) {
     mcapi_sclchan_recv_close_i(rh, &req, &st);
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     printf("%s: %lu scalars in order with their widths, closed: %s\n", mode, count,
            mcapi_display_status(st, m, sizeof m));
     mcapi_finalize(&st);
@@ -215,7 +235,7 @@ static int scl_check(const char *mode, mcapi_sclchan_recv_hndl_t rh, unsigned lo
   printf("%s: %lu scalars in order with their widths, %lu wrong-width receives refused, then %s\n", mode, count,
          refused, mcapi_display_status(st, m, sizeof m));
   mcapi_sclchan_recv_close_i(rh, &req, &st);
-  mcapi_wait(&req, &sz, 10000, &st);
+  mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
   mcapi_finalize(&st);
   return 0;
 }
@@ -247,7 +267,7 @@ static int scl_send_all(const char *mode, mcapi_sclchan_send_hndl_t sh, unsigned
     }
   }
   mcapi_sclchan_send_close_i(sh, &req, &st);
-  mcapi_wait(&req, &sz, 30000, &st);
+  mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
   printf("%s: %lu scalars sent, close: %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
   mcapi_finalize(&st);
   return 0;
@@ -261,7 +281,7 @@ static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned lo
   if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
     printf("holding\n");
     fflush(stdout);
-    for (int i = 0; i < 12000 && access(go, F_OK) != 0; i++) {
+    for (unsigned long i = 0; i < scaled_ms(120000) / 10 && access(go, F_OK) != 0; i++) {
       struct timespec ts = {0, 10000000};
       nanosleep(&ts, NULL);
     }
@@ -287,7 +307,7 @@ static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned lo
   printf("%s: %lu packets in order, then %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
   mcapi_request_t req;
   mcapi_pktchan_recv_close_i(rh, &req, &st);
-  mcapi_wait(&req, &sz, 10000, &st);
+  mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
   mcapi_finalize(&st);
   return 0;
 }
@@ -310,7 +330,7 @@ static int pkt_stop(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned lon
     mcapi_pktchan_release(it, &st);
   }
   mcapi_pktchan_recv_close_i(rh, &req, &st);
-  mcapi_wait(&req, &sz, 10000, &st);
+  mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
   char m[MCAPI_MAX_STATUS_SIZE];
   printf("%s: %lu packets in order, closed: %s\n", mode, count, mcapi_display_status(st, m, sizeof m));
   mcapi_finalize(&st);
@@ -359,7 +379,7 @@ static int ch_sender(int scl, unsigned long rd, unsigned long rn, unsigned long 
   mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
   if (st != MCAPI_SUCCESS)
     die("endpoint_create", st);
-  mcapi_timeout_t t = 60000;
+  mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   for (int phase = 1, attempt = 0; phase <= 2; attempt++) {
     if (attempt > 50) {
@@ -373,7 +393,7 @@ static int ch_sender(int scl, unsigned long rd, unsigned long rn, unsigned long 
       mcapi_sclchan_connect_i(me, to, &req, &st);
     else
       mcapi_pktchan_connect_i(me, to, &req, &st);
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     if (st != MCAPI_SUCCESS) { /* the proxy went with its bridge meanwhile */
       printf("chsend %s: connect: %s\n", k, mcapi_display_status(st, m, sizeof m));
       struct timespec ts = {0, 100000000};
@@ -384,7 +404,7 @@ static int ch_sender(int scl, unsigned long rd, unsigned long rn, unsigned long 
       mcapi_sclchan_send_open_i(&sh, me, &req, &st);
     else
       mcapi_pktchan_send_open_i(&ph, me, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
     if (st != MCAPI_SUCCESS)
       die("chan send open", st);
     uint32_t i = 1;
@@ -406,7 +426,7 @@ static int ch_sender(int scl, unsigned long rd, unsigned long rn, unsigned long 
       mcapi_sclchan_send_close_i(sh, &req, &st);
     else
       mcapi_pktchan_send_close_i(ph, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
     printf("chsend %s phase %d: close %s\n", k, phase, mcapi_display_status(st, m, sizeof m));
     fflush(stdout);
     if (phase == 2 && i > count)
@@ -428,7 +448,7 @@ static int ch_receiver(int scl, unsigned long port, unsigned long count)
   mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
   if (st != MCAPI_SUCCESS)
     die("endpoint_create", st);
-  mcapi_timeout_t t = 60000; /* bounded: a channel that never ends fails the test */
+  mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000); /* bounded: a channel that never ends fails the test */
   mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   for (int phase = 1; phase <= 2; phase++) {
     mcapi_pktchan_recv_hndl_t ph = 0;
@@ -439,7 +459,7 @@ static int ch_receiver(int scl, unsigned long port, unsigned long count)
       mcapi_pktchan_recv_open_i(&ph, ep, &req, &st);
     printf("ready %d\n", phase);
     fflush(stdout);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("chan recv open", st);
     uint32_t last = 0;
@@ -470,7 +490,7 @@ static int ch_receiver(int scl, unsigned long port, unsigned long count)
       mcapi_sclchan_recv_close_i(sh, &req, &st);
     else
       mcapi_pktchan_recv_close_i(ph, &req, &st);
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     printf("chrecv %s phase %d: close %s\n", k, phase, mcapi_display_status(st, m, sizeof m));
     fflush(stdout);
   }
@@ -573,7 +593,7 @@ static int geti(mcapi_domain_t rd, mcapi_node_t rn, const char *go, unsigned lon
   mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
   if (st != MCAPI_SUCCESS)
     die("endpoint_create", st);
-  mcapi_timeout_t t = 60000;
+  mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   for (unsigned long k = 1; k <= count; k++)
     for (int a = 0; a < 5; a++) {
@@ -598,7 +618,7 @@ static int geti(mcapi_domain_t rd, mcapi_node_t rn, const char *go, unsigned lon
   expect("get_i of port 99 (never created) returns", st, pending);
   printf("pending 99\n");
   fflush(stdout);
-  mcapi_wait(&r99, &sz, 60000, &st);
+  mcapi_wait(&r99, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
   expect("its wait, the local bridge killed meanwhile", st, MCAPI_ERR_DOMAIN_INVALID);
   /* No bridge now: the call itself says so (mca-2.0.3: and its request). */
   mcapi_endpoint_get_i(rd, rn, 40, &h99, &r99, &st);
@@ -630,7 +650,7 @@ int main(int argc, char **argv)
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000;
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
     mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     mcapi_pktchan_recv_hndl_t rh;
     mcapi_request_t req;
@@ -638,7 +658,7 @@ int main(int argc, char **argv)
     mcapi_pktchan_recv_open_i(&rh, ep, &req, &st);
     printf("ready\n");
     fflush(stdout);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_recv_open", st);
     if (argc > 6 && !strcmp(argv[6], "stop"))
@@ -653,18 +673,18 @@ int main(int argc, char **argv)
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000;
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
     mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     mcapi_endpoint_t from = get_remote(rd, rn, rp);
     mcapi_request_t req;
     size_t sz;
     mcapi_pktchan_connect_i(from, ep, &req, &st); /* the remote endpoint sends */
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_connect (remote sender)", st);
     mcapi_pktchan_recv_hndl_t rh;
     mcapi_pktchan_recv_open_i(&rh, ep, &req, &st);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_recv_open", st);
     printf("ready\n");
@@ -678,7 +698,7 @@ int main(int argc, char **argv)
     mcapi_endpoint_t me = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000;
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
     mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     mcapi_pktchan_send_hndl_t sh;
     mcapi_request_t req;
@@ -687,7 +707,7 @@ int main(int argc, char **argv)
     mcapi_pktchan_send_open_i(&sh, me, &req, &st);
     printf("ready\n");
     fflush(stdout);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_send_open", st);
     char m[MCAPI_MAX_STATUS_SIZE];
@@ -702,7 +722,7 @@ int main(int argc, char **argv)
       }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
     printf("pktsendo: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
     mcapi_finalize(&st);
     return 0;
@@ -712,7 +732,7 @@ int main(int argc, char **argv)
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000;
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
     mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     mcapi_sclchan_recv_hndl_t rh;
     mcapi_request_t req;
@@ -720,7 +740,7 @@ int main(int argc, char **argv)
     mcapi_sclchan_recv_open_i(&rh, ep, &req, &st);
     printf("ready\n");
     fflush(stdout);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_recv_open", st);
     return scl_check("sclrecv", rh, count, argc > 6 ? argv[6] : NULL);
@@ -732,18 +752,18 @@ int main(int argc, char **argv)
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000;
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
     mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     mcapi_endpoint_t from = get_remote(rd, rn, rp);
     mcapi_request_t req;
     size_t sz;
     mcapi_sclchan_connect_i(from, ep, &req, &st); /* the remote endpoint sends */
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_connect (remote sender)", st);
     mcapi_sclchan_recv_hndl_t rh;
     mcapi_sclchan_recv_open_i(&rh, ep, &req, &st);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_recv_open", st);
     printf("ready\n");
@@ -756,7 +776,7 @@ int main(int argc, char **argv)
     mcapi_endpoint_t me = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000;
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
     mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     mcapi_sclchan_send_hndl_t sh;
     mcapi_request_t req;
@@ -765,7 +785,7 @@ int main(int argc, char **argv)
     mcapi_sclchan_send_open_i(&sh, me, &req, &st);
     printf("ready\n");
     fflush(stdout);
-    mcapi_wait(&req, &sz, 60000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(60000), &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_send_open", st);
     return scl_send_all("sclsendo", sh, count, step);
@@ -779,7 +799,7 @@ int main(int argc, char **argv)
       if (i == 2) { /* the others only once the remote program asked for them */
         printf("ready\n");
         fflush(stdout);
-        for (int k = 0; k < 6000 && access(go, F_OK) != 0; k++) {
+        for (unsigned long k = 0; k < scaled_ms(60000) / 10 && access(go, F_OK) != 0; k++) {
           struct timespec ts = {0, 10000000};
           nanosleep(&ts, NULL);
         }
@@ -795,7 +815,7 @@ int main(int argc, char **argv)
       ep[i] = mcapi_endpoint_create(ports[i], &st);
       if (st != MCAPI_SUCCESS)
         die("endpoint_create", st);
-      mcapi_timeout_t t = 60000; /* bounded */
+      mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000); /* bounded */
       mcapi_endpoint_set_attribute(ep[i], MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     }
     for (int i = 0; i < 5; i++)
@@ -827,14 +847,14 @@ int main(int argc, char **argv)
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
       die("endpoint_create", st);
-    mcapi_timeout_t t = 60000; /* bounded: a lost item ends the test */
+    mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000); /* bounded: a lost item ends the test */
     mcapi_endpoint_set_attribute(ep, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
     printf("ready\n");
     fflush(stdout);
     if (!strcmp(mode, "precv")) {
       /* Wait until all 2N are queued, then the priority-0 ones must come first. */
       mcapi_uint_t avail = 0;
-      for (int i = 0; i < 6000 && avail < 2 * count; i++) {
+      for (unsigned long i = 0; i < scaled_ms(60000) / 10 && avail < 2 * count; i++) {
         avail = mcapi_msg_available(ep, &st);
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
@@ -863,7 +883,7 @@ int main(int argc, char **argv)
     if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
       printf("holding\n");
       fflush(stdout);
-      for (int i = 0; i < 12000 && access(go, F_OK) != 0; i++) {
+      for (unsigned long i = 0; i < scaled_ms(120000) / 10 && access(go, F_OK) != 0; i++) {
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
       }
@@ -924,7 +944,7 @@ int main(int argc, char **argv)
   mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
   if (st != MCAPI_SUCCESS)
     die("endpoint_create", st);
-  mcapi_timeout_t t = 60000;
+  mcapi_timeout_t t = (mcapi_timeout_t)scaled_ms(60000);
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   mcapi_endpoint_t to = get_remote(rd, rn, rp);
   if (!strcmp(mode, "pktsend")) {
@@ -932,12 +952,12 @@ int main(int argc, char **argv)
     mcapi_request_t req;
     size_t sz;
     mcapi_pktchan_connect_i(me, to, &req, &st);
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_connect", st);
     mcapi_pktchan_send_hndl_t sh;
     mcapi_pktchan_send_open_i(&sh, me, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
     if (st != MCAPI_SUCCESS)
       die("pktchan_send_open", st);
     char m[MCAPI_MAX_STATUS_SIZE];
@@ -956,7 +976,7 @@ int main(int argc, char **argv)
       }
     }
     mcapi_pktchan_send_close_i(sh, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
     printf("pktsend: %lu packets sent, close: %s\n", count, mcapi_display_status(st, m, sizeof m));
     mcapi_finalize(&st);
     return 0;
@@ -967,12 +987,12 @@ int main(int argc, char **argv)
     mcapi_request_t req;
     size_t sz;
     mcapi_sclchan_connect_i(me, to, &req, &st);
-    mcapi_wait(&req, &sz, 10000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_connect", st);
     mcapi_sclchan_send_hndl_t sh;
     mcapi_sclchan_send_open_i(&sh, me, &req, &st);
-    mcapi_wait(&req, &sz, 30000, &st);
+    mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(30000), &st);
     if (st != MCAPI_SUCCESS)
       die("sclchan_send_open", st);
     return scl_send_all("sclsend", sh, count, step);
@@ -1000,7 +1020,7 @@ int main(int argc, char **argv)
     size_t sz;
     mcapi_msg_send_i(me, to, &it, sizeof it, 1, &req, &s2);
     if (s2 == MCAPI_PENDING)
-      mcapi_wait(&req, &sz, 10000, &s2);
+      mcapi_wait(&req, &sz, (mcapi_timeout_t)scaled_ms(10000), &s2);
     mcapi_boolean_t yes = MCAPI_TRUE;
     mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &yes, sizeof yes, &st);
     if (st != MCAPI_SUCCESS)
