@@ -104,7 +104,7 @@ static mcapi_status_t wait_req(mcapi_request_t *r)
 {
   mcapi_status_t st;
   size_t n;
-  mcapi_wait(r, &n, 5000, &st);
+  mcapi_wait(r, &n, MCX_TEST_WAIT_MS, &st);
   return st;
 }
 
@@ -117,7 +117,7 @@ static void *sender(void *arg)
   CHECK_STATUS(init_pmq(2), MCAPI_SUCCESS);
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_endpoint_t in = mcapi_endpoint_get(DOM, 1, 1, 5000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(DOM, 1, 1, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, in, &r, &st);
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
@@ -255,6 +255,7 @@ int main(void)
     printf("SKIP: /dev/mqueue is not mounted (owners of queues cannot be examined)\n");
     return 0;
   }
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(predictable_names_squatted_first);
   RUN(exact_names_squatted_first);
   return mcx_test_report();

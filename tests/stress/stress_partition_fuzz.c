@@ -133,9 +133,9 @@ static int node_main(mcapi_node_t me)
   bound(m);
   bound(p);
   bound(s);
-  mcapi_endpoint_t pm = mcapi_endpoint_get(dom, peer, 1, 3000, &st);
-  mcapi_endpoint_t pp = mcapi_endpoint_get(dom, peer, 2, 3000, &st);
-  mcapi_endpoint_t ps = mcapi_endpoint_get(dom, peer, 3, 3000, &st);
+  mcapi_endpoint_t pm = mcapi_endpoint_get(dom, peer, 1, MCX_TEST_WAIT_MS, &st);
+  mcapi_endpoint_t pp = mcapi_endpoint_get(dom, peer, 2, MCX_TEST_WAIT_MS, &st);
+  mcapi_endpoint_t ps = mcapi_endpoint_get(dom, peer, 3, MCX_TEST_WAIT_MS, &st);
   mcapi_request_t r;
   /* node 1 sends packets to node 2; node 2 sends scalars to node 1 */
   if (me == 1) {
@@ -351,6 +351,7 @@ int main(void)
   if (round_seconds < 0.3)
     round_seconds = 0.3;
   rng ^= (uint64_t)getpid();
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(header);
   RUN(node_table);
   RUN(endpoint_table);

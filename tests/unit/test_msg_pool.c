@@ -190,7 +190,7 @@ TEST(pool_exhausted)
   mcapi_msg_recv(b, r, sizeof r, &got, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK(got == BIG && same(r, got, 0));
-  mcapi_wait(&req, &sz, 2000, &st);
+  mcapi_wait(&req, &sz, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   /* everything arrives once, in order */
   for (unsigned i = 1; i <= NBUFS; i++) {
@@ -346,12 +346,12 @@ TEST(killed_processes)
       if (st != MCAPI_SUCCESS || n != BIG || !same(h, n, 70 + (uint32_t)i))
         _exit(12);
     }
-    mcapi_endpoint_t parent = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
+    mcapi_endpoint_t parent = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
     mcapi_msg_send(me, parent, "held", 4, 0, &st); /* three held, two queued */
     for (;;)
       pause();
   }
-  mcapi_endpoint_t c = mcapi_endpoint_get(dom, 2, 1, 5000, &st);
+  mcapi_endpoint_t c = mcapi_endpoint_get(dom, 2, 1, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   uint8_t m[BIG];
   for (unsigned i = 0; i < 5; i++) {
@@ -377,7 +377,7 @@ TEST(killed_processes)
   if (p == 0) {
     mcapi_endpoint_t me;
     child_init(3, &me);
-    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 3, 5000, &st);
+    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 3, MCX_TEST_WAIT_MS, &st);
     uint8_t mm[BIG];
     for (uint32_t i = 0;; i++) {
       fill(mm, sizeof mm, 200 + i);

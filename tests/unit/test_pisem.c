@@ -809,7 +809,7 @@ TEST(context_switches_saved_by_a_message_receive_naming_s)
   pthread_create(&t, NULL, msg_cs_high, &a);
   while (!atomic_load(&a.go))
     sched_yield();
-  mcapi_endpoint_t to = mcapi_endpoint_get(77, 2, 1, 5000, &st);
+  mcapi_endpoint_t to = mcapi_endpoint_get(77, 2, 1, MCX_TEST_WAIT_MS, &st);
   nap_ms(5);
   long c0 = thread_csw();
   for (int i = 0; i < a.rounds; i++) {

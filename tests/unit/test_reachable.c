@@ -98,7 +98,7 @@ TEST(unreachable_refuses_sends_and_wakes_blocked_senders)
   mcapi_request_t r;
   mcapi_msg_send_i(b, a, "during", 7, 1, &r, &st);
   if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) {
-    mcapi_wait(&r, &n, 1000, &st);
+    mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   }
   CHECK_STATUS(st, MCAPI_ERR_TRANSMISSION);
   mcapi_msg_recv(a, buf, sizeof buf, &n, &st);
