@@ -191,13 +191,10 @@ static inline int mcx_test_wait_until(int (*pred)(void *), void *arg, uint32_t c
 /** The calling thread's kernel id, for mcx_test_thread_asleep(). */
 static inline long mcx_test_tid(void) { return (long)syscall(SYS_gettid); }
 
-/** Whether thread @p tid of this process is asleep (state 'S' in
- * /proc/self/task/<tid>/stat): blocked in a futex, a read, a sleep. A waiter
- * that shows 'S' once has reached its blocking call at least once. */
-static inline int mcx_test_thread_asleep(long tid)
+/* Whether the task whose stat file is @p path is asleep (state 'S'). */
+static inline int mcx_test_asleep_(const char *path)
 {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  char buf[512];
   FILE *f = fopen(path, "r");
   if (!f)
     return 0;
@@ -206,6 +203,25 @@ static inline int mcx_test_thread_asleep(long tid)
   buf[n] = 0;
   const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
   return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/** Whether thread @p tid of this process is asleep (state 'S' in
+ * /proc/self/task/<tid>/stat): blocked in a futex, a read, a sleep. A waiter
+ * that shows 'S' once its caller has said it is about to block has reached
+ * its blocking call (or is on its way out of it). */
+static inline int mcx_test_thread_asleep(long tid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  return mcx_test_asleep_(path);
+}
+
+/** Whether process @p pid (single-threaded) is asleep: /proc/<pid>/stat. */
+static inline int mcx_test_process_asleep(long pid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  return mcx_test_asleep_(path);
 }
 
 /* Whether /dev/shm or /dev/mqueue entry @p d is one of this test's: MCAPI's

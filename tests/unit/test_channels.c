@@ -769,7 +769,7 @@ TEST(scalar_send_takes_any_free_slot)
     CHECK_STATUS(st, MCAPI_SUCCESS);
     mcapi_timeout_t to = 0;
     mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
-    mcapi_timeout_t rto = 2000; /* a lost item fails a check, not the run */
+    mcapi_timeout_t rto = MCX_TEST_WAIT_MS; /* a lost item fails a check, not the run */
     mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_TIMEOUT, &rto, sizeof rto, &st);
     mcapi_sclchan_send_hndl_t sh;
     mcapi_sclchan_recv_hndl_t rh;

@@ -247,7 +247,7 @@ TEST(sender_dying_with_a_reserved_slot_does_not_block_the_ring)
   }
   /* The dead sender's real message, then all 100 of the second one. */
   int from2 = 0, from3 = 0, bad = 0;
-  mcapi_timeout_t to = 5000;
+  mcapi_timeout_t to = MCX_TEST_WAIT_MS;
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   for (int k = 0; k < 101; k++) {
     item_t it;

@@ -250,7 +250,7 @@ TEST(held_large_packets_passed_over_released_in_any_order)
   (void)open_pair(73, 4, &tx, &rx, &sh, &rh);
   mcapi_boolean_t fail = 1; /* a full ring says MEM_LIMIT at once */
   mcapi_endpoint_set_attribute(tx, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
-  mcapi_timeout_t tmo = 2000; /* a packet that never came: TIMEOUT, not a hang */
+  mcapi_timeout_t tmo = MCX_TEST_WAIT_MS; /* a packet that never came: TIMEOUT, not a hang */
   mcapi_endpoint_set_attribute(rx, MCAPI_ENDP_ATTR_TIMEOUT, &tmo, sizeof tmo, &st);
   enum { N = 200 };
   void *held[N];
