@@ -137,7 +137,7 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   if (p == 0)
     _exit(sender(dom, lk, last, FINAL_COUNT));
   uint32_t last_got = 0;
-  to = 2000;
+  to = MCX_TEST_WAIT_MS; /* the last sender's messages are expected: a generous ceiling */
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   while (last_got < FINAL_COUNT) {
     msg_t m;

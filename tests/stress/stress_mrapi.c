@@ -17,7 +17,7 @@
 #define PROCS 2
 #define BLOCK 32
 /* Locks wait at most this long: a peer that died holding one fails the test, not hangs it. */
-#define WAIT_MS 20000
+#define WAIT_MS MCX_TEST_WAIT_MS
 
 typedef struct shared {
   long counter;
