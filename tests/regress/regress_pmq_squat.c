@@ -124,8 +124,7 @@ static void *sender(void *arg)
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
-  for (int w = 0; !atomic_load(&go) && w < 10000; w++)
-    usleep(1000);
+  MCX_TEST_AWAIT(atomic_load(&go)); /* event: the squatter is in place */
   for (int i = 0; i < NPKT; i++) {
     char m[32];
     int k = snprintf(m, sizeof m, "genuine-%d", i);
@@ -158,7 +157,7 @@ TEST(predictable_names_squatted_first)
   CHECK_STATUS(init_pmq(1), MCAPI_SUCCESS);
   mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_uint_t tmo = 3000;
+  mcapi_uint_t tmo = MCX_TEST_WAIT_MS; /* the packets are expected; the sender closes after them */
   mcapi_endpoint_set_attribute(in, MCAPI_ENDP_ATTR_TIMEOUT, &tmo, sizeof tmo, &st);
   pthread_t t;
   pthread_create(&t, NULL, sender, NULL);
