@@ -151,7 +151,7 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   HANDLE p = spawn(dom, lk, last, FINAL_COUNT);
   CHECK(p != NULL);
   uint32_t last_got = 0;
-  to = 20000;
+  to = MCX_TEST_WAIT_MS; /* the last sender's messages are expected */
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   while (last_got < FINAL_COUNT) {
     msg_t m;
@@ -171,7 +171,7 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   mcapi_endpoint_t back = mcapi_endpoint_get(dom, 100 + last, 2, MCX_TEST_WAIT_MS, &st);
   mcapi_msg_send(me, back, "x", 1, 0, &st);
   DWORD code = 99;
-  CHECK(WaitForSingleObject(p, 30000) == WAIT_OBJECT_0);
+  CHECK(WaitForSingleObject(p, MCX_TEST_WAIT_MS) == WAIT_OBJECT_0);
   GetExitCodeProcess(p, &code);
   CHECK_EQ_U(code, 0);
   CloseHandle(p);
