@@ -9,6 +9,15 @@ set -uo pipefail
 mca="$1"; topos="$2"
 src="$topos/../../.."
 fail=0
+# MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling.
+scale=$(awk -v s="${MCX_TEST_TIMEOUT_SCALE:-1}" 'BEGIN { print (s + 0 > 0) ? s + 0 : 1 }')
+# ceiling SECONDS: SECONDS scaled, whole (at least 1)
+ceiling() { awk -v b="$1" -v s="$scale" 'BEGIN { v = int(b * s + 0.5); print v < 1 ? 1 : v }'; }
+# poll SECONDS COMMAND...: until COMMAND succeeds or the scaled ceiling passes; its status
+poll() {
+  local end=$(( $(date +%s) + $(ceiling "$1") )); shift
+  until "$@"; do [ "$(date +%s)" -ge "$end" ] && return 1; sleep 0.05; done
+}
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 
@@ -98,8 +107,9 @@ assert isinstance(d["findings"], list)
 # --timeout is a stall detector: a healthy run longer than the timeout passes.
 # The run must outlast the timeout to prove it: the count grows until it does.
 stall_verdict=bad
-for count in 200000 1500000 6000000 24000000; do
-  v=$("$mca" stress --count $count --timeout 1 --json - "$topos/one_channel.json" 2>/dev/null | python3 -c '
+stall=$(ceiling 1) # scaled: a loaded machine's pauses are no stall
+for count in 200000 1500000 6000000 24000000 96000000; do
+  v=$("$mca" stress --count $count --timeout "$stall" --json - "$topos/one_channel.json" 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 r = d["result"]
@@ -116,10 +126,20 @@ else:
     *) echo "$v"; break ;;
   esac
 done
-if [ "$stall_verdict" = ok ]; then ok "stress --timeout 1: a healthy run longer than 1 s passes"; else bad "stress --timeout is not a stall detector"; fi
+if [ "$stall_verdict" = ok ]; then ok "stress --timeout $stall: a healthy run longer than $stall s passes"; else bad "stress --timeout is not a stall detector"; fi
 
 # Ctrl-C on a run with process nodes leaves no partition or queue behind
 export MCX_NAMESPACE="cli_check_$$"
+# What a killed earlier run left (its pid is gone), then ours at exit.
+for f in /dev/shm/mcx-*-cli_check_* /dev/mqueue/mcx-*-cli_check_*; do
+  [ -e "$f" ] || continue
+  p=${f##*-cli_check_}; p=${p%%-*}
+  kill -0 "$p" 2>/dev/null || rm -f "$f"
+done
+trap 'rm -f /dev/shm/mcx-*-"$MCX_NAMESPACE"-* /dev/mqueue/mcx-*-"$MCX_NAMESPACE"-* 2>/dev/null' EXIT
+# the run's partition and its two process nodes exist
+started() { ls /dev/shm | grep -q "$MCX_NAMESPACE" && [ "$(pgrep -P "$1" | wc -l)" -ge 2 ]; }
+stopped() { ! kill -0 "$1" 2>/dev/null; }
 sigint_transports="shm pmq"
 if [ -n "${MCX_CLI_TSAN:-}" ]; then
   # ThreadSanitizer holds an asynchronous signal until the thread next enters
@@ -134,15 +154,13 @@ for transport in $sigint_transports; do
   for target in parent group; do
     MCX_TRANSPORT=$transport setsid "$mca" stress --count 1000000000 "$topos/processes.json" >/dev/null 2>&1 &
     pid=$!
-    for _ in $(seq 100); do ls /dev/shm | grep -q "$MCX_NAMESPACE" && break; sleep 0.05; done
-    sleep 0.2
+    poll 30 started "$pid" # event: the run is under way
     kids=$(pgrep -P "$pid")
     if [ "$target" = group ]; then kill -INT -- "-$pid"; else kill -INT "$pid"; fi
     # Bounded: a run that ignores the signal fails the check, not the suite.
-    for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
+    if ! poll 60 stopped "$pid"; then
       kill -KILL -- "-$pid" 2>/dev/null
-      echo "mca stress did not stop within 30 s of SIGINT"
+      echo "mca stress did not stop within $(ceiling 60) s of SIGINT"
     fi
     wait "$pid"; rc=$?
     left=$(ls /dev/shm /dev/mqueue 2>/dev/null | grep "$MCX_NAMESPACE")

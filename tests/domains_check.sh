@@ -5,6 +5,16 @@
 set -euo pipefail
 mca="$1"; leaver="$2"
 export MCX_NAMESPACE="domains_check_$$"
+# MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling.
+ceiling=$(awk -v s="${MCX_TEST_TIMEOUT_SCALE:-1}" 'BEGIN { s += 0; if (s <= 0) s = 1; print int(30 * s + 0.5) }')
+# What a killed earlier run left (its pid is gone), then ours at exit.
+for f in /dev/shm/mcx-*-domains_check_* /dev/mqueue/mcx-*-domains_check_*; do
+  [ -e "$f" ] || continue
+  p=${f##*-domains_check_}; p=${p%%-*}
+  kill -0 "$p" 2>/dev/null || rm -f "$f"
+done
+release="${TMPDIR:-/tmp}/domains_check_$$.release"
+trap 'rm -f /dev/shm/mcx-*-"$MCX_NAMESPACE"-* /dev/mqueue/mcx-*-"$MCX_NAMESPACE"-* "$release"' EXIT
 obj="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d40"
 rm -f "$obj"
 cap=$("$leaver" --leave-stale 40)
@@ -57,20 +67,26 @@ test ! -e "$obj" || { echo "--clean left $obj"; exit 1; }
 # A partition whose header this release cannot read (another release's
 # layout version) is left alone while a live process maps it, removed after.
 other="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d41"
-python3 - "$other" <<'PY' &
+# The holder maps it until released (the release file), bounded by the ceiling.
+python3 - "$other" "$release" "$ceiling" <<'PY' &
 import mmap, os, sys, time
 fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR, 0o600)
 os.ftruncate(fd, 8192)
 m = mmap.mmap(fd, 8192)
 m[0:8] = b"\x01\x02\x03\x04\x05\x06\x07\x08"
-time.sleep(3)
+end = time.monotonic() + float(sys.argv[3])
+while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
+    time.sleep(0.05)
 PY
 holder=$!
-for _ in $(seq 1 100); do grep -q "$other" "/proc/$holder/maps" 2>/dev/null && break; sleep 0.05; done
+# event: the holder maps the partition
+end=$(( $(date +%s) + ceiling ))
+until grep -q "$other" "/proc/$holder/maps" 2>/dev/null || [ "$(date +%s)" -ge "$end" ]; do sleep 0.05; done
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 echo "$out"
 grep -q "left partition /mcx-$(id -u)-${MCX_NAMESPACE}-d41: .*but process $holder maps it" <<<"$out"
 test -e "$other" || { echo "--clean removed a partition a live process maps"; exit 1; }
+touch "$release"
 wait "$holder"
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 grep -q "removed partition /mcx-$(id -u)-${MCX_NAMESPACE}-d41" <<<"$out" || { echo "$out"; exit 1; }

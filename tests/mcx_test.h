@@ -27,6 +27,11 @@ static inline int setenv(const char *name, const char *value, int overwrite)
 }
 static inline int unsetenv(const char *name) { return _putenv_s(name, "") == 0 ? 0 : -1; }
 #endif
+#ifdef __linux__
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* Checks may run on helper threads too. */
 static atomic_int mcx_test_failures;
@@ -110,5 +115,155 @@ static inline double mcx_test_now(void)
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* Waiting for an event. A test never fails because the machine is slow: it
+ * polls for the event itself, under a ceiling that only a hang reaches, and a
+ * call expected to succeed gets such a ceiling as its timeout (it returns as
+ * soon as the event happens, so a generous one costs nothing). */
+
+/** MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on
+ * every ceiling, for slow or loaded machines and sanitizer builds. */
+static inline double mcx_test_timeout_scale(void)
+{
+  const char *s = getenv("MCX_TEST_TIMEOUT_SCALE");
+  if (s && *s) {
+    double v = atof(s);
+    if (v > 0)
+      return v;
+  }
+  return 1.0;
+}
+
+/** @p base_ms scaled by mcx_test_timeout_scale(), at least 1 ms, capped
+ * below the MCAPI/MRAPI infinite timeout. */
+static inline uint32_t mcx_test_ceiling_ms(double base_ms)
+{
+  double v = base_ms * mcx_test_timeout_scale();
+  if (v < 1)
+    return 1;
+  if (v > 0x7fffffff)
+    return 0x7fffffff;
+  return (uint32_t)v;
+}
+
+/** The timeout of a wait, receive or lock that is expected to succeed. */
+#define MCX_TEST_WAIT_MS mcx_test_ceiling_ms(30000)
+
+/** Sleeps about @p ms milliseconds (a poll interval, never a wait for an event). */
+static inline void mcx_test_sleep_ms(double ms)
+{
+  long long ns = (long long)(ms * 1e6);
+  struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+  nanosleep(&ts, NULL);
+}
+
+/** Polls @p pred(@p arg) every millisecond or so until it holds or
+ * @p ceiling_ms (already scaled: pass mcx_test_ceiling_ms(...)) passes.
+ * @retval 1 the predicate held.
+ * @retval 0 the ceiling passed first. */
+static inline int mcx_test_wait_until(int (*pred)(void *), void *arg, uint32_t ceiling_ms)
+{
+  double end = mcx_test_now() + ceiling_ms / 1000.0;
+  for (;;) {
+    if (pred(arg))
+      return 1;
+    if (mcx_test_now() > end)
+      return pred(arg);
+    mcx_test_sleep_ms(1);
+  }
+}
+
+/** Polls until the expression @p cond holds or the scaled 30 s ceiling
+ * passes (a statement; check @p cond afterwards where it must hold). */
+#define MCX_TEST_AWAIT(cond)                                                                \
+  do {                                                                                      \
+    double end_ = mcx_test_now() + mcx_test_ceiling_ms(30000) / 1000.0;                     \
+    while (!(cond) && mcx_test_now() <= end_)                                               \
+      mcx_test_sleep_ms(1);                                                                 \
+  } while (0)
+
+#ifdef __linux__
+/** The calling thread's kernel id, for mcx_test_thread_asleep(). */
+static inline long mcx_test_tid(void) { return (long)syscall(SYS_gettid); }
+
+/* Whether the task whose stat file is @p path is asleep (state 'S'). */
+static inline int mcx_test_asleep_(const char *path)
+{
+  char buf[512];
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/** Whether thread @p tid of this process is asleep (state 'S' in
+ * /proc/self/task/<tid>/stat): blocked in a futex, a read, a sleep. A waiter
+ * that shows 'S' once its caller has said it is about to block has reached
+ * its blocking call (or is on its way out of it). */
+static inline int mcx_test_thread_asleep(long tid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  return mcx_test_asleep_(path);
+}
+
+/** Whether process @p pid (single-threaded) is asleep: /proc/<pid>/stat. */
+static inline int mcx_test_process_asleep(long pid)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  return mcx_test_asleep_(path);
+}
+
+/* Whether /dev/shm or /dev/mqueue entry @p d is one of this test's: MCAPI's
+ * mcx-<uid>-<ns>-..., MRAPI's mcx-mrapi-<uid>-<ns>-... (a namespace of more
+ * than 24 characters is its first 15 and -<FNV-1a hash> there), pmq's queues. */
+static inline int mcx_test_is_ours_(const char *d, const char *ns)
+{
+  char a[128], b[128], shortns[40];
+  unsigned uid = (unsigned)geteuid();
+  uint32_t h = 2166136261u;
+  for (const char *c = ns; *c; c++)
+    h = (h ^ (uint8_t)*c) * 16777619u;
+  snprintf(shortns, sizeof shortns, "%.15s-%08x", ns, (unsigned)h);
+  snprintf(a, sizeof a, "mcx-%u-%s-", uid, ns);
+  snprintf(b, sizeof b, "mcx-mrapi-%u-%s-", uid, strlen(ns) > 24 ? shortns : ns);
+  return !strncmp(d, a, strlen(a)) || !strncmp(d, b, strlen(b));
+}
+
+/** Removes the shared-memory partitions and message queues that an earlier,
+ * killed run of this test left under its namespace (MCX_NAMESPACE, unique
+ * per test): called first in main(), so a run never meets them. */
+static inline void mcx_test_remove_leftovers(void)
+{
+  const char *ns = getenv("MCX_NAMESPACE");
+  if (!ns || !*ns)
+    return;
+  static const char *const dirs[] = {"/dev/shm", "/dev/mqueue"};
+  for (int i = 0; i < 2; i++) {
+    DIR *dir = opendir(dirs[i]);
+    struct dirent *de;
+    char path[512];
+    while (dir && (de = readdir(dir)) != NULL)
+      if (mcx_test_is_ours_(de->d_name, ns)) {
+        snprintf(path, sizeof path, "%s/%s", dirs[i], de->d_name);
+        unlink(path);
+      }
+    if (dir)
+      closedir(dir);
+  }
+}
+#else
+/* Without /proc a thread's state is unknown: the polls for "asleep" do not
+ * wait (the tests that use them hold either way). */
+static inline long mcx_test_tid(void) { return 1; }
+static inline int mcx_test_thread_asleep(long tid) { return (void)tid, 1; }
+static inline int mcx_test_process_asleep(long pid) { return (void)pid, 1; }
+static inline void mcx_test_remove_leftovers(void) {}
+#endif
 
 #endif /* MCX_TEST_H */

@@ -22,7 +22,7 @@ static inline void mcx_test_open_chan(mcapi_endpoint_t tx, mcapi_endpoint_t rx, 
     mcapi_pktchan_connect_i(tx, rx, &r, &st);
   else
     mcapi_sclchan_connect_i(tx, rx, &r, &st);
-  mcapi_wait(&r, &n, 1000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   if (pkt) {
     mcapi_pktchan_send_open_i(sh, tx, &r, &st);
@@ -31,9 +31,9 @@ static inline void mcx_test_open_chan(mcapi_endpoint_t tx, mcapi_endpoint_t rx, 
     mcapi_sclchan_send_open_i(sh, tx, &r, &st);
     mcapi_sclchan_recv_open_i(rh, rx, &r2, &st);
   }
-  mcapi_wait(&r, &n, 1000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_wait(&r2, &n, 1000, &st);
+  mcapi_wait(&r2, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 

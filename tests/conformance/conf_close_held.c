@@ -25,7 +25,7 @@ static mcapi_param_t
 #define RECV_PORT 1
 #define SEND_PORT 2
 #define NUM_PACKETS 4
-#define WAIT_MS 5000
+#define WAIT_MS CONF_WAIT_MS
 
 static pthread_barrier_t step;
 

@@ -39,7 +39,7 @@ static void open_both(int scalar, mcapi_endpoint_t s, mcapi_endpoint_t r, mca_ui
     mcapi_pktchan_connect_i(s, r, &rc, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "connect_i status %u",
          (unsigned)status);
-  mcapi_wait(&rc, &size, 5000, &status);
+  mcapi_wait(&rc, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   if (scalar)
     mcapi_sclchan_send_open_i(sh, s, &rs, &status);
@@ -53,9 +53,9 @@ static void open_both(int scalar, mcapi_endpoint_t s, mcapi_endpoint_t r, mca_ui
     mcapi_pktchan_recv_open_i(rh, r, &rr, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_open_i status %u",
          (unsigned)status);
-  mcapi_wait(&rs, &size, 5000, &status);
+  mcapi_wait(&rs, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
-  mcapi_wait(&rr, &size, 5000, &status);
+  mcapi_wait(&rr, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side open");
 }
 

@@ -33,7 +33,7 @@ static void expect_done(mcapi_request_t *request, int use_wait, size_t want_size
   mcapi_status_t status;
   size_t size = 12345;
   mcapi_boolean_t done =
-      use_wait ? mcapi_wait(request, &size, 1000, &status) : mcapi_test(request, &size, &status);
+      use_wait ? mcapi_wait(request, &size, CONF_WAIT_MS, &status) : mcapi_test(request, &size, &status);
   CHECK(status, MCAPI_SUCCESS, what);
   EXPECT(done == MCAPI_TRUE, "%s: request not complete", what);
   if (check_size)
@@ -116,9 +116,9 @@ int main(void)
   mcapi_pktchan_send_close_i(ph_send, &r_c2, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_close_i status %u",
          (unsigned)status);
-  mcapi_wait(&r_c1, &size, 1000, &status);
+  mcapi_wait(&r_c1, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
-  mcapi_wait(&r_c2, &size, 1000, &status);
+  mcapi_wait(&r_c2, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   mcapi_finalize(&status);
   CHECK(status, MCAPI_SUCCESS, "finalize");

@@ -136,7 +136,7 @@ static void *receiver(void *arg)
   mcapi_pktchan_recv_close_i(handle, &request, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "recv_close_i status %u",
          (unsigned)status);
-  mcapi_wait(&request, &size, 10000, &status);
+  mcapi_wait(&request, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side close");
   pthread_barrier_wait(&done);
   mcapi_finalize(&status);
@@ -192,7 +192,7 @@ int main(void)
       mcapi_pktchan_send(handle, packet, sizeof packet, &status);
       if (status == MCAPI_ERR_MEM_LIMIT)
         usleep(100);
-    } while (status == MCAPI_ERR_MEM_LIMIT && ++tries < 100000);
+    } while (status == MCAPI_ERR_MEM_LIMIT && ++tries < 10 * (int)CONF_WAIT_MS); /* >= the ceiling */
     if (status != MCAPI_SUCCESS)
       printf("packet %d of %d:\n", i, NUM_PACKETS);
     CHECK(status, MCAPI_SUCCESS, "pktchan_send");
@@ -201,7 +201,7 @@ int main(void)
   mcapi_pktchan_send_close_i(handle, &request, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "send_close_i status %u",
          (unsigned)status);
-  mcapi_wait(&request, &size, 10000, &status);
+  mcapi_wait(&request, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side close");
   pthread_barrier_wait(&done);
   pthread_join(t, NULL);

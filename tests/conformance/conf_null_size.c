@@ -43,7 +43,7 @@ int main(void)
   mcapi_boolean_t r = mcapi_test(&done_req, NULL, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_test with a NULL size");
   EXPECT(r == MCAPI_FALSE, "mcapi_test with a NULL size returned true");
-  r = mcapi_wait(&done_req, NULL, 1000, &status);
+  r = mcapi_wait(&done_req, NULL, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_wait with a NULL size");
   EXPECT(r == MCAPI_FALSE, "mcapi_wait with a NULL size returned true");
   r = mcapi_test(&done_req, &size, &status);
@@ -57,12 +57,12 @@ int main(void)
   r = mcapi_test(&pending_req, NULL, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_test of a pending request with a NULL size");
   EXPECT(r == MCAPI_FALSE, "mcapi_test with a NULL size returned true");
-  r = mcapi_wait(&pending_req, NULL, 1000, &status);
+  r = mcapi_wait(&pending_req, NULL, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_ERR_PARAMETER, "mcapi_wait of a pending request with a NULL size");
   EXPECT(r == MCAPI_FALSE, "mcapi_wait with a NULL size returned true");
   mcapi_msg_send(b, a, "yo", 3, 1, &status);
   CHECK(status, MCAPI_SUCCESS, "msg_send");
-  r = mcapi_wait(&pending_req, &size, 5000, &status);
+  r = mcapi_wait(&pending_req, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "mcapi_wait of the receive afterwards");
   EXPECT(r == MCAPI_TRUE && size == 3 && strcmp(buf, "yo") == 0,
          "receive request: done %d, size %zu, '%s'", (int)r, size, buf);

@@ -32,7 +32,7 @@ static void expect_complete(mcapi_request_t *request, const char *what)
 {
   mcapi_status_t status;
   size_t size;
-  mcapi_boolean_t done = mcapi_wait(request, &size, 1000, &status);
+  mcapi_boolean_t done = mcapi_wait(request, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, what);
   EXPECT(done == MCAPI_TRUE, "%s: not complete", what);
 }

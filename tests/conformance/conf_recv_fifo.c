@@ -24,7 +24,7 @@ static mcapi_param_t
 #define SENDER 2
 #define MSG_PORT 1
 #define PKT_PORT 2
-#define WAIT_MS 10000
+#define WAIT_MS CONF_WAIT_MS
 
 static pthread_barrier_t step;
 

@@ -30,7 +30,7 @@ static void expect_request_error(mcapi_request_t *request, mcapi_status_t want, 
   mcapi_status_t status;
   size_t size;
   mcapi_boolean_t done =
-      use_wait ? mcapi_wait(request, &size, 1000, &status) : mcapi_test(request, &size, &status);
+      use_wait ? mcapi_wait(request, &size, CONF_WAIT_MS, &status) : mcapi_test(request, &size, &status);
   CHECK(status, want, what);
   EXPECT(done == MCAPI_TRUE, "%s: request not reported complete", what);
 }

@@ -45,7 +45,7 @@ int main(void)
   mcapi_sclchan_connect_i(s, r, &rc, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_connect_i status %u",
          (unsigned)status);
-  mcapi_wait(&rc, &size, 5000, &status);
+  mcapi_wait(&rc, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
   mcapi_sclchan_send_open_i(&sh, s, &rs, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_send_open_i status %u",
@@ -53,9 +53,9 @@ int main(void)
   mcapi_sclchan_recv_open_i(&rh, r, &rr, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "sclchan_recv_open_i status %u",
          (unsigned)status);
-  mcapi_wait(&rs, &size, 5000, &status);
+  mcapi_wait(&rs, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
-  mcapi_wait(&rr, &size, 5000, &status);
+  mcapi_wait(&rr, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "receive side open");
 
   mcapi_sclchan_send_uint64(sh, BIG, &status);

@@ -13,7 +13,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void sca_init(void);
@@ -26,6 +28,7 @@ enum { PRIO_CONTROLLER = 20, PRIO_SENSOR = 10, PRIO_FILL = 1 };
 
 static int periods = 400;
 static atomic_int controller_ready, stop;
+static atomic_long controller_tid;
 static long csw_sensor, csw_controller;
 
 static long thread_csw(void)
@@ -33,6 +36,21 @@ static long thread_csw(void)
   struct rusage ru;
   getrusage(RUSAGE_THREAD, &ru);
   return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/* Whether thread @p tid of this process is asleep ('S' in /proc/self/task/<tid>/stat). */
+static int thread_asleep(long tid)
+{
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 1; /* no /proc: do not wait */
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');
+  return p && p[1] == ' ' && p[2] == 'S';
 }
 
 static void *filler(void *arg)
@@ -49,6 +67,7 @@ static void *controller(void *arg)
 {
   (void)arg;
   long c0 = thread_csw();
+  atomic_store(&controller_tid, (long)syscall(SYS_gettid));
   atomic_store(&controller_ready, 1);
   sca_controller(periods);
   csw_controller = thread_csw() - c0;
@@ -60,7 +79,10 @@ static void *sensor(void *arg)
   (void)arg;
   while (!atomic_load(&controller_ready))
     usleep(100);
-  usleep(2000); /* the controller is asleep in its first wait */
+  /* Event: the controller is asleep in its first wait (it runs at a higher
+   * priority on this CPU, so it only sleeps there). */
+  while (!thread_asleep(atomic_load(&controller_tid)))
+    usleep(100);
   long c0 = thread_csw();
   for (int i = 0; i < periods; i++) {
     sca_sensor_period(i);

@@ -10,6 +10,7 @@
 #endif
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 void loops_init(void);
@@ -31,11 +32,16 @@ static void *run_average(void *arg)
  * auto-reset: a second post to a posted event would be lost). */
 static int feed(int n)
 {
+  /* A ceiling that only a hang reaches: 20 s or more (each poll sleeps 100 us
+   * or more) times MCX_TEST_TIMEOUT_SCALE. */
+  const char *sc = getenv("MCX_TEST_TIMEOUT_SCALE");
+  double scale = sc && atof(sc) > 0 ? atof(sc) : 1.0;
+  long limit = (long)(200000 * scale);
   int base = loops_acc();
   for (int k = 0; k < n; k++) {
     loops_post();
-    for (int spin = 0; loops_acc() < base + k + 1; spin++) {
-      if (spin > 200000) /* 20 s */
+    for (long spin = 0; loops_acc() < base + k + 1; spin++) {
+      if (spin > limit)
         return -1;
       usleep(100);
     }

@@ -135,7 +135,7 @@ TEST(receiver_dies_holding_every_buffer)
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
   int ready;
   pid_t c = spawn(greedy_receiver, dom, &ready);
-  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 2, 5, 10000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 2, 5, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, in, &r, &st);
   CHECK_STATUS(wait_req(&r, 10000), MCAPI_SUCCESS);
@@ -183,7 +183,7 @@ static int connect_only_sender(mcapi_domain_t dom)
   mcapi_status_t st;
   mcapi_request_t r;
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 1, 1, 10000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   mcapi_pktchan_connect_i(out, in, &r, &st);
   if (wait_req(&r, 10000) != MCAPI_SUCCESS)
     return 2;
@@ -200,7 +200,7 @@ static int good_sender(mcapi_domain_t dom)
   mcapi_status_t st;
   mcapi_request_t r;
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 1, 1, 10000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   mcapi_pktchan_connect_i(out, in, &r, &st);
   if (wait_req(&r, 10000) != MCAPI_SUCCESS)
     return 2;
@@ -268,6 +268,7 @@ int main(void)
 {
   regress_watchdog(110);
   transport = MCX_TRANSPORT_SHM;
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(receiver_dies_holding_every_buffer);
   pkt_size = 100;
   RUN(receiver_dies_holding_every_buffer);

@@ -84,7 +84,7 @@ static mcapi_status_t wait_req(mcapi_request_t *r)
 {
   size_t n;
   mcapi_status_t st;
-  mcapi_wait(r, &n, 2000, &st);
+  mcapi_wait(r, &n, MCX_TEST_WAIT_MS, &st);
   return st;
 }
 
@@ -150,7 +150,7 @@ TEST(stale_request_handle_stays_refused)
   mcapi_request_t first, r;
   mcapi_msg_send_i(a, a, "x", 1, 1, &first, &st); /* completes at once */
   CHECK(st == MCAPI_SUCCESS || st == MCAPI_PENDING);
-  mcapi_wait(&first, &n, 1000, &st);
+  mcapi_wait(&first, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_msg_recv(a, buf, sizeof buf, &n, &st);
   /* Twice the reuses a 15-bit generation carries: a pending request in the

@@ -63,7 +63,7 @@ static void run_case(mcapi_domain_t dom, unsigned mode)
     if (s2 != MCAPI_SUCCESS)
       _exit(1);
     mcapi_endpoint_t out = mcapi_endpoint_create(1, &s2);
-    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 5000, &s2);
+    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &s2);
     if (s2 != MCAPI_SUCCESS)
       _exit(2);
     mcapi_msg_send(out, to, "hello", 6, 1, &s2);
@@ -126,6 +126,7 @@ int main(void)
     return 0;
   }
   setenv("XDG_RUNTIME_DIR", dir, 1);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(squatted_partition_name);
   char cmd[200];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

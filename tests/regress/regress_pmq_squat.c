@@ -104,7 +104,7 @@ static mcapi_status_t wait_req(mcapi_request_t *r)
 {
   mcapi_status_t st;
   size_t n;
-  mcapi_wait(r, &n, 5000, &st);
+  mcapi_wait(r, &n, MCX_TEST_WAIT_MS, &st);
   return st;
 }
 
@@ -117,15 +117,14 @@ static void *sender(void *arg)
   CHECK_STATUS(init_pmq(2), MCAPI_SUCCESS);
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_endpoint_t in = mcapi_endpoint_get(DOM, 1, 1, 5000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(DOM, 1, 1, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, in, &r, &st);
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
   CHECK_STATUS(wait_req(&r), MCAPI_SUCCESS);
-  for (int w = 0; !atomic_load(&go) && w < 10000; w++)
-    usleep(1000);
+  MCX_TEST_AWAIT(atomic_load(&go)); /* event: the squatter is in place */
   for (int i = 0; i < NPKT; i++) {
     char m[32];
     int k = snprintf(m, sizeof m, "genuine-%d", i);
@@ -158,7 +157,7 @@ TEST(predictable_names_squatted_first)
   CHECK_STATUS(init_pmq(1), MCAPI_SUCCESS);
   mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_uint_t tmo = 3000;
+  mcapi_uint_t tmo = MCX_TEST_WAIT_MS; /* the packets are expected; the sender closes after them */
   mcapi_endpoint_set_attribute(in, MCAPI_ENDP_ATTR_TIMEOUT, &tmo, sizeof tmo, &st);
   pthread_t t;
   pthread_create(&t, NULL, sender, NULL);
@@ -255,6 +254,7 @@ int main(void)
     printf("SKIP: /dev/mqueue is not mounted (owners of queues cannot be examined)\n");
     return 0;
   }
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(predictable_names_squatted_first);
   RUN(exact_names_squatted_first);
   return mcx_test_report();

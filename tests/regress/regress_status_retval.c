@@ -158,7 +158,7 @@ static void in_list(const char *fname, mcapi_status_t st, int completion, int li
   do {                                                                                           \
     mcapi_status_t w__;                                                                          \
     size_t n__;                                                                                  \
-    mcapi_wait((req), &n__, 5000, &w__);                                                         \
+    mcapi_wait((req), &n__, MCX_TEST_WAIT_MS, &w__);                                                         \
     in_list(#fname, w__, 1, __LINE__);                                                           \
     last_done = w__;                                                                             \
   } while (0)

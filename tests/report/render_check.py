@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,13 +30,41 @@ def chromium():
     return None
 
 
-def run(browser, args, timeout=120):
-    # --no-sandbox: the test may run as root (CI containers); the page is local
+def timeout_scale():
+    """MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling."""
+    try:
+        v = float(os.environ.get("MCX_TEST_TIMEOUT_SCALE", "1"))
+    except ValueError:
+        return 1.0
+    return v if v > 0 else 1.0
+
+
+def run(browser, args, timeout=300):
+    """One Chromium run. The ceiling (start and render, scaled) only ends a hang:
+    a loaded machine is slow, never a failure before it."""
+    # --no-sandbox: the test may run as root (CI containers); the page is local.
+    # Nothing from the network, no first-run work, a fresh profile removed after.
     base = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync",
             "--hide-scrollbars", "--window-size=1280,900", "--virtual-time-budget=30000"]
+    limit = timeout * timeout_scale()
     with tempfile.TemporaryDirectory() as prof:
-        return subprocess.run(base + ["--user-data-dir=" + prof] + args, capture_output=True, text=True,
-                              timeout=timeout)
+        # its own session: a timeout ends Chromium's helper processes too
+        p = subprocess.Popen(base + ["--user-data-dir=" + prof] + args, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            sys.exit(f"render_check: Chromium did not finish within {limit:.0f} s (hung)")
+        finally:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)  # helpers left behind
+            except ProcessLookupError:
+                pass
+        return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def selfcheck(browser, page):

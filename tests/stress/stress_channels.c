@@ -64,7 +64,7 @@ static mcapi_status_t wait_req(mcapi_request_t *r)
   mcapi_status_t st;
   size_t n;
   /* Bounded: a request that never completes fails the test, not the run. */
-  mcapi_wait(r, &n, 60000, &st);
+  mcapi_wait(r, &n, MCX_TEST_WAIT_MS, &st);
   return st;
 }
 

@@ -51,7 +51,7 @@ static int sender(mcapi_domain_t dom, mcx_locking_t lk, uint32_t id, uint32_t co
     return 1;
   mcapi_status_t st;
   mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 10000, &st);
+  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     return 2;
   for (uint32_t seq = 0; count == 0 || seq < count; seq++) {
@@ -137,7 +137,7 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   if (p == 0)
     _exit(sender(dom, lk, last, FINAL_COUNT));
   uint32_t last_got = 0;
-  to = 2000;
+  to = MCX_TEST_WAIT_MS; /* the last sender's messages are expected: a generous ceiling */
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   while (last_got < FINAL_COUNT) {
     msg_t m;
@@ -154,7 +154,7 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(last_got, FINAL_COUNT);
   CHECK_EQ_U(bad, 0);
-  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 100 + last, 2, 5000, &st);
+  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 100 + last, 2, MCX_TEST_WAIT_MS, &st);
   mcapi_msg_send(me, back, "x", 1, 0, &st);
   int ws = 0;
   waitpid(p, &ws, 0);
@@ -178,6 +178,7 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "stress_mcapi_crash", 1);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(killed_senders_lockfree);
   RUN(killed_senders_global);
   RUN(killed_senders_kernel);

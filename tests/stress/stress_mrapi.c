@@ -17,7 +17,7 @@
 #define PROCS 2
 #define BLOCK 32
 /* Locks wait at most this long: a peer that died holding one fails the test, not hangs it. */
-#define WAIT_MS 20000
+#define WAIT_MS MCX_TEST_WAIT_MS
 
 typedef struct shared {
   long counter;
@@ -125,6 +125,7 @@ static void *thread_main(void *p)
 int main(void)
 {
   dom = test_domain(2);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   seconds = mcx_test_stress_seconds(3.0);
   mcx_test_current = "mrapi_stress";
   mrapi_status_t st;

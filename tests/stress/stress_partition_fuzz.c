@@ -33,6 +33,7 @@ struct fuzz_log {
   atomic_uint round, count;
   char field[64];
   atomic_ullong offset, value;
+  atomic_uint nodes_ready; /* nodes done setting up (the fuzzer starts then) */
 };
 static struct fuzz_log *flog;
 
@@ -133,17 +134,17 @@ static int node_main(mcapi_node_t me)
   bound(m);
   bound(p);
   bound(s);
-  mcapi_endpoint_t pm = mcapi_endpoint_get(dom, peer, 1, 3000, &st);
-  mcapi_endpoint_t pp = mcapi_endpoint_get(dom, peer, 2, 3000, &st);
-  mcapi_endpoint_t ps = mcapi_endpoint_get(dom, peer, 3, 3000, &st);
+  mcapi_endpoint_t pm = mcapi_endpoint_get(dom, peer, 1, MCX_TEST_WAIT_MS, &st);
+  mcapi_endpoint_t pp = mcapi_endpoint_get(dom, peer, 2, MCX_TEST_WAIT_MS, &st);
+  mcapi_endpoint_t ps = mcapi_endpoint_get(dom, peer, 3, MCX_TEST_WAIT_MS, &st);
   mcapi_request_t r;
   /* node 1 sends packets to node 2; node 2 sends scalars to node 1 */
   if (me == 1) {
     mcapi_pktchan_connect_i(p, pp, &r, &st);
-    wait_req(&r, 2000);
+    wait_req(&r, MCX_TEST_WAIT_MS);
   } else {
     mcapi_sclchan_connect_i(s, ps, &r, &st);
-    wait_req(&r, 2000);
+    wait_req(&r, MCX_TEST_WAIT_MS);
   }
   mcapi_pktchan_send_hndl_t psh = 0;
   mcapi_pktchan_recv_hndl_t prh = 0;
@@ -151,15 +152,16 @@ static int node_main(mcapi_node_t me)
   mcapi_sclchan_recv_hndl_t srh = 0;
   if (me == 1) {
     mcapi_pktchan_send_open_i(&psh, p, &r, &st);
-    wait_req(&r, 2000);
+    wait_req(&r, MCX_TEST_WAIT_MS);
     mcapi_sclchan_recv_open_i(&srh, s, &r, &st);
-    wait_req(&r, 2000);
+    wait_req(&r, MCX_TEST_WAIT_MS);
   } else {
     mcapi_pktchan_recv_open_i(&prh, p, &r, &st);
-    wait_req(&r, 2000);
+    wait_req(&r, MCX_TEST_WAIT_MS);
     mcapi_sclchan_send_open_i(&ssh, s, &r, &st);
-    wait_req(&r, 2000);
+    wait_req(&r, MCX_TEST_WAIT_MS);
   }
+  atomic_fetch_add(&flog->nodes_ready, 1);
   double end = mcx_test_now() + round_seconds;
   char buf[256];
   size_t n;
@@ -197,28 +199,20 @@ static int fuzz_main(enum group g)
   char name[160];
   snprintf(name, sizeof name, "/mcx-%u-%s-d%u", (unsigned)geteuid(),
            getenv("MCX_NAMESPACE") ? getenv("MCX_NAMESPACE") : "default", dom);
-  int fd = -1;
-  for (int i = 0; i < 2000 && fd < 0; i++) {
-    fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-      usleep(1000);
-  }
+  /* Event: both nodes have set up their endpoints and channels (so the
+   * partition exists, sized and initialized). */
+  MCX_TEST_AWAIT(atomic_load(&flog->nodes_ready) == 2);
+  int fd = shm_open(name, O_RDWR, 0);
   if (fd < 0)
     return 1;
   struct stat sb;
-  for (int i = 0; i < 2000; i++) {
-    if (fstat(fd, &sb) == 0 && (size_t)sb.st_size >= sizeof(mcx__part_hdr_t))
-      break;
-    usleep(1000);
-  }
+  if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(mcx__part_hdr_t))
+    return 1;
   uint8_t *base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (base == MAP_FAILED)
     return 1;
   mcx__part_hdr_t *h = (mcx__part_hdr_t *)base;
-  for (int i = 0; i < 2000 && mcx_load_acquire(&h->magic) != MCX_PART_MAGIC; i++)
-    usleep(1000);
-  usleep(300000); /* let the nodes set up their endpoints and channels */
   /* The region of the group, from the header as the creator wrote it. */
   size_t lo = 0, hi = 0;
   switch (g) {
@@ -293,14 +287,17 @@ static void run_group(enum group g)
 {
   dom = 200 + g;
   atomic_store(&flog->count, 0);
+  atomic_store(&flog->nodes_ready, 0);
   pid_t a = spawn_node(1), b = spawn_node(2);
   pid_t f = fork();
   if (f == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     _exit(fuzz_main(g));
   }
-  /* Every node ends by the round's deadline plus its bounded calls' slack. */
-  double deadline = mcx_test_now() + round_seconds + 20;
+  /* Every node ends by the round's deadline plus its setup's and its bounded
+   * calls' slack (scaled: generous, only a hang reaches it). */
+  double slack = mcx_test_ceiling_ms(60000) / 1000.0;
+  double deadline = mcx_test_now() + round_seconds + slack;
   pid_t who[2] = {a, b};
   int crashed = 0, hung = 0;
   for (int i = 0; i < 2; i++) {
@@ -311,7 +308,7 @@ static void run_group(enum group g)
     if (r == 0) {
       hung++;
       printf("   %s: node %d (pid %d) still running %.0f s past its deadline: a hang\n",
-             group_name[g], i + 1, (int)who[i], round_seconds + 20);
+             group_name[g], i + 1, (int)who[i], round_seconds + slack);
       kill(who[i], SIGUSR1); /* its stack, then it exits */
       usleep(200000);
       kill(who[i], SIGKILL);
@@ -351,6 +348,7 @@ int main(void)
   if (round_seconds < 0.3)
     round_seconds = 0.3;
   rng ^= (uint64_t)getpid();
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(header);
   RUN(node_table);
   RUN(endpoint_table);

@@ -54,7 +54,7 @@ static void *worker(void *arg)
     mcx_sem_status_t r;
     switch (op) {
     case 0:
-      r = mcx_pisem_lock(&S->s, 2000);
+      r = mcx_pisem_lock(&S->s, MCX_TEST_WAIT_MS);
       if (r != MCX_SEM_OK) {
         bad("lock");
         break;
@@ -92,7 +92,7 @@ static void *worker(void *arg)
       mcx_csem_release(&S->c);
       break;
     case 3: /* post while holding s */
-      if (mcx_pisem_lock(&S->s, 2000) != MCX_SEM_OK) {
+      if (mcx_pisem_lock(&S->s, MCX_TEST_WAIT_MS) != MCX_SEM_OK) {
         bad("lock");
         break;
       }
@@ -107,7 +107,7 @@ static void *worker(void *arg)
       atomic_fetch_add(&S->posts, 1);
       break;
     default: /* post while holding c */
-      if (mcx_csem_acquire(&S->c, 2000) != MCX_SEM_OK) {
+      if (mcx_csem_acquire(&S->c, MCX_TEST_WAIT_MS) != MCX_SEM_OK) {
         bad("acquire");
         break;
       }
@@ -139,10 +139,13 @@ static void *run_self(void *arg)
 }
 
 /* A waiter asleep on the event must get a final post, with s held or not. */
+static atomic_long final_tid; /* the final waiter's, set before it waits */
+
 static void *final_waiter(void *arg)
 {
   (void)arg;
-  mcx_sem_status_t r = mcx_event_wait_then_lock(&S->ev, &S->s, 3000);
+  atomic_store(&final_tid, mcx_test_tid());
+  mcx_sem_status_t r = mcx_event_wait_then_lock(&S->ev, &S->s, MCX_TEST_WAIT_MS);
   if (r != MCX_SEM_OK)
     bad("final post not delivered");
   else
@@ -191,13 +194,16 @@ int main(void)
     ;
   for (int held = 0; held <= 1; held++) {
     pthread_t w;
+    atomic_store(&final_tid, 0);
     pthread_create(&w, NULL, final_waiter, NULL);
-    usleep(20000);
+    /* Event: the final waiter is asleep in its wait (the check holds either way). */
+    MCX_TEST_AWAIT(atomic_load(&final_tid) && mcx_test_thread_asleep(atomic_load(&final_tid)));
     if (held)
-      mcx_pisem_lock(&S->s, 1000);
+      mcx_pisem_lock(&S->s, MCX_TEST_WAIT_MS);
     mcx_event_post(&S->ev);
     if (held) {
-      usleep(5000);
+      /* Event: it is asleep again, now on S (the post moved it there). */
+      MCX_TEST_AWAIT(mcx_test_thread_asleep(atomic_load(&final_tid)));
       mcx_pisem_unlock(&S->s);
     }
     pthread_join(w, NULL);

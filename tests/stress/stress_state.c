@@ -197,11 +197,9 @@ static int reader_process(mcapi_domain_t dom, mcapi_node_t id, int report_fd)
   mcapi_initialize(dom, id, NULL, &p, &info, &st);
   if (st != MCAPI_SUCCESS)
     return 1;
-  mcx_state_t h = mcx_state_open(dom, 1, 1, 5000, &st);
+  mcx_state_t h = mcx_state_open(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     return 2;
-  if (write(report_fd, "r", 1) != 1)
-    return 3;
   value_t v;
   uint64_t last = 0, reads = 0;
   for (;;) {
@@ -213,7 +211,8 @@ static int reader_process(mcapi_domain_t dom, mcapi_node_t id, int report_fd)
       continue;
     if (st != MCAPI_SUCCESS || verify(&v, n, ver, &last))
       return 4;
-    reads++;
+    if (++reads == 1 && write(report_fd, "r", 1) != 1) /* the parent waits for a first read */
+      return 3;
   }
   mcapi_finalize(&st);
   return reads > 0 ? 0 : 5;
@@ -245,7 +244,7 @@ TEST(reader_process_killed_mid_read_changes_nothing)
   uint64_t n = 1;
   double end = mcx_test_now() + mcx_test_stress_seconds(3) / 4, kill_at = mcx_test_now() + 0.05;
   int killed = 0;
-  while (mcx_test_now() < end) {
+  while (mcx_test_now() < end || !killed) {
     for (int k = 0; k < 256; k++) {
       make(&v, ++n);
       mcx_state_write(h, &v, sizeof(uint64_t) + 8 + v.len, &st);
@@ -279,6 +278,7 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "stress_state", 1);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(writer_and_readers_threads_lockfree);
   RUN(writer_and_readers_threads_global);
   RUN(reader_process_killed_mid_read_changes_nothing);

@@ -76,17 +76,17 @@ static int child_receiver(mcapi_domain_t dom, mcapi_node_t node, uint32_t n)
   mcapi_request_t r;
   mcapi_endpoint_t in = mcapi_endpoint_create(5, &st);
   mcapi_endpoint_t out = mcapi_endpoint_create(6, &st);
-  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 1, 2, 5000, &st);
+  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 1, 2, MCX_TEST_WAIT_MS, &st);
   mcapi_sclchan_connect_i(out, back, &r, &st);
-  if (wait_req(&r, 5000) != MCAPI_SUCCESS)
+  if (wait_req(&r, MCX_TEST_WAIT_MS) != MCAPI_SUCCESS)
     return 2;
   mcapi_pktchan_recv_hndl_t rh;
   mcapi_sclchan_send_hndl_t sh;
   mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
-  if (wait_req(&r, 5000) != MCAPI_SUCCESS)
+  if (wait_req(&r, MCX_TEST_WAIT_MS) != MCAPI_SUCCESS)
     return 3;
   mcapi_sclchan_send_open_i(&sh, out, &r, &st);
-  if (wait_req(&r, 5000) != MCAPI_SUCCESS)
+  if (wait_req(&r, MCX_TEST_WAIT_MS) != MCAPI_SUCCESS)
     return 4;
   void *held[3] = {0};
   int nheld = 0;
@@ -114,9 +114,9 @@ static int child_receiver(mcapi_domain_t dom, mcapi_node_t node, uint32_t n)
     mcapi_pktchan_release(held[i], &st);
   /* Wait for the parent's close of the packet channel, then close ours. */
   mcapi_sclchan_send_close_i(sh, &r, &st);
-  wait_req(&r, 5000);
+  wait_req(&r, MCX_TEST_WAIT_MS);
   mcapi_pktchan_recv_close_i(rh, &r, &st);
-  wait_req(&r, 5000);
+  wait_req(&r, MCX_TEST_WAIT_MS);
   mcapi_finalize(&st);
   return st == MCAPI_SUCCESS ? 0 : 9;
 }
@@ -127,16 +127,16 @@ static uint32_t parent_sender(mcapi_domain_t dom, mcapi_node_t node, mcapi_endpo
 {
   mcapi_status_t st;
   mcapi_request_t r;
-  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, node, 5, 5000, &st);
+  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, node, 5, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, peer, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   mcapi_pktchan_send_hndl_t sh;
   mcapi_sclchan_recv_hndl_t rh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   mcapi_sclchan_recv_open_i(&rh, in, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   static uint8_t buf[600];
   uint32_t acked = 0;
   for (uint32_t seq = 0; seq < n; seq++) {
@@ -149,9 +149,9 @@ static uint32_t parent_sender(mcapi_domain_t dom, mcapi_node_t node, mcapi_endpo
       acked++;
   }
   mcapi_pktchan_send_close_i(sh, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   mcapi_sclchan_recv_close_i(rh, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   return acked;
 }
 
@@ -188,7 +188,7 @@ static void survivor_goes_on(mcapi_domain_t dom, mcapi_endpoint_t out, mcapi_end
     } while (st == MCAPI_SUCCESS && ++sent < 10 * MCAPI_MAX_BUFFERS);
     CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
     mcapi_pktchan_send_close_i(*sh, &r, &st);
-    CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+    CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   }
   /* A new receiver on a new connection gets an exact tally. */
   pid_t pid = fork();
@@ -231,12 +231,12 @@ TEST(receiver_killed_while_holding_packets)
     pause();
     _exit(0);
   }
-  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 2, 5, 5000, &st);
+  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 2, 5, MCX_TEST_WAIT_MS, &st);
   mcapi_pktchan_connect_i(out, peer, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
   for (int i = 0; i < 3; i++)
     mcapi_pktchan_send(sh, "held", 4, &st);
   char c;
@@ -258,8 +258,8 @@ TEST(node_killed_in_the_middle_of_an_open)
   mcapi_request_t r;
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
   mcapi_endpoint_t in = mcapi_endpoint_create(2, &st);
-  int ready[2];
-  CHECK(pipe(ready) == 0);
+  int ready[2], go[2]; /* child to parent, parent to child */
+  CHECK(pipe(ready) == 0 && pipe(go) == 0);
   pid_t pid = fork();
   if (pid == 0) {
     if (init_node(dom, 2) != MCAPI_SUCCESS)
@@ -267,8 +267,8 @@ TEST(node_killed_in_the_middle_of_an_open)
     mcapi_status_t s;
     mcapi_request_t q;
     mcapi_endpoint_t me = mcapi_endpoint_create(5, &s);
-    char go;
-    if (read(ready[0], &go, 1) != 1) /* connected by the parent now */
+    char g;
+    if (read(go[0], &g, 1) != 1) /* connected by the parent now */
       _exit(2);
     mcapi_pktchan_recv_hndl_t rh;
     mcapi_pktchan_recv_open_i(&rh, me, &q, &s); /* pending: the send side is not open */
@@ -279,31 +279,33 @@ TEST(node_killed_in_the_middle_of_an_open)
     pause();
     _exit(0);
   }
-  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 2, 5, 5000, &st);
+  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 2, 5, MCX_TEST_WAIT_MS, &st);
   mcapi_pktchan_connect_i(out, peer, &r, &st);
-  CHECK_STATUS(wait_req(&r, 5000), MCAPI_SUCCESS);
-  CHECK(write(ready[1], "g", 1) == 1);
-  usleep(20000);
+  CHECK_STATUS(wait_req(&r, MCX_TEST_WAIT_MS), MCAPI_SUCCESS);
+  CHECK(write(go[1], "g", 1) == 1);
   char c;
-  CHECK(read(ready[0], &c, 1) == 1);
+  CHECK(read(ready[0], &c, 1) == 1); /* event: the child's open is pending */
   kill(pid, SIGKILL);
   wait_child(pid);
   /* Our open either completes against the dead side (then sends fail) or fails. */
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
-  mcapi_status_t o = wait_req(&r, 5000);
+  mcapi_status_t o = wait_req(&r, MCX_TEST_WAIT_MS);
   CHECK(o == MCAPI_SUCCESS || o == MCAPI_ERR_CHAN_NOTOPEN);
   survivor_goes_on(dom, out, in, &sh, o == MCAPI_SUCCESS);
   mcapi_finalize(&st);
   CHECK(part_gone(dom));
   close(ready[0]);
   close(ready[1]);
+  close(go[0]);
+  close(go[1]);
 }
 
 int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_chan_proc", 1);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   for (int mode = 0; mode < 3; mode++) {
     lk = mode == 2 ? MCX_LOCKING_KERNEL : mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
     printf("-- %s locking\n", mode == 2 ? "kernel" : mode ? "global" : "lock-free");

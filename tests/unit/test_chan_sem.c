@@ -17,6 +17,7 @@
 
 static mcx_pisem_t S;
 static atomic_int phase;
+static atomic_long receiver_tid;
 
 struct ctx {
   mcapi_endpoint_t pkt_in, scl_in;
@@ -36,7 +37,7 @@ static mcapi_status_t waitr(mcapi_request_t *r)
 {
   mcapi_status_t st;
   size_t n;
-  mcapi_wait(r, &n, 5000, &st);
+  mcapi_wait(r, &n, MCX_TEST_WAIT_MS, &st);
   return st;
 }
 
@@ -53,6 +54,7 @@ static void *receiver(void *arg)
   CHECK_STATUS(waitr(&r), MCAPI_SUCCESS);
   mcapi_sclchan_recv_open_i(&c->srh, c->scl_in, &r, &st);
   CHECK_STATUS(waitr(&r), MCAPI_SUCCESS);
+  atomic_store(&receiver_tid, mcx_test_tid());
   atomic_store(&phase, 1); /* open: the sender may start */
 
   /* 1. S held by the sender when it sends: we wake owning S. */
@@ -133,10 +135,12 @@ TEST(channel_receives_wake_owning_the_semaphore)
     usleep(1000);
   /* Hold S, let the receiver fall asleep naming S, send, then release S. */
   CHECK(mcx_pisem_lock(&S, MCX_SEM_INFINITE) == MCX_SEM_OK);
-  usleep(30000);
+  /* Event: the receiver is asleep in its receive (the test holds either way). */
+  MCX_TEST_AWAIT(mcx_test_thread_asleep(atomic_load(&receiver_tid)));
   mcapi_pktchan_send(psh, "first", 5, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  usleep(10000);
+  /* Event: the receiver is asleep again, now on S (the send moved it there). */
+  MCX_TEST_AWAIT(mcx_test_thread_asleep(atomic_load(&receiver_tid)));
   CHECK(mcx_pisem_unlock(&S) == MCX_SEM_OK);
   while (atomic_load(&phase) != 2)
     usleep(1000);

@@ -39,7 +39,7 @@ static mcapi_status_t wait_st(mcapi_request_t *r)
 {
   mcapi_status_t st;
   size_t n;
-  mcapi_wait(r, &n, 2000, &st);
+  mcapi_wait(r, &n, MCX_TEST_WAIT_MS, &st);
   return st;
 }
 
@@ -174,7 +174,7 @@ TEST(packet_channel_lifecycle_and_zero_copy)
   mcapi_request_t rr;
   mcapi_pktchan_recv_i(rh, &p3, &rr, &st);
   CHECK_STARTED(st);
-  CHECK(mcapi_wait(&rr, &n, 100, &st));
+  CHECK(mcapi_wait(&rr, &n, MCX_TEST_WAIT_MS, &st));
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(n, 0);
   CHECK_EQ_U(mcapi_pktchan_available(rh, &st), 0);
@@ -207,7 +207,7 @@ TEST(packet_channel_lifecycle_and_zero_copy)
   mcapi_request_t sr;
   mcapi_pktchan_send_i(sh, "xyz", 3, &sr, &st);
   CHECK_STARTED(st);
-  CHECK(mcapi_wait(&sr, &n, 100, &st));
+  CHECK(mcapi_wait(&sr, &n, MCX_TEST_WAIT_MS, &st));
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(n, 3);
   mcapi_pktchan_recv(rh, &p1, &n, &st);
@@ -441,7 +441,7 @@ TEST(packet_pool_exhaustion_and_waiting)
     /* shm: buffers come from the domain's pool, not from the queue: the
      * pending send goes out, and the receiver can hold every buffer the
      * pool has before a send finds none. */
-    CHECK(mcapi_wait(&sr, &n, 100, &st));
+    CHECK(mcapi_wait(&sr, &n, MCX_TEST_WAIT_MS, &st));
     CHECK_STATUS(st, MCAPI_SUCCESS);
     static void *more[MCAPI_MAX_BUFFERS];
     unsigned nmore = 0;
@@ -477,7 +477,7 @@ TEST(packet_pool_exhaustion_and_waiting)
   CHECK_STATUS(st, MCAPI_SUCCESS);
   send_big_i(sh, x, &sr, &st);
   CHECK_STARTED(st);
-  CHECK(mcapi_wait(&sr, &n, 100, &st));
+  CHECK(mcapi_wait(&sr, &n, MCX_TEST_WAIT_MS, &st));
   CHECK_STATUS(st, MCAPI_SUCCESS);
   void *p;
   mcapi_pktchan_recv(rh, &p, &n, &st);
@@ -496,7 +496,7 @@ TEST(packet_pool_exhaustion_and_waiting)
      * back to the domain's pool when released. */
     mcapi_pktchan_recv_close_i(rh, &cr, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
-    CHECK(mcapi_wait(&cr, &n, 100, &st));
+    CHECK(mcapi_wait(&cr, &n, MCX_TEST_WAIT_MS, &st));
     CHECK_STATUS(st, MCAPI_SUCCESS);
     CHECK_EQ_U(ep_type(b), MCAPI_NO_CHAN);
     CHECK(!mcapi_pktchan_release_test(held[1], &st));
@@ -522,7 +522,7 @@ TEST(packet_pool_exhaustion_and_waiting)
   CHECK(!mcapi_pktchan_release_test(held[1], &st));
   mcapi_pktchan_release(held[1], &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK(mcapi_wait(&cr, &n, 100, &st));
+  CHECK(mcapi_wait(&cr, &n, MCX_TEST_WAIT_MS, &st));
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(ep_type(b), MCAPI_NO_CHAN);
   fini();
@@ -769,7 +769,7 @@ TEST(scalar_send_takes_any_free_slot)
     CHECK_STATUS(st, MCAPI_SUCCESS);
     mcapi_timeout_t to = 0;
     mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
-    mcapi_timeout_t rto = 2000; /* a lost item fails a check, not the run */
+    mcapi_timeout_t rto = MCX_TEST_WAIT_MS; /* a lost item fails a check, not the run */
     mcapi_endpoint_set_attribute(b, MCAPI_ENDP_ATTR_TIMEOUT, &rto, sizeof rto, &st);
     mcapi_sclchan_send_hndl_t sh;
     mcapi_sclchan_recv_hndl_t rh;
@@ -826,6 +826,7 @@ struct peer {
   int mode;
   mcapi_status_t st;
   atomic_int step;
+  atomic_long recv_tid; /* set by the receiver just before its blocking recv */
 };
 
 /* A third node connects two endpoints of node 1. */
@@ -883,7 +884,7 @@ TEST(third_node_connects_after_the_opens)
   mcapi_request_t *rs[2] = {&so, &ro};
   int left = 2;
   while (left) {
-    mcapi_uint_t i = mcapi_wait_any(2, rs, &n, 2000, &st);
+    mcapi_uint_t i = mcapi_wait_any(2, rs, &n, MCX_TEST_WAIT_MS, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     if (st != MCAPI_SUCCESS)
       break;
@@ -914,12 +915,12 @@ static void *receiver_that_finalizes(void *arg)
   p->st = wait_st(&r);
   void *buf;
   size_t n;
+  atomic_store(&p->recv_tid, mcx_test_tid());
   mcapi_pktchan_recv(rh, &buf, &n, &st); /* blocks until the sender sends */
   if (st != MCAPI_SUCCESS || n != 3 || memcmp(buf, "abc", 3))
     p->st = MCAPI_ERR_GENERAL;
   atomic_store(&p->step, 1);
-  while (atomic_load(&p->step) != 2)
-    usleep(1000);
+  MCX_TEST_AWAIT(atomic_load(&p->step) == 2); /* the main thread saw step 1 */
   fini(); /* with a packet held and the channel open */
   atomic_store(&p->step, 3);
   return NULL;
@@ -940,15 +941,15 @@ TEST(peer_finalizes_with_the_channel_open)
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, a, &r, &st);
   CHECK_STATUS(wait_st(&r), MCAPI_SUCCESS);
-  usleep(20000); /* the receiver is blocked in recv now, most likely */
+  /* Event: the receiver is asleep in its recv (the test holds either way). */
+  MCX_TEST_AWAIT(atomic_load(&p.recv_tid) && mcx_test_thread_asleep(atomic_load(&p.recv_tid)));
   mcapi_pktchan_send(sh, "abc", 3, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  while (atomic_load(&p.step) != 1)
-    usleep(1000);
+  MCX_TEST_AWAIT(atomic_load(&p.step) == 1); /* the receiver took the packet */
+  CHECK_EQ_U(atomic_load(&p.step), 1);
   atomic_store(&p.step, 2);
-  while (atomic_load(&p.step) != 3)
-    usleep(1000);
-  pthread_join(t, NULL);
+  pthread_join(t, NULL); /* it finalizes, then ends */
+  CHECK_EQ_U(atomic_load(&p.step), 3);
   CHECK_STATUS(p.st, MCAPI_SUCCESS);
   /* The receiver is gone: sends fail; closing our side releases the channel. */
   mcapi_pktchan_send(sh, "x", 1, &st);
@@ -985,6 +986,7 @@ int main(void)
   CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
   mcapi_pktchan_release(&st, &st);
   CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   run_mode_suite(DOM_LF, MCX_LOCKING_LOCKFREE);
   run_mode_suite(DOM_GL, MCX_LOCKING_GLOBAL);
   run_mode_suite(DOM_KL, MCX_LOCKING_KERNEL);

@@ -171,14 +171,14 @@ TEST(channel_closed_and_reconnected)
     mcapi_sclchan_send_hndl_t sh;
     mcapi_sclchan_recv_hndl_t rh;
     mcapi_sclchan_connect_i(a, b, &r, &st);
-    mcapi_wait(&r, &n, 1000, &st);
+    mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     mcapi_sclchan_send_open_i(&sh, a, &r, &st);
     mcapi_request_t r2;
     mcapi_sclchan_recv_open_i(&rh, b, &r2, &st);
-    mcapi_wait(&r, &n, 1000, &st);
+    mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_wait(&r2, &n, 1000, &st);
+    mcapi_wait(&r2, &n, MCX_TEST_WAIT_MS, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     for (uint64_t i = 0; i < 100; i++) {
       mcapi_sclchan_send_uint64(sh, i + round * 1000, &st);
@@ -196,9 +196,9 @@ TEST(channel_closed_and_reconnected)
     CHECK_STATUS(st, MCAPI_SUCCESS);
     mcapi_sclchan_send_close_i(sh, &r, &st);
     mcapi_sclchan_recv_close_i(rh, &r2, &st);
-    mcapi_wait(&r, &n, 1000, &st);
+    mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_wait(&r2, &n, 1000, &st);
+    mcapi_wait(&r2, &n, MCX_TEST_WAIT_MS, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     /* The closed handles are refused (never a send into the next connection). */
     mcapi_sclchan_send_uint64(sh, 1, &st);
@@ -279,7 +279,7 @@ TEST(queued_request_before_cached_receive)
     mcapi_msg_recv(ep[1], &by_recv, sizeof by_recv, &n, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     CHECK_EQ_U(by_recv, second);
-    CHECK(mcapi_wait(&r, &n, 1000, &st));
+    CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
     CHECK_STATUS(st, MCAPI_SUCCESS);
     CHECK_EQ_U(by_req, first);
   }
@@ -595,10 +595,10 @@ static void *spin_sender(void *arg)
   pthread_barrier_wait(&sp_bar); /* ready: the receiver connects */
   pthread_barrier_wait(&sp_bar); /* connected */
   mcapi_sclchan_send_open_i(&sp_ss, sp_ts, &r, &st);
-  mcapi_wait(&r, &n, 5000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   sp_fail |= st != MCAPI_SUCCESS;
   mcapi_pktchan_send_open_i(&sp_ps, sp_tp, &r, &st);
-  mcapi_wait(&r, &n, 5000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   sp_fail |= st != MCAPI_SUCCESS;
   pthread_barrier_wait(&sp_bar); /* open */
   for (unsigned i = 0; i < SPIN_N; i++) {
@@ -654,18 +654,18 @@ TEST(blocked_receive_gets_what_arrives_while_it_spins)
   pthread_create(&t, NULL, spin_sender, NULL);
   pthread_barrier_wait(&sp_bar);
   mcapi_sclchan_connect_i(sp_ts, sp_rs, &r, &st);
-  mcapi_wait(&r, &n, 5000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(sp_tp, sp_rp, &r, &st);
-  mcapi_wait(&r, &n, 5000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   pthread_barrier_wait(&sp_bar);
   uint32_t rs, rp;
   mcapi_sclchan_recv_open_i(&rs, sp_rs, &r, &st);
-  mcapi_wait(&r, &n, 5000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_recv_open_i(&rp, sp_rp, &r, &st);
-  mcapi_wait(&r, &n, 5000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   pthread_barrier_wait(&sp_bar);
   unsigned bad = 0;

@@ -408,6 +408,8 @@ struct peer {
   int count; /* messages to send */
   mcapi_endpoint_t to;
   mcapi_status_t st;
+  long sender_tid;    /* set before the thread starts */
+  atomic_int sending; /* the sender's send in progress, from 1 */
 };
 
 static void *create_later(void *arg)
@@ -797,7 +799,8 @@ static void *delete_while_sender_blocks(void *arg)
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
   mcapi_endpoint_t ready = mcapi_endpoint_get(p->dom, 1, 99, MCAPI_TIMEOUT_INFINITE, &st);
   mcapi_msg_send(me, ready, "r", 1, 0, &st);
-  usleep((useconds_t)p->delay_ms * 1000);
+  /* Event: the sender is asleep in its third send, the queue (2) full. */
+  MCX_TEST_AWAIT(atomic_load(&p->sending) == 3 && mcx_test_thread_asleep(p->sender_tid));
   mcapi_endpoint_delete(me, &st);
   p->st = st;
   fini();
@@ -809,7 +812,8 @@ TEST(deleting_the_receiver_releases_a_blocked_sender)
   mcapi_status_t st;
   init_node(cur_domain, 1, cur_locking);
   mcapi_endpoint_t ready = mcapi_endpoint_create(99, &st);
-  struct peer p = {.dom = cur_domain, .lk = cur_locking, .node = 2, .port = 5, .delay_ms = 30};
+  struct peer p = {.dom = cur_domain, .lk = cur_locking, .node = 2, .port = 5,
+                   .sender_tid = mcx_test_tid()};
   pthread_t t;
   pthread_create(&t, NULL, delete_while_sender_blocks, &p);
   char c;
@@ -818,6 +822,7 @@ TEST(deleting_the_receiver_releases_a_blocked_sender)
   mcapi_endpoint_t to = mcapi_endpoint_get(cur_domain, 2, 5, MCAPI_TIMEOUT_INFINITE, &st);
   mcapi_status_t last = MCAPI_SUCCESS;
   for (unsigned i = 0; i < 3 && last == MCAPI_SUCCESS; i++) {
+    atomic_store(&p.sending, (int)i + 1);
     mcapi_msg_send(ready, to, &i, sizeof i, 0, &st);
     last = st;
   }
@@ -917,7 +922,7 @@ TEST(requests_complete_cancel_and_go_stale)
   /* Truncation through a request. */
   mcapi_msg_send(a, b, "0123456789", 10, 0, &st);
   mcapi_msg_recv_i(b, buf, 2, &r, &st);
-  CHECK(mcapi_wait(&r, &n, 100, &st));
+  CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
   CHECK_STATUS(st, MCAPI_ERR_MSG_TRUNCATED);
   CHECK(mcx_requests_in_use() == 0);
   fini();
@@ -1054,6 +1059,7 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
 
 int main(void)
 {
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(calls_before_initialize_report_notinit);
   RUN(initialize_checks_arguments);
   RUN(initialize_twice_and_ids);

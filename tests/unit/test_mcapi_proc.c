@@ -83,7 +83,7 @@ static int child_echo(mcapi_domain_t dom, mcx_locking_t lk, int n)
     return 10;
   mcapi_status_t st;
   mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
+  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     return 11;
   for (int i = 0; i < n; i++) {
@@ -111,7 +111,7 @@ static void parent_ping(mcapi_domain_t dom, mcx_locking_t lk, int n, pid_t child
   CHECK_STATUS(init_node(dom, 1, lk), MCAPI_SUCCESS);
   mcapi_status_t st;
   mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 2, 1, 10000, &st);
+  mcapi_endpoint_t peer = mcapi_endpoint_get(dom, 2, 1, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   int good = 0;
   for (int i = 0; i < n && st == MCAPI_SUCCESS; i++) {
@@ -172,7 +172,7 @@ TEST(fork_child_of_a_node_is_not_a_node)
     if (init_node(14, 7, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
       _exit(2);
     mcapi_endpoint_t mine = mcapi_endpoint_create(1, &s);
-    mcapi_endpoint_t parent = mcapi_endpoint_get(14, 1, 1, 5000, &s);
+    mcapi_endpoint_t parent = mcapi_endpoint_get(14, 1, 1, MCX_TEST_WAIT_MS, &s);
     mcapi_msg_send(mine, parent, "hi", 3, 0, &s);
     if (s != MCAPI_SUCCESS)
       _exit(3);
@@ -207,7 +207,7 @@ TEST(sender_dying_with_a_reserved_slot_does_not_block_the_ring)
       _exit(1);
     mcapi_status_t s;
     mcapi_endpoint_t mine = mcapi_endpoint_create(1, &s);
-    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 5000, &s);
+    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &s);
     item_t it = make_item(2, 0);
     mcapi_msg_send(mine, to, &it, sizeof it, 0, &s); /* one real message */
     /* Reserve the next slot of priority 0 and die before publishing. */
@@ -231,7 +231,7 @@ TEST(sender_dying_with_a_reserved_slot_does_not_block_the_ring)
       _exit(1);
     mcapi_status_t s;
     mcapi_endpoint_t mine = mcapi_endpoint_create(1, &s);
-    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 5000, &s);
+    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &s);
     for (uint32_t i = 0; i < 100; i++) {
       item_t it = make_item(3, i);
       mcapi_msg_send(mine, to, &it, sizeof it, 0, &s);
@@ -247,7 +247,7 @@ TEST(sender_dying_with_a_reserved_slot_does_not_block_the_ring)
   }
   /* The dead sender's real message, then all 100 of the second one. */
   int from2 = 0, from3 = 0, bad = 0;
-  mcapi_timeout_t to = 5000;
+  mcapi_timeout_t to = MCX_TEST_WAIT_MS;
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   for (int k = 0; k < 101; k++) {
     item_t it;
@@ -268,7 +268,7 @@ TEST(sender_dying_with_a_reserved_slot_does_not_block_the_ring)
   CHECK_EQ_U(from2, 1);
   CHECK_EQ_U(from3, 100);
   CHECK_EQ_U(bad, 0);
-  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 3, 2, 5000, &st);
+  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 3, 2, MCX_TEST_WAIT_MS, &st);
   mcapi_msg_send(me, back, "x", 1, 0, &st);
   CHECK_EQ_U(wait_child(pid2), 0);
   CHECK_EQ_U(mcapi_msg_available(me, &st), 0);
@@ -300,7 +300,7 @@ TEST(sender_blocked_on_a_dead_receiver_returns)
   CHECK_STATUS(init_node(dom, 1, MCX_LOCKING_DEFAULT), MCAPI_SUCCESS);
   mcapi_status_t st;
   mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 2, 1, 5000, &st);
+  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 2, 1, MCX_TEST_WAIT_MS, &st);
   item_t it = make_item(1, 0);
   mcapi_msg_send(me, to, &it, sizeof it, 0, &st);
   mcapi_msg_send(me, to, &it, sizeof it, 0, &st);
@@ -494,25 +494,28 @@ TEST(partition_of_another_owner_is_refused)
   const char *old = getenv("XDG_RUNTIME_DIR");
   char *saved = old ? strdup(old) : NULL;
   setenv("XDG_RUNTIME_DIR", dir, 1); /* the private name's record goes there */
+  int ready[2];
+  CHECK(pipe(ready) == 0);
   pid_t pid = fork();
   if (pid == 0) {
     mcapi_status_t s;
     if (init_node(24, 1, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
       _exit(1);
     mcapi_endpoint_create(7, &s);
+    char one = 1;
+    if (write(ready[1], &one, 1) != 1)
+      _exit(1);
     pause();
     _exit(0);
   }
+  close(ready[1]);
+  char got = 0;
+  CHECK(read(ready[0], &got, 1) == 1 && got == 1); /* event: the child's node and endpoint exist */
+  close(ready[0]);
   char name[80];
   part_name(name, sizeof name, 24);
-  int fd = -1;
-  for (int i = 0; i < 500 && fd < 0; i++) {
-    fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-      usleep(2000);
-  }
+  int fd = shm_open(name, O_RDWR, 0);
   CHECK(fd >= 0);
-  usleep(20000);
   spoil_owner(fd, 0);
   mcapi_status_t st = init_node(24, 2, MCX_LOCKING_DEFAULT);
   CHECK_STATUS(st, MCAPI_SUCCESS);
@@ -649,6 +652,7 @@ int main(int argc, char **argv)
   }
   if (argc == 3 && !strcmp(argv[1], "--echo"))
     return child_echo((mcapi_domain_t)atoi(argv[2]), MCX_LOCKING_DEFAULT, 1000);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(forked_child_exchanges_messages_lockfree);
   RUN(forked_child_exchanges_messages_global);
   RUN(forked_child_exchanges_messages_kernel);

@@ -171,7 +171,7 @@ static void *stream_sender(void *arg)
   init_node(2);
   mcapi_status_t st;
   mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
+  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   char buf[MCAPI_MAX_MSG_SIZE];
   for (unsigned i = 0; i < STREAM_N && st == MCAPI_SUCCESS; i++) {
     size_t n = 8 + i % (MCAPI_MAX_MSG_SIZE - 8);
@@ -189,7 +189,7 @@ TEST(stream_from_another_thread)
   init_node(1);
   mcapi_status_t st;
   mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
-  mcapi_timeout_t t = 10000;
+  mcapi_timeout_t t = MCX_TEST_WAIT_MS;
   mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   pthread_t th;
   pthread_create(&th, NULL, stream_sender, NULL);

@@ -67,7 +67,7 @@ static unsigned free_buffers(void)
   mcapi_status_t st;
   mcapi_endpoint_t x = mcapi_endpoint_create(90, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  set_timeout(x, 5000);
+  set_timeout(x, MCX_TEST_WAIT_MS);
   set_fail(a, MCA_TRUE);
   uint8_t m[BIG];
   unsigned n = 0;
@@ -118,7 +118,7 @@ TEST(sizes_and_priorities)
   init();
   mcapi_status_t st;
   mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
-  set_timeout(b, 5000);
+  set_timeout(b, MCX_TEST_WAIT_MS);
   static const size_t sizes[] = {0, 1, 47, 48, 49, 64, 100, 1023, 1024};
   enum { NS = sizeof sizes / sizeof sizes[0] };
   uint8_t m[1024];
@@ -158,7 +158,7 @@ TEST(pool_exhausted)
   init();
   mcapi_status_t st;
   mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
-  set_timeout(b, 5000);
+  set_timeout(b, MCX_TEST_WAIT_MS);
   uint8_t m[BIG];
   for (unsigned i = 0; i < NBUFS; i++) {
     fill(m, sizeof m, i);
@@ -190,7 +190,7 @@ TEST(pool_exhausted)
   mcapi_msg_recv(b, r, sizeof r, &got, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK(got == BIG && same(r, got, 0));
-  mcapi_wait(&req, &sz, 2000, &st);
+  mcapi_wait(&req, &sz, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   /* everything arrives once, in order */
   for (unsigned i = 1; i <= NBUFS; i++) {
@@ -215,7 +215,7 @@ TEST(in_place)
   init();
   mcapi_status_t st;
   mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
-  set_timeout(b, 5000);
+  set_timeout(b, MCX_TEST_WAIT_MS);
   uint8_t m[BIG];
   for (unsigned i = 0; i < 3; i++) {
     fill(m, sizeof m, 50 + i);
@@ -346,12 +346,12 @@ TEST(killed_processes)
       if (st != MCAPI_SUCCESS || n != BIG || !same(h, n, 70 + (uint32_t)i))
         _exit(12);
     }
-    mcapi_endpoint_t parent = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
+    mcapi_endpoint_t parent = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
     mcapi_msg_send(me, parent, "held", 4, 0, &st); /* three held, two queued */
     for (;;)
       pause();
   }
-  mcapi_endpoint_t c = mcapi_endpoint_get(dom, 2, 1, 5000, &st);
+  mcapi_endpoint_t c = mcapi_endpoint_get(dom, 2, 1, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   uint8_t m[BIG];
   for (unsigned i = 0; i < 5; i++) {
@@ -361,7 +361,7 @@ TEST(killed_processes)
   }
   char note[8];
   size_t got = 0;
-  set_timeout(a, 5000);
+  set_timeout(a, MCX_TEST_WAIT_MS);
   mcapi_msg_recv(a, note, sizeof note, &got, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   kill(p, SIGKILL);
@@ -372,12 +372,12 @@ TEST(killed_processes)
   /* the sender side: a child fills the pool towards our endpoint 3 (which
    * reads nothing) and blocks for one more buffer; killed there */
   mcapi_endpoint_t b = mcapi_endpoint_create(3, &st);
-  set_timeout(b, 5000); /* a lost message fails the case instead of hanging it */
+  set_timeout(b, MCX_TEST_WAIT_MS); /* a lost message fails the case instead of hanging it */
   p = fork();
   if (p == 0) {
     mcapi_endpoint_t me;
     child_init(3, &me);
-    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 3, 5000, &st);
+    mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 3, MCX_TEST_WAIT_MS, &st);
     uint8_t mm[BIG];
     for (uint32_t i = 0;; i++) {
       fill(mm, sizeof mm, 200 + i);
@@ -386,14 +386,10 @@ TEST(killed_processes)
         _exit(13);
     }
   }
-  /* wait until it has queued all NBUFS (then it waits for a buffer) */
-  uint32_t avail = 0;
-  for (int i = 0; i < 500 && avail < NBUFS; i++) {
-    avail = mcapi_msg_available(b, &st);
-    usleep(10000);
-  }
-  CHECK_EQ_U(avail, NBUFS);
-  usleep(20000);
+  /* Event: it has queued all NBUFS, then it is asleep waiting for a buffer. */
+  MCX_TEST_AWAIT(mcapi_msg_available(b, &st) >= NBUFS);
+  CHECK_EQ_U(mcapi_msg_available(b, &st), NBUFS);
+  MCX_TEST_AWAIT(mcx_test_process_asleep(p));
   kill(p, SIGKILL);
   int ws = 0;
   waitpid(p, &ws, 0);

@@ -104,7 +104,7 @@ TEST(pisem_held_by_another_thread)
   CHECK(mcx_test_now() - t0 >= 0.025);
   CHECK(mcx_pisem_unlock(&o->s) == MCX_SEM_NOT_OWNER);
   atomic_store(&o->stop, 1);
-  CHECK(mcx_pisem_lock(&o->s, 5000) == MCX_SEM_OK); /* granted by FUTEX_UNLOCK_PI */
+  CHECK(mcx_pisem_lock(&o->s, MCX_TEST_WAIT_MS) == MCX_SEM_OK); /* granted by FUTEX_UNLOCK_PI */
   CHECK(mcx_pisem_unlock(&o->s) == MCX_SEM_OK);
   pthread_join(t, NULL);
   objs_free(o);
@@ -146,11 +146,13 @@ typedef struct waiter_arg {
   mcx_sem_status_t result;
   atomic_int done;
   uint32_t owner_at_return;
+  atomic_long tid; /* the waiter's, set before it waits */
 } waiter_arg_t;
 
 static void *waiter(void *p)
 {
   waiter_arg_t *a = p;
+  atomic_store(&a->tid, mcx_test_tid());
   if (a->use_csem)
     a->result = mcx_event_wait_then_acquire(&a->o->ev, a->use_hint ? &a->o->c : NULL, a->timeout);
   else
@@ -168,10 +170,9 @@ static void *waiter(void *p)
 }
 
 /* Waits until the waiter is asleep in the kernel (state S in /proc). */
-static void wait_until_sleeping(pthread_t t)
+static void wait_until_sleeping(waiter_arg_t *a)
 {
-  (void)t;
-  nap_ms(30);
+  MCX_TEST_AWAIT(atomic_load(&a->tid) && mcx_test_thread_asleep(atomic_load(&a->tid)));
 }
 
 TEST(event_posted_before_the_wait)
@@ -197,7 +198,7 @@ TEST(event_hint_none_is_a_plain_wait)
   waiter_arg_t a = {.o = o, .use_hint = 0, .timeout = MCX_SEM_INFINITE};
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
-  wait_until_sleeping(t);
+  wait_until_sleeping(&a);
   CHECK(atomic_load(&a.done) == 0);
   mcx_event_post(&o->ev);
   pthread_join(t, NULL);
@@ -216,7 +217,7 @@ static void hint_case(int use_csem, int held)
                    : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
-  wait_until_sleeping(t);
+  wait_until_sleeping(&a);
   CHECK(atomic_load(&a.done) == 0);
   CHECK(mcx_event_post(&o->ev) == MCX_SEM_OK);
   if (held) {
@@ -268,7 +269,7 @@ static void timeout_case(int use_csem)
                  : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
-  wait_until_sleeping(t);
+  wait_until_sleeping(&a);
   mcx_event_post(&o->ev);
   pthread_join(t, NULL);
   CHECK(a.result == MCX_SEM_TIMEOUT);
@@ -323,7 +324,7 @@ static void signal_case(int use_csem, int held)
   sa.sa_handler = on_usr1; /* no SA_RESTART: the raw futex calls see EINTR */
   sigaction(SIGUSR1, &sa, NULL);
   shared_objs_t *o = objs_new(0);
-  waiter_arg_t a = {.o = o, .use_csem = use_csem, .use_hint = 1, .timeout = 10000};
+  waiter_arg_t a = {.o = o, .use_csem = use_csem, .use_hint = 1, .timeout = MCX_TEST_WAIT_MS};
   if (held)
     CHECK(use_csem ? mcx_csem_acquire(&o->c, 0) == MCX_SEM_OK
                    : mcx_pisem_lock(&o->s, 0) == MCX_SEM_OK);
@@ -463,10 +464,10 @@ TEST(owner_dies_holding_the_semaphore)
   int ws = 0;
   waitpid(pid, &ws, 0);
   CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
-  CHECK(mcx_pisem_lock(&o->s, 1000) == MCX_SEM_OWNER_DIED);
+  CHECK(mcx_pisem_lock(&o->s, MCX_TEST_WAIT_MS) == MCX_SEM_OWNER_DIED);
   CHECK(mcx_pisem_owner(&o->s) == gettid_());
   CHECK(mcx_pisem_unlock(&o->s) == MCX_SEM_OK);
-  CHECK(mcx_pisem_lock(&o->s, 1000) == MCX_SEM_OK); /* consistent again */
+  CHECK(mcx_pisem_lock(&o->s, MCX_TEST_WAIT_MS) == MCX_SEM_OK); /* consistent again */
   CHECK(mcx_pisem_unlock(&o->s) == MCX_SEM_OK);
 
   /* b. the holder dies while we wait in the kernel (it is a zombie until reaped) */
@@ -476,12 +477,14 @@ TEST(owner_dies_holding_the_semaphore)
     if (mcx_pisem_lock(&o->s, 0) != MCX_SEM_OK)
       _exit(1);
     atomic_store(&o->flag, 1);
-    usleep(50000);
+    /* Event: the parent is asleep in its lock (flag 2: it is about to lock). */
+    MCX_TEST_AWAIT(atomic_load(&o->flag) == 2 && mcx_test_process_asleep(getppid()));
     _exit(0);
   }
   while (!atomic_load(&o->flag))
     nap_ms(1);
-  CHECK(mcx_pisem_lock(&o->s, 5000) == MCX_SEM_OWNER_DIED);
+  atomic_store(&o->flag, 2);
+  CHECK(mcx_pisem_lock(&o->s, MCX_TEST_WAIT_MS) == MCX_SEM_OWNER_DIED);
   CHECK(mcx_pisem_unlock(&o->s) == MCX_SEM_OK);
   waitpid(pid, &ws, 0);
 
@@ -489,17 +492,17 @@ TEST(owner_dies_holding_the_semaphore)
   atomic_store(&o->flag, 0);
   pid = fork();
   if (pid == 0) {
-    while (!atomic_load(&o->flag))
-      usleep(1000);
-    usleep(20000); /* let the parent fall asleep */
+    /* Event: the parent is asleep in its wait (flag: it is about to wait). */
+    MCX_TEST_AWAIT(atomic_load(&o->flag) && mcx_test_process_asleep(getppid()));
     if (mcx_pisem_lock(&o->s, 0) != MCX_SEM_OK)
       _exit(1);
     mcx_event_post(&o->ev);
-    usleep(20000);
+    /* Event: the parent is asleep again, on S (the post moved it there). */
+    MCX_TEST_AWAIT(mcx_test_process_asleep(getppid()));
     _exit(0);
   }
   atomic_store(&o->flag, 1);
-  CHECK(mcx_event_wait_then_lock(&o->ev, &o->s, 5000) == MCX_SEM_OWNER_DIED);
+  CHECK(mcx_event_wait_then_lock(&o->ev, &o->s, MCX_TEST_WAIT_MS) == MCX_SEM_OWNER_DIED);
   CHECK(mcx_pisem_owner(&o->s) == gettid_());
   CHECK(mcx_pisem_unlock(&o->s) == MCX_SEM_OK);
   waitpid(pid, &ws, 0);
@@ -513,10 +516,10 @@ TEST(owner_dies_holding_the_semaphore)
     _exit(0);
   }
   waitpid(pid, &ws, 0);
-  waiter_arg_t a = {.o = o, .use_hint = 1, .timeout = 5000};
+  waiter_arg_t a = {.o = o, .use_hint = 1, .timeout = MCX_TEST_WAIT_MS};
   pthread_t t;
   pthread_create(&t, NULL, waiter, &a);
-  wait_until_sleeping(t);
+  wait_until_sleeping(&a);
   mcx_event_post(&o->ev);
   pthread_join(t, NULL);
   CHECK(a.result == MCX_SEM_OWNER_DIED);
@@ -533,7 +536,7 @@ TEST(cross_process_event_then_lock)
     int bad = 0;
     for (int i = 0; i < N; i++) {
       int held = i & 1;
-      if (held && mcx_pisem_lock(&o->s, 5000) != MCX_SEM_OK)
+      if (held && mcx_pisem_lock(&o->s, MCX_TEST_WAIT_MS) != MCX_SEM_OK)
         bad++;
       mcx_event_post(&o->ev);
       if (held && mcx_pisem_unlock(&o->s) != MCX_SEM_OK)
@@ -544,7 +547,7 @@ TEST(cross_process_event_then_lock)
     _exit(bad ? 1 : 0);
   }
   for (int i = 0; i < N; i++) {
-    mcx_sem_status_t r = mcx_event_wait_then_lock(&o->ev, &o->s, 5000);
+    mcx_sem_status_t r = mcx_event_wait_then_lock(&o->ev, &o->s, MCX_TEST_WAIT_MS);
     CHECK(r == MCX_SEM_OK);
     if (r != MCX_SEM_OK)
       break;
@@ -568,6 +571,7 @@ typedef struct msg_arg {
   int nmsgs;
   atomic_int ready;
   atomic_int received;
+  long receiver_tid;
 } msg_arg_t;
 
 static void *msg_sender(void *p)
@@ -584,7 +588,8 @@ static void *msg_sender(void *p)
   for (int i = 0; i < m->nmsgs; i++) {
     while (atomic_load(&m->received) < i)
       sched_yield();
-    nap_ms(i < 3 ? 20 : 0); /* the first few: the receiver is asleep for sure */
+    if (i < 3) /* the first few: the event is the receiver asleep in its receive */
+      MCX_TEST_AWAIT(mcx_test_thread_asleep(m->receiver_tid));
     int held = m->held || (i & 1);
     if (held)
       CHECK(mcx_pisem_lock(m->s, MCX_SEM_INFINITE) == MCX_SEM_OK);
@@ -615,7 +620,7 @@ TEST(msg_recv_then_lock)
   mcx_pisem_init(&s, 0);
   mcx_set_wait_policy(0, 0); /* sleep at once: exercise the requeue path */
   for (int held = 0; held <= 1; held++) {
-    msg_arg_t m = {.s = &s, .held = held, .nmsgs = 200};
+    msg_arg_t m = {.s = &s, .held = held, .nmsgs = 200, .receiver_tid = mcx_test_tid()};
     pthread_t t;
     pthread_create(&t, NULL, msg_sender, &m);
     for (int i = 0; i < m.nmsgs; i++) {
@@ -692,10 +697,10 @@ static void *cs_high(void *p)
   atomic_store(&a->go, 1);
   for (int i = 0; i < a->rounds; i++) {
     if (a->hint) {
-      CHECK(mcx_event_wait_then_lock(a->ev, a->s, 5000) == MCX_SEM_OK);
+      CHECK(mcx_event_wait_then_lock(a->ev, a->s, MCX_TEST_WAIT_MS) == MCX_SEM_OK);
     } else {
-      CHECK(mcx_event_wait(a->ev, 5000) == MCX_SEM_OK);
-      CHECK(mcx_pisem_lock(a->s, 5000) == MCX_SEM_OK);
+      CHECK(mcx_event_wait(a->ev, MCX_TEST_WAIT_MS) == MCX_SEM_OK);
+      CHECK(mcx_pisem_lock(a->s, MCX_TEST_WAIT_MS) == MCX_SEM_OK);
     }
     mcx_pisem_unlock(a->s);
   }
@@ -728,7 +733,7 @@ TEST(context_switches_saved_by_the_hint)
     nap_ms(5);
     long c0 = thread_csw();
     for (int i = 0; i < a.rounds; i++) {
-      CHECK(mcx_pisem_lock(&s, 5000) == MCX_SEM_OK);
+      CHECK(mcx_pisem_lock(&s, MCX_TEST_WAIT_MS) == MCX_SEM_OK);
       mcx_event_post(&ev);
       CHECK(mcx_pisem_unlock(&s) == MCX_SEM_OK);
       if (!rt_ok)
@@ -809,11 +814,11 @@ TEST(context_switches_saved_by_a_message_receive_naming_s)
   pthread_create(&t, NULL, msg_cs_high, &a);
   while (!atomic_load(&a.go))
     sched_yield();
-  mcapi_endpoint_t to = mcapi_endpoint_get(77, 2, 1, 5000, &st);
+  mcapi_endpoint_t to = mcapi_endpoint_get(77, 2, 1, MCX_TEST_WAIT_MS, &st);
   nap_ms(5);
   long c0 = thread_csw();
   for (int i = 0; i < a.rounds; i++) {
-    CHECK(mcx_pisem_lock(&s, 5000) == MCX_SEM_OK);
+    CHECK(mcx_pisem_lock(&s, MCX_TEST_WAIT_MS) == MCX_SEM_OK);
     mcapi_msg_send(me, to, &i, sizeof i, 0, &st);
     CHECK(mcx_pisem_unlock(&s) == MCX_SEM_OK);
     if (!rt)

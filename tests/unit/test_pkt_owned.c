@@ -136,10 +136,10 @@ static void close_both(mcapi_pktchan_send_hndl_t sh, mcapi_pktchan_recv_hndl_t r
   mcapi_request_t r;
   size_t n;
   mcapi_pktchan_send_close_i(sh, &r, &st);
-  mcapi_wait(&r, &n, 1000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_recv_close_i(rh, &r, &st);
-  mcapi_wait(&r, &n, 1000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 
@@ -250,7 +250,7 @@ TEST(held_large_packets_passed_over_released_in_any_order)
   (void)open_pair(73, 4, &tx, &rx, &sh, &rh);
   mcapi_boolean_t fail = 1; /* a full ring says MEM_LIMIT at once */
   mcapi_endpoint_set_attribute(tx, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
-  mcapi_timeout_t tmo = 2000; /* a packet that never came: TIMEOUT, not a hang */
+  mcapi_timeout_t tmo = MCX_TEST_WAIT_MS; /* a packet that never came: TIMEOUT, not a hang */
   mcapi_endpoint_set_attribute(rx, MCAPI_ENDP_ATTR_TIMEOUT, &tmo, sizeof tmo, &st);
   enum { N = 200 };
   void *held[N];
@@ -513,7 +513,7 @@ static int receive_holding_three(mcapi_domain_t dom, int close)
   mcapi_endpoint_t in = mcapi_endpoint_create(5, &st);
   mcapi_pktchan_recv_hndl_t rh;
   mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     return 2;
   say();
@@ -527,7 +527,7 @@ static int receive_holding_three(mcapi_domain_t dom, int close)
   }
   if (close) {
     mcapi_pktchan_recv_close_i(rh, &r, &st);
-    mcapi_wait(&r, &n, 10000, &st);
+    mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
     if (st != MCAPI_SUCCESS)
       return 4;
   }
@@ -548,7 +548,7 @@ static int dying_sender(void)
   mcapi_endpoint_t out = mcapi_endpoint_create(6, &st);
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     return 2;
   for (uint32_t seq = 0; seq < 8; seq++) {
@@ -597,14 +597,14 @@ static mcapi_pktchan_send_hndl_t send_8_to_child(mcapi_domain_t dom, mcapi_endpo
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
-  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 2, 5, 10000, &st);
+  mcapi_endpoint_t in = mcapi_endpoint_get(dom, 2, 5, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, in, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_send_open_i(&sh, out, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK(heard());
   for (uint32_t seq = 0; seq < 8; seq++) {
@@ -638,7 +638,7 @@ TEST(crashed_receiver_gives_back_its_buffers)
   }
   CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
   mcapi_pktchan_send_close_i(sh, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(pool_free(), free0);
   fini();
@@ -659,7 +659,7 @@ TEST(sweep_returns_buffers_of_a_torn_down_connection)
   pid_t c = spawn(closing_receiver);
   mcapi_pktchan_send_hndl_t sh = send_8_to_child(79, out); /* it holds three and has closed */
   mcapi_pktchan_send_close_i(sh, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(pool_free(), free0 - 3); /* the tear-down left the held ones */
   reap(c);
@@ -677,14 +677,14 @@ TEST(crashed_sender_gives_back_its_buffers)
   mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
   uint32_t free0 = pool_free();
   pid_t c = spawn(dying_sender);
-  mcapi_endpoint_t out = mcapi_endpoint_get(78, 2, 6, 10000, &st);
+  mcapi_endpoint_t out = mcapi_endpoint_get(78, 2, 6, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_connect_i(out, in, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_recv_hndl_t rh;
   mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK(heard()); /* 8 sent */
   reap(c);
@@ -700,7 +700,7 @@ TEST(crashed_sender_gives_back_its_buffers)
   mcapi_pktchan_recv(rh, &p, &n, &st); /* the sender is gone */
   CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
   mcapi_pktchan_recv_close_i(rh, &r, &st);
-  mcapi_wait(&r, &n, 10000, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(pool_free(), free0 - 2); /* the two held ones */
   CHECK(stamped(held[0], 2, 1000) && stamped(held[1], 5, 1000));

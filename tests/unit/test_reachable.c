@@ -38,16 +38,11 @@ static void fini(void)
   CHECK_STATUS(st, MCAPI_SUCCESS);
 }
 
-static void nap_ms(long ms)
-{
-  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&t, NULL);
-}
-
 struct other {
   mcapi_endpoint_t target;
   mcapi_status_t mark_status; /* its attempt to mark the target */
   mcapi_status_t send_status; /* its blocking send into the full queue */
+  atomic_long sending_tid;    /* set just before that send */
   int ok;
 };
 
@@ -61,9 +56,10 @@ static void *other_node(void *arg)
   mcapi_status_t st;
   mcx_endpoint_set_reachable(o->target, MCAPI_FALSE, &o->mark_status);
   mcapi_endpoint_t c = mcapi_endpoint_create(7, &st);
-  mcapi_timeout_t t = 20000; /* bounded, far longer than the test waits */
+  mcapi_timeout_t t = MCX_TEST_WAIT_MS; /* bounded: a hang fails, the wake comes first */
   mcapi_endpoint_set_attribute(c, MCAPI_ENDP_ATTR_TIMEOUT, &t, sizeof t, &st);
   char m[8] = "blocked";
+  atomic_store(&o->sending_tid, mcx_test_tid());
   mcapi_msg_send(c, o->target, m, sizeof m, 1, &o->send_status);
   o->ok = 1;
   mcapi_finalize(&st);
@@ -98,7 +94,7 @@ TEST(unreachable_refuses_sends_and_wakes_blocked_senders)
   mcapi_request_t r;
   mcapi_msg_send_i(b, a, "during", 7, 1, &r, &st);
   if (st == MCAPI_PENDING || st == MCAPI_SUCCESS) {
-    mcapi_wait(&r, &n, 1000, &st);
+    mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   }
   CHECK_STATUS(st, MCAPI_ERR_TRANSMISSION);
   mcapi_msg_recv(a, buf, sizeof buf, &n, &st);
@@ -140,7 +136,8 @@ TEST(unreachable_refuses_sends_and_wakes_blocked_senders)
   struct other o = {.target = a};
   pthread_t th;
   pthread_create(&th, NULL, other_node, &o);
-  nap_ms(300); /* the other node is (almost surely) asleep in its send by now */
+  /* Event: the other node is asleep in its send. */
+  MCX_TEST_AWAIT(atomic_load(&o.sending_tid) && mcx_test_thread_asleep(atomic_load(&o.sending_tid)));
   mcx_endpoint_set_reachable(a, MCAPI_FALSE, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   pthread_join(th, NULL);

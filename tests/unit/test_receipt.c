@@ -160,7 +160,7 @@ static void child_node(uint64_t first, mcapi_endpoint_t *me, mcapi_endpoint_t *t
   if (st != MCAPI_SUCCESS)
     _exit(10);
   *me = mcapi_endpoint_create(1, &st);
-  *to = mcapi_endpoint_get(dom, 1, 1, 5000, &st);
+  *to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     _exit(11);
   mca_uint64_t v;

@@ -97,6 +97,7 @@ struct reader_arg {
   mca_uint64_t seen;
   mcapi_status_t st;
   int is_writer_check;
+  atomic_long waiting_tid; /* set just before its wait for a newer version */
 };
 
 static void *write_from_reader(void *arg)
@@ -104,10 +105,11 @@ static void *write_from_reader(void *arg)
   struct reader_arg *a = arg;
   mcapi_status_t st;
   init_node(2);
-  mcx_state_t h = mcx_state_open(dom, 1, 9, 1000, &st);
+  mcx_state_t h = mcx_state_open(dom, 1, 9, MCX_TEST_WAIT_MS, &st);
   mcx_state_write(h, "no", 2, &st);
   a->st = st; /* only the creating node writes */
   /* Wait for a newer version than 1 from the writer. */
+  atomic_store(&a->waiting_tid, mcx_test_tid());
   a->seen = mcx_state_wait_newer(h, 1, MCAPI_TIMEOUT_INFINITE, &st);
   a->is_writer_check = st == MCAPI_SUCCESS;
   mcapi_finalize(&st);
@@ -123,7 +125,8 @@ TEST(other_nodes_read_and_wait_but_do_not_write)
   struct reader_arg a = {0};
   pthread_t t;
   pthread_create(&t, NULL, write_from_reader, &a);
-  usleep(20000);
+  /* Event: the reader is asleep waiting for a newer version (the test holds either way). */
+  MCX_TEST_AWAIT(atomic_load(&a.waiting_tid) && mcx_test_thread_asleep(atomic_load(&a.waiting_tid)));
   mcx_state_write(w, "v2", 3, &st);
   pthread_join(t, NULL);
   CHECK_STATUS(a.st, MCAPI_ERR_ENDP_REMOTE);
@@ -142,10 +145,10 @@ TEST(reader_in_another_process)
     if (init_node(5) != MCAPI_SUCCESS)
       _exit(1);
     mcapi_status_t s;
-    mcx_state_t h = mcx_state_open(dom, 1, 11, 5000, &s);
-    mca_uint64_t v = mcx_state_wait_newer(h, 0, 5000, &s);
+    mcx_state_t h = mcx_state_open(dom, 1, 11, MCX_TEST_WAIT_MS, &s);
+    mca_uint64_t v = mcx_state_wait_newer(h, 0, MCX_TEST_WAIT_MS, &s);
     while (s == MCAPI_SUCCESS && v < 100)
-      v = mcx_state_wait_newer(h, v, 5000, &s);
+      v = mcx_state_wait_newer(h, v, MCX_TEST_WAIT_MS, &s);
     uint64_t val = 0;
     mca_uint64_t ver;
     mcx_state_read(h, &val, sizeof val, &ver, &s);
@@ -168,6 +171,7 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_state", 1);
+  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   for (int mode = 0; mode < 3; mode++) {
     lk = mode == 2 ? MCX_LOCKING_KERNEL : mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
     dom = (mcapi_domain_t)(1 + mode);

@@ -55,7 +55,7 @@ static int sender(mcapi_domain_t dom, mcx_locking_t lk, uint32_t id, uint32_t co
     return 1;
   mcapi_status_t st;
   mcapi_endpoint_t me = mcapi_endpoint_create(1, &st);
-  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, 20000, &st);
+  mcapi_endpoint_t to = mcapi_endpoint_get(dom, 1, 1, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS)
     return 2;
   for (uint32_t seq = 0; count == 0 || seq < count; seq++) {
@@ -151,7 +151,7 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   HANDLE p = spawn(dom, lk, last, FINAL_COUNT);
   CHECK(p != NULL);
   uint32_t last_got = 0;
-  to = 20000;
+  to = MCX_TEST_WAIT_MS; /* the last sender's messages are expected */
   mcapi_endpoint_set_attribute(me, MCAPI_ENDP_ATTR_TIMEOUT, &to, sizeof to, &st);
   while (last_got < FINAL_COUNT) {
     msg_t m;
@@ -168,10 +168,10 @@ static void run(mcapi_domain_t dom, mcx_locking_t lk, double seconds)
   CHECK_STATUS(st, MCAPI_SUCCESS);
   CHECK_EQ_U(last_got, FINAL_COUNT);
   CHECK_EQ_U(bad, 0);
-  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 100 + last, 2, 20000, &st);
+  mcapi_endpoint_t back = mcapi_endpoint_get(dom, 100 + last, 2, MCX_TEST_WAIT_MS, &st);
   mcapi_msg_send(me, back, "x", 1, 0, &st);
   DWORD code = 99;
-  CHECK(WaitForSingleObject(p, 30000) == WAIT_OBJECT_0);
+  CHECK(WaitForSingleObject(p, MCX_TEST_WAIT_MS) == WAIT_OBJECT_0);
   GetExitCodeProcess(p, &code);
   CHECK_EQ_U(code, 0);
   CloseHandle(p);
