@@ -15,6 +15,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from mcx_timeouts import timeout_scale  # noqa: E402  (tests/mcx_timeouts.py)
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--mca", required=True)
 ap.add_argument("--cc", default="cc")
@@ -27,15 +30,6 @@ here = os.path.dirname(os.path.abspath(__file__))
 cases = os.path.join(here, "cases")
 flags = ["-I" + i for i in opt.incs]
 failures = []
-
-
-def timeout_scale():
-    """MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling."""
-    try:
-        v = float(os.environ.get("MCX_TEST_TIMEOUT_SCALE", "1"))
-    except ValueError:
-        return 1.0
-    return v if v > 0 else 1.0
 
 
 # A ceiling that only a hang reaches: libclang on a loaded machine is slow, not wrong.

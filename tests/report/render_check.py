@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from mcx_timeouts import timeout_scale  # noqa: E402  (tests/mcx_timeouts.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -28,15 +31,6 @@ def chromium():
         if p:
             return p
     return None
-
-
-def timeout_scale():
-    """MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling."""
-    try:
-        v = float(os.environ.get("MCX_TEST_TIMEOUT_SCALE", "1"))
-    except ValueError:
-        return 1.0
-    return v if v > 0 else 1.0
 
 
 def run(browser, args, timeout=300):

@@ -12,17 +12,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from mcx_timeouts import timeout_scale  # noqa: E402  (tests/mcx_timeouts.py)
+
 mca, bench, fixtures, model = sys.argv[1:5]
 failed = 0
-
-
-def timeout_scale():
-    """MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling."""
-    try:
-        v = float(os.environ.get("MCX_TEST_TIMEOUT_SCALE", "1"))
-    except ValueError:
-        return 1.0
-    return v if v > 0 else 1.0
 
 
 def run(*args, stdin=None):
