@@ -145,6 +145,17 @@ fresh_status() {
   done
   fail "bridge of domain $1 did not rewrite its status file"
 }
+# netns_pair NET: namespace $na (NET.1) and $nb (NET.2), joined by the veth
+# pair $va/$vb; $na exists already (its creation tells whether we may).
+netns_pair() {
+  timeout 10 ip netns add "$nb" || fail "ip netns add"
+  timeout 10 ip link add "$va" type veth peer name "$vb" || fail "ip link add veth"
+  timeout 10 ip link set "$va" netns "$na" && timeout 10 ip link set "$vb" netns "$nb" || fail "ip link set netns"
+  ip netns exec "$na" ip addr add "$1.1/24" dev "$va" && ip netns exec "$na" ip link set "$va" up &&
+    ip netns exec "$na" ip link set lo up || fail "namespace a"
+  ip netns exec "$nb" ip addr add "$1.2/24" dev "$vb" && ip netns exec "$nb" ip link set "$vb" up &&
+    ip netns exec "$nb" ip link set lo up || fail "namespace b"
+}
 url() { # url DOMAIN KIND
   if [ "$2" = tcp ]; then echo "tcp://127.0.0.1:$(free_port)"; else echo "ipc://$work/d$1.sock"; fi
 }
@@ -737,13 +748,7 @@ netns)
   netns_cleanup() { timeout 10 ip netns del "$na" 2>/dev/null; timeout 10 ip netns del "$nb" 2>/dev/null; cleanup; }
   trap netns_cleanup EXIT
   timeout 10 ip netns add "$na" 2>/dev/null || { echo "skipped: cannot create a network namespace here"; exit 77; }
-  timeout 10 ip netns add "$nb" || fail "ip netns add"
-  timeout 10 ip link add "$va" type veth peer name "$vb" || fail "ip link add veth"
-  timeout 10 ip link set "$va" netns "$na" && timeout 10 ip link set "$vb" netns "$nb" || fail "ip link set netns"
-  ip netns exec "$na" ip addr add 10.77.0.1/24 dev "$va" && ip netns exec "$na" ip link set "$va" up &&
-    ip netns exec "$na" ip link set lo up || fail "namespace a"
-  ip netns exec "$nb" ip addr add 10.77.0.2/24 dev "$vb" && ip netns exec "$nb" ip link set "$vb" up &&
-    ip netns exec "$nb" ip link set lo up || fail "namespace b"
+  netns_pair 10.77.0
   newkey "$work/key"
   u1="tcp://10.77.0.1:7301" u2="tcp://10.77.0.2:7302"
   conf 1 "$u1" "$work/key" 2 "$u2"
@@ -986,13 +991,7 @@ starve)
   }
   trap starve_cleanup EXIT
   if command -v ip >/dev/null && timeout 10 ip netns add "$na" 2>/dev/null; then
-    timeout 10 ip netns add "$nb" || fail "ip netns add"
-    timeout 10 ip link add "$va" type veth peer name "$vb" || fail "ip link add veth"
-    timeout 10 ip link set "$va" netns "$na" && timeout 10 ip link set "$vb" netns "$nb" || fail "ip link set netns"
-    ip netns exec "$na" ip addr add 10.78.0.1/24 dev "$va" && ip netns exec "$na" ip link set "$va" up &&
-      ip netns exec "$na" ip link set lo up || fail "namespace a"
-    ip netns exec "$nb" ip addr add 10.78.0.2/24 dev "$vb" && ip netns exec "$nb" ip link set "$vb" up &&
-      ip netns exec "$nb" ip link set lo up || fail "namespace b"
+    netns_pair 10.78.0
     ina=(ip netns exec "$na") inb=(ip netns exec "$nb") # ip execs the command: $! is its pid
     u1="tcp://10.78.0.1:7311" u2="tcp://10.78.0.2:7312"
     echo "two network namespaces $na, $nb over a veth pair"
