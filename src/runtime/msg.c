@@ -557,8 +557,10 @@ static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void
 }
 
 /* How often a blocking receive's spin (mcx__msg_recv_spin) reads used_prios
- * besides the slot: reading it on every poll cost 5-7 ns of the 24 B
- * message round trip (docs/benchmarks.md, item 26). A power of two. */
+ * besides the slot. used_prios only ends the spin early (a message at another
+ * priority), while every read of it puts another line on the round trip's
+ * critical path: read on every poll it cost 5-7 ns of the 24 B message round
+ * trip (measured in docs/perf-history.md). A power of two. */
 #define MSG_SPIN_PRIO_EVERY 8u
 
 int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
