@@ -35,8 +35,6 @@ sweep() { # sweep DIR PREFIX: names PREFIX* that carry -TAG_
 }
 sweep /dev/shm "mcx-"
 # Queues of dead processes can only be found on a mounted mqueue file system.
-if ! grep -qs " /dev/mqueue mqueue " /proc/mounts && [ "$uid" = 0 ]; then
-  mkdir -p /dev/mqueue && mount -t mqueue none /dev/mqueue 2>/dev/null
-fi
+sh "$(dirname "$0")/pmq_mqueue.sh" setup >/dev/null
 sweep /dev/mqueue "mcx-$uid-"
 echo "leftovers of earlier runs (tag $tag): $removed removed, $kept in use and kept"

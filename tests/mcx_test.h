@@ -28,7 +28,6 @@ static inline int setenv(const char *name, const char *value, int overwrite)
 static inline int unsetenv(const char *name) { return _putenv_s(name, "") == 0 ? 0 : -1; }
 #endif
 #ifdef __linux__
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -219,51 +218,12 @@ static inline int mcx_test_process_asleep(long pid)
   return mcx_test_asleep_(path);
 }
 
-/* Whether /dev/shm or /dev/mqueue entry @p d is one of this test's: MCAPI's
- * mcx-<uid>-<ns>-..., MRAPI's mcx-mrapi-<uid>-<ns>-... (a namespace of more
- * than 24 characters is its first 15 and -<FNV-1a hash> there), pmq's queues. */
-static inline int mcx_test_is_ours_(const char *d, const char *ns)
-{
-  char a[128], b[128], shortns[40];
-  unsigned uid = (unsigned)geteuid();
-  uint32_t h = 2166136261u;
-  for (const char *c = ns; *c; c++)
-    h = (h ^ (uint8_t)*c) * 16777619u;
-  snprintf(shortns, sizeof shortns, "%.15s-%08x", ns, (unsigned)h);
-  snprintf(a, sizeof a, "mcx-%u-%s-", uid, ns);
-  snprintf(b, sizeof b, "mcx-mrapi-%u-%s-", uid, strlen(ns) > 24 ? shortns : ns);
-  return !strncmp(d, a, strlen(a)) || !strncmp(d, b, strlen(b));
-}
-
-/** Removes the shared-memory partitions and message queues that an earlier,
- * killed run of this test left under its namespace (MCX_NAMESPACE, unique
- * per test): called first in main(), so a run never meets them. */
-static inline void mcx_test_remove_leftovers(void)
-{
-  const char *ns = getenv("MCX_NAMESPACE");
-  if (!ns || !*ns)
-    return;
-  static const char *const dirs[] = {"/dev/shm", "/dev/mqueue"};
-  for (int i = 0; i < 2; i++) {
-    DIR *dir = opendir(dirs[i]);
-    struct dirent *de;
-    char path[512];
-    while (dir && (de = readdir(dir)) != NULL)
-      if (mcx_test_is_ours_(de->d_name, ns)) {
-        snprintf(path, sizeof path, "%s/%s", dirs[i], de->d_name);
-        unlink(path);
-      }
-    if (dir)
-      closedir(dir);
-  }
-}
 #else
 /* Without /proc a thread's state is unknown: the polls for "asleep" do not
  * wait (the tests that use them hold either way). */
 static inline long mcx_test_tid(void) { return 1; }
 static inline int mcx_test_thread_asleep(long tid) { return (void)tid, 1; }
 static inline int mcx_test_process_asleep(long pid) { return (void)pid, 1; }
-static inline void mcx_test_remove_leftovers(void) {}
 #endif
 
 #endif /* MCX_TEST_H */

@@ -100,7 +100,6 @@ TEST(garbage_words)
 int main(void)
 {
   regress_watchdog(60);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(live_foreign_holder);
   RUN(garbage_words);
   return mcx_test_report();

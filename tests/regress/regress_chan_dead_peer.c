@@ -268,7 +268,6 @@ int main(void)
 {
   regress_watchdog(110);
   transport = MCX_TRANSPORT_SHM;
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(receiver_dies_holding_every_buffer);
   pkt_size = 100;
   RUN(receiver_dies_holding_every_buffer);

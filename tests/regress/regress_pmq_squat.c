@@ -254,7 +254,6 @@ int main(void)
     printf("SKIP: /dev/mqueue is not mounted (owners of queues cannot be examined)\n");
     return 0;
   }
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(predictable_names_squatted_first);
   RUN(exact_names_squatted_first);
   return mcx_test_report();

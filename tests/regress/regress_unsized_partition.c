@@ -120,7 +120,6 @@ TEST(domains_clean_removes_it)
 int main(void)
 {
   regress_watchdog(100);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(empty_partition_is_retired);
   RUN(killed_creators);
   RUN(domains_clean_removes_it);

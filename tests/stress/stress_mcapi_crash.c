@@ -178,7 +178,6 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "stress_mcapi_crash", 1);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(killed_senders_lockfree);
   RUN(killed_senders_global);
   RUN(killed_senders_kernel);

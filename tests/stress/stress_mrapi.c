@@ -125,7 +125,6 @@ static void *thread_main(void *p)
 int main(void)
 {
   dom = test_domain(2);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   seconds = mcx_test_stress_seconds(3.0);
   mcx_test_current = "mrapi_stress";
   mrapi_status_t st;

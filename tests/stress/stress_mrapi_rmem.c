@@ -250,7 +250,6 @@ int main(void)
   seconds = mcx_test_stress_seconds(3.0);
   dom = test_domain(5);
   setvbuf(stdout, NULL, _IONBF, 0);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(remote_memory_records_are_never_torn);
   RUN(units_of_dying_processes_are_never_lost);
   CHECK_EQ_U(shm_leftovers(dom), 0);

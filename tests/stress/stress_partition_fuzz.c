@@ -348,7 +348,6 @@ int main(void)
   if (round_seconds < 0.3)
     round_seconds = 0.3;
   rng ^= (uint64_t)getpid();
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(header);
   RUN(node_table);
   RUN(endpoint_table);

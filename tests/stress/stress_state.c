@@ -278,7 +278,6 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "stress_state", 1);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(writer_and_readers_threads_lockfree);
   RUN(writer_and_readers_threads_global);
   RUN(reader_process_killed_mid_read_changes_nothing);

@@ -305,7 +305,6 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_chan_proc", 1);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   for (int mode = 0; mode < 3; mode++) {
     lk = mode == 2 ? MCX_LOCKING_KERNEL : mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
     printf("-- %s locking\n", mode == 2 ? "kernel" : mode ? "global" : "lock-free");

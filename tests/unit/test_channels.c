@@ -986,7 +986,6 @@ int main(void)
   CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
   mcapi_pktchan_release(&st, &st);
   CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   run_mode_suite(DOM_LF, MCX_LOCKING_LOCKFREE);
   run_mode_suite(DOM_GL, MCX_LOCKING_GLOBAL);
   run_mode_suite(DOM_KL, MCX_LOCKING_KERNEL);

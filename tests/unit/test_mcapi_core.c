@@ -1059,7 +1059,6 @@ static void run_mode_suite(mcapi_domain_t dom, mcx_locking_t lk)
 
 int main(void)
 {
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(calls_before_initialize_report_notinit);
   RUN(initialize_checks_arguments);
   RUN(initialize_twice_and_ids);

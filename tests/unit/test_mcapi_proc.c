@@ -652,7 +652,6 @@ int main(int argc, char **argv)
   }
   if (argc == 3 && !strcmp(argv[1], "--echo"))
     return child_echo((mcapi_domain_t)atoi(argv[2]), MCX_LOCKING_DEFAULT, 1000);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(forked_child_exchanges_messages_lockfree);
   RUN(forked_child_exchanges_messages_global);
   RUN(forked_child_exchanges_messages_kernel);

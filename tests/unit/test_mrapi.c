@@ -636,7 +636,6 @@ TEST(display_status)
 int main(void)
 {
   dom = test_domain(0);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(node_lifecycle_statuses);
   RUN(node_id_taken_by_live_node);
   RUN(domain_closed_under_a_node_that_exited_is_joined_anew);

@@ -481,7 +481,6 @@ TEST(fork_with_dma_requests_in_flight)
 int main(void)
 {
   dom = test_domain(2);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(remote_memory_of_another_process_dummy);
   RUN(remote_memory_of_another_process_dma);
   RUN(remote_memory_copy_not_supported_dummy);

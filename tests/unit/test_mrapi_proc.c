@@ -242,7 +242,6 @@ TEST(semaphore_and_rwlock_across_processes)
 int main(void)
 {
   dom = test_domain(1);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(mutex_and_shmem_across_processes);
   RUN(mutex_owner_death_is_reported_to_next_owner);
   RUN(trylock_takes_over_from_dead_owner);

@@ -335,7 +335,6 @@ TEST(queues_of_a_dead_process_are_removed_at_domain_creation)
 
 int main(void)
 {
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   RUN(selected_by_parameter_or_environment);
   RUN(limits_are_reported_and_bound_the_payload);
   RUN(one_queue_per_endpoint_sized_by_num_recv_buffers);

@@ -171,7 +171,6 @@ int main(void)
 {
   if (!getenv("MCX_NAMESPACE"))
     setenv("MCX_NAMESPACE", "test_state", 1);
-  mcx_test_remove_leftovers(); /* of an earlier, killed run */
   for (int mode = 0; mode < 3; mode++) {
     lk = mode == 2 ? MCX_LOCKING_KERNEL : mode ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
     dom = (mcapi_domain_t)(1 + mode);
