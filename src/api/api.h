@@ -26,6 +26,16 @@
     }                                      \
   } while (0)
 
+/** The status of a call whose argument check failed with @p st: a caller
+ * that is not a node hears that first, as from REQUIRE_NODE. For the data
+ * calls, which leave the node check to the runtime (its fast path serves
+ * only nodes; its slow path reports MCX_ENODE), so the check costs nothing
+ * on the way that succeeds. */
+static inline mcapi_status_t mcx__arg_error(mcapi_status_t st)
+{
+  return mcx__is_node() ? st : MCAPI_ERR_NODE_NOTINIT;
+}
+
 /** The context a result is mapped in: which object an error is about. */
 typedef enum mcx__ctx {
   CTX_ENDPOINT, /* ESTALE/EINVAL name an endpoint */

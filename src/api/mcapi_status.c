@@ -49,6 +49,10 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
     return ctx == CTX_ATTR ? MCAPI_ERR_ATTR_NUM : MCAPI_ERR_ENDP_INVALID;
   case MCX_EAGAIN:
     return MCAPI_PENDING;
+  case MCX_ENODE:
+    return MCAPI_ERR_NODE_NOTINIT;
+  case MCX_EPRIO:
+    return MCAPI_ERR_PRIORITY;
   /* channels */
   case MCX_ECHTYPE:
     return MCAPI_ERR_CHAN_TYPE;

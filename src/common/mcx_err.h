@@ -23,6 +23,8 @@ enum mcx_err {
   MCX_ECORRUPT = -41,  /**< an item in shared memory no sender could have written: dropped */
   MCX_EUNREACH = -42,  /**< the destination cannot be reached now (mcx_endpoint_set_reachable) */
   MCX_EBADRCPT = -43,  /**< not a receipt handle of the domain (mcx_receipt_open) */
+  MCX_ENODE = -44,     /**< the calling thread is not a node (or a fork child's copy of one) */
+  MCX_EPRIO = -45,     /**< a message priority above MCAPI_MAX_PRIORITY */
   MCX_ETRUNC = -11,    /**< payload truncated into a smaller buffer */
   MCX_EBUSY = -12,     /**< in use (queued data, connected, locked) */
   MCX_EINTR = -13,     /**< interrupted by a signal */
