@@ -24,7 +24,8 @@
  * threads, keep-alive, writing), handshake.c (hello, key proof, TLS),
  * delivery.c (the window, in-order delivery and its record), resolve.c
  * (endpoints by address), proxy.c (proxy endpoints), chan.c (the channel
- * ends held for a peer's programs), fault.c (fault injection).
+ * ends held for a peer's programs), fault.c (fault injection),
+ * hmac_sha256.c (the key proof's HMAC).
  */
 #ifndef MCX_BRIDGE_INTERNAL_H
 #define MCX_BRIDGE_INTERNAL_H
@@ -286,7 +287,8 @@ void mcx__br_flush_out(peer_t *p);
 int mcx__br_handshake(bridge_t *b, nng_stream *s, int expect);
 /**
  * @brief A TLS configuration: a client's checking @p host, or (NULL) the
- * server's. Fails when nng has no TLS engine.
+ * server's. Fails when nng has no TLS engine. Any thread (a dialer, or the
+ * node thread at the start).
  * @retval 0 *out set.
  * @retval an nng error.
  */
@@ -329,8 +331,6 @@ int mcx__br_deliver(bridge_t *b, peer_t *p);
 void mcx__br_drop_pending(peer_t *p);
 
 /* ---- resolve.c (node thread) */
-/** The local endpoint (node, port), 0 when there is none. */
-mcapi_endpoint_t mcx__br_local_get(bridge_t *b, uint32_t node, uint32_t port);
 /** The local endpoint (node, port) a frame goes to, cached; @p fresh: looked up again. */
 mcapi_endpoint_t mcx__br_dest_ep(bridge_t *b, uint32_t node, uint32_t port, int fresh);
 /** Takes the local programs' requests for remote endpoints; 1 when there were any. */

@@ -10,7 +10,8 @@
 
 #include "bridge_internal.h"
 
-mcapi_endpoint_t mcx__br_local_get(bridge_t *b, uint32_t node, uint32_t port)
+/* The local endpoint (node, port), 0 when there is none. */
+static mcapi_endpoint_t local_get(bridge_t *b, uint32_t node, uint32_t port)
 {
   mcapi_status_t st;
   mcapi_endpoint_t h = mcapi_endpoint_get(b->cfg.domain, node, port, 0, &st);
@@ -22,10 +23,10 @@ mcapi_endpoint_t mcx__br_dest_ep(bridge_t *b, uint32_t node, uint32_t port, int 
   for (unsigned i = 0; i < b->ndests; i++)
     if (b->dests[i].node == node && b->dests[i].port == port) {
       if (fresh)
-        b->dests[i].ep = mcx__br_local_get(b, node, port);
+        b->dests[i].ep = local_get(b, node, port);
       return b->dests[i].ep;
     }
-  mcapi_endpoint_t ep = mcx__br_local_get(b, node, port);
+  mcapi_endpoint_t ep = local_get(b, node, port);
   if (ep && b->ndests < MAX_PROXIES)
     b->dests[b->ndests++] = (dest_t){node, port, ep};
   return ep;
@@ -34,7 +35,7 @@ mcapi_endpoint_t mcx__br_dest_ep(bridge_t *b, uint32_t node, uint32_t port, int 
 static void reply_local(bridge_t *b, uint32_t node, uint32_t port, uint64_t token, mcapi_status_t status,
                         uint32_t proxy_port)
 {
-  mcapi_endpoint_t to = mcx__br_local_get(b, node, port);
+  mcapi_endpoint_t to = local_get(b, node, port);
   if (!to)
     return; /* the caller gave up */
   mcx_bridge_rep_t r = {.magic = MCX_BRIDGE_REP_MAGIC, .status = (uint32_t)status,
@@ -108,7 +109,7 @@ void mcx__br_tick_resolves(bridge_t *b)
   uint64_t now = nng_clock();
   for (resolve_t **pp = &b->remote_res; *pp;) {
     resolve_t *r = *pp;
-    int found = mcx__br_local_get(b, r->node, r->port) != 0;
+    int found = local_get(b, r->node, r->port) != 0;
     if (found || now >= r->deadline) {
       uint8_t m[RESOLVED_LEN];
       mcx__wire_resolved(m, r->id, found ? 0 : 1);
