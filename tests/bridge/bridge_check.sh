@@ -757,23 +757,28 @@ netns)
   ip netns exec "$nb" "$mca" bridge --config "$work/b2.json" >>"$work/b2.log" 2>&1 & pids+=($!)
   wait_state 1 2 up
   wait_state 2 1 up
-  # The receivers are paced (about 20000 items a second) and the steps below
-  # act when a progress line shows in a log: a stream of 8 s leaves each
-  # step 2 s between its progress point and the sender's end, however slowly
-  # this script sees the line on a loaded machine (40000 items, 0.5 s, was
-  # not always enough under ctest -j2).
+  # The receivers are paced (about 20000 items a second). The domain 2
+  # receiver holds at each step's point (a quarter, half, three quarters of
+  # the stream) until this script has taken the link down and releases it
+  # (the file r2go.K): meanwhile the stream stands still and back-pressure
+  # keeps its sender blocked, so each step finds the sender running however
+  # slowly this script sees the line. Released while the link is down, the
+  # receiver takes what reached domain 2 before the cut, as a running
+  # stream would.
   n=${MCX_BRIDGE_TEST_ITEMS:-160000}
-  ip netns exec "$nb" "$node" recv 2 2 10 $n pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  ip netns exec "$nb" "$node" recv 2 2 10 $n pace "hold=$((n / 4)),$((n / 2)),$((3 * n / 4)):$work/r2go" \
+    >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
   ip netns exec "$na" "$node" recv 1 1 11 $n pace >"$work/r1.log" 2>&1 & r1=$!; pids+=($r1)
   wait_line "$work/r2.log" ready; wait_line "$work/r1.log" ready
   ip netns exec "$na" "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
   ip netns exec "$nb" "$node" send 2 4 1 1 11 $n >"$work/s2.log" 2>&1 & s2=$!; pids+=($s2)
-  wait_line "$work/r2.log" "^progress $((n / 4))\$" 120
+  wait_line "$work/r2.log" "^held $((n / 4))\$" 120
   kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down"
   # A cut shorter than the keep-alive's 2 s (4 x 500 ms): the stream pauses.
   timeout 10 ip netns exec "$na" ip link set "$va" down
   echo "link down"
-  sleep 0.5
+  touch "$work/r2go.$((n / 4))"
+  sleep 0.5 # the cut's length (the stimulus, not a wait)
   timeout 10 ip netns exec "$na" ip link set "$va" up
   echo "link up"
   # Again at half-way, and this time host a drops its end of the connection
@@ -781,18 +786,17 @@ netns)
   # sees the connection lost, sends to its proxy give MCAPI_ERR_TRANSMISSION
   # until it has dialled again; bridge 2 learns it when the new connection
   # replaces the old one (or a reset reaches it).
-  wait_line "$work/r2.log" "^progress $((n / 2))\$" 120
+  wait_line "$work/r2.log" "^held $((n / 2))\$" 120
   kill -0 $s1 2>/dev/null || fail "the stream ended before the link went down again"
   timeout 10 ip netns exec "$na" ip link set "$va" down
   killed=$(timeout 10 ip netns exec "$na" ss -K -tn dst 10.77.0.2 2>&1 | grep -c ESTAB)
   echo "link down, $killed connection(s) of host a dropped"
-  sleep 1
+  touch "$work/r2go.$((n / 2))"
+  sleep 1 # the cut's length (the stimulus, not a wait)
   timeout 10 ip netns exec "$na" ip link set "$va" up
   echo "link up"
   # The cut below tests a live connection: bridge 1 must have dialled again
-  # first (its dial backs off while the link is down, and the receivers may
-  # still drain what was queued before the drop, so three quarters can come
-  # while it has no connection at all, and nothing to cut).
+  # first (its dial backs off while the link is down).
   wait_state 1 2 up
   wait_state 2 1 up
   # At three quarters, a cut with no reset at all (the link goes down and
@@ -801,13 +805,14 @@ netns)
   # are printed, not checked: dead_after is 4 s, the wait's ceiling 60 s,
   # scaled); its status says the peer is down; then the link comes back and
   # everything whose send succeeded arrives once, in order.
-  wait_line "$work/r2.log" "^progress $((3 * n / 4))\$" 120
+  wait_line "$work/r2.log" "^held $((3 * n / 4))\$" 120
   kill -0 $s1 2>/dev/null || fail "the stream ended before the link was cut"
   away0=$(grep -c "peer domain 2 away" "$work/b1.log")
   tx0=$(grep -c "MCAPI_ERR_TRANSMISSION, sending it again" "$work/s1.log")
   t0=$(date +%s%N)
   timeout 10 ip netns exec "$na" ip link set "$va" down
   echo "link cut (no reset)"
+  touch "$work/r2go.$((3 * n / 4))"
   marked= refused=
   for _ in $(seq 1 "$(ticks 60)"); do
     [ -z "$marked" ] && [ "$(grep -c "peer domain 2 away" "$work/b1.log")" -gt "$away0" ] &&

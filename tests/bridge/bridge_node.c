@@ -4,9 +4,12 @@
  * calls only; the endpoint it sends to is in another domain, reached through
  * the bridges.
  *
- *   recv DOMAIN NODE PORT COUNT [loss] [pace] [GOFILE]  receives COUNT items, checks them
- *                                        (pace: at most about 20000 per second; GOFILE: reads
- *                                        nothing until that file exists)
+ *   recv DOMAIN NODE PORT COUNT [loss] [pace] [GOFILE] [hold=K,...:PATH]  receives COUNT
+ *                                        items, checks them (pace: at most about 20000 per
+ *                                        second; GOFILE: reads nothing until that file exists;
+ *                                        hold: after K items, each K listed, prints "held K" and
+ *                                        reads nothing until the file PATH.K exists, so the
+ *                                        stream stops there: its sender blocks, still running)
  *   send DOMAIN NODE RDOMAIN RNODE RPORT COUNT [FIRST [STEP]]  sends items FIRST..COUNT
  *                                        (prints "sent N" every STEP items); an item refused
  *                                        with MCAPI_ERR_TRANSMISSION (the peer is away) is
@@ -79,6 +82,7 @@
 #include <unistd.h>
 
 #include "mcapi.h"
+#include "../mcx_test.h"
 
 #define FILL 200
 
@@ -111,6 +115,15 @@ static unsigned long scaled_ms(unsigned long ms)
   }
   double t = (double)ms * k;
   return t > 4.0e9 ? 4000000000ul : (unsigned long)t;
+}
+
+static int file_exists(void *path) { return access(path, F_OK) == 0; }
+
+/* Waits until the test script has made @p path (an event), at most @p ms
+ * milliseconds (scaled); whether it exists. */
+static int await_file(const char *path, unsigned long ms)
+{
+  return mcx_test_wait_until(file_exists, (void *)path, (uint32_t)scaled_ms(ms));
 }
 
 static void init(unsigned long d, unsigned long n)
@@ -193,10 +206,7 @@ static int scl_check(const char *mode, mcapi_sclchan_recv_hndl_t rh, unsigned lo
   if (arg && !stop) { /* hold: nothing is read until GOFILE exists */
     printf("holding\n");
     fflush(stdout);
-    for (unsigned long i = 0; i < scaled_ms(60000) / 10 && access(arg, F_OK) != 0; i++) {
-      struct timespec ts = {0, 10000000};
-      nanosleep(&ts, NULL);
-    }
+    await_file(arg, 60000);
   }
   unsigned long refused = 0;
   char m[MCAPI_MAX_STATUS_SIZE];
@@ -281,10 +291,7 @@ static int pkt_check(const char *mode, mcapi_pktchan_recv_hndl_t rh, unsigned lo
   if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
     printf("holding\n");
     fflush(stdout);
-    for (unsigned long i = 0; i < scaled_ms(120000) / 10 && access(go, F_OK) != 0; i++) {
-      struct timespec ts = {0, 10000000};
-      nanosleep(&ts, NULL);
-    }
+    await_file(go, 120000);
   }
   for (unsigned long i = 1; i <= count; i++) {
     item_t *it;
@@ -799,11 +806,7 @@ int main(int argc, char **argv)
       if (i == 2) { /* the others only once the remote program asked for them */
         printf("ready\n");
         fflush(stdout);
-        for (unsigned long k = 0; k < scaled_ms(60000) / 10 && access(go, F_OK) != 0; k++) {
-          struct timespec ts = {0, 10000000};
-          nanosleep(&ts, NULL);
-        }
-        if (access(go, F_OK) != 0) {
+        if (!await_file(go, 60000)) {
           printf("getipeer: no %s after 60 s\n", go);
           return 1;
         }
@@ -837,12 +840,28 @@ int main(int argc, char **argv)
   if (!strcmp(mode, "recv") || !strcmp(mode, "precv")) {
     unsigned long port = strtoul(argv[4], NULL, 10), count = strtoul(argv[5], NULL, 10);
     int loss = 0, pace = 0;
-    const char *go = NULL;
+    const char *go = NULL, *hold = NULL;
+    unsigned long holds[16];
+    unsigned nholds = 0, next_hold = 0;
     for (int a = 6; a < argc; a++) {
       loss |= !strcmp(argv[a], "loss");
       pace |= !strcmp(argv[a], "pace");
       if (argv[a][0] == '/')
         go = argv[a];
+      if (!strncmp(argv[a], "hold=", 5)) { /* hold=K,...:PATH */
+        char *s = argv[a] + 5;
+        for (;;) {
+          holds[nholds++] = strtoul(s, &s, 10);
+          if (*s != ',' || nholds == sizeof holds / sizeof holds[0])
+            break;
+          s++;
+        }
+        if (*s != ':' || !s[1]) {
+          fprintf(stderr, "bridge_node: recv: hold=K,...:PATH, not %s\n", argv[a]);
+          return 2;
+        }
+        hold = s + 1;
+      }
     }
     mcapi_endpoint_t ep = mcapi_endpoint_create((mcapi_port_t)port, &st);
     if (st != MCAPI_SUCCESS)
@@ -883,10 +902,7 @@ int main(int argc, char **argv)
     if (go) { /* hold: nothing is read until GOFILE exists (at most 120 s) */
       printf("holding\n");
       fflush(stdout);
-      for (unsigned long i = 0; i < scaled_ms(120000) / 10 && access(go, F_OK) != 0; i++) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-      }
+      await_file(go, 120000);
     }
     uint32_t last = 0;
     unsigned long got = 0, gaps = 0;
@@ -918,6 +934,19 @@ int main(int argc, char **argv)
       if (got % 1000 == 0) { /* the test acts on progress, not on time */
         printf("progress %lu\n", got);
         fflush(stdout);
+      }
+      if (next_hold < nholds && got == holds[next_hold]) {
+        /* The stream stops here until the script has acted: the sender is
+         * held by back-pressure, however long the script takes. */
+        char path[512];
+        snprintf(path, sizeof path, "%s.%lu", hold, got);
+        printf("held %lu\n", got);
+        fflush(stdout);
+        if (!await_file(path, 300000)) {
+          printf("recv: held at %lu: no %s within 300 s (scaled)\n", got, path);
+          return 1;
+        }
+        next_hold++;
       }
       if (pace && got % 20 == 0) { /* at most ~20000 items/s: a stream long enough to act on */
         struct timespec ts = {0, 1000000};

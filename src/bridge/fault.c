@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fault injection for the tests (docs/bridge.md): MCX_BRIDGE_FAULT=K:S kills
+ * this process with SIGKILL at step S (0..4, see mcx__mpsc_commit_t) of its
+ * K-th message delivery. Node thread only; nothing happens without the
+ * variable.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bridge_internal.h"
+#include "ports/mcx_port.h"
+#include "runtime/receipt_hook.h"
+
+static int fault_step;
+
+static void fault_kill(int step)
+{
+  if (step != fault_step)
+    return;
+  mcx_port_kill_self();
+}
+
+void mcx__br_fault_arm(void)
+{
+  static long count, at = -1;
+  if (at < 0) {
+    const char *f = getenv("MCX_BRIDGE_FAULT");
+    at = 0;
+    if (f && sscanf(f, "%ld:%d", &at, &fault_step) != 2)
+      at = 0;
+  }
+  if (at > 0 && ++count == at) {
+    fprintf(stderr, "mca bridge: MCX_BRIDGE_FAULT: killed at step %d of delivery %ld\n", fault_step, count);
+    fflush(stderr);
+    mcx__receipt_test_hook = fault_kill;
+  }
+}
