@@ -31,6 +31,7 @@ layer_of() {
     src/runtime/state.c) echo "6 objects.state" ;;                 # state channels
     src/runtime/msg_pmq.c) echo "7 objects.msg_pmq" ;;             # messages over pmq
     src/runtime/receipt.c) echo "8 objects.receipt" ;;             # delivery receipts
+    src/runtime/msg_cache.c) echo "9 objects.msg_cache" ;;         # the message fast path's endpoint cache
     src/runtime/msg.c) echo "9 objects.msg" ;;                     # messages
     src/runtime/msg_sem.c) echo "10 objects.msg_sem" ;;            # receive with a semaphore
     src/runtime/chan.c) echo "11 objects.chan" ;;                  # packet and scalar channels

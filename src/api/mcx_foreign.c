@@ -11,7 +11,7 @@
 
 #include "api/api.h"
 #include "mcx_bridge.h"
-#include "runtime/msg_fast.h"
+#include "runtime/msg.h"
 
 MCX_API mcapi_node_t mcx_bridge_node(void)
 {

@@ -13,7 +13,7 @@
 
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
-#include "runtime/msg_fast.h"
+#include "runtime/msg.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
 
@@ -61,6 +61,11 @@ void mcx__upcalls_register(const mcx__upcalls_t *u)
 }
 
 static const mcx__upcalls_t *up(void) { return mcx_load_acquire(&upcalls); }
+
+int mcx__recv_first(uint32_t kind, uint32_t handle)
+{
+  return up()->recv_queue_wait(kind, handle); /* a node: node init registered them */
+}
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 

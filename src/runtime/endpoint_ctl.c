@@ -8,7 +8,7 @@
 
 #include "mcapi.h"
 #include "ports/mcx_port.h"
-#include "runtime/msg_fast.h"
+#include "runtime/msg.h"
 #include "runtime/runtime.h"
 
 struct close_ctx {

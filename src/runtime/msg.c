@@ -2,8 +2,7 @@
 /* Connectionless messages: per-priority MPSC rings of the receiving endpoint. */
 #include "mcapi.h"
 #include "ports/mcx_port.h"
-#include "runtime/msg_fast.h"
-#include "runtime/runtime.h"
+#include "runtime/msg.h"
 
 /* ---- the message payload pool (mcx__mpool_t in mpsc_ring.h) */
 
@@ -70,33 +69,38 @@ static int mbuf_fill(mcx__domain_t *d, mcx__endpoint_t *src, const void *buf, si
   return MCX_OK;
 }
 
-int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
-                           size_t size, uint32_t prio)
+/* The send's second try on the endpoint cache, for what the fast path does
+ * not serve: a priority whose ring the destination's entry has not resolved
+ * (resolved here, its bit set in used_prios first), a payload for a pool
+ * buffer, a ring that was full a moment ago. 1 when sent; 0, having sent
+ * nothing, when the full send must run (it waits, or says why). */
+static int send_cached(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf, size_t size,
+                       uint32_t prio)
 {
   mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
-  /* Not a small one (a pool buffer for it would not be queued) nor one the
-   * domain refuses: the full path says why. */
-  if (!d || size <= MCX_SLOT_INLINE || size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
-    return MCX_EAGAIN;
-  /* A priority out of range matches no entry, and mcx__epc_prio refuses it:
-   * the full path reports it. */
+  /* Not a payload the domain refuses, nor one it need not queue: the full
+   * send says why. */
+  if (size > d->g.max_msg || !mcx__msg_send_checks(s, t, from, to))
+    return 0;
   if (prio != t->prio && !mcx__epc_prio(to, prio))
-    return MCX_EAGAIN; /* the bit the receiver scans for is set before the enqueue */
+    return 0;
+  if (size <= MCX_SLOT_INLINE) /* and so within mcx__self.msg_lim */
+    return mcx__epc_send_small(s, t, buf, size);
   const mcx__mpool_t *mp = &d->mpool;
   uint32_t b;
   if (mcx__pool_get(&mp->pool, &b) != MCX_OK)
-    return MCX_EAGAIN; /* the full path waits, or says why */
+    return 0; /* the full send waits for a buffer, or says why */
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
   memcpy(mcx__mpool_buf(mp, b), buf, size);
   /* The ring's tail refuses an epoch other than the entry's (a re-size). */
   if (mcx__mpsc_enqueue(&t->v, mcx__epc_epoch(t), buf, (uint32_t)size, b, s->intent, t->v.tag,
                         NULL) != MCX_RING_OK) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
-    return MCX_EAGAIN;
+    return 0;
   }
   mcx__ctr_add(&s->ep->n_sent, 1);
   mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
-  return MCX_OK;
+  return 1;
 }
 
 /* mcx__msg_scan_from's view of ring p of a cached endpoint. */
@@ -110,8 +114,11 @@ static mcx__ring_view_t epc_ring_at(const void *ctx, uint32_t p)
   return mcx__epc_ring(a->d, a->c, p);
 }
 
-/* mcx__msg_recv_scan's body, inlined into its callers (the middle tier and
- * its spin), so that each is one function. */
+/* One scan of every ring of cached endpoint @p h in use, highest priority
+ * first, with every check again; messages that are not small ones that fit
+ * (a pool buffer, a truncation, a tombstone) too. MCX_OK, MCX_ETRUNC,
+ * MCX_ECORRUPT (taken either way), or MCX_EAGAIN (nothing taken: empty, or
+ * the full receive must look). */
 static inline __attribute__((always_inline)) int recv_scan(uint32_t h, void *buf, size_t cap,
                                                           size_t *size)
 {
@@ -122,7 +129,7 @@ static inline __attribute__((always_inline)) int recv_scan(uint32_t h, void *buf
   if (!c)
     return MCX_EAGAIN;
   mcx__endpoint_t *ep = c->ep;
-  /* As mcx__msg_recv_fast: our own endpoint, relaxed. */
+  /* As mcx__epc_gate: our own endpoint, relaxed. */
   if (mcx_load_relaxed(&ep->state_chan) != c->own)
     return MCX_EAGAIN;
   /* A hint, see mcx__msg_enqueue_once. */
@@ -149,84 +156,6 @@ static inline __attribute__((always_inline)) int recv_scan(uint32_t h, void *buf
   return MCX_EAGAIN;
 }
 
-
-/* Resolves priority @p p's ring in entry @p c (the bit seen set), or none
- * (MCX_EPC_NOPRIO). */
-static void epc_set_prio(mcx__epc_t *c, uint32_t p)
-{
-  c->prio = p;
-  if (p == MCX_EPC_NOPRIO) {
-    c->used = 0;
-    c->v.ring = &mcx__epc_idle_ring;
-    c->v.slots = &mcx__epc_idle_slot;
-    c->v.mask = 0; /* its one slot, whatever the head */
-    c->v.tag = 0;
-    return;
-  }
-  c->used = 1u << p;
-  c->v.ring = (mcx__mpsc_ring_t *)(c->ring0 + (size_t)p * sizeof(mcx__mpsc_ring_t));
-  c->v.slots = (mcx__msg_slot_t *)(c->slots0 + p * c->slot_step);
-  c->v.mask = c->mask;
-  c->v.tag = c->tag0 + ((uint64_t)p << 48);
-}
-
-int mcx__epc_prio(uint32_t to, uint32_t prio)
-{
-  mcx__epc_t *t = mcx__epc_get(to);
-  if (!t || prio > MCAPI_MAX_PRIORITY) /* out of range: the full path reports it */
-    return 0;
-  mcx__endpoint_t *dst = t->ep;
-  /* A-E1 — acquire: pairs with R-E1: the bit goes to the entry's incarnation
-   * (used_prios is cleared only by a create, which changes the word). */
-  if (mcx_load_acquire(&dst->state_chan) != t->state)
-    return 0;
-  uint32_t bit = 1u << prio;
-  /* Relaxed: see mcx__msg_enqueue_once. */
-  if (!(mcx_load_relaxed(&dst->used_prios) & bit))
-    mcx_fetch_or_relaxed(&dst->used_prios, bit);
-  epc_set_prio(t, prio);
-  return 1;
-}
-
-void mcx__epc_forget(const mcx__endpoint_t *e)
-{
-  for (uint32_t i = 0; mcx__self.epc != mcx__epc_none && i < MCX_EPC_N; i++)
-    if (mcx__self.epc[i].ep == e)
-      mcx__epc_clear(&mcx__self.epc[i]);
-}
-
-mcx__epc_t *mcx__epc_fill(mcx__domain_t *d, uint32_t h)
-{
-  mcx__endpoint_t *e;
-  if (mcx__self.epc == mcx__epc_none || mcx__ep_resolve(d, h, &e) != MCX_OK)
-    return NULL;
-  /* A-E1 — acquire: pairs with R-E1; the entry is valid while the word stays. */
-  uint32_t st = mcx_load_acquire(&e->state);
-  if ((st & 0xff) != EP_ACTIVE)
-    return NULL;
-  /* A-E4 — acquire: pairs with R-E4 (resize): the depth read next is this
-   * epoch's, or a later one's, which the ring's tail refuses (msg_fast.h). */
-  uint32_t epoch = mcx_load_acquire(&e->ring_epoch);
-  uint32_t depth = mcx_load_relaxed(&e->depth);
-  uint32_t idx = mcx__ep_idx(d, e);
-  mcx__ring_view_t v = mcx__ring_of(d, idx, 0, depth); /* checks depth: shared memory is input */
-  mcx__epc_t *c = &mcx__self.epc[h & (MCX_EPC_N - 1)];
-  c->state = mcx__ep_sc(st);
-  c->own = mcx__ep_is_mine(e) ? mcx__ep_sc(st) : MCX_EPC_EMPTY;
-  mcx__self.msg_lim = d->g.max_msg < MCX_SLOT_INLINE ? d->g.max_msg : MCX_SLOT_INLINE;
-  c->ngen = 0 - ((uint64_t)(epoch & MCX_RING_GEN_MASK) << MCX_RING_GEN_SHIFT);
-  c->v = v; /* its pool; its ring is the resolved priority's (epc_set_prio) */
-  c->mask = v.mask;
-  c->ep = e;
-  c->intent = mcx__self.intent;
-  c->ring0 = (uint8_t *)v.ring;
-  c->slots0 = (uint8_t *)v.slots;
-  c->slot_step = (size_t)d->g.qcap * sizeof(mcx__msg_slot_t);
-  c->tag0 = v.tag;
-  epc_set_prio(c, MCX_EPC_NOPRIO);
-  c->handle = h;
-  return c;
-}
 
 /* Retries of the *_BUT_* outcomes before treating them as FULL / EMPTY: the
  * other side is inside a short copy, so an immediate retry usually wins. */
@@ -377,9 +306,16 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
   }
 }
 
-int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+int mcx__msg_send_slow(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
 {
-  mcx__epc_refill(to); /* for the fast path's next call (mcx__epc_get) */
+  if (!mcx__is_node())
+    return MCX_ENODE;
+  if (prio > MCAPI_MAX_PRIORITY)
+    return MCX_EPRIO;
+  mcx__domain_t *d = mcx__self.fast;
+  if (d && send_cached(d, from, to, buf, size, prio))
+    return MCX_OK;
+  mcx__epc_refill(to); /* for the fast path's next call */
   mcx__epc_refill(from);
   return send_impl(from, to, buf, size, prio, 1, NULL);
 }
@@ -424,7 +360,7 @@ int mcx__msg_check_recv(uint32_t h)
   return resolve_recv(mcx__self.dom, h, &ep);
 }
 
-/* One scan, highest priority first (msg_fast.h). */
+/* One scan, highest priority first (msg.h). */
 static mcx__ring_outcome_t recv_once(mcx__domain_t *d, mcx__endpoint_t *ep, uint32_t h,
                                      void *buf, size_t cap, size_t *size, int classify)
 {
@@ -556,35 +492,40 @@ static mcx__ring_outcome_t take_copy(mcx__domain_t *d, mcx__endpoint_t *ep, void
   return mcx__msg_dequeue_once(d, ep, c->buf, c->cap, c->size, classify, 1);
 }
 
-/* How often a blocking receive's spin (mcx__msg_recv_spin) reads used_prios
- * besides the slot. used_prios only ends the spin early (a message at another
+/* How often the receive's spin (recv_spin) reads used_prios besides the
+ * slot. used_prios only ends the spin early (a message at another
  * priority), while every read of it puts another line on the round trip's
- * critical path: read on every poll it cost 5-7 ns of the 24 B message round
- * trip (measured in docs/perf-history.md). A power of two. */
+ * critical path. A power of two. */
 #define MSG_SPIN_PRIO_EVERY 8u
 
-int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
-                       mcx__backoff_t *b)
+/* The spin phase of the receive's wait, on the endpoint cache. It polls the
+ * one slot the entry's ring fills next (and, every MSG_SPIN_PRIO_EVERY-th
+ * poll, the endpoint's used_prios) with no other work between polls, so a
+ * message that arrives while it spins is taken within a pause, one at
+ * another priority within eight. MCX_OK, MCX_ETRUNC, MCX_ECORRUPT, or
+ * MCX_EAGAIN with the wait @p b for the full receive to continue (begun
+ * only where it spun). */
+static int recv_spin(mcx__domain_t *d, uint32_t h, void *buf, size_t cap, size_t *size,
+                     mcx__backoff_t *b)
 {
-  b->begun = 0;
-  mcx__domain_t *d = mcx__self.fast;
-  mcx__endpoint_t *ep = c->ep;
-  /* The entry served this receive just now: its endpoint is one of d's. */
-  if (!d || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, ep) == 0)
-    return MCX_EAGAIN; /* no wait: the full path reports the change, or the timeout */
+  mcx__epc_t *c = mcx__epc_get(h);
+  /* An entry that serves this endpoint (one of d's) still; no wait when its
+   * TIMEOUT is 0: the full receive reports that. */
+  if (!c || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, c->ep) == 0)
+    return MCX_EAGAIN;
   mcx__backoff_begin(b);
-  /* The slot of the next message: the head is ours (the one consumer), so
-   * it stays put while we spin. */
-  const mcx__ring_view_t *v = &c->v;
-  uint64_t want = mcx_load_relaxed(&v->ring->head) + 1;
-  const mcx_atomic_u64 *seq = &v->slots[(want - 1) & v->mask].seq;
-  uint32_t used = c->used;
+  const mcx__endpoint_t *ep = c->ep;
   for (;;) {
-    /* Each poll reads the slot alone, as a bare ring's wait does; every
-     * MSG_SPIN_PRIO_EVERY-th poll also reads used_prios, so a message at
-     * another priority is seen within that many pauses. The count is kept
-     * in a register while it spins. Relaxed: either change only sends us to
-     * the fast receive, which reads both again (A2 for the slot). */
+    /* The slot of the next message on the entry's ring (its idle ring when
+     * none is resolved: then only used_prios ends the poll). The head is
+     * ours (the one consumer): it stays put while we spin. */
+    const mcx__ring_view_t *v = &c->v;
+    uint64_t want = mcx_load_relaxed(&v->ring->head) + 1;
+    const mcx_atomic_u64 *seq = &v->slots[(want - 1) & v->mask].seq;
+    uint32_t used = c->used;
+    /* The count is kept in a register while it spins. Relaxed: either
+     * change only sends us to the takes below, which read both again (A2
+     * for the slot). */
     uint32_t spins = b->spins, limit = b->limit;
     while (spins < limit) {
       spins++;
@@ -595,56 +536,22 @@ int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
         break;
     }
     b->spins = spins;
-    mcx__epc_t *e;
-    int r = mcx__msg_recv_fast(c->handle, &e);
-    if (r == MCX_OK)
-      r = mcx__msg_recv_ring(e, buf, cap, size);
-    if (r == MCX_OK) {
-      mcx__backoff_end(b);
-      return MCX_OK;
-    }
-    /* The middle tier, the full path, or spin on (a change of used_prios
-     * that left the entry's ring the only one in use, e.g. its own bit). */
-    if (r != MCX_EAGAIN || b->spins >= b->limit || mcx_load_relaxed(seq) == want)
-      return r;
-    used = c->used;
-  }
-}
-
-int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size)
-{
-  return recv_scan(h, buf, cap, size);
-}
-
-int mcx__msg_recv_scan_spin(uint32_t h, void *buf, size_t cap, size_t *size, mcx__backoff_t *b)
-{
-  b->begun = 0;
-  mcx__domain_t *d = mcx__self.fast;
-  mcx__epc_t *c = mcx__epc_get(h);
-  if (!d || !c || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE || mcx__ep_timeout(d, c->ep) == 0)
-    return MCX_EAGAIN; /* as mcx__msg_recv_spin */
-  mcx__backoff_begin(b);
-  while (b->spins < b->limit) {
-    b->spins++;
-    mcx_port_cpu_relax();
-    int r = recv_scan(h, buf, cap, size);
+    int r = mcx__epc_recv_small(c, buf, cap, size) ? MCX_OK : recv_scan(h, buf, cap, size);
     if (r != MCX_EAGAIN) {
       if (r == MCX_OK)
         mcx__backoff_end(b);
       return r;
     }
+    if (b->spins >= b->limit || c->handle != h || mcx__epc_gate(c) == MCX_RING_CLOSED_OR_STALE)
+      return MCX_EAGAIN;
   }
-  return MCX_EAGAIN;
 }
 
-int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+/* The full receive: every check, the other modes and transports, and the
+ * wait, continuing @p spun (its spin phase spent when begun). */
+static int recv_full(uint32_t h, void *buf, size_t cap, size_t *size, const mcx__backoff_t *spun)
 {
-  return mcx__msg_recv_spun(h, buf, cap, size, NULL);
-}
-
-int mcx__msg_recv_spun(uint32_t h, void *buf, size_t cap, size_t *size, const mcx__backoff_t *spun)
-{
-  mcx__epc_refill(h); /* for the fast path's next call (mcx__epc_get) */
+  mcx__epc_refill(h); /* for the fast path's next call */
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *ep;
   int r = resolve_recv(d, h, &ep);
@@ -654,6 +561,37 @@ int mcx__msg_recv_spun(uint32_t h, void *buf, size_t cap, size_t *size, const mc
     return pmq_recv_counted(d, ep, h, buf, cap, size, 1);
   struct copy_out c = {buf, cap, size};
   return recv_wait(d, ep, h, take_copy, &c, spun);
+}
+
+/* The receive's wait: the receive requests queued before it first, the
+ * spin on the endpoint cache, then the full receive. Out of line: the scan
+ * before it, which finds most messages the fast path leaves, needs no
+ * frame. */
+static __attribute__((noinline)) int recv_waiting(mcx__domain_t *d, uint32_t h, void *buf,
+                                                  size_t cap, size_t *size)
+{
+  if (mcx__recv_queued != 0) /* the receive requests queued before it go first */
+    (void)mcx__recv_first(REQ_MSG_RECV, h); /* a bad handle: reported below */
+  mcx__backoff_t b = {.begun = 0};
+  if (d && mcx__recv_queued == 0) { /* else the receive waits behind them: the full receive */
+    int r = recv_spin(d, h, buf, cap, size, &b);
+    if (r != MCX_EAGAIN)
+      return r;
+  }
+  return recv_full(h, buf, cap, size, &b);
+}
+
+int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  if (!mcx__is_node())
+    return MCX_ENODE;
+  mcx__domain_t *d = mcx__self.fast;
+  if (d && mcx__recv_queued == 0) { /* every ring in use, highest priority first */
+    int r = recv_scan(h, buf, cap, size);
+    if (r != MCX_EAGAIN)
+      return r;
+  }
+  return recv_waiting(d, h, buf, cap, size);
 }
 
 int mcx__msg_available(uint32_t h, uint32_t *count)

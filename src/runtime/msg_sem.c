@@ -9,6 +9,7 @@
 
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_pi.h"
+#include "runtime/msg.h"
 #include "runtime/runtime.h"
 #include "sync/wait_pi.h"
 

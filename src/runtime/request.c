@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ports/mcx_port.h"
+#include "runtime/msg.h"
 #include "runtime/runtime.h"
 
 enum { RS_FREE = 0, RS_VALID = 1, RS_BUSY = 2, RS_COMPLETED = 3, RS_CANCELLED = 4 };

@@ -126,7 +126,7 @@ typedef struct mcx__endpoint {
       mcx_atomic_u32 chan;  /* channel connection (chan.c); 0 = message endpoint */
     };
     /* Both words in one: the message fast paths compare them with one load
-     * against mcx__ep_sc() of the state they cached (msg_fast.h). */
+     * against mcx__ep_sc() of the state they cached (msg.h). */
     mcx_atomic_u64 state_chan;
   };
   mcx_atomic_u32 node_id;
@@ -227,7 +227,7 @@ typedef struct mcx__domain {
    * and read by the owner's thread only; the partition keeps a copy for
    * other processes' get_attribute and for mca domains. */
   mcx__ep_local_t ep_local[MCX_EP_LOCAL_MAX];
-  int fastpath;  /* lock-free shm: the api layer's one-attempt paths apply (msg_fast.h) */
+  int fastpath;  /* lock-free shm: the api layer's one-attempt paths apply (msg.h) */
   int shared; /* futexes in a mapping shared between processes */
   uint32_t locking;
   uint32_t compat;
@@ -263,7 +263,7 @@ typedef struct mcx__self {
   uint32_t node_slot;
   uint32_t node_id;
   uint32_t key; /* process-unique node key, owner of requests */
-  /* The message fast path's view (msg_fast.h): the domain when it takes the
+  /* The message fast path's view (msg.h): the domain when it takes the
    * fast path (lock-free shm; cleared in a fork child by an atfork hook),
    * this node's endpoint cache (process memory, this thread's only) and its
    * in-flight record in the partition. */
@@ -272,8 +272,9 @@ typedef struct mcx__self {
   struct mcx__epc *epc;
   /* The table the message receive's fast path looks in: `epc`, or the empty
    * one while this thread has receive requests queued (recv_queued), which
-   * a blocking receive must let go first (the full path): no test of the
-   * count on the fast path. mcx__self_recv_queued keeps the two together. */
+   * a blocking receive lets go first (its slow path: mcx__recv_first), so
+   * the fast path tests no count. mcx__self_recv_queued keeps the two
+   * together. */
   struct mcx__epc *epc_rx;
   /* The same for channel handles (chan.c): four tables, a kind and an end
    * each (chc_entry), one pointer each so an entry costs no table offset;
@@ -294,7 +295,7 @@ typedef struct mcx__self {
 
 /*
  * The channel cache (chan.c): as the endpoint cache of the message path
- * (msg_fast.h), a node's own record of the channel handles it used, so a
+ * (msg.h), a node's own record of the channel handles it used, so a
  * data call costs a compare of the handle and one of the channel's state
  * word. That word holds the generation, liveness and both sides' states,
  * and every change to the channel's configuration (type, owners, mask) comes
@@ -609,8 +610,9 @@ typedef struct mcx__init_opts {
 struct mcx__layout;
 /**
  * What the bottom of the runtime calls of the layers above it: one table,
- * given by the top (node.c) before any domain is mapped. Control plane and
- * the dead-node sweep only: no fast path goes through it.
+ * given by the top (node.c) before any domain is mapped. Control plane, the
+ * dead-node sweep, and the blocking receives' wait for the receive requests
+ * queued before them: no fast path goes through it.
  */
 typedef struct mcx__upcalls {
   /* The partition's layout (node.c): computed from the options (0 or
@@ -629,6 +631,9 @@ typedef struct mcx__upcalls {
    * (mcx__resolve_orphans_locked). */
   uint32_t (*sweep_dead_locked)(mcx__domain_t *d);
   void (*resolve_orphans_locked)(mcx__domain_t *d);
+  /* The request layer's wait until the receive requests of (kind, handle)
+   * the calling thread queued are served (mcx__recv_queue_wait). */
+  int (*recv_queue_wait)(uint32_t kind, uint32_t handle);
 } mcx__upcalls_t;
 /** Registers the table (idempotent; the same table every time). */
 void mcx__upcalls_register(const mcx__upcalls_t *u);
@@ -711,9 +716,6 @@ mcx__receipt_t *mcx__receipt_get(mcx__domain_t *d, uint32_t handle);
 int mcx__receipt_open(uint64_t key, uint32_t *handle, uint64_t *value);
 int mcx__receipt_set(uint32_t handle, uint64_t value);
 int mcx__receipt_delete(uint64_t key);
-/** A blocking send that sets receipt @p receipt to @p value in the step that queues it. */
-int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
-                            uint32_t receipt, uint64_t value);
 /** Re-opens the rings of an endpoint left in EP_RECONFIG (admin lock held). */
 void mcx__ep_reopen_locked(mcx__domain_t *d, uint32_t idx);
 /** Whether the node in table slot @p slot belongs to a live process. */
@@ -770,27 +772,7 @@ int mcx__state_wait_newer(uint32_t handle, uint64_t known, uint32_t timeout_ms, 
 /** Deletes the state channels owned by table slot @p node_slot (admin lock held). */
 void mcx__state_delete_of_node_locked(mcx__domain_t *d, uint32_t node_slot);
 
-/* ---- messages (msg.c) */
-/**
- * One attempt at sending (waiting only for *_BUT_* outcomes).
- * @return 0, MCX_EAGAIN (full), MCX_ECLOSED, or argument errors.
- */
-int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
-int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
-/** One attempt at receiving: 0, MCX_ETRUNC, MCX_EAGAIN (empty), or errors. */
-int mcx__msg_try_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
-int mcx__msg_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
-/** mcx__msg_recv() continuing the wait @p spun (NULL: none) that the fast
- * path's spin (mcx__msg_recv_spin, msg_fast.h) began and ran to its end:
- * no second spin phase. */
-int mcx__msg_recv_spun(uint32_t ep, void *buf, size_t cap, size_t *size,
-                       const mcx__backoff_t *spun);
-int mcx__msg_available(uint32_t ep, uint32_t *count);
-int mcx__msg_recv_inplace(uint32_t ep, const void **data, size_t *size);
-int mcx__msg_release_inplace(const void *data);
-int mcx__msg_inplace_held(uint32_t ep); /* this thread's held messages of @p ep */
-/** Checks a receive without doing it. */
-int mcx__msg_check_recv(uint32_t ep);
+/* ---- messages (msg.c): runtime/msg.h */
 
 /* ---- requests (request.c) */
 enum mcx__req_kind {
@@ -853,6 +835,9 @@ int mcx__recv_queue_drain(uint32_t kind, uint32_t handle);
 /** Waits until the receive queue of (@p kind, @p handle) is empty (a blocking
  * receive comes after every receive request posted before it). */
 int mcx__recv_queue_wait(uint32_t kind, uint32_t handle);
+/** mcx__recv_queue_wait for the blocking receives' slow paths (msg.c,
+ * chan), which sit below the request layer: through the upcalls (domain.c). */
+int mcx__recv_first(uint32_t kind, uint32_t handle);
 /** Progress + report. @return 1 completed (result, size set), 0 pending, <0 bad handle. */
 int mcx__req_test(uint32_t handle, int *result, size_t *size);
 int mcx__req_wait(uint32_t handle, uint32_t timeout_ms, int *result, size_t *size);

@@ -12,6 +12,7 @@
 #include "mcx.h"
 #include "mcx_test.h"
 #include "mcx_test_chan.h"
+#include "runtime/msg.h"
 #include "runtime/runtime.h"
 #include "transport/pkt_ring.h"
 

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The message fast path: one attempt at a send or a receive, inlined into the
- * api layer, taken only where it is the whole story (a lock-free shm domain,
- * no receive request queued before a blocking receive). It does the same
- * checks as the full path and the same ring operation, and nothing else: no
- * wait-policy setup, no status mapping, no transport or locking branch. When
- * it cannot finish (ring full or empty, a bad handle, a channel endpoint) it
- * has changed nothing, and the caller takes the full path (msg.c), which
- * checks again and reports why.
+ * Connectionless messages (msg.c, msg_cache.c): what the api layer calls.
+ *
+ * A send and a blocking receive are each one entry here, mcx__msg_send and
+ * mcx__msg_recv: an inline fast path and one out-of-line slow path. The fast
+ * path serves a node of a lock-free shm domain from its endpoint cache
+ * (below) with one ring operation and nothing else: no wait-policy setup, no
+ * transport or locking branch. When it cannot finish (a cache miss, a ring
+ * full or empty, a payload or a priority it does not serve, a thread that is
+ * no node) it has changed nothing, and the slow path (msg.c) does the rest:
+ * it checks everything again, tries the cache's other rings and the pool,
+ * waits, serves the other modes and transports, and reports why it failed.
  */
-#ifndef MCX_RUNTIME_MSG_FAST_H
-#define MCX_RUNTIME_MSG_FAST_H
+#ifndef MCX_RUNTIME_MSG_H
+#define MCX_RUNTIME_MSG_H
 
 #include "runtime/runtime.h"
 
@@ -51,7 +54,7 @@ MCX_FAST mcx__domain_t *mcx__fast_domain(void) { return mcx__self.fast; }
  * word), so a send at that priority skips the bit's test; a receive whose
  * used_prios is exactly that bit reads that ring without the scan. Any other
  * priority takes a middle tier that resolves it (mcx__epc_prio) or scans
- * (mcx__msg_recv_scan) and still no full path.
+ * (the slow path's scan, msg.c) and still no full path.
  */
 /* 256 entries of 128 bytes (32 KiB a node): the index is the handle's low
  * byte, one zero-extending move, and endpoints 0..254 of a domain each have
@@ -239,54 +242,54 @@ MCX_FAST int mcx__msg_send_checks(const mcx__epc_t *s, const mcx__epc_t *t, uint
          __builtin_expect(mcx_load_relaxed(&src->state_chan) == s->own, 1);
 }
 
-/** The fast send of a payload larger than a slot's inline bytes, out of
- * line (msg.c): a pool buffer, filled, queued with the cached view; MCX_EAGAIN
- * (nothing sent) when the pool is empty, the ring full or anything changed. */
-int mcx__msg_send_big_fast(mcx__domain_t *d, uint32_t from, uint32_t to, const void *buf,
-                           size_t size, uint32_t prio);
-
-/** The checks of a send of at most mcx__self.msg_lim bytes (the caller
- * checked) from @p from to @p to at priority @p prio: MCX_OK, with the
- * entries in @p *sp and @p *tp (then mcx__msg_send_ring); MCX_ENOENT when
- * the entry of @p to has no ring resolved for @p prio (the middle tier
- * resolves it: mcx__epc_prio), also for a priority out of range, which
- * the middle tier leaves to the full path; MCX_EAGAIN when the full path
- * must run (it checks everything again and reports why). */
-MCX_FAST int mcx__msg_send_fast(uint32_t from, uint32_t to, uint32_t prio, mcx__epc_t **sp,
-                                mcx__epc_t **tp)
-{
-  mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
-  if (__builtin_expect(!mcx__msg_send_checks(s, t, from, to), 0))
-    return MCX_EAGAIN;
-  /* An entry that has a ring matches only its priority, which is in
-   * range; one with none matches only MCX_EPC_NOPRIO, out of range, which
-   * its ring refuses: the caller need not test the range first. */
-  if (__builtin_expect(prio != t->prio, 0))
-    return MCX_ENOENT;
-  *sp = s;
-  *tp = t;
-  return MCX_OK;
-}
-
-/** The send after mcx__msg_send_fast's checks, in one attempt, from the
- * entries alone (the caller's arguments are then free: the entries hold
- * the handles and the priority, equal to them): MCX_OK, or MCX_EAGAIN, having
- * sent nothing, when the ring is full, another sender took the slot, or the
- * ring's epoch is not the entry's (a re-size since the fill: the full path
- * refills the entry). */
-MCX_FAST int mcx__msg_send_ring(const mcx__epc_t *s, const mcx__epc_t *t, const void *buf,
-                                size_t size)
+/** Queues a payload of at most mcx__self.msg_lim bytes on entry @p t's
+ * resolved ring, from entry @p s, in one attempt: 1, or 0 having queued
+ * nothing when the ring is full, another sender took the slot, or the
+ * ring's epoch is not the entry's (a re-size since the fill: the slow path
+ * refills the entry). The caller made mcx__msg_send_checks. */
+MCX_FAST int mcx__epc_send_small(const mcx__epc_t *s, const mcx__epc_t *t, const void *buf,
+                                 size_t size)
 {
   mcx__msg_slot_t *slot;
   uint64_t pos;
   if (__builtin_expect(!mcx__mpsc_reserve_once(&t->v, t->ngen, s->intent, &slot, &pos), 0))
-    return MCX_EAGAIN;
-  /* Read again after the reservation (its CAS orders them after it): not
-   * kept in registers across it. */
+    return 0;
   mcx__mpsc_publish_small(slot, pos, buf, size, s->intent);
   mcx__ctr_add(&s->ep->n_sent, 1);
   mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
-  return MCX_OK;
+  return 1;
+}
+
+/** The send's slow path (msg.c): every check, the cache's other rings and
+ * the pool, the wait for room, the other modes and transports. MCX_OK, or
+ * why nothing was sent (MCX_ENODE, MCX_EPRIO first, then the endpoints').
+ * Out of line under LTO too: the fast path keeps no registers for it. */
+__attribute__((noinline)) int mcx__msg_send_slow(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
+
+/**
+ * A blocking send of @p size bytes at @p buf from endpoint @p from to
+ * endpoint @p to at priority @p prio (the api checked the buffer): MCX_OK,
+ * or why nothing was sent.
+ *
+ * The fast path: both entries hit and are the incarnations they were filled
+ * for, the source is ours, neither is a channel's, the payload fits a slot,
+ * and the destination's entry has this priority's ring resolved. An entry
+ * with no ring resolved matches only MCX_EPC_NOPRIO, out of range, and its
+ * ring then refuses the reservation: one compare refuses every priority
+ * out of range too, which the slow path reports.
+ */
+MCX_FAST int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
+  if (__builtin_expect(size <= mcx__self.msg_lim && mcx__msg_send_checks(s, t, from, to) &&
+                           prio == t->prio, 1)) {
+    if (__builtin_expect(mcx__epc_send_small(s, t, buf, size), 1))
+      return MCX_OK;
+    /* The entries hold the handles and the priority, found equal to the
+     * arguments: those need not live across the attempt. */
+    return mcx__msg_send_slow(s->handle, t->handle, buf, size, t->prio);
+  }
+  return mcx__msg_send_slow(from, to, buf, size, prio);
 }
 
 /** The priorities a used_prios word names: bits above the last priority are
@@ -381,37 +384,15 @@ MCX_FAST mcx__ring_outcome_t mcx__msg_dequeue_once(mcx__domain_t *d, mcx__endpoi
   return res;
 }
 
-/** The receive's middle tier, out of line (msg.c): every ring in use,
- * highest priority first, with every check again; a message that is not a
- * small one that fits (a pool buffer, a truncation, a tombstone) too.
- * MCX_OK, MCX_ETRUNC, MCX_ECORRUPT, or MCX_EAGAIN (full path). */
-int mcx__msg_recv_scan(uint32_t h, void *buf, size_t cap, size_t *size);
-
-/** The checks of a receive on @p h: MCX_OK with its entry in @p *cp (then
- * mcx__msg_recv_ring); MCX_ENOENT when another ring than the entry's is in
- * use (the middle tier: mcx__msg_recv_scan); MCX_EAGAIN (full path). */
-MCX_FAST int mcx__msg_recv_fast(uint32_t h, mcx__epc_t **cp)
-{
-  /* The empty table while receive requests are queued (they come first:
-   * the full path), else the endpoint cache (mcx__self_t.epc_rx). */
-  mcx__epc_t *c = &mcx__self.epc_rx[h & (MCX_EPC_N - 1)];
-  if (__builtin_expect(c->handle != h, 0))
-    return MCX_EAGAIN;
-  /* The endpoint's checks (mcx__epc_gate) come after the ring shows a
-   * message: mcx__msg_recv_ring. */
-  *cp = c;
-  return MCX_OK;
-}
-
 /** The checks of a cached receive on its endpoint (entry @p ctx), made
  * after its ring showed a message (A2) and before it is taken:
  * MCX_RING_OK; MCX_RING_CLOSED_OR_STALE when the endpoint is not the one
- * the entry was filled for, ours and no channel's (the full path says
+ * the entry was filled for, ours and no channel's (the slow path says
  * why); MCX_RING_NOT_SMALL when another ring than the entry's is in use
- * (the middle tier). After A2, because used_prios is a hint (see
+ * (the slow path scans them). After A2, because used_prios is a hint (see
  * mcx__msg_enqueue_once) that a sender sets before it queues at a new
  * priority: a higher priority queued before the message seen is then in
- * the word, and the middle tier takes it first. */
+ * the word, and the scan takes it first. */
 MCX_FAST mcx__ring_outcome_t mcx__epc_gate(const void *ctx)
 {
   const mcx__epc_t *c = ctx;
@@ -426,55 +407,59 @@ MCX_FAST mcx__ring_outcome_t mcx__epc_gate(const void *ctx)
   return MCX_RING_OK;
 }
 
-/** What a cached receive whose ring operation gave @p o does next:
- * MCX_ENOENT (the middle tier) for a message that is not a small one that
- * fits or another ring in use, also when the entry's ring is empty;
- * MCX_EAGAIN (the full path) for an empty ring alone or an endpoint that
- * changed. */
-static inline int mcx__msg_recv_miss(const mcx__epc_t *c, mcx__ring_outcome_t o)
+/** Takes a small message that fits from entry @p c's resolved ring, in one
+ * attempt, while that ring is the only one in use (mcx__epc_gate): 1, or 0
+ * having taken nothing (empty, another ring in use, a message that is not
+ * a small one that fits, an endpoint that changed). */
+MCX_FAST int mcx__epc_recv_small(const mcx__epc_t *c, void *buf, size_t cap, size_t *size)
 {
-  if (o == MCX_RING_EMPTY) {
-    mcx__ring_outcome_t g = mcx__epc_gate(c);
-    return g == MCX_RING_NOT_SMALL ? MCX_ENOENT : MCX_EAGAIN;
-  }
-  return o == MCX_RING_NOT_SMALL ? MCX_ENOENT : MCX_EAGAIN;
-}
-
-/** The receive after mcx__msg_recv_fast's checks, in one attempt, from the
- * entry alone (the caller's handle is then free: the entry holds it):
- * MCX_OK; MCX_ENOENT when the message is not a small one that fits (the
- * middle tier); MCX_EAGAIN when the ring is empty (full path). */
-MCX_FAST int mcx__msg_recv_ring(const mcx__epc_t *c, void *buf, size_t cap, size_t *size)
-{
-  /* Taken only while used_prios reads the entry's `used` (a hint, see
-   * mcx__msg_enqueue_once), read after the message was seen: a higher
-   * priority its sender queued before it is then in the word, and the
-   * middle tier takes that first. */
-  mcx__ring_outcome_t o = mcx__mpsc_dequeue_small(&c->v, buf, cap, size, mcx__epc_gate, c);
-  if (__builtin_expect(o != MCX_RING_OK, 0))
-    return mcx__msg_recv_miss(c, o);
+  if (__builtin_expect(mcx__mpsc_dequeue_small(&c->v, buf, cap, size, mcx__epc_gate, c) !=
+                           MCX_RING_OK, 0))
+    return 0;
   mcx__msg_notify(&c->ep->space_wp); /* F-W2 after R2 */
-  return MCX_OK;
+  return 1;
 }
 
-/** A blocking receive's wait after mcx__msg_recv_ring found entry @p c's
- * ring empty, out of line (msg.c): the spin phase of the wait, polling the
- * one slot the next message will fill (and, every 8th poll, the endpoint's
- * used_prios) with no other work between polls, so a message that arrives
- * while it spins is taken within a pause, one at another priority within
- * eight. It begins the wait @p b (mcx__backoff_begin) and
- * spins its budget unless the endpoint's TIMEOUT is 0. MCX_OK (taken: the
- * fast receive's checks and ring operation, again), MCX_ENOENT (the middle
- * tier: another ring in use, or a message that is not a small one that
- * fits), MCX_EAGAIN (the full path, which continues the wait @p b:
- * mcx__msg_recv_spun). */
-int mcx__msg_recv_spin(const mcx__epc_t *c, void *buf, size_t cap, size_t *size,
-                       mcx__backoff_t *b);
+/** The receive's slow path (msg.c): every check, the scan of every ring in
+ * use (pool buffers, truncations, tombstones), the wait (a spin on the
+ * cached ring, then yields and sleeps), the other modes and transports.
+ * MCX_OK, MCX_ETRUNC (taken, truncated), or why nothing was taken. Out
+ * of line as mcx__msg_send_slow. */
+__attribute__((noinline)) int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size);
 
-/** The same wait's spin for a receive the middle tier found nothing for
- * (more than one ring in use): each poll is one mcx__msg_recv_scan. Its
- * outcome (MCX_OK, MCX_ETRUNC, MCX_ECORRUPT), or MCX_EAGAIN with the wait
- * @p b for the full path, begun only where it spun (@p b->begun). */
-int mcx__msg_recv_scan_spin(uint32_t h, void *buf, size_t cap, size_t *size, mcx__backoff_t *b);
+/**
+ * A blocking receive on endpoint @p h into @p buf of @p cap bytes, its size
+ * in @p *size (the api checked the pointers): MCX_OK, MCX_ETRUNC, or why nothing was taken.
+ *
+ * The fast path: the entry hits, its ring is the only one in use and holds
+ * a small message that fits. The table is the empty one while receive
+ * requests are queued (mcx__self_t.epc_rx): they go first, in the slow path.
+ */
+MCX_FAST int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  mcx__epc_t *c = &mcx__self.epc_rx[h & (MCX_EPC_N - 1)];
+  if (__builtin_expect(c->handle == h, 1)) {
+    if (__builtin_expect(mcx__epc_recv_small(c, buf, cap, size), 1))
+      return MCX_OK;
+    return mcx__msg_recv_slow(c->handle, buf, cap, size); /* as in mcx__msg_send */
+  }
+  return mcx__msg_recv_slow(h, buf, cap, size);
+}
+
+/* ---- the other message calls (msg.c) */
+/** One attempt at sending (waiting only for *_BUT_* outcomes): MCX_OK,
+ * MCX_EAGAIN (full), MCX_ECLOSED, or argument errors. */
+int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
+/** A blocking send that sets receipt @p receipt to @p value in the step that queues it. */
+int mcx__msg_send_receipted(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio,
+                            uint32_t receipt, uint64_t value);
+/** One attempt at receiving: MCX_OK, MCX_ETRUNC, MCX_EAGAIN (empty), or errors. */
+int mcx__msg_try_recv(uint32_t ep, void *buf, size_t cap, size_t *size);
+int mcx__msg_available(uint32_t ep, uint32_t *count);
+int mcx__msg_recv_inplace(uint32_t ep, const void **data, size_t *size);
+int mcx__msg_release_inplace(const void *data);
+int mcx__msg_inplace_held(uint32_t ep); /* this thread's held messages of @p ep */
+/** Checks a receive without doing it. */
+int mcx__msg_check_recv(uint32_t ep);
 
 #endif
