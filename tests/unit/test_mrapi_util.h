@@ -10,8 +10,8 @@
 #include "common/mcx_atomic.h"
 #include "mcx_test.h"
 #include "mrapi.h"
+#include "mrapi/mrapi_domain.h"
 #include "ports/mcx_port.h"
-#include "sync/mrapi_domain.h"
 
 /* The harness's counters are plain ints, but these tests check from several
  * threads at once: count into atomics and fold them in between tests. */
