@@ -5,7 +5,8 @@
 # names the runtime's types and globals; the runtime passes what a transport
 # needs in (its own small structs, see transport/pmq.h). The MCAPI runtime
 # (src/runtime/) and the MRAPI runtime (src/mrapi/) include nothing of each
-# other, and nothing below them includes either.
+# other, and nothing below them includes either. The library and its ports
+# include its headers by rooted names (common/..., ports/...), never "../".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
@@ -21,5 +22,8 @@ if grep -rnE '#[[:space:]]*include[[:space:]]*"(runtime|api)/' src/mrapi; then
 fi
 if grep -rnE '#[[:space:]]*include[[:space:]]*"mrapi/' src/runtime src/transport src/sync src/hpc ports; then
   echo "check-layers: the MCAPI runtime or a layer below it includes a header of src/mrapi/"; bad=1
+fi
+if grep -rnE '#[[:space:]]*include[[:space:]]*"\.\./' src ports; then
+  echo "check-layers: a relative include above: name the header from src/ or the project root (common/mcx_err.h, ports/mcx_port.h)"; bad=1
 fi
 exit $bad
