@@ -3,7 +3,7 @@
  * ring_layouts: the two SPSC channel-ring layouts side by side, two threads
  * pinned to different CPUs.
  *   slot-state  (src/transport/spsc_ring.h): a state word in every slot
- *   nbb         (src/transport/nbb_ring.h):  update + ack counters (Kim et al.)
+ *   nbb         (ring_layouts/nbb_ring.h):   update + ack counters (Kim et al.)
  * Cells: streaming (one-way items/s through a 256-slot ring) and ping-pong
  * (round trip of one item over two 8-slot rings). The raw cache-line round
  * trip L is measured before and after every cell; RTTs are also printed as
@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "ports/mcx_port.h"
-#include "transport/nbb_ring.h"
+#include "ring_layouts/nbb_ring.h"
 #include "transport/spsc_ring.h"
 
 static double now(void)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/common/mcx_atomic.h"
+#include "common/mcx_atomic.h"
 
 #define MCX_NO_DEADLINE UINT64_MAX
 

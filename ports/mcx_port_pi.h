@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "../src/common/mcx_atomic.h"
+#include "common/mcx_atomic.h"
 
 #define MCX_PORT_PI_WAITERS 0x80000000u
 #define MCX_PORT_PI_OWNER_DIED 0x40000000u

@@ -3,8 +3,11 @@
 # The library's layers, checked on its object files: every global symbol a
 # file uses (nm: undefined in it) and another file of the library defines
 # must be defined in a file of the same layer or of one below. The objects
-# of a domain have a level each, so their calls form no circle. A use that
-# goes up fails the test with the file, the symbol and both layers.
+# of a domain have a level each, so their calls form no circle. The MCAPI
+# runtime (src/runtime/) and the MRAPI runtime (src/mrapi/) stand side by
+# side on the layers below them: neither uses the other. A use that goes up,
+# or across from one runtime to the other, fails the test with the file, the
+# symbol and both layers.
 #
 #   layering_check.sh NM OBJECT_LIST
 #
@@ -24,6 +27,9 @@ layer_of() {
     src/hpc/*) echo "1 hpc" ;;
     src/sync/*) echo "2 sync" ;;
     src/transport/*) echo "3 transport" ;;
+    # the MRAPI runtime: its partition, nodes, object tables, requests,
+    # resources; beside the MCAPI runtime's layers (side_of)
+    src/mrapi/*) echo "4 mrapi" ;;
     # the partition mapping, the admin lock, self, liveness, waiting, notify
     src/runtime/domain.c) echo "4 domain" ;;
     # the objects of a domain, one level a file: each uses only those below it
@@ -43,6 +49,16 @@ layer_of() {
     src/runtime/node.c) echo "15 node" ;;
     src/api/*) echo "16 api" ;;
     *) echo "" ;;
+  esac
+}
+
+# The runtime a file belongs to: a file of one runtime uses nothing of the
+# other; the layers below both and the api above both have none ("-").
+side_of() {
+  case "$1" in
+    src/runtime/*) echo "mcapi" ;;
+    src/mrapi/*) echo "mrapi" ;;
+    *) echo "-" ;;
   esac
 }
 
@@ -71,7 +87,7 @@ while IFS= read -r obj || [ -n "$obj" ]; do
     bad=1
     continue
   fi
-  echo "$src $lay" >>"$tmp/layers"
+  echo "$src $lay $(side_of "$src")" >>"$tmp/layers"
   # POSIX format: "name type [value size]"; U, w, v: undefined (used here).
   "$nm_prog" -P -g "$obj" | awk -v f="$src" 'NF >= 2 { print f, $1, $2 }' >>"$tmp/syms"
   nobj=$((nobj + 1))
@@ -82,7 +98,7 @@ if [ "$nobj" -lt 10 ]; then
 fi
 
 awk '
-  FNR == NR { layer[$1] = $2; lname[$1] = $3; next }
+  FNR == NR { layer[$1] = $2; lname[$1] = $3; side[$1] = $4; next }
   $3 == "U" || $3 == "w" || $3 == "v" { n++; user[n] = $1; sym[n] = $2; next }
   { if (!($2 in def)) def[$2] = $1; ndef++ }
   END {
@@ -96,15 +112,20 @@ awk '
         printf "layering: %s (layer %s) uses %s of %s (layer %s, higher): a call up\n", \
                u, lname[u], s, d, lname[d]
         bad = 1
+      } else if (side[u] != "-" && side[d] != "-" && side[u] != side[d]) {
+        printf "layering: %s (%s runtime) uses %s of %s (%s runtime): a call across\n", \
+               u, side[u], s, d, side[d]
+        bad = 1
       }
     }
     exit bad
   }' "$tmp/layers" "$tmp/syms" || bad=1
 
 if [ "$bad" -ne 0 ]; then
-  echo "layering: the layers, lowest first: ports < hpc < sync < transport < domain <" \
-    "objects (endpoint < state < msg_pmq < receipt < msg < msg_sem < chan < request <" \
-    "endpoint_ctl) < recovery < node < api."
+  echo "layering: the layers, lowest first: ports < hpc < sync < transport <" \
+    "{ MCAPI runtime: domain < objects (endpoint < state < msg_pmq < receipt < msg <" \
+    "msg_sem < chan < request < endpoint_ctl) < recovery < node | MRAPI runtime: mrapi }" \
+    "< api; neither runtime uses the other."
   echo "layering: a lower layer reaches a higher one through a registered table" \
     "(mcx__upcalls_t in src/runtime/runtime.h), not by name; see docs/design.md."
   exit 1

@@ -3,6 +3,7 @@
 # transports below the runtime.
 add_test(NAME check_atomics COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-atomics.sh)
 set_tests_properties(check_atomics PROPERTIES LABELS unit)
-# Layering: src/transport/ includes nothing of the runtime above it.
+# Layering: src/transport/ includes nothing of the runtimes above it, and the MCAPI
+# and MRAPI runtimes include nothing of each other; src/ and ports/ include no "../".
 add_test(NAME check_layers COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-layers.sh)
 set_tests_properties(check_layers PROPERTIES LABELS unit)

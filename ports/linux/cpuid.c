@@ -6,8 +6,8 @@
 #include <x86intrin.h>
 #endif
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port_hpc.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port_hpc.h"
 
 int mcx_port_cpuid(mcx_port_cpuid_t *out)
 {

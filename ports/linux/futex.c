@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
 
 /* Futex calls of the calling thread (benchmarks: system calls per item). */
 static _Thread_local uint64_t futex_calls;

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_pi.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_pi.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13

@@ -11,9 +11,9 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_hpc.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_hpc.h"
 
 struct mcx_port_ticker {
   pthread_t thread;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../mcx_port_shm.h"
+#include "ports/mcx_port_shm.h"
 
 int mcx_port_tid_alive(uint32_t tid)
 {

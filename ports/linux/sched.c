@@ -7,8 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
 
 int mcx_port_pin_self(int cpu)
 {

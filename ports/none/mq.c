@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port_mq.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port_mq.h"
 
 int mcx_port_mq_sys(mcx_port_mq_sys_t *out)
 {

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port_hpc.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port_hpc.h"
 
 int mcx_port_perf_open(const mcx_port_perf_attr_t *attr, int32_t tid, int32_t cpu, int group_fd,
                        int *fd_out)

@@ -4,8 +4,8 @@
 #include <sys/ipc.h>
 #include <sys/sem.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port_ksem.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port_ksem.h"
 
 /* Linux wants the caller to define it (see semctl(2)). */
 union ksem_arg {

@@ -16,9 +16,9 @@
 #include <sys/vfs.h>
 #include <time.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_mq.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_mq.h"
 
 #define MQUEUE_MAGIC_ 0x19800202
 #define MQ_DIR "/dev/mqueue"

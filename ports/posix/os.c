@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
 
 uint64_t mcx_port_now_ns(void)
 {

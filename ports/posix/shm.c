@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/common/mcx_atomic.h"
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port_shm.h"
+#include "common/mcx_atomic.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port_shm.h"
 
 static int shm_name_ok(const char *name)
 {

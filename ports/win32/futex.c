@@ -14,9 +14,9 @@
 
 #include <stdio.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_shm.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_shm.h"
 
 #define MCX_WIN_BUCKETS 64
 #define MCX_WIN_SEM_MAX 4096 /* surplus releases beyond this are dropped */

@@ -8,10 +8,10 @@
 
 #include <stdio.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_ksem.h"
-#include "../mcx_port_shm.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_ksem.h"
+#include "ports/mcx_port_shm.h"
 
 #define MAX_KSEMS 64
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_mrapi.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_mrapi.h"
 
 int mcx_port_vm_copy(uint32_t pid, void *local, void *remote, size_t n, int write)
 {

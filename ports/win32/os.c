@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
+#include "common/mcx_err.h"
 #include "no_aligned_alloc.h"
+#include "ports/mcx_port.h"
 
 /* QueryPerformanceCounter: monotonic, system-wide (the same in every
  * process), frequency fixed at boot. */

@@ -9,9 +9,9 @@
  * semaphore itself, one context switch more than with a kernel requeue. */
 #include "win32.h"
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_pi.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_pi.h"
 
 int mcx_port_pi_supported(void) { return 0; }
 

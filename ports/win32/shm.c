@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_shm.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_shm.h"
 
 #define HDR_BYTES 4096u
 #define HDR_MAGIC 0x4d43583157534d31ull /* "MCX1WSM1" */

@@ -8,9 +8,9 @@
 #include <process.h>
 #include <stdlib.h>
 
-#include "../../src/common/mcx_err.h"
-#include "../mcx_port.h"
-#include "../mcx_port_hpc.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port.h"
+#include "ports/mcx_port_hpc.h"
 
 struct mcx_port_ticker {
   HANDLE thread;

@@ -7,9 +7,9 @@
 
 #include "mrapi.h"
 #include "mca_utils.h"
-#include "sync/mrapi_domain.h"
-#include "sync/mrapi_req.h"
-#include "sync/mrapi_rsrc.h"
+#include "mrapi/mrapi_domain.h"
+#include "mrapi/mrapi_req.h"
+#include "mrapi/mrapi_rsrc.h"
 
 #include "api/export.h"
 #define API MCX_API

@@ -8,8 +8,8 @@
 
 #include "common/mcx_atomic.h"
 #include "mrapi.h"
+#include "mrapi/mrapi_domain.h"
 #include "ports/mcx_port.h"
-#include "sync/mrapi_domain.h"
 
 #include "api/export.h"
 #define API MCX_API

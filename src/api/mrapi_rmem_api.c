@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "mrapi.h"
-#include "sync/mrapi_domain.h"
-#include "sync/mrapi_req.h"
+#include "mrapi/mrapi_domain.h"
+#include "mrapi/mrapi_req.h"
 
 #include "api/export.h"
 #define API MCX_API

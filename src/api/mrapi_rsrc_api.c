@@ -2,8 +2,8 @@
 /* MRAPI metadata: argument checks and the status mapping. Contracts are in
  * include/mrapi.h. */
 #include "mrapi.h"
-#include "sync/mrapi_domain.h"
-#include "sync/mrapi_rsrc.h"
+#include "mrapi/mrapi_domain.h"
+#include "mrapi/mrapi_rsrc.h"
 
 #include "api/export.h"
 #define API MCX_API

@@ -2,8 +2,9 @@
 /**
  * @file chan_outcome.h
  * @brief Outcomes of the single-producer single-consumer channel rings
- * (spsc_ring.h, nbb_ring.h): the four of the non-blocking buffer (NBB) of
- * Kim et al., plus success and a width mismatch seen without consuming.
+ * (spsc_ring.h, and the NBB layout of examples/ring_layouts/nbb_ring.h):
+ * the four of the non-blocking buffer (NBB) of Kim et al., plus success and
+ * a width mismatch seen without consuming.
  *
  * Callers retry the *_BUT_* outcomes at once a bounded number of times (the
  * other side is inside a short copy) and back off on FULL / EMPTY.

@@ -30,7 +30,6 @@ typedef struct shared {
   mcx_atomic_u64 total;
 } shared_t;
 
-static mrapi_domain_t dom;
 static double seconds;
 
 static void work(mrapi_node_t node, unsigned seed)

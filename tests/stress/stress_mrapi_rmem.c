@@ -26,7 +26,6 @@ typedef struct record {
   uint8_t fill[56];
 } record_t;
 
-static mrapi_domain_t dom;
 static double seconds;
 static record_t remote[2][RECORDS]; /* [0]: DUMMY object, [1]: DMA object */
 static mcx_atomic_u32 stop;
@@ -35,21 +34,6 @@ static mcx_atomic_u32 stop;
  * run the reader or the writers at all by the time the reader process ends). */
 static mcx_atomic_u32 reader_progress;
 static int cross_unsupported; /* the reader process: copies from another process are not supported here */
-
-static void init_node(mrapi_node_t n)
-{
-  mrapi_status_t st;
-  mrapi_info_t info;
-  mrapi_initialize(dom, n, 0, &info, &st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-static void fini_node(void)
-{
-  mrapi_status_t st;
-  mrapi_finalize(&st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
 
 static mrapi_rmem_hndl_t attach(int which)
 {

@@ -5,47 +5,6 @@
 
 #include "test_mrapi_util.h"
 
-static mrapi_domain_t dom;
-
-static void init_node(mrapi_node_t node)
-{
-  mrapi_info_t info;
-  mrapi_status_t st;
-  mrapi_initialize(dom, node, 0, &info, &st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-static void fini_node(void)
-{
-  mrapi_status_t st;
-  mrapi_finalize(&st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-/* Runs fn(arg) on a new thread that is node @p node. */
-typedef struct {
-  mrapi_node_t node;
-  void (*fn)(void *);
-  void *arg;
-} other_t;
-
-static void *other_main(void *p)
-{
-  other_t *o = p;
-  init_node(o->node);
-  o->fn(o->arg);
-  fini_node();
-  return NULL;
-}
-
-static void on_other_node(mrapi_node_t node, void (*fn)(void *), void *arg)
-{
-  other_t o = {node, fn, arg};
-  pthread_t t;
-  pthread_create(&t, NULL, other_main, &o);
-  pthread_join(t, NULL);
-}
-
 TEST(node_lifecycle_statuses)
 {
   mrapi_status_t st;

@@ -10,7 +10,6 @@
 #include "mca_utils.h"
 #include "ports/mcx_port_topo.h"
 
-static mrapi_domain_t dom;
 static unsigned next_dom = 1;
 
 static char run_compat[32]; /* the profile this run was started with (MCX_COMPAT) */
@@ -26,44 +25,6 @@ static void fresh_domain(const char *compat)
   else
     unsetenv("MCX_COMPAT");
   dom = test_domain(next_dom++);
-}
-
-static void init_node(mrapi_node_t node)
-{
-  mrapi_info_t info;
-  mrapi_status_t st;
-  mrapi_initialize(dom, node, 0, &info, &st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-static void fini_node(void)
-{
-  mrapi_status_t st;
-  mrapi_finalize(&st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-typedef struct {
-  mrapi_node_t node;
-  void (*fn)(void *);
-  void *arg;
-} other_t;
-
-static void *other_main(void *p)
-{
-  other_t *o = p;
-  init_node(o->node);
-  o->fn(o->arg);
-  fini_node();
-  return NULL;
-}
-
-static void on_other_node(mrapi_node_t node, void (*fn)(void *), void *arg)
-{
-  other_t o = {node, fn, arg};
-  pthread_t t;
-  pthread_create(&t, NULL, other_main, &o);
-  pthread_join(t, NULL);
 }
 
 /* ------------------------------------------------------------ names */

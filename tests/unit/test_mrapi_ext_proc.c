@@ -20,23 +20,6 @@
 
 #include "test_mrapi_util.h"
 
-static mrapi_domain_t dom;
-
-static void init_node(mrapi_node_t node)
-{
-  mrapi_info_t info;
-  mrapi_status_t st;
-  mrapi_initialize(dom, node, 0, &info, &st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-static void fini_node(void)
-{
-  mrapi_status_t st;
-  mrapi_finalize(&st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
 /* Deletes a semaphore / rwlock under either profile's rule: spec deletes
  * free objects, mca-2.0.3 only objects the caller holds. */
 static void del_sem(mrapi_sem_hndl_t s)
@@ -65,14 +48,6 @@ static void del_mutex(mrapi_mutex_hndl_t m)
     mrapi_mutex_lock(m, &k, MRAPI_TIMEOUT_INFINITE, &st);
   mrapi_mutex_delete(m, &st);
   CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-static int wait_child(pid_t pid)
-{
-  int ws = 0;
-  while (waitpid(pid, &ws, 0) < 0) {
-  }
-  return WIFEXITED(ws) ? WEXITSTATUS(ws) : 100 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 }
 
 static void child_exit(void)

@@ -7,32 +7,6 @@
 
 #include "test_mrapi_util.h"
 
-static mrapi_domain_t dom;
-
-static void init_node(mrapi_node_t node)
-{
-  mrapi_info_t info;
-  mrapi_status_t st;
-  mrapi_initialize(dom, node, 0, &info, &st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-static void fini_node(void)
-{
-  mrapi_status_t st;
-  mrapi_finalize(&st);
-  CHECK_MRAPI(st, MRAPI_SUCCESS);
-}
-
-/* Waits for a child; its exit status is its failure count (0 = all good). */
-static int wait_child(pid_t pid)
-{
-  int ws = 0;
-  while (waitpid(pid, &ws, 0) < 0) {
-  }
-  return WIFEXITED(ws) ? WEXITSTATUS(ws) : 100 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
-}
-
 static void child_exit(void)
 {
   mt_fold();

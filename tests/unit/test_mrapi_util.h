@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the MRAPI tests: status checks by name, unique domains,
- * and a check that no shared-memory object of a domain is left behind. */
+ * nodes of the test's domain on this thread, on another thread and (POSIX)
+ * in a child process, and a check that no shared-memory object of a domain
+ * is left behind. */
 #ifndef TEST_MRAPI_UTIL_H
 #define TEST_MRAPI_UTIL_H
 
 #include <dirent.h>
+#include <pthread.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
 
 #include "common/mcx_atomic.h"
 #include "mcx_test.h"
 #include "mrapi.h"
+#include "mrapi/mrapi_domain.h"
 #include "ports/mcx_port.h"
-#include "sync/mrapi_domain.h"
 
 /* The harness's counters are plain ints, but these tests check from several
  * threads at once: count into atomics and fold them in between tests. */
@@ -100,6 +106,64 @@ static inline mrapi_domain_t test_domain(unsigned k)
 {
   return 100000u + ((unsigned)getpid() % 100000u) * 16u + k;
 }
+
+/* The domain the test's nodes join (init_node); each test program sets it,
+ * from test_domain(). */
+static mrapi_domain_t dom;
+
+/* The calling thread becomes node @p node of dom. */
+static inline void init_node(mrapi_node_t node)
+{
+  mrapi_info_t info;
+  mrapi_status_t st;
+  mrapi_initialize(dom, node, 0, &info, &st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+}
+
+static inline void fini_node(void)
+{
+  mrapi_status_t st;
+  mrapi_finalize(&st);
+  CHECK_MRAPI(st, MRAPI_SUCCESS);
+}
+
+/* A node on another thread: other_main(&o) makes the calling thread node
+ * o.node, runs o.fn(o.arg) and leaves. */
+typedef struct {
+  mrapi_node_t node;
+  void (*fn)(void *);
+  void *arg;
+} other_t;
+
+static inline void *other_main(void *p)
+{
+  other_t *o = p;
+  init_node(o->node);
+  o->fn(o->arg);
+  fini_node();
+  return NULL;
+}
+
+/* Runs fn(arg) on a new thread that is node @p node of dom, and waits for it. */
+static inline void on_other_node(mrapi_node_t node, void (*fn)(void *), void *arg)
+{
+  other_t o = {node, fn, arg};
+  pthread_t t;
+  pthread_create(&t, NULL, other_main, &o);
+  pthread_join(t, NULL);
+}
+
+#ifndef _WIN32
+/* Waits for a child; its exit status is its failure count (0 = all good),
+ * 100 + the signal that ended it otherwise. */
+static inline int wait_child(pid_t pid)
+{
+  int ws = 0;
+  while (waitpid(pid, &ws, 0) < 0) {
+  }
+  return WIFEXITED(ws) ? WEXITSTATUS(ws) : 100 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+}
+#endif
 
 /* Number of /dev/shm entries belonging to @p domain (partition and segments). */
 #ifdef _WIN32

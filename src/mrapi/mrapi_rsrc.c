@@ -18,7 +18,7 @@
  *   C-R2 release (registration stores `fn` before `tid`) pairs with C-A2
  *        acquire (the handler loads `tid` before `fn`).
  */
-#include "sync/mrapi_rsrc.h"
+#include "mrapi/mrapi_rsrc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +27,11 @@
 #include "common/mcx_atomic.h"
 #include "common/mcx_err.h"
 #include "mcx_hpc.h"
+#include "mrapi/mrapi_domain.h"
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_hpc.h"
 #include "ports/mcx_port_mrapi.h"
 #include "ports/mcx_port_topo.h"
-#include "sync/mrapi_domain.h"
 #include "sync/mrapi_prim.h"
 
 #define RS_MAGIC 0x52534331u /* "RSC1" */

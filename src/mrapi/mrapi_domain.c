@@ -18,7 +18,7 @@
  *   acquire/release (M-A1/M-R1 in mrapi_prim.c) orders them.
  *   P-R0 release (proc.pid = ours after a reset) pairs with P-A0 acquire.
  */
-#include "sync/mrapi_domain.h"
+#include "mrapi/mrapi_domain.h"
 
 #include <stdio.h>
 #include <string.h>

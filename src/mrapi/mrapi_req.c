@@ -12,17 +12,17 @@
  *        Q-A3 acquire (the allocating CAS FREE -> ISSUED).
  *   The queue itself is under a process-private mutex (M-A1/M-R1).
  */
-#include "sync/mrapi_req.h"
+#include "mrapi/mrapi_req.h"
 
 #include <string.h>
 
 #include "common/mcx_atomic.h"
 #include "common/mcx_err.h"
+#include "mrapi/mrapi_domain.h"
 #include "mrapi_impl_spec.h"
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_mrapi.h"
 #include "ports/mcx_port_shm.h"
-#include "sync/mrapi_domain.h"
 #include "sync/mrapi_prim.h"
 
 enum { R_FREE = 0, R_ISSUED = 1, R_QUEUED = 2, R_RUNNING = 3, R_DONE = 4, R_CANCELLED = 5 };

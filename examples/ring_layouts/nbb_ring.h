@@ -17,11 +17,11 @@
  * A hand-off moves two lines: the slot and the update counter to the consumer,
  * then the ack counter back to the producer when it next runs out of space.
  *
- * Same interface as spsc_ring.h (kept as the measured alternative:
- * examples/ring_layouts.c).
+ * Same interface as spsc_ring.h. Not part of the library: the measured
+ * alternative that examples/ring_layouts.c compiles beside it.
  */
-#ifndef MCX_TRANSPORT_NBB_RING_H
-#define MCX_TRANSPORT_NBB_RING_H
+#ifndef MCX_EXAMPLE_NBB_RING_H
+#define MCX_EXAMPLE_NBB_RING_H
 
 #include <stdint.h>
 

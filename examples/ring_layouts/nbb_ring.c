@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Control-path operations of the NBB ring (see nbb_ring.h). */
-#include "transport/nbb_ring.h"
+#include "nbb_ring.h"
 
 void mcx__nbb_init(const mcx__nbb_view_t *v)
 {
