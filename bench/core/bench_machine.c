@@ -55,6 +55,9 @@ void bench_machine_read(bench_machine_t *m)
   mcx_port_sysinfo_t u;
   mcx_port_sysinfo(&u);
   snprintf(m->kernel, sizeof m->kernel, "%s %s", u.os, u.arch);
+  snprintf(m->platform, sizeof m->platform, "%s", u.platform);
+  snprintf(m->os, sizeof m->os, "%s", u.os);
+  snprintf(m->arch, sizeof m->arch, "%s", u.arch);
   snprintf(m->compiler, sizeof m->compiler, "%s", MCA_COMPILER);
   snprintf(m->flags, sizeof m->flags, "%s", MCA_BUILD_FLAGS);
   snprintf(m->build_type, sizeof m->build_type, "%s", MCA_BUILD_TYPE);

@@ -8,7 +8,6 @@
 
 #include "bench_report.h"
 #include "cli.h"
-#include "ports/mcx_port.h"
 
 #ifndef MCA_VERSION
 #define MCA_VERSION "unknown"
@@ -524,8 +523,6 @@ int bench_write_json(const char *path, const bench_results_t *r)
   if (!f)
     return -1;
   const bench_machine_t *m = &r->machine;
-  mcx_port_sysinfo_t u;
-  mcx_port_sysinfo(&u);
   fprintf(f, "{\n\"schema\": \"mca-bench/1\",\n\"date\": ");
   mca_json_str(f, m->date);
   fprintf(f, ",\n\"command\": ");
@@ -535,11 +532,11 @@ int bench_write_json(const char *path, const bench_results_t *r)
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
   mca_json_str(f, m->kernel);
   fprintf(f, ", \"platform\": ");
-  mca_json_str(f, u.platform);
+  mca_json_str(f, m->platform);
   fprintf(f, ", \"os\": ");
-  mca_json_str(f, u.os);
+  mca_json_str(f, m->os);
   fprintf(f, ", \"arch\": ");
-  mca_json_str(f, u.arch);
+  mca_json_str(f, m->arch);
   fprintf(f, "},\n\"build\": {\"version\": ");
   mca_json_str(f, MCA_VERSION);
   fprintf(f, ", \"compiler\": ");

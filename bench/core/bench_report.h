@@ -16,6 +16,7 @@ typedef struct bench_machine {
   int cpus;
   int virtualized;
   char kernel[400];
+  char platform[32], os[128], arch[32]; /* "linux", "windows (wine)"...; name and release; machine */
   char compiler[64];
   char flags[256];
   char build_type[32];

@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #endif
 
-#include "ports/mcx_port.h"
 
 #include "bench.h"
 #include "bench_report.h"
@@ -277,8 +276,6 @@ static void envelope_members(FILE *f)
     bench_machine_read(&m);
     have = 1;
   }
-  mcx_port_sysinfo_t u;
-  mcx_port_sysinfo(&u);
   time_t t = time(NULL);
   char date[32];
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -291,11 +288,11 @@ static void envelope_members(FILE *f)
   fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", affinity_cpus(), m.virtualized ? "true" : "false");
   mca_json_str(f, m.kernel);
   fputs(", \"platform\": ", f);
-  mca_json_str(f, u.platform);
+  mca_json_str(f, m.platform);
   fputs(", \"os\": ", f);
-  mca_json_str(f, u.os);
+  mca_json_str(f, m.os);
   fputs(", \"arch\": ", f);
-  mca_json_str(f, u.arch);
+  mca_json_str(f, m.arch);
   fputs("},\n\"build\": {\"version\": ", f);
   mca_json_str(f, MCA_VERSION);
   fputs(", \"compiler\": ", f);
