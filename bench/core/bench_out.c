@@ -8,10 +8,6 @@
 
 #include "bench_report.h"
 #include "cli.h"
-
-#ifndef MCA_VERSION
-#define MCA_VERSION "unknown"
-#endif
 #include "mcx_hpc.h"
 
 static int eq(const char *a, const char *b) { return !b || (a && !strcmp(a, b)); }
@@ -527,29 +523,9 @@ int bench_write_json(const char *path, const bench_results_t *r)
   mca_json_str(f, m->date);
   fprintf(f, ",\n\"command\": ");
   mca_json_str(f, r->argv_line);
-  fprintf(f, ",\n\"machine\": {\"cpu\": ");
-  mca_json_str(f, m->cpu);
-  fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
-  mca_json_str(f, m->kernel);
-  fprintf(f, ", \"platform\": ");
-  mca_json_str(f, m->platform);
-  fprintf(f, ", \"os\": ");
-  mca_json_str(f, m->os);
-  fprintf(f, ", \"arch\": ");
-  mca_json_str(f, m->arch);
-  fprintf(f, "},\n\"build\": {\"version\": ");
-  mca_json_str(f, MCA_VERSION);
-  fprintf(f, ", \"compiler\": ");
-  mca_json_str(f, m->compiler);
-  fprintf(f, ", \"flags\": ");
-  mca_json_str(f, m->flags);
-  fprintf(f, ", \"build_type\": ");
-  mca_json_str(f, m->build_type);
-  fprintf(f, ", \"commit\": ");
-  mca_json_str(f, m->commit);
-  fprintf(f, ", \"commit_source\": ");
-  mca_json_str(f, m->commit_source);
-  fprintf(f, ", \"dirty\": %s},\n", m->dirty ? "true" : "false");
+  fprintf(f, ",\n");
+  bench_machine_json(f, m, m->cpus);
+  fprintf(f, ",\n");
   fprintf(f, "\"config\": {\"timer_cost_ns\": %llu, \"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f, "
              "\"cpus\": [",
           (unsigned long long)bench_timer_cost_ns(),

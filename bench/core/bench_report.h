@@ -170,6 +170,9 @@ typedef struct bench_results {
 } bench_results_t;
 
 void bench_machine_read(bench_machine_t *m);
+/** The "machine" and "build" members of a JSON result (docs/json.md), @p cpus
+ * as the machine's CPU count; no separator before or after. */
+void bench_machine_json(FILE *f, const bench_machine_t *m, int cpus);
 /** Marks slow samples against @p L_median; returns how many clean samples @p c has. */
 int bench_classify(bench_cell_t *c, double L_median);
 void bench_summarize(bench_cell_t *c);
