@@ -29,7 +29,7 @@
 #endif
 
 #include "mca_config.h" /* MCAPI_MAX_QUEUE_ELEMENTS: the libmca cells' queue depth */
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 /* ------------------------------------------------ ideal ring (physical limit) */
 /*

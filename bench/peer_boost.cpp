@@ -9,7 +9,7 @@
 #include <new>
 
 extern "C" {
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 }
 
 namespace {

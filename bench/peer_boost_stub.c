@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Stands in for bench/peer_boost.cpp when Boost.Lockfree is not installed. */
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 #ifndef MCA_HAVE_BOOST
 static int boost_absent(bench_ctx_t *c)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 #ifdef MCA_HAVE_CK
 #include <ck_ring.h>

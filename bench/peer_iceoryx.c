@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 #ifdef MCA_HAVE_ICEORYX
 #include <fcntl.h>

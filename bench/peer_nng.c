@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 #ifdef MCA_HAVE_NNG
 #include <nng/nng.h>

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 #ifdef MCA_HAVE_ZMQ
 #include <errno.h>

@@ -51,12 +51,12 @@ add_test(NAME bench_hpc_per_item COMMAND ${MCA_EXPECT} 0 "receiver: task-clock=[
   ${MCA_BIN} bench --smoke --no-sweep --no-peers --hpc --only "msg\\.lockfree\\.spread\\.in\\.shm\\.24B")
 set_tests_properties(bench_hpc_per_item PROPERTIES LABELS "unit;bench" TIMEOUT 120)
 
-# the latency histogram of mca bench (tools/mca/bench_hist.c) is tested on its own
-target_sources(unit_test_bench_hist PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c)
+# the latency histogram of mca bench (bench/core/bench_hist.c) is tested on its own
+target_sources(unit_test_bench_hist PRIVATE ${PROJECT_SOURCE_DIR}/bench/core/bench_hist.c)
 # and the sample hygiene (slow samples excluded, unstable cells without a figure)
-target_sources(unit_test_bench_hygiene PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_hygiene.c
-  ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c ${PROJECT_SOURCE_DIR}/tools/mca/bench_util.c)
+target_sources(unit_test_bench_hygiene PRIVATE ${PROJECT_SOURCE_DIR}/bench/core/bench_hygiene.c
+  ${PROJECT_SOURCE_DIR}/bench/core/bench_hist.c ${PROJECT_SOURCE_DIR}/bench/core/bench_util.c)
 # and the receiving side's checks: lost, repeated and corrupted items fail the sample
-target_sources(unit_test_bench_checks PRIVATE ${PROJECT_SOURCE_DIR}/tools/mca/bench_run.c
-  ${PROJECT_SOURCE_DIR}/tools/mca/bench_util.c ${PROJECT_SOURCE_DIR}/tools/mca/bench_hist.c
+target_sources(unit_test_bench_checks PRIVATE ${PROJECT_SOURCE_DIR}/bench/core/bench_run.c
+  ${PROJECT_SOURCE_DIR}/bench/core/bench_util.c ${PROJECT_SOURCE_DIR}/bench/core/bench_hist.c
   ${PROJECT_SOURCE_DIR}/bench/peer_basic.c)

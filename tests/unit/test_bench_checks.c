@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mca bench's receiving-side checks (tools/mca/bench_run.c): a subject that
+ * mca bench's receiving-side checks (bench/core/bench_run.c): a subject that
  * loses, duplicates or corrupts an item fails the sample in the stream mode,
  * both through the subjects' batch operations and item by item. The subject is the ideal ring (bench/peer_basic.c) behind a
  * wrapper that injects one fault on the receiving side.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/mca/bench.h"
+#include "bench/core/bench.h"
 
 enum fault { F_NONE, F_DROP, F_DUP, F_CORRUPT };
 static enum fault g_fault;

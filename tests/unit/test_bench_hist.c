@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The benchmark's log-linear latency histogram (tools/mca/bench_hist.c):
+/* The benchmark's log-linear latency histogram (bench/core/bench_hist.c):
  * bucket bounds, error bound, quantiles against a sorted reference, merge. */
 #include <stdlib.h>
 
 #include "mcx_test.h"
-#include "tools/mca/bench_hist.h"
+#include "bench/core/bench_hist.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mca bench's sample hygiene (tools/mca/bench_hygiene.c): samples taken in the
+/* mca bench's sample hygiene (bench/core/bench_hygiene.c): samples taken in the
  * host's slow mode (large L, or L probes that disagree) are excluded from
  * every figure; a cell without enough clean samples has none. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "mcx_test.h"
-#include "tools/mca/bench_report.h"
+#include "bench/core/bench_report.h"
 
 
 /* One sample: L before/after, a batch RTT, a throughput, and a histogram of

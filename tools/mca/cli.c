@@ -20,15 +20,10 @@
 #include <sys/wait.h>
 #endif
 
-#include "ports/mcx_port.h"
-
 #include "bench.h"
 #include "bench_report.h"
 #include "cli.h"
 
-#ifndef MCA_VERSION
-#define MCA_VERSION "unknown"
-#endif
 
 /* ---- option values */
 int mca_parse_int(const char *cmd, const char *opt, const char *s, long long min, long long max, long long *out)
@@ -277,8 +272,6 @@ static void envelope_members(FILE *f)
     bench_machine_read(&m);
     have = 1;
   }
-  mcx_port_sysinfo_t u;
-  mcx_port_sysinfo(&u);
   time_t t = time(NULL);
   char date[32];
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -286,29 +279,8 @@ static void envelope_members(FILE *f)
   mca_json_str(f, date);
   fputs(",\n\"command\": ", f);
   mca_json_str(f, mca_command_line());
-  fputs(",\n\"machine\": {\"cpu\": ", f);
-  mca_json_str(f, m.cpu);
-  fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", affinity_cpus(), m.virtualized ? "true" : "false");
-  mca_json_str(f, m.kernel);
-  fputs(", \"platform\": ", f);
-  mca_json_str(f, u.platform);
-  fputs(", \"os\": ", f);
-  mca_json_str(f, u.os);
-  fputs(", \"arch\": ", f);
-  mca_json_str(f, u.arch);
-  fputs("},\n\"build\": {\"version\": ", f);
-  mca_json_str(f, MCA_VERSION);
-  fputs(", \"compiler\": ", f);
-  mca_json_str(f, m.compiler);
-  fputs(", \"flags\": ", f);
-  mca_json_str(f, m.flags);
-  fputs(", \"build_type\": ", f);
-  mca_json_str(f, m.build_type);
-  fputs(", \"commit\": ", f);
-  mca_json_str(f, m.commit);
-  fputs(", \"commit_source\": ", f);
-  mca_json_str(f, m.commit_source);
-  fprintf(f, ", \"dirty\": %s}", m.dirty ? "true" : "false");
+  fputs(",\n", f);
+  bench_machine_json(f, &m, affinity_cpus());
 }
 
 void mca_json_envelope(FILE *f, const char *schema)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "common/mcx_atomic.h"
 #include "hpc/mesi.h"
@@ -34,7 +35,6 @@
 #include "cli.h"
 #include "mca_tool.h"
 #include "mcx_hpc.h"
-#include "ports/mcx_port.h"
 
 #define COLS 256 /* ints per row: 1 KiB rows */
 #define MAX_SIZES 32
@@ -128,10 +128,17 @@ typedef struct worker {
   counters_t ctr;
 } worker_t;
 
+/* The CPUs online (what --cpus numbers may name). */
+static int online_cpus(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
 static void *worker_main(void *p)
 {
   worker_t *w = p;
-  w->pin_rc = mcx_port_pin_self(w->cpu);
+  w->pin_rc = bench_pin(w->cpu);
   mcx_hpc_group_t *g = NULL;
   if (mcx_hpc_group_open_default(&g, 0) != 0)
     g = NULL;
@@ -141,13 +148,13 @@ static void *worker_main(void *p)
     mcx_hpc_group_enable(g);
     mcx_hpc_group_read(g, &s0);
   }
-  w->t_start = mcx_port_now_ns();
+  w->t_start = bench_now_ns();
   for (unsigned p2 = 0; p2 < w->passes; p2++) {
     w->fn[0](w->x);
     if (w->fn[1])
       w->fn[1](w->x);
   }
-  w->t_end = mcx_port_now_ns();
+  w->t_end = bench_now_ns();
   w->ctr.n = 0;
   if (g) {
     mcx_hpc_group_read(g, &s1);
@@ -582,7 +589,7 @@ static void print_header(const opts_t *o)
   mcx_hpc_cpu_t cpu;
   mcx_hpc_cpu_detect(&cpu);
   printf("mca coherence: %s %s, %s, %d cpus, %s%s\n", u.sysname, u.release,
-         cpu.brand[0] ? cpu.brand : cpu.vendor, mcx_port_ncpus(), mcx_hpc_uarch_name(cpu.uarch),
+         cpu.brand[0] ? cpu.brand : cpu.vendor, online_cpus(), mcx_hpc_uarch_name(cpu.uarch),
          cpu.hypervisor ? " (virtual machine)" : "");
   printf("compiler: %s; threads pinned to cpu%d (f1) and cpu%d (f2); %u reps; %zu bytes swept per "
          "function per run\n",
@@ -603,7 +610,7 @@ int mca_cmd_coherence(int argc, char **argv)
     return do_list();
   if (o.cost)
     return do_cost();
-  int ncpu = mcx_port_ncpus();
+  int ncpu = online_cpus();
   if (!o.no_run && (o.cpu[0] >= ncpu || o.cpu[1] >= ncpu)) {
     fprintf(stderr, "mca coherence: --cpus %d,%d but this machine has %d cpus\n", o.cpu[0], o.cpu[1],
             ncpu);

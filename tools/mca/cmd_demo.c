@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "mca_tool.h"
 #include "mcapi.h"
 #include "mcx.h"
-#include "ports/mcx_port.h"
 
 enum { NODE_A = 1, NODE_B = 2, PORT = 5, BATCH = 9, PINGS = 20000 };
 
@@ -49,7 +49,7 @@ static void *node_b(void *arg)
 {
   struct demo *d = arg;
   mcapi_status_t st;
-  mcx_port_pin_self(d->cpu_b);
+  bench_pin(d->cpu_b);
   node_up(d, NODE_B);
   mcapi_endpoint_t me = mcapi_endpoint_create(PORT, &st);
   mcapi_endpoint_t peer = mcapi_endpoint_get(d->domain, NODE_A, PORT, MCAPI_TIMEOUT_INFINITE, &st);
@@ -79,19 +79,13 @@ static void *node_b(void *arg)
   return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 static void run(struct demo *d)
 {
   mcapi_status_t st;
   pthread_t t;
   pthread_barrier_init(&d->batch_sent, NULL, 2);
   pthread_create(&t, NULL, node_b, d);
-  mcx_port_pin_self(d->cpu_a);
+  bench_pin(d->cpu_a);
   node_up(d, NODE_A);
   mcapi_endpoint_t me = mcapi_endpoint_create(PORT, &st);
   mcapi_endpoint_t peer = mcapi_endpoint_get(d->domain, NODE_B, PORT, MCAPI_TIMEOUT_INFINITE, &st);
@@ -116,10 +110,10 @@ static void run(struct demo *d)
   char buf[24] = "24-byte ping-pong body.";
   for (int i = 0; i < PINGS; i++) {
     size_t n;
-    uint64_t t0 = mcx_port_now_ns();
+    uint64_t t0 = bench_now_ns();
     mcapi_msg_send(me, peer, buf, sizeof buf, 0, &st);
     mcapi_msg_recv(me, buf, sizeof buf, &n, &st);
-    rtt[i] = mcx_port_now_ns() - t0;
+    rtt[i] = bench_now_ns() - t0;
     if (st != MCAPI_SUCCESS || n != sizeof buf)
       die("ping-pong", st);
   }
@@ -127,7 +121,7 @@ static void run(struct demo *d)
   pthread_join(t, NULL);
   mcapi_finalize(&st);
   pthread_barrier_destroy(&d->batch_sent);
-  qsort(rtt, PINGS, sizeof rtt[0], cmp_u64);
+  qsort(rtt, PINGS, sizeof rtt[0], bench_cmp_u64);
   printf("  %d ping-pongs of 24-byte messages: round trip min %llu ns, median %llu ns, "
          "p99 %llu ns\n",
          PINGS, (unsigned long long)rtt[0], (unsigned long long)rtt[PINGS / 2],
@@ -145,8 +139,8 @@ int mca_cmd_demo(int argc, char **argv)
     fprintf(stderr, "mca demo: unknown option '%s' (the demo takes none; mca help demo)\n", argv[1]);
     return 2;
   }
-  int ncpu = mcx_port_ncpus();
-  struct demo d = {.cpu_a = 0, .cpu_b = ncpu > 1 ? 1 : 0};
+  /* The first two CPUs the process may run on (one: both nodes on it). */
+  struct demo d = {.cpu_a = bench_cpu(0), .cpu_b = bench_cpu(bench_ncpus() > 1 ? 1 : 0)};
   d.domain = 1;
   d.locking = MCX_LOCKING_LOCKFREE;
   run(&d);

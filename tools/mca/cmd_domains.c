@@ -23,22 +23,9 @@
 #include "mca_tool.h"
 #include "mcapi.h"
 #include "mcx_bridge.h"
-#include "ports/mcx_port_shm.h"
-#include "runtime/msg.h"
-#include "runtime/runtime.h"
+#include "mcx_introspect.h"
 
-enum { MAX_PARTS = 256, MAX_SHOWN_EPS = 1024, MAX_SHOWN_NODES = 256 };
-
-typedef struct ep_info {
-  uint32_t node, port, queued, depth, prios, recv_waiters, send_waiters, status, hwm;
-  uint32_t per_prio[8];
-  uint64_t sent, received, dropped;
-} ep_info_t;
-
-typedef struct node_info {
-  uint32_t node, pid, tid;
-  int alive;
-} node_info_t;
+enum { MAX_PARTS = 256, MAX_SHOWN_EPS = 1024, MAX_SHOWN_NODES = 256, MAX_SHOWN_PRIOS = 8 };
 
 /* A bridge (docs/bridge.md): a live node holding the bridge's well-known
  * endpoint; its peers as its status file says. */
@@ -56,19 +43,13 @@ typedef struct bridge_info {
   bridge_peer_t peers[MAX_SHOWN_PEERS];
 } bridge_info_t;
 
+/* A partition as the library reads it (mcx_introspect.h), with its bridges. */
 typedef struct part_info {
-  char name[300];
-  enum { P_OK, P_CREATING, P_INVALID, P_UNREADABLE } state;
-  const char *why;
-  char whybuf[700];
-  uint32_t domain, max_eps, nprio;
-  const char *locking;
-  int compat203;
-  double mib;
-  int alive, dead, neps, nnodes, total_queued;
-  uint32_t msg_bufs, msg_bufs_used; /* the message payload pool: buffers, and those not free */
-  node_info_t nodes[MAX_SHOWN_NODES];
-  ep_info_t eps[MAX_SHOWN_EPS];
+  char name[MCX_PART_NAME_MAX];
+  mcx_part_info_t s; /* state, why, totals; never MCX_PART_UNSIZED here (inspect judges it) */
+  int nnodes, neps;  /* records shown: the first of s.nodes, s.endpoints */
+  mcx_part_node_t nodes[MAX_SHOWN_NODES];
+  mcx_part_endpoint_t eps[MAX_SHOWN_EPS];
   int nbridges;
   bridge_info_t bridges[MAX_SHOWN_BRIDGES];
 } part_info_t;
@@ -145,143 +126,32 @@ static void find_bridges(part_info_t *p)
   }
 }
 
-/* Reads one partition into *p (a snapshot: relaxed reads of live state). */
+/* Reads one partition into *p (a snapshot of live state). */
 static void inspect(const char *name, part_info_t *p)
 {
   memset(p, 0, sizeof *p);
   snprintf(p->name, sizeof p->name, "%s", name);
-  mcx_port_shm_t shm;
-  int r = mcx_port_shm_open(name, sizeof(mcx__part_hdr_t), &shm);
-  uint32_t uid;
-  unsigned mode;
-  size_t osize;
-  if (r == MCX_EPERM && mcx_port_shm_stat(name, &uid, &mode, &osize) == MCX_OK &&
-      uid != mcx_port_uid()) {
-    /* Another user made an object under our name: never joined, never
-     * removed; libmca uses a private name for the domain instead. */
-    char rec[96], where[512] = "";
-    p->state = P_UNREADABLE;
-    if (mcx_port_name_record(name + 1, NULL, rec, sizeof rec, where, sizeof where) == MCX_OK)
-      snprintf(p->whybuf, sizeof p->whybuf,
-               "belongs to another user (uid %u, mode %03o), not ours: never joined or removed; "
-               "the domain uses the private name %s (recorded in %s)",
-               uid, mode, rec, where);
-    else
-      snprintf(p->whybuf, sizeof p->whybuf,
-               "belongs to another user (uid %u, mode %03o), not ours: never joined or removed; "
-               "the domain will use a private name",
-               uid, mode);
-    p->why = p->whybuf;
+  mcx_part_info_t *s = &p->s;
+  if (mcx_part_inspect(name, s, p->nodes, MAX_SHOWN_NODES, p->eps, MAX_SHOWN_EPS)) {
+    s->state = MCX_PART_UNREADABLE;
+    snprintf(s->why, sizeof s->why, "not a partition name");
     return;
   }
-  if (r == MCX_EAGAIN) {
+  if (s->state == MCX_PART_UNSIZED) {
     /* Created but never sized: its creator died between creating and sizing
      * it, unless that happened just now (a creator at work). */
     char path[320];
     struct stat st;
     snprintf(path, sizeof path, "/dev/shm%s", name);
-    if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < 2) {
-      p->state = P_CREATING;
-      return;
-    }
-    p->state = P_INVALID;
-    p->why = "not sized: its creator died before sizing it";
+    s->state = stat(path, &st) == 0 && time(NULL) - st.st_mtime < 2 ? MCX_PART_CREATING : MCX_PART_INVALID;
+    if (s->state == MCX_PART_INVALID)
+      snprintf(s->why, sizeof s->why, "not sized: its creator died before sizing it");
     return;
   }
-  if (r) {
-    p->state = P_UNREADABLE;
-    p->why = r == MCX_EPERM ? "too open" : "cannot open";
-    return;
-  }
-  uint8_t *base = mcx_port_shm_map(&shm, shm.size);
-  size_t size = shm.size;
-  mcx_port_shm_close(&shm);
-  if (!base) {
-    p->state = P_UNREADABLE;
-    p->why = "cannot map";
-    return;
-  }
-  p->mib = (double)size / (1 << 20);
-  /* acquire: pairs with the creator's release of magic after the header is written */
-  if (size >= sizeof(mcx__part_hdr_t) && mcx_load_acquire(&((mcx__part_hdr_t *)base)->magic) == 0) {
-    p->state = P_CREATING;
-    mcx_port_shm_unmap(base, size);
-    return;
-  }
-  if (mcx__part_check(name, base, size)) {
-    p->state = P_INVALID;
-    mcx_port_shm_unmap(base, size);
-    return;
-  }
-  mcx__domain_t d = {.base = base, .size = size, .hdr = (mcx__part_hdr_t *)base};
-  if (mcx__take_geometry(&d) != MCX_OK) { /* sizes that do not give its layout */
-    p->state = P_INVALID;
-    mcx_port_shm_unmap(base, size);
-    return;
-  }
-  mcx__chan_attach(&d);
-  const mcx__part_hdr_t *h = d.hdr;
-  p->domain = h->domain_id;
-  p->locking = mcx__locking_name(h->locking);
-  p->compat203 = h->compat == MCX_COMPAT_MCA203_;
-  p->max_eps = h->max_endpoints;
-  p->nprio = h->nprio;
-  mcx__msg_attach(&d);
-  p->msg_bufs = d.mpool.pool.n;
-  p->msg_bufs_used = 0;
-  for (uint32_t b = 0; b < d.mpool.pool.n; b++) /* relaxed: a statistic */
-    p->msg_bufs_used += mcx_load_relaxed(&d.mpool.state[b]) != 0;
-  mcx__node_t *nodes = mcx__nodes(&d);
-  for (uint32_t i = 0; i < h->max_nodes; i++) {
-    /* acquire: pairs with the release that publishes a node slot (join) */
-    if (mcx_load_acquire(&nodes[i].state) != NODE_ACTIVE)
-      continue;
-    int alive = mcx_port_tid_alive(mcx_load_relaxed(&nodes[i].tid));
-    alive ? p->alive++ : p->dead++;
-    if (p->nnodes < MAX_SHOWN_NODES)
-      p->nodes[p->nnodes++] = (node_info_t){mcx_load_relaxed(&nodes[i].node_id), mcx_load_relaxed(&nodes[i].pid),
-                                            mcx_load_relaxed(&nodes[i].tid), alive};
-  }
-  mcx__endpoint_t *eps = mcx__eps(&d);
-  for (uint32_t i = 0; i < h->max_endpoints && p->neps < MAX_SHOWN_EPS; i++) {
-    /* acquire: pairs with the release that publishes an endpoint (create) */
-    uint32_t st = mcx_load_acquire(&eps[i].state);
-    if ((st & 0xff) == EP_FREE)
-      continue;
-    ep_info_t *e = &p->eps[p->neps++];
-    e->node = mcx_load_relaxed(&eps[i].node_id);
-    e->port = mcx_load_relaxed(&eps[i].port);
-    e->depth = mcx_load_relaxed(&eps[i].depth);
-    e->prios = h->nprio;
-    for (uint32_t q = 0; q < h->nprio; q++) {
-      mcx__ring_view_t v = mcx__ring_of(&d, i, q, e->depth);
-      uint32_t n = mcx__mpsc_count(&v);
-      if (q < 8)
-        e->per_prio[q] = n;
-      e->queued += n;
-    }
-    /* The owner's counters (relaxed: statistics). The high-water mark is
-     * sampled by the receiver, so at least what is queued now. */
-    e->sent = mcx_load_relaxed(&eps[i].n_sent);
-    e->received = mcx_load_relaxed(&eps[i].n_received);
-    e->dropped = mcx_load_relaxed(&eps[i].n_dropped);
-    e->hwm = mcx_load_relaxed(&eps[i].hwm);
-    for (uint32_t q = 0; q < h->nprio; q++) { /* the rings' own counts (zero on pmq) */
-      mcx__ring_view_t v = mcx__ring_of(&d, i, q, e->depth);
-      e->received += mcx_load_relaxed(&v.ring->head);
-      uint32_t w = mcx_load_relaxed(&v.ring->hwm);
-      if (w > e->hwm)
-        e->hwm = w;
-    }
-    if (e->hwm < e->queued)
-      e->hwm = e->queued;
-    e->recv_waiters = mcx_load_relaxed(&eps[i].recv_wp.sleepers);
-    e->send_waiters = mcx_load_relaxed(&eps[i].space_wp.sleepers);
-    e->status = mcx__chan_ep_status(&d, mcx_load_relaxed(&eps[i].chan));
-    p->total_queued += (int)e->queued;
-  }
-  mcx_port_shm_unmap(base, size);
-  find_bridges(p);
+  p->nnodes = s->nodes < MAX_SHOWN_NODES ? (int)s->nodes : MAX_SHOWN_NODES;
+  p->neps = s->endpoints < MAX_SHOWN_EPS ? (int)s->endpoints : MAX_SHOWN_EPS;
+  if (s->state == MCX_PART_OK)
+    find_bridges(p);
 }
 
 static const char *chan_state(uint32_t s)
@@ -299,36 +169,41 @@ static const char *chan_state(uint32_t s)
   return buf;
 }
 
+static double mib(const mcx_part_info_t *s) { return (double)s->size / (1 << 20); }
+
 static void print_text(FILE *o, const part_info_t *p)
 {
-  switch (p->state) {
-  case P_UNREADABLE: fprintf(o, "%s: %s\n", p->name, p->why); return;
-  case P_CREATING: fprintf(o, "%s: being created\n", p->name); return;
-  case P_INVALID:
-    fprintf(o, "%s: %s (mca domains --clean removes it)\n", p->name, p->why ? p->why : "invalid header");
+  const mcx_part_info_t *s = &p->s;
+  switch (s->state) {
+  case MCX_PART_UNREADABLE: fprintf(o, "%s: %s\n", p->name, s->why); return;
+  case MCX_PART_CREATING: fprintf(o, "%s: being created\n", p->name); return;
+  case MCX_PART_INVALID:
+    fprintf(o, "%s: %s (mca domains --clean removes it)\n", p->name, s->why);
     return;
   default: break;
   }
-  fprintf(o, "%s: domain %u, %s locking, %s, %.1f MiB reserved, %d node(s) alive, %d dead\n", p->name, p->domain,
-          p->locking, p->compat203 ? "mca-2.0.3 profile" : "spec profile", p->mib, p->alive, p->dead);
+  fprintf(o, "%s: domain %u, %s locking, %s, %.1f MiB reserved, %u node(s) alive, %u dead\n", p->name, s->domain,
+          s->locking_name, s->compat == MCX_COMPAT_MCA203 ? "mca-2.0.3 profile" : "spec profile", mib(s),
+          s->nodes_alive, s->nodes - s->nodes_alive);
   for (int i = 0; i < p->nnodes; i++)
     fprintf(o, "  node %u: pid %u tid %u %s\n", p->nodes[i].node, p->nodes[i].pid, p->nodes[i].tid,
             p->nodes[i].alive ? "alive" : "DEAD");
   for (int i = 0; i < p->neps; i++) {
-    const ep_info_t *e = &p->eps[i];
+    const mcx_part_endpoint_t *e = &p->eps[i];
     char per[128] = "";
     size_t k = 0;
-    for (uint32_t q = 0; q < e->prios && q < 8; q++)
-      if (e->per_prio[q] && k < sizeof per - 16)
-        k += (size_t)snprintf(per + k, sizeof per - k, " p%u:%u", q, e->per_prio[q]);
+    for (uint32_t q = 0; q < s->priorities && q < MAX_SHOWN_PRIOS; q++)
+      if (e->queued_per_priority[q] && k < sizeof per - 16)
+        k += (size_t)snprintf(per + k, sizeof per - k, " p%u:%u", q, e->queued_per_priority[q]);
     fprintf(o, "  endpoint node %u port %u: %u queued (depth %u per priority, high-water %u)%s%s; %s; waiting: "
                "%u receiver(s), %u sender(s); messages sent %llu, received %llu, dropped %llu\n",
-            e->node, e->port, e->queued, e->depth, e->hwm, *per ? " —" : "", per, chan_state(e->status),
-            e->recv_waiters, e->send_waiters, (unsigned long long)e->sent, (unsigned long long)e->received,
+            e->node, e->port, e->queued, e->depth, e->high_water, *per ? " —" : "", per,
+            chan_state(e->channel_status), e->waiting_receivers, e->waiting_senders,
+            (unsigned long long)e->sent, (unsigned long long)e->received,
             (unsigned long long)e->dropped);
   }
-  fprintf(o, "  %d of %u endpoints in use, %d messages queued, %u of %u message buffers in use\n",
-          p->neps, p->max_eps, p->total_queued, p->msg_bufs_used, p->msg_bufs);
+  fprintf(o, "  %u of %u endpoints in use, %u messages queued, %u of %u message buffers in use\n",
+          s->endpoints, s->max_endpoints, s->queued, s->msg_buffers_in_use, s->msg_buffers);
   for (int i = 0; i < p->nbridges; i++) {
     const bridge_info_t *b = &p->bridges[i];
     if (!b->status[0]) {
@@ -348,34 +223,37 @@ static void print_text(FILE *o, const part_info_t *p)
 
 static void print_json(FILE *o, const part_info_t *p, int first)
 {
-  static const char *const states[] = {"ok", "being created", "invalid header", "unreadable"};
+  static const char *const states[] = {[MCX_PART_OK] = "ok", [MCX_PART_CREATING] = "being created",
+                                       [MCX_PART_INVALID] = "invalid header", [MCX_PART_UNREADABLE] = "unreadable"};
+  const mcx_part_info_t *s = &p->s;
   fprintf(o, "%s\n  {\"name\": ", first ? "" : ",");
   mca_json_str(o, p->name + 1);
-  fprintf(o, ", \"state\": \"%s\"", states[p->state]);
-  if (p->state != P_OK) {
+  fprintf(o, ", \"state\": \"%s\"", states[s->state]);
+  if (s->state != MCX_PART_OK) {
     fputs("}", o);
     return;
   }
   fprintf(o, ", \"domain\": %u, \"locking\": \"%s\", \"profile\": \"%s\", \"reserved_mib\": %.2f, "
-             "\"nodes_alive\": %d, \"nodes_dead\": %d, \"endpoints_max\": %u, \"queued\": %d, "
+             "\"nodes_alive\": %u, \"nodes_dead\": %u, \"endpoints_max\": %u, \"queued\": %u, "
              "\"msg_buffers\": %u, \"msg_buffers_in_use\": %u,\n   \"nodes\": [",
-          p->domain, p->locking, p->compat203 ? "mca-2.0.3" : "spec", p->mib, p->alive, p->dead, p->max_eps,
-          p->total_queued, p->msg_bufs, p->msg_bufs_used);
+          s->domain, s->locking_name, s->compat == MCX_COMPAT_MCA203 ? "mca-2.0.3" : "spec", mib(s),
+          s->nodes_alive, s->nodes - s->nodes_alive, s->max_endpoints, s->queued, s->msg_buffers,
+          s->msg_buffers_in_use);
   for (int i = 0; i < p->nnodes; i++)
     fprintf(o, "%s{\"node\": %u, \"pid\": %u, \"tid\": %u, \"alive\": %s}", i ? ", " : "", p->nodes[i].node,
             p->nodes[i].pid, p->nodes[i].tid, p->nodes[i].alive ? "true" : "false");
   fputs("],\n   \"endpoints\": [", o);
   for (int i = 0; i < p->neps; i++) {
-    const ep_info_t *e = &p->eps[i];
+    const mcx_part_endpoint_t *e = &p->eps[i];
     fprintf(o, "%s\n    {\"node\": %u, \"port\": %u, \"queued\": %u, \"depth\": %u, \"queued_per_priority\": [",
             i ? "," : "", e->node, e->port, e->queued, e->depth);
-    for (uint32_t q = 0; q < e->prios && q < 8; q++)
-      fprintf(o, "%s%u", q ? ", " : "", e->per_prio[q]);
+    for (uint32_t q = 0; q < s->priorities && q < MAX_SHOWN_PRIOS; q++)
+      fprintf(o, "%s%u", q ? ", " : "", e->queued_per_priority[q]);
     fprintf(o,
             "], \"high_water\": %u, \"sent\": %llu, \"received\": %llu, \"dropped\": %llu, \"channel\": \"%s\", "
             "\"waiting_receivers\": %u, \"waiting_senders\": %u}",
-            e->hwm, (unsigned long long)e->sent, (unsigned long long)e->received, (unsigned long long)e->dropped,
-            chan_state(e->status), e->recv_waiters, e->send_waiters);
+            e->high_water, (unsigned long long)e->sent, (unsigned long long)e->received,
+            (unsigned long long)e->dropped, chan_state(e->channel_status), e->waiting_receivers, e->waiting_senders);
   }
   fputs("],\n   \"bridges\": [", o);
   for (int i = 0; i < p->nbridges; i++) {
@@ -426,8 +304,8 @@ static int remove_queues(const char *name, FILE *log)
   return n;
 }
 
-/* Lists partition names ("/mcx-<uid>-...-d<N>") with @p prefix. */
-static int list_parts(const char *prefix, char names[][300], int cap)
+/* Lists partition names ("/mcx-<uid>-...-d<N>") with @p prefix (mcx_part_prefix). */
+static int list_parts(const char *prefix, char names[][MCX_PART_NAME_MAX], int cap)
 {
   DIR *dir = opendir("/dev/shm");
   if (!dir)
@@ -435,20 +313,22 @@ static int list_parts(const char *prefix, char names[][300], int cap)
   int n = 0;
   struct dirent *e;
   while ((e = readdir(dir)) && n < cap) {
-    if (strncmp(e->d_name, prefix, strlen(prefix)) || !strstr(e->d_name, "-d"))
+    if (strncmp(e->d_name, prefix, strlen(prefix)) || !strstr(e->d_name, "-d") ||
+        strlen(e->d_name) >= MCX_PART_NAME_MAX - 1)
       continue;
-    snprintf(names[n++], 300, "/%s", e->d_name);
+    snprintf(names[n++], MCX_PART_NAME_MAX, "/%s", e->d_name);
   }
   closedir(dir);
   return n;
 }
 
-static char (*part_names)[300];
+static char (*part_names)[MCX_PART_NAME_MAX];
 
 int mca_domains_remove_owned(const int *pids, int npids, FILE *log)
 {
   char prefix[64];
-  snprintf(prefix, sizeof prefix, "mcx-%u-", mcx_port_uid());
+  if (mcx_part_prefix(NULL, prefix, sizeof prefix))
+    return 0;
   if (!part_names && !(part_names = calloc(MAX_PARTS, sizeof *part_names)))
     return 0;
   int n = list_parts(prefix, part_names, MAX_PARTS), removed = 0;
@@ -457,7 +337,7 @@ int mca_domains_remove_owned(const int *pids, int npids, FILE *log)
     return 0;
   for (int i = 0; i < n; i++) {
     inspect(part_names[i], p);
-    if (p->state != P_OK || !p->nnodes)
+    if (p->s.state != MCX_PART_OK || !p->nnodes)
       continue;
     int ours = 0, foreign = 0;
     for (int k = 0; k < p->nnodes; k++) {
@@ -469,9 +349,9 @@ int mca_domains_remove_owned(const int *pids, int npids, FILE *log)
     }
     if (!ours || foreign)
       continue;
-    if (mcx_port_shm_unlink(part_names[i]) == 0) {
+    if (mcx_part_remove(part_names[i]) == 0) {
       if (log)
-        fprintf(log, "  removed partition %s (domain %u)\n", part_names[i], p->domain);
+        fprintf(log, "  removed partition %s (domain %u)\n", part_names[i], p->s.domain);
       removed++;
     }
     remove_queues(part_names[i], log);
@@ -529,22 +409,23 @@ static int clean(const char *prefix, int json_out)
   }
   for (int i = 0; i < n; i++) {
     inspect(part_names[i], p);
-    int gone = p->state == P_INVALID || (p->state == P_OK && p->alive == 0 && p->dead > 0);
+    const mcx_part_info_t *s = &p->s;
+    int gone = s->state == MCX_PART_INVALID || (s->state == MCX_PART_OK && s->nodes_alive == 0 && s->nodes > 0);
     if (!gone)
       continue;
-    unsigned user = p->state == P_INVALID ? mapped_by(part_names[i]) : 0;
+    unsigned user = s->state == MCX_PART_INVALID ? mapped_by(part_names[i]) : 0;
     if (user) { /* a header this release cannot read, in use: not ours to judge */
       fprintf(log, "left partition %s: %s, but process %u maps it\n", part_names[i],
-              p->why ? p->why : "invalid header", user);
+              s->why, user);
       continue;
     }
-    if (mcx_port_shm_unlink(part_names[i]) == 0) {
+    if (mcx_part_remove(part_names[i]) == 0) {
       fprintf(log, "removed partition %s: %s\n", part_names[i],
-              p->state == P_INVALID ? (p->why ? p->why : "invalid header") : "every node dead");
+              s->state == MCX_PART_INVALID ? s->why : "every node dead");
       for (int k = 0; k < p->nnodes; k++)
         fprintf(log, "  node %u: pid %u tid %u dead\n", p->nodes[k].node, p->nodes[k].pid, p->nodes[k].tid);
-      if (p->total_queued)
-        fprintf(log, "  %d queued message(s) dropped\n", p->total_queued);
+      if (s->queued)
+        fprintf(log, "  %u queued message(s) dropped\n", s->queued);
       removed++;
     }
     queues += remove_queues(part_names[i], log);
@@ -574,7 +455,7 @@ static int clean(const char *prefix, int json_out)
   }
   free(p);
   if (!removed && !queues)
-    fprintf(log, "nothing to remove: every partition of uid %u has a live node\n", mcx_port_uid());
+    fprintf(log, "nothing to remove: every partition of uid %u has a live node\n", (unsigned)geteuid());
   else
     fprintf(log, "removed %d partition(s) and %d message queue(s)\n", removed, queues);
   return 0;
@@ -594,17 +475,17 @@ static int show(const char *prefix, FILE *o, int json)
   if (json) {
     mca_json_envelope(o, "mca-domains/1");
     fprintf(o, "\"uid\": %u,\n\"partitions\": [",
-            mcx_port_uid());
+            (unsigned)geteuid());
   }
   for (int i = 0; i < n; i++) {
     inspect(part_names[i], p);
-    bad |= p->state == P_UNREADABLE;
+    bad |= p->s.state == MCX_PART_UNREADABLE;
     json ? print_json(o, p, i == 0) : print_text(o, p);
   }
   if (json)
     fputs("\n]\n}\n", o);
   else if (!n)
-    fprintf(o, "no MCAPI domain partitions of uid %u in /dev/shm\n", mcx_port_uid());
+    fprintf(o, "no MCAPI domain partitions of uid %u in /dev/shm\n", (unsigned)geteuid());
   free(p);
   return bad;
 }
@@ -664,8 +545,9 @@ int mca_cmd_domains(int argc, char **argv)
       return usage(stderr);
     }
   }
-  if (ns && (!*ns || strlen(ns) > 35)) {
-    fprintf(stderr, "mca domains: --namespace: expected 1 to 35 characters, got '%s'\n", ns);
+  char prefix[96];
+  if (mcx_part_prefix(ns, prefix, sizeof prefix)) {
+    fprintf(stderr, "mca domains: --namespace: expected 1 to 35 of A-Z a-z 0-9 - _, got '%s'\n", ns);
     return MCA_EXIT_USAGE;
   }
   if (count && !watch) {
@@ -680,11 +562,6 @@ int mca_cmd_domains(int argc, char **argv)
   }
   if (!(part_names = calloc(MAX_PARTS, sizeof *part_names)))
     return 1;
-  char prefix[96];
-  if (ns)
-    snprintf(prefix, sizeof prefix, "mcx-%u-%s-d", mcx_port_uid(), ns);
-  else
-    snprintf(prefix, sizeof prefix, "mcx-%u-", mcx_port_uid());
   if (do_clean)
     return clean(prefix, json != NULL);
   if (!watch) {

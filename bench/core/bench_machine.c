@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "bench_report.h"
+#include "cli.h"
 #include "ports/mcx_port.h"
 
 #ifndef MCA_BUILD_COMMIT
@@ -22,6 +23,9 @@
 #endif
 #ifndef MCA_COMPILER
 #define MCA_COMPILER "unknown"
+#endif
+#ifndef MCA_VERSION
+#define MCA_VERSION "unknown"
 #endif
 
 static void trim(char *s)
@@ -55,6 +59,9 @@ void bench_machine_read(bench_machine_t *m)
   mcx_port_sysinfo_t u;
   mcx_port_sysinfo(&u);
   snprintf(m->kernel, sizeof m->kernel, "%s %s", u.os, u.arch);
+  snprintf(m->platform, sizeof m->platform, "%s", u.platform);
+  snprintf(m->os, sizeof m->os, "%s", u.os);
+  snprintf(m->arch, sizeof m->arch, "%s", u.arch);
   snprintf(m->compiler, sizeof m->compiler, "%s", MCA_COMPILER);
   snprintf(m->flags, sizeof m->flags, "%s", MCA_BUILD_FLAGS);
   snprintf(m->build_type, sizeof m->build_type, "%s", MCA_BUILD_TYPE);
@@ -81,4 +88,30 @@ void bench_machine_read(bench_machine_t *m)
 #endif
   time_t t = time(NULL);
   strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+}
+
+/* "name": "value" for each pair, separated by ", ". */
+static void string_members(FILE *f, const char *const (*kv)[2], size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "%s\"%s\": ", i ? ", " : "", kv[i][0]);
+    mca_json_str(f, kv[i][1]);
+  }
+}
+
+void bench_machine_json(FILE *f, const bench_machine_t *m, int cpus)
+{
+  const char *const cpu[][2] = {{"cpu", m->cpu}};
+  const char *const system[][2] = {
+    {"kernel", m->kernel}, {"platform", m->platform}, {"os", m->os}, {"arch", m->arch}};
+  const char *const build[][2] = {{"version", MCA_VERSION}, {"compiler", m->compiler}, {"flags", m->flags},
+                                  {"build_type", m->build_type}, {"commit", m->commit},
+                                  {"commit_source", m->commit_source}};
+  fputs("\"machine\": {", f);
+  string_members(f, cpu, 1);
+  fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, ", cpus, m->virtualized ? "true" : "false");
+  string_members(f, system, sizeof system / sizeof *system);
+  fputs("},\n\"build\": {", f);
+  string_members(f, build, sizeof build / sizeof *build);
+  fprintf(f, ", \"dirty\": %s}", m->dirty ? "true" : "false");
 }

@@ -21,7 +21,6 @@
 #include "bench_report.h"
 #include "mcapi.h"
 #include "mcx.h"
-#include "ports/mcx_port.h"
 
 struct st_run {
   mcapi_domain_t dom;
@@ -90,7 +89,7 @@ static void *st_reader(void *arg)
     ;
   uint8_t v[24];
   uint64_t reads = 0, laps = 0, last = 0;
-  uint64_t t0 = mcx_port_now_ns();
+  uint64_t t0 = bench_now_ns();
   while (atomic_load_explicit(&s->phase, memory_order_relaxed) == 1) {
     mca_uint64_t ver;
     mcx_state_read(h, v, sizeof v, &ver, &st);
@@ -105,7 +104,7 @@ static void *st_reader(void *arg)
     last = ver;
     reads++;
   }
-  s->read_ns = mcx_port_now_ns() - t0;
+  s->read_ns = bench_now_ns() - t0;
   s->reads = reads;
   s->laps = laps;
   mcapi_finalize(&st);

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mca bench: summaries, derived figures, targets, the table and the JSON file. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_report.h"
 #include "cli.h"
-#include "ports/mcx_port.h"
-
-#ifndef MCA_VERSION
-#define MCA_VERSION "unknown"
-#endif
 #include "mcx_hpc.h"
 
 static int eq(const char *a, const char *b) { return !b || (a && !strcmp(a, b)); }
@@ -33,6 +29,10 @@ bench_cell_t *bench_find(bench_results_t *r, const char *section, const char *su
 
 static int ok_thr(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->items_s.n; }
 static int ok_rtt(const bench_cell_t *c) { return c && c->status == BENCH_OK && c->rtt.n; }
+/* A cell's median throughput and RTT; NaN when it has none (not measured, failed), so a ratio
+ * with it is NaN too. */
+static double thr_of(const bench_cell_t *c) { return ok_thr(c) ? c->items_s.med : NAN; }
+static double rtt_of(const bench_cell_t *c) { return ok_rtt(c) ? c->rtt.med : NAN; }
 
 static bench_cell_t *lm(bench_results_t *r, const char *type, const char *lock, const char *place,
                         const char *proc, size_t size)
@@ -44,21 +44,18 @@ static bench_cell_t *peer(bench_results_t *r, const char *name, const char *plac
   return bench_find(r, "matrix", name, NULL, NULL, NULL, place, NULL, NULL, size);
 }
 
-static void derived_add(bench_results_t *r, const char *what, const char *key, double a, double b,
-                        double c, double d, const char *peer_name)
+static void derived_add(bench_results_t *r, const char *key, bench_derived_t x)
 {
   if (r->nderived == r->cap_derived) {
-    r->cap_derived = r->cap_derived ? r->cap_derived * 2 : 64;
-    r->derived = realloc(r->derived, (size_t)r->cap_derived * sizeof *r->derived);
+    int cap = r->cap_derived ? r->cap_derived * 2 : 64;
+    bench_derived_t *more = realloc(r->derived, (size_t)cap * sizeof *more);
+    if (!more)
+      return; /* out of memory: the figure is left out, the cells keep theirs */
+    r->derived = more;
+    r->cap_derived = cap;
   }
-  bench_derived_t *x = &r->derived[r->nderived++];
-  snprintf(x->what, sizeof x->what, "%s", what);
-  snprintf(x->key, sizeof x->key, "%s", key);
-  x->a = a;
-  x->b = b;
-  x->c = c;
-  x->d = d;
-  x->peer = peer_name;
+  snprintf(x.key, sizeof x.key, "%s", key);
+  r->derived[r->nderived++] = x;
 }
 
 static void target(bench_results_t *r, const char *name, int have, double value, const char *op,
@@ -127,10 +124,14 @@ void bench_derive(bench_results_t *r)
       char key[96];
       snprintf(key, sizeof key, "%s.%s.%s.%s.%zuB", c->type, c->placement, c->process, c->transport,
                c->size);
-      double thr = ok_thr(c) && ok_thr(g) ? c->items_s.med / g->items_s.med : NAN;
-      double rtt = ok_rtt(c) && ok_rtt(g) ? g->rtt.med / c->rtt.med : NAN;
-      derived_add(r, "speedup", key, thr, rtt, ok_thr(c) ? c->items_s.med : NAN,
-                  ok_thr(g) ? g->items_s.med : NAN, against[k]);
+      derived_add(r, key, (bench_derived_t){
+        .kind = BENCH_DERIVED_SPEEDUP,
+        .speedup = {.throughput_ratio = thr_of(c) / thr_of(g),
+                    .rtt_ratio = rtt_of(g) / rtt_of(c),
+                    .lockfree_items_per_s = thr_of(c),
+                    .against = against[k],
+                    .locked_items_per_s = thr_of(g),
+                    .global_items_per_s = strcmp(against[k], "global") ? NAN : thr_of(g)}});
     }
   }
   /* seed 000 Table 2: multicore throughput / single-core throughput */
@@ -143,10 +144,12 @@ void bench_derive(bench_results_t *r)
       bench_cell_t *spr = lm(r, types[t], lock, "spread", "in", size);
       char key[96];
       snprintf(key, sizeof key, "%s.%s.%zuB", types[t], lock, size);
-      derived_add(r, "penalty", key,
-                  ok_thr(one) && ok_thr(spr) ? spr->items_s.med / one->items_s.med : NAN,
-                  ok_thr(one) && ok_thr(none) ? none->items_s.med / one->items_s.med : NAN,
-                  ok_thr(one) ? one->items_s.med : NAN, ok_thr(spr) ? spr->items_s.med : NAN, NULL);
+      derived_add(r, key, (bench_derived_t){
+        .kind = BENCH_DERIVED_PENALTY,
+        .penalty = {.spread_over_onecore = thr_of(spr) / thr_of(one),
+                    .none_over_onecore = thr_of(none) / thr_of(one),
+                    .onecore_items_per_s = thr_of(one),
+                    .spread_items_per_s = thr_of(spr)}});
     }
   /* ratios to the physical limit and to the best peer, per libmca cell */
   for (int i = 0; i < r->ncells; i++) {
@@ -164,10 +167,13 @@ void bench_derive(bench_results_t *r)
       if (ok_rtt(p) && (!br || p->rtt.med < br->rtt.med))
         br = p;
     }
-    derived_add(r, "ratio", c->id, ok_thr(c) && ok_thr(ideal) ? c->items_s.med / ideal->items_s.med : NAN,
-                c->rtt_xL.n ? c->rtt_xL.med : NAN,
-                ok_thr(c) && bt ? c->items_s.med / bt->items_s.med : NAN,
-                ok_rtt(c) && br ? c->rtt.med / br->rtt.med : NAN, bt ? bt->subject : NULL);
+    derived_add(r, c->id, (bench_derived_t){
+      .kind = BENCH_DERIVED_RATIO,
+      .ratio = {.throughput_over_ideal = thr_of(c) / thr_of(ideal),
+                .rtt_over_L = c->rtt_xL.n ? c->rtt_xL.med : NAN,
+                .throughput_over_best_peer = thr_of(c) / thr_of(bt),
+                .rtt_over_best_peer = rtt_of(c) / rtt_of(br),
+                .best_peer = bt ? bt->subject : NULL}});
   }
   (void)places;
   (void)procs;
@@ -356,22 +362,26 @@ void bench_print_table(FILE *out, const bench_results_t *r)
                "uncontended (the scaling matrix below has the contention)\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
-    if (!strcmp(d->what, "speedup") && !(isnan(d->a) && isnan(d->b)))
-      fprintf(out, "  %-36s vs %-6s throughput %7.2fx   RTT %6.2fx\n", d->key, d->peer, d->a, d->b);
+    const bench_speedup_t *x = &d->speedup;
+    if (d->kind == BENCH_DERIVED_SPEEDUP && !(isnan(x->throughput_ratio) && isnan(x->rtt_ratio)))
+      fprintf(out, "  %-36s vs %-6s throughput %7.2fx   RTT %6.2fx\n", d->key, x->against, x->throughput_ratio,
+              x->rtt_ratio);
   }
   fprintf(out, "\n== multicore penalty: throughput spread/onecore, none/onecore\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
-    if (!strcmp(d->what, "penalty"))
-      fprintf(out, "  %-36s %6.2f   %6.2f%s\n", d->key, d->a, d->b,
-              isnan(d->a) && isnan(d->b) ? "   (n/a)" : "");
+    const bench_penalty_t *x = &d->penalty;
+    if (d->kind == BENCH_DERIVED_PENALTY)
+      fprintf(out, "  %-36s %6.2f   %6.2f%s\n", d->key, x->spread_over_onecore, x->none_over_onecore,
+              isnan(x->spread_over_onecore) && isnan(x->none_over_onecore) ? "   (n/a)" : "");
   }
   fprintf(out, "\n== libmca vs physical limit and best peer: thr/ideal_ring, RTT/L, thr/best peer, RTT/best peer\n");
   for (int i = 0; i < r->nderived; i++) {
     const bench_derived_t *d = &r->derived[i];
-    if (!strcmp(d->what, "ratio"))
-      fprintf(out, "  %-44s %6.2f %6.2f %6.2f %6.2f  (%s)\n", d->key, d->a, d->b, d->c, d->d,
-              d->peer ? d->peer : "-");
+    const bench_ratio_t *x = &d->ratio;
+    if (d->kind == BENCH_DERIVED_RATIO)
+      fprintf(out, "  %-44s %6.2f %6.2f %6.2f %6.2f  (%s)\n", d->key, x->throughput_over_ideal, x->rtt_over_L,
+              x->throughput_over_best_peer, x->rtt_over_best_peer, x->best_peer ? x->best_peer : "-");
   }
   fprintf(out, "\n== targets (checked by the benchmark, never by tests)\n");
   for (int i = 0; i < r->ntargets; i++) {
@@ -406,20 +416,6 @@ void bench_print_table(FILE *out, const bench_results_t *r)
 }
 
 /* ---- JSON */
-static void jstr(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20)
-      fprintf(f, "\\u%04x", ch);
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
-}
 static void jnum(FILE *f, double v)
 {
   if (isnan(v) || isinf(v))
@@ -443,41 +439,93 @@ static void jstat(FILE *f, const char *name, bench_stat3_t s)
   fprintf(f, ", \"n\": %d}", s.n);
 }
 
+/* The derived figures' JSON (docs/benchmarks.md, "derived"): per kind, the
+ * name of its list and its members in order, each a field of bench_derived_t
+ * of the same name. */
+typedef enum {
+  DJ_NUMBER, /* double (NaN, inf: null) */
+  DJ_KEY,    /* char[] */
+  DJ_NAME    /* const char * (NULL: null) */
+} derived_member_type_t;
+typedef struct derived_member {
+  const char *name;
+  derived_member_type_t type;
+  size_t offset;
+} derived_member_t;
+#define MEMBER(kind, field, type) {#field, type, offsetof(bench_derived_t, kind.field)}
+#define NUM(kind, field) MEMBER(kind, field, DJ_NUMBER)
+#define KEY(name) {name, DJ_KEY, offsetof(bench_derived_t, key)}
+static const derived_member_t speedup_members[] = {
+  KEY("key"), NUM(speedup, throughput_ratio), NUM(speedup, rtt_ratio),
+  NUM(speedup, lockfree_items_per_s), MEMBER(speedup, against, DJ_NAME),
+  NUM(speedup, locked_items_per_s), NUM(speedup, global_items_per_s)};
+static const derived_member_t penalty_members[] = {
+  KEY("key"), NUM(penalty, spread_over_onecore), NUM(penalty, none_over_onecore),
+  NUM(penalty, onecore_items_per_s), NUM(penalty, spread_items_per_s)};
+static const derived_member_t ratio_members[] = {
+  KEY("cell"), NUM(ratio, throughput_over_ideal), NUM(ratio, rtt_over_L),
+  NUM(ratio, throughput_over_best_peer), NUM(ratio, rtt_over_best_peer),
+  MEMBER(ratio, best_peer, DJ_NAME)};
+#undef KEY
+#undef NUM
+#undef MEMBER
+#define LIST(name, members) {name, members, sizeof members / sizeof *members}
+static const struct derived_list {
+  const char *name;
+  const derived_member_t *members;
+  size_t n;
+} derived_lists[BENCH_DERIVED_KINDS] = {
+  [BENCH_DERIVED_SPEEDUP] = LIST("speedup", speedup_members),
+  [BENCH_DERIVED_PENALTY] = LIST("penalty", penalty_members),
+  [BENCH_DERIVED_RATIO] = LIST("ratios", ratio_members),
+};
+#undef LIST
+
+/* {"speedup": [...], "penalty": [...], "ratios": [...]}: every figure of each kind in its list. */
+static void derived_json(FILE *f, const bench_results_t *r)
+{
+  fputc('{', f);
+  for (int k = 0; k < BENCH_DERIVED_KINDS; k++) {
+    const struct derived_list *l = &derived_lists[k];
+    fprintf(f, "%s\"%s\": [", k ? ",\n" : "", l->name);
+    int first = 1;
+    for (int i = 0; i < r->nderived; i++) {
+      const bench_derived_t *d = &r->derived[i];
+      if (d->kind != (bench_derived_kind_t)k)
+        continue;
+      fprintf(f, "%s\n  {", first ? "" : ",");
+      first = 0;
+      for (size_t m = 0; m < l->n; m++) {
+        const char *field = (const char *)d + l->members[m].offset;
+        fprintf(f, "%s\"%s\": ", m ? ", " : "", l->members[m].name);
+        const char *name = l->members[m].type == DJ_NAME ? *(const char *const *)field : field;
+        if (l->members[m].type == DJ_NUMBER)
+          jnum(f, *(const double *)field);
+        else if (name)
+          mca_json_str(f, name);
+        else
+          fputs("null", f);
+      }
+      fputc('}', f);
+    }
+    fputc(']', f);
+  }
+  fputc('}', f);
+}
+
 int bench_write_json(const char *path, const bench_results_t *r)
 {
   FILE *f = mca_output_open("bench", path);
   if (!f)
     return -1;
   const bench_machine_t *m = &r->machine;
-  mcx_port_sysinfo_t u;
-  mcx_port_sysinfo(&u);
   fprintf(f, "{\n\"schema\": \"mca-bench/1\",\n\"date\": ");
-  jstr(f, m->date);
+  mca_json_str(f, m->date);
   fprintf(f, ",\n\"command\": ");
-  jstr(f, r->argv_line);
-  fprintf(f, ",\n\"machine\": {\"cpu\": ");
-  jstr(f, m->cpu);
-  fprintf(f, ", \"cpus\": %d, \"virtualized\": %s, \"kernel\": ", m->cpus, m->virtualized ? "true" : "false");
-  jstr(f, m->kernel);
-  fprintf(f, ", \"platform\": ");
-  jstr(f, u.platform);
-  fprintf(f, ", \"os\": ");
-  jstr(f, u.os);
-  fprintf(f, ", \"arch\": ");
-  jstr(f, u.arch);
-  fprintf(f, "},\n\"build\": {\"version\": ");
-  jstr(f, MCA_VERSION);
-  fprintf(f, ", \"compiler\": ");
-  jstr(f, m->compiler);
-  fprintf(f, ", \"flags\": ");
-  jstr(f, m->flags);
-  fprintf(f, ", \"build_type\": ");
-  jstr(f, m->build_type);
-  fprintf(f, ", \"commit\": ");
-  jstr(f, m->commit);
-  fprintf(f, ", \"commit_source\": ");
-  jstr(f, m->commit_source);
-  fprintf(f, ", \"dirty\": %s},\n", m->dirty ? "true" : "false");
+  mca_json_str(f, r->argv_line);
+  fprintf(f, ",\n");
+  bench_machine_json(f, m, m->cpus);
+  fprintf(f, ",\n");
   fprintf(f, "\"config\": {\"timer_cost_ns\": %llu, \"mode\": \"%s\", \"repeat\": %d, \"wall_s\": %.2f, "
              "\"cpus\": [",
           (unsigned long long)bench_timer_cost_ns(),
@@ -490,11 +538,11 @@ int bench_write_json(const char *path, const bench_results_t *r)
   fprintf(f, "\"available\": {\"packet\": %s, \"scalar\": %s, \"cross_process\": %s, \"pmq\": %s, \"notes\": {\"channels\": ",
           r->have_pkt ? "true" : "false", r->have_scl ? "true" : "false",
           r->have_xproc ? "true" : "false", r->have_pmq ? "true" : "false");
-  jstr(f, r->probe_chan);
+  mca_json_str(f, r->probe_chan);
   fprintf(f, ", \"cross_process\": ");
-  jstr(f, r->probe_xproc);
+  mca_json_str(f, r->probe_xproc);
   fprintf(f, ", \"pmq\": ");
-  jstr(f, r->probe_pmq);
+  mca_json_str(f, r->probe_pmq);
   fprintf(f, "}},\n\"L_ns\": [");
   for (int i = 0; i < r->nL; i++) {
     if (i)
@@ -508,14 +556,14 @@ int bench_write_json(const char *path, const bench_results_t *r)
   for (int i = 0; i < r->ncells; i++) {
     const bench_cell_t *c = &r->cells[i];
     fprintf(f, "%s{\"id\": ", i ? ",\n" : "");
-    jstr(f, c->id);
+    mca_json_str(f, c->id);
     fprintf(f, ", \"section\": \"%s\", \"subject\": \"%s\", \"kind\": \"%s\", \"type\": \"%s\", "
                "\"locking\": \"%s\", \"wait\": \"%s\", \"placement\": \"%s\", \"process\": \"%s\", "
                "\"transport\": \"%s\", \"size\": %zu, \"status\": \"%s\", \"note\": ",
             c->section, c->subject, c->kind, c->type, c->locking, c->wait, c->placement, c->process,
             c->transport, c->size,
             c->status == BENCH_OK ? (c->unstable ? "unstable" : "ok") : c->status == BENCH_NA ? "n/a" : "error");
-    jstr(f, c->note);
+    mca_json_str(f, c->note);
     fprintf(f, ", \"consume\": \"%s\"", c->consume ? c->consume : "");
     /* how the stream drove the subject: items per call (bench_stream_calls) */
     if (c->ops && !c->ops->pingpong_only)
@@ -569,13 +617,13 @@ int bench_write_json(const char *path, const bench_results_t *r)
     }
     if (c->hpc[0][0][0] || c->hpc[1][0][0]) {
       fputs("  \"hpc_per_item\": {\"pingpong\": [", f);
-      jstr(f, c->hpc[0][0]);
+      mca_json_str(f, c->hpc[0][0]);
       fputs(", ", f);
-      jstr(f, c->hpc[0][1]);
+      mca_json_str(f, c->hpc[0][1]);
       fputs("], \"stream\": [", f);
-      jstr(f, c->hpc[1][0]);
+      mca_json_str(f, c->hpc[1][0]);
       fputs(", ", f);
-      jstr(f, c->hpc[1][1]);
+      mca_json_str(f, c->hpc[1][1]);
       fputs("]},\n", f);
     }
     fputs("  \"samples\": [", f);
@@ -612,81 +660,19 @@ int bench_write_json(const char *path, const bench_results_t *r)
     }
     fputs("]}", f);
   }
-  fprintf(f, "\n],\n\"derived\": {\"speedup\": [");
-  int first = 1;
-  for (int i = 0; i < r->nderived; i++) {
-    const bench_derived_t *d = &r->derived[i];
-    if (strcmp(d->what, "speedup"))
-      continue;
-    fprintf(f, "%s\n  {\"key\": ", first ? "" : ",");
-    first = 0;
-    jstr(f, d->key);
-    fputs(", \"throughput_ratio\": ", f);
-    jnum(f, d->a);
-    fputs(", \"rtt_ratio\": ", f);
-    jnum(f, d->b);
-    fputs(", \"lockfree_items_per_s\": ", f);
-    jnum(f, d->c);
-    fprintf(f, ", \"against\": \"%s\", \"locked_items_per_s\": ", d->peer);
-    jnum(f, d->d);
-    fputs(", \"global_items_per_s\": ", f);
-    jnum(f, strcmp(d->peer, "global") ? NAN : d->d);
-    fputc('}', f);
-  }
-  fprintf(f, "],\n\"penalty\": [");
-  first = 1;
-  for (int i = 0; i < r->nderived; i++) {
-    const bench_derived_t *d = &r->derived[i];
-    if (strcmp(d->what, "penalty"))
-      continue;
-    fprintf(f, "%s\n  {\"key\": ", first ? "" : ",");
-    first = 0;
-    jstr(f, d->key);
-    fputs(", \"spread_over_onecore\": ", f);
-    jnum(f, d->a);
-    fputs(", \"none_over_onecore\": ", f);
-    jnum(f, d->b);
-    fputs(", \"onecore_items_per_s\": ", f);
-    jnum(f, d->c);
-    fputs(", \"spread_items_per_s\": ", f);
-    jnum(f, d->d);
-    fputc('}', f);
-  }
-  fprintf(f, "],\n\"ratios\": [");
-  first = 1;
-  for (int i = 0; i < r->nderived; i++) {
-    const bench_derived_t *d = &r->derived[i];
-    if (strcmp(d->what, "ratio"))
-      continue;
-    fprintf(f, "%s\n  {\"cell\": ", first ? "" : ",");
-    first = 0;
-    jstr(f, d->key);
-    fputs(", \"throughput_over_ideal\": ", f);
-    jnum(f, d->a);
-    fputs(", \"rtt_over_L\": ", f);
-    jnum(f, d->b);
-    fputs(", \"throughput_over_best_peer\": ", f);
-    jnum(f, d->c);
-    fputs(", \"rtt_over_best_peer\": ", f);
-    jnum(f, d->d);
-    fputs(", \"best_peer\": ", f);
-    if (d->peer)
-      jstr(f, d->peer);
-    else
-      fputs("null", f);
-    fputc('}', f);
-  }
-  fprintf(f, "]},\n\"targets\": [");
+  fprintf(f, "\n],\n\"derived\": ");
+  derived_json(f, r);
+  fprintf(f, ",\n\"targets\": [");
   for (int i = 0; i < r->ntargets; i++) {
     const bench_target_t *t = &r->targets[i];
     fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
-    jstr(f, t->name);
+    mca_json_str(f, t->name);
     fputs(", \"value\": ", f);
     jnum(f, t->value);
     fprintf(f, ", \"op\": \"%s\", \"limit\": ", t->op);
     jnum(f, t->limit);
     fprintf(f, ", \"unit\": \"%s\", \"result\": \"%s\", \"detail\": ", t->unit, t->result);
-    jstr(f, t->detail);
+    mca_json_str(f, t->detail);
     fputc('}', f);
   }
   fprintf(f, "\n],\n\"state\": ");
@@ -732,7 +718,7 @@ void bench_state_json(FILE *f, const bench_results_t *r)
   for (int i = 0; i < r->nstate; i++) {
     const bench_state_t *s = &r->state[i];
     fprintf(f, "%s\n  {\"locking\": ", i ? "," : "");
-    jstr(f, s->locking);
+    mca_json_str(f, s->locking);
     fputs(", ", f);
     jstat(f, "writes_per_s", s->writes_per_s);
     fputs(", ", f);

@@ -16,6 +16,7 @@ typedef struct bench_machine {
   int cpus;
   int virtualized;
   char kernel[400];
+  char platform[32], os[128], arch[32]; /* "linux", "windows (wine)"...; name and release; machine */
   char compiler[64];
   char flags[256];
   char build_type[32];
@@ -92,11 +93,48 @@ typedef struct bench_target {
   const char *result; /* PASS | MISS | n/a */
 } bench_target_t;
 
+/* The figures bench_derive() computes from the cells: what each compares is
+ * its kind, and each kind has fields of its own (their JSON names, written by
+ * bench_write_json: docs/benchmarks.md, "derived"). NaN: a cell it needs was
+ * not measured or failed. */
+typedef enum bench_derived_kind {
+  BENCH_DERIVED_SPEEDUP, /* lock-free against a locking mode, per matrix cell */
+  BENCH_DERIVED_PENALTY, /* more than one core against one, per type and locking mode */
+  BENCH_DERIVED_RATIO,   /* a libmca cell against the physical limit and the best peer */
+  BENCH_DERIVED_KINDS
+} bench_derived_kind_t;
+
+typedef struct bench_speedup {
+  double throughput_ratio;     /* lock-free items/s over locked items/s */
+  double rtt_ratio;            /* locked RTT over lock-free RTT */
+  double lockfree_items_per_s; /* the lock-free cell's throughput */
+  const char *against;         /* the locking mode: "global" | "kernel" */
+  double locked_items_per_s;   /* the locked cell's throughput */
+  double global_items_per_s;   /* locked_items_per_s against "global", NaN against "kernel" */
+} bench_speedup_t;
+
+typedef struct bench_penalty {
+  double spread_over_onecore;  /* throughput, spread placement over one core */
+  double none_over_onecore;    /* throughput, no affinity over one core */
+  double onecore_items_per_s, spread_items_per_s;
+} bench_penalty_t;
+
+typedef struct bench_ratio {
+  double throughput_over_ideal;     /* over the ideal ring of the same placement and size */
+  double rtt_over_L;                /* RTT over the cache-line round trip of the same sample */
+  double throughput_over_best_peer; /* over the real peer with the most items/s */
+  double rtt_over_best_peer;        /* over the real peer with the shortest RTT */
+  const char *best_peer;            /* the peer with the most items/s; NULL: none measured */
+} bench_ratio_t;
+
 typedef struct bench_derived {
-  char what[32]; /* speedup | penalty | ratio */
-  char key[96];
-  double a, b, c, d;
-  const char *peer;
+  bench_derived_kind_t kind;
+  char key[96]; /* speedup: type.placement.process.transport.size; penalty: type.locking.size; ratio: the cell's id */
+  union {       /* the one of kind */
+    bench_speedup_t speedup;
+    bench_penalty_t penalty;
+    bench_ratio_t ratio;
+  };
 } bench_derived_t;
 
 /* The state-message row (bench_state.c): one per locking mode. */
@@ -132,6 +170,9 @@ typedef struct bench_results {
 } bench_results_t;
 
 void bench_machine_read(bench_machine_t *m);
+/** The "machine" and "build" members of a JSON result (docs/json.md), @p cpus
+ * as the machine's CPU count; no separator before or after. */
+void bench_machine_json(FILE *f, const bench_machine_t *m, int cpus);
 /** Marks slow samples against @p L_median; returns how many clean samples @p c has. */
 int bench_classify(bench_cell_t *c, double L_median);
 void bench_summarize(bench_cell_t *c);
