@@ -405,9 +405,7 @@ mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size
  * depth it read was 1 (no backlog), it reads the producers' tail line only
  * at every MCX_HWM_QUIET-th sample, so once in 1024 takes. That read takes
  * the line from the sender, whose next CAS then waits for it back: in a
- * ping-pong, both sides pay a line transfer on the critical path, 4-7 ns
- * per 24 B round trip when it was read at every 64th take (measured in
- * docs/perf-history.md). */
+ * ping-pong, both sides pay a line transfer on the critical path. */
 #define MCX_HWM_QUIET 16u
 
 /** The queue's depth for the high-water mark, seen by the consumer at head
