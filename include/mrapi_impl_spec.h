@@ -165,17 +165,25 @@ typedef enum {
  * value (static attributes); attribute_static[i] at its kind;
  * attribute_started[i] at whether a dynamic attribute is counting.
  */
-typedef struct mrapi_resource_type {
+#ifdef __cplusplus
+/* C++ refuses a struct tag spelled like a typedef name (the enum above): C++
+ * programs see the struct under another tag; C keeps the reference's. */
+#define MCX_RESOURCE_TAG mcx_resource_node
+#else
+#define MCX_RESOURCE_TAG mrapi_resource_type
+#endif
+typedef struct MCX_RESOURCE_TAG {
   char *name;
   mrapi_resource_type resource_type;
   mca_uint32_t number_of_children;
-  struct mrapi_resource_type **children;
+  struct MCX_RESOURCE_TAG **children;
   mca_uint32_t number_of_attributes;
   void **attribute_types;
   void **attribute_values;
   mrapi_attribute_static **attribute_static;
   mca_boolean_t **attribute_started;
 } mrapi_resource_t;
+#undef MCX_RESOURCE_TAG
 
 /**
  * Reference-implementation compatibility for the atomic extensions: the

@@ -39,7 +39,6 @@ endfunction()
 # test then fails with the compiler's output (compile_run.sh).
 separate_arguments(MCX_CONF_CFLAGS UNIX_COMMAND "${CMAKE_C_FLAGS}")
 set(MCX_CONF_HEADERS_BIN ${CMAKE_CURRENT_BINARY_DIR}/conf_headers_prog)
-file(GLOB _mcx_conf_public_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/*.h)
 add_custom_command(OUTPUT ${MCX_CONF_HEADERS_BIN}.stamp
   COMMAND sh ${MCX_CONF_DIR}/compile_run.sh build ${MCX_CONF_HEADERS_BIN} ${CMAKE_C_COMPILER}
     $<TARGET_FILE:mca_static> "${MCX_CONF_LIBS}" -std=gnu11 -Wall -Wextra
@@ -47,9 +46,18 @@ add_custom_command(OUTPUT ${MCX_CONF_HEADERS_BIN}.stamp
     ${MCX_CONF_DIR}/conf_headers.c
   COMMAND ${CMAKE_COMMAND} -E touch ${MCX_CONF_HEADERS_BIN}.stamp
   DEPENDS ${MCX_CONF_DIR}/conf_headers.c ${MCX_CONF_DIR}/compile_run.sh mca_static
-    ${PROJECT_BINARY_DIR}/include/mca_config.h ${_mcx_conf_public_headers}
+    ${PROJECT_BINARY_DIR}/include/mca_config.h ${MCX_PUBLIC_HEADERS}
   COMMENT "conformance: conf_headers (a compile error fails its test, not the build)" VERBATIM)
 add_custom_target(conf_headers_prog ALL DEPENDS ${MCX_CONF_HEADERS_BIN}.stamp)
+
+# Every installed header compiles alone: C99 and C11 (strict), C++11 and C++17.
+set(_mcx_conf_cxx -)
+if(CMAKE_CXX_COMPILER)
+  set(_mcx_conf_cxx ${CMAKE_CXX_COMPILER})
+endif()
+add_test(NAME conf_headers_alone COMMAND sh ${MCX_CONF_DIR}/headers_alone.sh ${CMAKE_C_COMPILER} ${_mcx_conf_cxx}
+  ${MCX_PUBLIC_HEADERS} ${PROJECT_BINARY_DIR}/include/mca_config.h)
+set_tests_properties(conf_headers_alone PROPERTIES LABELS conformance TIMEOUT 120)
 
 file(GLOB MCX_CONF_SOURCES CONFIGURE_DEPENDS ${MCX_CONF_DIR}/conf_*.c)
 foreach(src ${MCX_CONF_SOURCES})
