@@ -176,16 +176,8 @@ API mrapi_rmem_hndl_t mrapi_rmem_get(mrapi_rmem_id_t rmem_id, mrapi_rmem_atype_t
   }
   if ((*status = check_atype(access_type)) != MRAPI_SUCCESS)
     return 0;
-  int r = mcx__mr_get(MCX__MR_RMEM, (uint32_t)rmem_id, &h);
-  if (r != MCX_OK) {
-    *status = r == MCX_EINVAL ? MRAPI_ERR_RMEM_ID_INVALID : map(r);
-    return 0;
-  }
-  uint32_t atype, size;
-  r = mcx__mr_rmem_info(h, &atype, &size);
-  if (r == MCX_OK && atype != (uint32_t)access_type)
-    r = MCX_EMR_ATYPE;
-  *status = map(r);
+  int r = mcx__mr_rmem_get((uint32_t)rmem_id, (uint32_t)access_type, &h);
+  *status = r == MCX_EINVAL ? MRAPI_ERR_RMEM_ID_INVALID : map(r);
   return r == MCX_OK ? h : 0;
 }
 

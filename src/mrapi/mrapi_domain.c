@@ -789,7 +789,11 @@ int mcx__mr_create(mcx__mr_kind_t kind, uint32_t id, const mcx__mr_attrs_t *a, u
   return r;
 }
 
-int mcx__mr_get(mcx__mr_kind_t kind, uint32_t id, uint32_t *hndl)
+/* The live object @p id, found under the table lock. @p atype (remote
+ * memory; ID_ANY: none) is checked in the same critical section: a delete
+ * between a look-up and a later check would leave the caller a stale handle
+ * to report on. */
+static int find_id(mcx__mr_kind_t kind, uint32_t id, uint32_t atype, uint32_t *hndl)
 {
   if (!is_node())
     return MCX_ENOENT;
@@ -800,14 +804,19 @@ int mcx__mr_get(mcx__mr_kind_t kind, uint32_t id, uint32_t *hndl)
   table_lock(p);
   for (uint32_t i = 0; t && i < n; i++) {
     if (t[i].used && t[i].id == id) {
-      *hndl = make_handle(kind, i, mcx_load_relaxed(&t[i].gen)); /* under the table lock */
-      r = MCX_OK;
+      r = atype != ID_ANY && t[i].atype != atype ? MCX_EMR_ATYPE : MCX_OK;
+      if (r == MCX_OK)
+        *hndl = make_handle(kind, i, mcx_load_relaxed(&t[i].gen)); /* under the table lock */
       break;
     }
   }
   table_unlock(p);
   return r;
 }
+
+int mcx__mr_get(mcx__mr_kind_t kind, uint32_t id, uint32_t *hndl) { return find_id(kind, id, ID_ANY, hndl); }
+
+int mcx__mr_rmem_get(uint32_t id, uint32_t atype, uint32_t *hndl) { return find_id(MCX__MR_RMEM, id, atype, hndl); }
 
 int mcx__mr_delete(mcx__mr_kind_t kind, uint32_t hndl)
 {

@@ -101,6 +101,10 @@ int mcx__mr_shmem_attach(uint32_t hndl, void **addr);
 int mcx__mr_shmem_detach(uint32_t hndl);
 
 /* Remote memory. */
+/** Remote memory @p id of access type @p atype, looked up and checked at once
+ *  (no delete comes between). @retval 0 @retval MCX_ENOENT not a node
+ *  @retval MCX_EINVAL unknown id @retval MCX_EMR_ATYPE created with another access type */
+int mcx__mr_rmem_get(uint32_t id, uint32_t atype, uint32_t *hndl);
 /** @retval 0 @retval MCX_EMR_ATTACHED @retval MCX_EMR_ATYPE */
 int mcx__mr_rmem_attach(uint32_t hndl, uint32_t atype);
 /** @retval 0 @retval MCX_EMR_NOTATTACHED */
