@@ -185,6 +185,43 @@ typedef struct MCX_RESOURCE_TAG {
 } mrapi_resource_t;
 #undef MCX_RESOURCE_TAG
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief The reference implementation's test hook: moves a started dynamic
+ * attribute as if the hardware had counted @p increment more events (the
+ * reference adds to its cache's hits counter).
+ * @param resource a node of a tree from mrapi_resources_get(); its first
+ *        started dynamic attribute (in attribute order) is moved
+ * @param increment added to the value mrapi_resource_get_attribute() reads
+ *        (until the next mrapi_dynamic_attribute_reset())
+ *
+ * Only in the mca-2.0.3 profile, called by a node: otherwise, and for a
+ * resource with nothing started, it does nothing. MT-safe.
+ */
+void mrapi_impl_increment_cache_hits(mrapi_resource_t *resource, int increment);
+
+/**
+ * @brief The reference implementation's test hook: a rollover of the dynamic
+ * attribute that was started @p index-th (0 first, counted in this process
+ * since none was started): its value goes to the next multiple of 2^32, so
+ * its low 32 bits start again from 0, and its rollover callback runs in the
+ * caller's thread before the hook returns (once: the periodic check does not
+ * report it again).
+ * @param index the attribute's place in the order of starts
+ *
+ * Only in the mca-2.0.3 profile, called by a node: otherwise, and for an
+ * index no started attribute has, it does nothing. MT-safe; the callback
+ * runs without libmca's locks held.
+ */
+void mrapi_impl_trigger_rollover(mca_uint16_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
 /**
  * Reference-implementation compatibility for the atomic extensions: the
  * `sync` argument of mrapi_atomic_*() may point at one of these or be NULL.

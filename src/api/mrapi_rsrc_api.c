@@ -109,3 +109,17 @@ API void mrapi_resource_unregister_callback(mrapi_event_t event, void (*callback
   if (status)
     *status = map(mcx__mr_rsrc_unregister((int)event, callback_function));
 }
+
+/* The reference's test hooks: only a node of a domain in the mca-2.0.3
+ * profile moves a counter; elsewhere they do nothing. */
+API void mrapi_impl_increment_cache_hits(mrapi_resource_t *resource, int increment)
+{
+  if (mcx__mr_profile() == MCX__MR_PROFILE_MCA203)
+    (void)mcx__mr_rsrc_bump(resource, increment);
+}
+
+API void mrapi_impl_trigger_rollover(uint16_t index)
+{
+  if (mcx__mr_profile() == MCX__MR_PROFILE_MCA203)
+    (void)mcx__mr_rsrc_rollover(index);
+}

@@ -49,6 +49,7 @@ typedef struct rattr {
   mcx_hpc_group_t *g;    /* while started */
   uint64_t base;         /* the count at the last reset */
   uint32_t last_hi;      /* upper half at the last tick (rollover) */
+  uint32_t seq;          /* while started: its place in the order of starts (mrapi_impl_trigger_rollover) */
   void (*rollover)(void);
 } rattr_t;
 
@@ -78,6 +79,7 @@ static struct {
   mcx__rmutex_t lock; /* process-private; zero = unlocked */
   rnode_t *roots;
   uint32_t nstarted;
+  uint32_t next_seq; /* the next start's seq; back to 0 whenever nothing is started */
   cb_t cbs[MRAPI_MAX_CALLBACKS];
   uint32_t ncbs;
   mcx_port_ticker_t *ticker;
@@ -91,6 +93,13 @@ static void rs_lock(void)
   mcx__rmutex_lock(&rs.lock, mcx_port_tid(), MCX_NO_DEADLINE, 0, &d);
 }
 static void rs_unlock(void) { mcx__rmutex_unlock(&rs.lock, mcx_port_tid(), 0); }
+
+/* Under rs.lock: one started attribute fewer. */
+static void started_gone(void)
+{
+  if (--rs.nstarted == 0)
+    rs.next_seq = 0;
+}
 
 /* ------------------------------------------------------------ nodes */
 
@@ -159,7 +168,7 @@ static void free_tree(rnode_t *n)
   for (uint32_t i = 0; i < n->nattr; i++) {
     if (n->a[i].g) {
       mcx_hpc_group_close(n->a[i].g);
-      rs.nstarted--;
+      started_gone();
     }
   }
   free(n->pub.children);
@@ -468,37 +477,51 @@ static int event_holds(uint32_t event, int freq_changed)
   return 1; /* crossbar events: no crossbar buffer on this machine; they are periodic ticks */
 }
 
-static void tick(void *arg, uint64_t expirations)
+/* Under rs.lock: calls @p visit for every started attribute of every live tree. */
+static void each_started(void (*visit)(rattr_t *a, void *ctx), void *ctx)
 {
-  (void)arg;
-  (void)expirations;
-  void (*rollovers[64])(void);
-  int nroll = 0;
-  uint32_t notify[MRAPI_MAX_CALLBACKS];
-  int nnotify = 0;
-  uint64_t f = mcx_port_cpu_cur_khz(0);
-  rs_lock();
-  int freq_changed = rs.last_freq && f && f != rs.last_freq;
-  rs.last_freq = f;
   for (rnode_t *t = rs.roots; t; t = t->next_root) {
     rnode_t *stack[256];
     int sp = 0;
     stack[sp++] = t;
     while (sp) {
       rnode_t *x = stack[--sp];
-      for (uint32_t i = 0; i < x->nattr; i++) {
-        rattr_t *a = &x->a[i];
-        if (!a->started)
-          continue;
-        uint32_t hi = (uint32_t)((count_of(a) - a->base) >> 32);
-        if (hi != a->last_hi && a->rollover && nroll < 64)
-          rollovers[nroll++] = a->rollover;
-        a->last_hi = hi;
-      }
+      for (uint32_t i = 0; i < x->nattr; i++)
+        if (x->a[i].started)
+          visit(&x->a[i], ctx);
       for (uint32_t i = 0; i < x->pub.number_of_children && sp < 256; i++)
         stack[sp++] = (rnode_t *)(void *)x->pub.children[i];
     }
   }
+}
+
+typedef struct rollovers {
+  void (*fn[64])(void);
+  int n;
+} rollovers_t;
+
+/* A counter whose upper half moved since the last tick rolled over. */
+static void check_rollover(rattr_t *a, void *ctx)
+{
+  rollovers_t *ro = ctx;
+  uint32_t hi = (uint32_t)((count_of(a) - a->base) >> 32);
+  if (hi != a->last_hi && a->rollover && ro->n < 64)
+    ro->fn[ro->n++] = a->rollover;
+  a->last_hi = hi;
+}
+
+static void tick(void *arg, uint64_t expirations)
+{
+  (void)arg;
+  (void)expirations;
+  rollovers_t ro = {.n = 0};
+  uint32_t notify[MRAPI_MAX_CALLBACKS];
+  int nnotify = 0;
+  uint64_t f = mcx_port_cpu_cur_khz(0);
+  rs_lock();
+  int freq_changed = rs.last_freq && f && f != rs.last_freq;
+  rs.last_freq = f;
+  each_started(check_rollover, &ro);
   for (int i = 0; i < MRAPI_MAX_CALLBACKS; i++) {
     cb_t *c = &rs.cbs[i];
     uint32_t tid = mcx_load_relaxed(&c->tid);
@@ -510,8 +533,8 @@ static void tick(void *arg, uint64_t expirations)
     }
   }
   rs_unlock();
-  for (int i = 0; i < nroll; i++)
-    rollovers[i]();
+  for (int i = 0; i < ro.n; i++)
+    ro.fn[i]();
   for (int i = 0; i < nnotify; i++)
     mcx_port_notify_thread(notify[i]);
 }
@@ -586,6 +609,7 @@ int mcx__mr_rsrc_start(const mrapi_resource_t *r, uint32_t num, void (*rollover)
       a->base = 0;
       a->last_hi = 0;
       a->rollover = rollover;
+      a->seq = rs.next_seq++;
       rs.nstarted++;
     }
   }
@@ -623,12 +647,69 @@ int mcx__mr_rsrc_stop(const mrapi_resource_t *r, uint32_t num)
     mcx_hpc_group_close(a->g);
     a->g = NULL;
     a->started = MRAPI_FALSE;
-    rs.nstarted--;
+    started_gone();
     t = ticker_update();
   }
   rs_unlock();
   ticker_stop(t);
   return rc;
+}
+
+/* ------------------------------------------------------------ the reference's test hooks */
+
+/* Counts shift by moving the base: the value read is count - base. */
+int mcx__mr_rsrc_bump(const mrapi_resource_t *r, int64_t by)
+{
+  uint32_t d, nd;
+  if (mcx__mr_whoami(&d, &nd) != MCX_OK)
+    return MCX_ENOENT;
+  rs_lock();
+  rnode_t *n = valid_node(r);
+  int rc = n ? MCX_EMR_NOTSTARTED : MCX_EMR_RSRC_INVALID;
+  for (uint32_t i = 0; n && i < n->nattr && rc != MCX_OK; i++) {
+    if (n->a[i].started) {
+      n->a[i].base -= (uint64_t)by;
+      rc = MCX_OK;
+    }
+  }
+  rs_unlock();
+  return rc;
+}
+
+typedef struct seq_find {
+  uint32_t seq;
+  rattr_t *a;
+} seq_find_t;
+
+static void match_seq(rattr_t *a, void *ctx)
+{
+  seq_find_t *f = ctx;
+  if (a->seq == f->seq)
+    f->a = a;
+}
+
+int mcx__mr_rsrc_rollover(uint32_t seq)
+{
+  uint32_t d, nd;
+  if (mcx__mr_whoami(&d, &nd) != MCX_OK)
+    return MCX_ENOENT;
+  seq_find_t f = {seq, NULL};
+  void (*fn)(void) = NULL;
+  rs_lock();
+  each_started(match_seq, &f);
+  if (f.a) {
+    /* To the next multiple of 2^32: the low half starts again from 0. The
+     * ticker is told (last_hi), so the callback runs once, here. */
+    uint64_t v = count_of(f.a) - f.a->base;
+    uint64_t next = ((v >> 32) + 1) << 32;
+    f.a->base -= next - v;
+    f.a->last_hi = (uint32_t)(next >> 32);
+    fn = f.a->rollover;
+  }
+  rs_unlock();
+  if (fn)
+    fn();
+  return f.a ? MCX_OK : MCX_EMR_NOTSTARTED;
 }
 
 /* ------------------------------------------------------------ callbacks */

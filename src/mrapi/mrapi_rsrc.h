@@ -34,6 +34,15 @@ int mcx__mr_rsrc_reset(const mrapi_resource_t *r, uint32_t num);
 int mcx__mr_rsrc_stop(const mrapi_resource_t *r, uint32_t num);
 int mcx__mr_rsrc_register(int event, unsigned frequency, void (*fn)(mrapi_event_t));
 int mcx__mr_rsrc_unregister(int event, void (*fn)(mrapi_event_t));
+/** The reference's test hooks (mca-2.0.3 profile; src/api checks the profile).
+ * bump: adds @p by to the first started dynamic attribute of @p r (in attribute order).
+ * @retval 0 @retval MCX_ENOENT not a node @retval MCX_EMR_RSRC_INVALID @retval MCX_EMR_NOTSTARTED none started */
+int mcx__mr_rsrc_bump(const mrapi_resource_t *r, int64_t by);
+/** Rolls the started dynamic attribute @p seq (its place in the order of
+ * starts, counted from 0 since none was started) over to the next multiple
+ * of 2^32 and calls its rollover callback in the caller's thread.
+ * @retval 0 @retval MCX_ENOENT not a node @retval MCX_EMR_NOTSTARTED no such attribute */
+int mcx__mr_rsrc_rollover(uint32_t seq);
 /** Drops the calling node's callbacks (at finalize). */
 void mcx__mr_rsrc_node_gone(void);
 
