@@ -250,6 +250,10 @@ static int drain_try(void *ctx)
 
 int mcx__recv_queue_wait(uint32_t kind, uint32_t handle)
 {
+  /* A fork child's copy of a node has no queue of its own (its count is
+   * the parent's until its initialize): the receive reports NODE_NOTINIT. */
+  if (!mcx__is_node())
+    return MCX_OK;
   if (mcx__recv_queue_drain(kind, handle))
     return MCX_OK;
   mcx__domain_t *d = mcx__self.dom;
