@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ports/mcx_port.h"
+#include "runtime/chan_pkt.h"
 #include "runtime/runtime.h"
 
 enum { RS_FREE = 0, RS_VALID = 1, RS_BUSY = 2, RS_COMPLETED = 3, RS_CANCELLED = 4 };
@@ -394,7 +395,7 @@ static int progress(mcx__req_t *r)
       *r->a.out_handle = h;
     break;
   }
-  /* channels (chan.c) */
+  /* channels (chan_conn.c, chan_pkt.c) */
   case REQ_CHAN_OPEN: {
     uint32_t h = 0;
     res = mcx__chan_open_progress(r->a.ep, r->a.chan & 0xff, r->a.chan >> 8, &h);

@@ -24,6 +24,7 @@
 #include "mcapi.h"
 #include "mcx_bridge.h"
 #include "ports/mcx_port_shm.h"
+#include "runtime/chan.h"
 #include "runtime/runtime.h"
 
 enum { MAX_PARTS = 256, MAX_SHOWN_EPS = 1024, MAX_SHOWN_NODES = 256 };
