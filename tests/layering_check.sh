@@ -40,7 +40,14 @@ layer_of() {
     src/runtime/msg_cache.c) echo "9 objects.msg_cache" ;;         # the message fast path's endpoint cache
     src/runtime/msg.c) echo "9 objects.msg" ;;                     # messages
     src/runtime/msg_sem.c) echo "10 objects.msg_sem" ;;            # receive with a semaphore
-    src/runtime/chan.c) echo "11 objects.chan" ;;                  # packet and scalar channels
+    # packet and scalar channels (runtime/chan.h), a sub-level a file
+    src/runtime/chan_buf.c) echo "11.1 objects.chan_buf" ;;        # pool buffers of packets
+    src/runtime/chan_pmq.c) echo "11.2 objects.chan_pmq" ;;        # data steps over pmq
+    src/runtime/chan_conn.c) echo "11.3 objects.chan_conn" ;;      # connect, open, close, checks
+    src/runtime/chan_wait.c) echo "11.4 objects.chan_wait" ;;      # a blocking data call's wait
+    src/runtime/chan_scl.c) echo "11.5 objects.chan_scl" ;;        # scalars
+    src/runtime/chan_pkt.c) echo "11.6 objects.chan_pkt" ;;        # packets
+    src/runtime/chan_sem.c) echo "11.7 objects.chan_sem" ;;        # receive with a semaphore
     src/runtime/request.c) echo "12 objects.request" ;;            # requests over all of them
     src/runtime/endpoint_ctl.c) echo "13 objects.endpoint_ctl" ;;  # delete, attributes, re-size
     # crash recovery: the dead-node sweep over all of them
@@ -123,9 +130,10 @@ awk '
 
 if [ "$bad" -ne 0 ]; then
   echo "layering: the layers, lowest first: ports < hpc < sync < transport <" \
-    "{ MCAPI runtime: domain < objects (endpoint < state < msg_pmq < receipt < msg <" \
-    "msg_sem < chan < request < endpoint_ctl) < recovery < node | MRAPI runtime: mrapi }" \
-    "< api; neither runtime uses the other."
+    "{ MCAPI runtime: domain < objects (endpoint < state < msg_pmq < receipt < msg_cache, msg <" \
+    "msg_sem < chan_buf < chan_pmq < chan_conn < chan_wait < chan_scl < chan_pkt < chan_sem <" \
+    "request < endpoint_ctl) < recovery < node | MRAPI runtime: mrapi } < api;" \
+    "neither runtime uses the other."
   echo "layering: a lower layer reaches a higher one through a registered table" \
     "(mcx__upcalls_t in src/runtime/runtime.h), not by name; see docs/design.md."
   exit 1

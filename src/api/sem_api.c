@@ -5,6 +5,7 @@
 #include "mcx_sem.h"
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_pi.h"
+#include "runtime/chan_sem.h"
 #include "runtime/msg_sem.h"
 #include "sync/pisem.h"
 
@@ -221,7 +222,7 @@ MCX_API mcx_sem_status_t mcx_msg_recv_then_lock(mcapi_endpoint_t receive_endpoin
 }
 
 /* Packet and scalar channels: the receiver sleeps on the channel's receive
- * wait point naming the semaphore (runtime/chan.c). */
+ * wait point naming the semaphore (runtime/chan_sem.c). */
 static mcx_sem_status_t chan_then_lock(uint32_t handle, uint32_t type, uint32_t width, void **buf,
                                        size_t *size, uint64_t *value, mcx_pisem_t *sem,
                                        mcapi_status_t *mcapi_status)

@@ -13,6 +13,7 @@
 
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
+#include "runtime/chan.h"
 #include "runtime/msg.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
@@ -473,7 +474,7 @@ static int map_partition(mcx__domain_t *d, uint32_t domain_id, const mcx__init_o
   snprintf(d->name, sizeof d->name, "%s", name);
   d->transport = d->hdr->transport;
   d->fastpath = d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_;
-  u->attach(d); /* the pools (chan.c, msg.c) */
+  u->attach(d); /* the pools (chan_conn.c, msg.c) */
   if (d->transport == MCX_TRANSPORT_PMQ_ && (r = pmq_open(d)) != MCX_OK) {
     if (created) /* nobody joined a partition whose transport cannot open: not left behind */
       mcx_port_shm_unlink(name);

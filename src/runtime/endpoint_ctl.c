@@ -8,6 +8,7 @@
 
 #include "mcapi.h"
 #include "ports/mcx_port.h"
+#include "runtime/chan.h"
 #include "runtime/msg.h"
 #include "runtime/runtime.h"
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ports/mcx_port.h"
+#include "runtime/chan.h"
 #include "runtime/msg.h"
 #include "runtime/runtime.h"
 #include "transport/pmq.h"
@@ -303,7 +304,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   int light = !MCX_FAST_NOTIFIER_LIGHT || mcx_load_relaxed(&mcx_port_asym_light);
   mcx__self_no_fast();
   if (d->fastpath && light) {
-    /* The fast paths' caches (msg.h, chan.c); without them, the full
+    /* The fast paths' caches (msg.h, chan.h); without them, the full
      * path. mcx__self.fast is set with them, and only with them. */
     mcx__epc_t *epc = calloc(MCX_EPC_N, sizeof(mcx__epc_t));
     struct mcx__chc *chc = malloc(mcx__chc_size());

@@ -11,6 +11,7 @@
  * says what each step recovers.
  */
 #include "ports/mcx_port.h"
+#include "runtime/chan.h"
 #include "runtime/msg.h"
 #include "runtime/runtime.h"
 #include "transport/mpsc_ring.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ports/mcx_port.h"
+#include "runtime/chan_pkt.h"
 #include "runtime/msg.h"
 #include "runtime/runtime.h"
 
@@ -251,6 +252,10 @@ static int drain_try(void *ctx)
 
 int mcx__recv_queue_wait(uint32_t kind, uint32_t handle)
 {
+  /* A fork child's copy of a node has no queue of its own (its count is
+   * the parent's until its initialize): the receive reports NODE_NOTINIT. */
+  if (!mcx__is_node())
+    return MCX_OK;
   if (mcx__recv_queue_drain(kind, handle))
     return MCX_OK;
   mcx__domain_t *d = mcx__self.dom;
@@ -391,7 +396,7 @@ static int progress(mcx__req_t *r)
       *r->a.out_handle = h;
     break;
   }
-  /* channels (chan.c) */
+  /* channels (chan_conn.c, chan_pkt.c) */
   case REQ_CHAN_OPEN: {
     uint32_t h = 0;
     res = mcx__chan_open_progress(r->a.ep, r->a.chan & 0xff, r->a.chan >> 8, &h);

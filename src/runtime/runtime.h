@@ -29,7 +29,7 @@
 #include "runtime/receipt_hook.h"
 
 #define MCX_PART_MAGIC UINT64_C(0x3154524150584d43) /* "CMXPART1" little-endian */
-#define MCX_PART_VERSION 10u /* 10: packet slots own pool buffers (chan.c PO_WORD; the channel area's owned count) */
+#define MCX_PART_VERSION 10u /* 10: packet slots own pool buffers (chan.h PO_WORD; the channel area's owned count) */
 
 /** Delivery receipts per domain (mcx_receipt_open). */
 #define MCX_RECEIPTS 32u
@@ -74,7 +74,7 @@ typedef struct mcx__part_hdr {
   uint64_t off_msg_meta;
   uint32_t n_msg_bufs, msg_stride;
   uint64_t off_states, off_state_bufs; /* state channels (mcx_state_*) */
-  /* Channels (chan.c): records, ring slots, packet pools; see mcx__chan_layout(). */
+  /* Channels (chan.h): records, ring slots, packet pools; see mcx__chan_layout(). */
   uint64_t off_chans, off_chan_slots, off_chan_pools, off_pkt_meta;
   uint32_t n_chans, chan_cap, chan_rcap, pkt_stride, n_pkt_bufs, pad_;
   /* Random, drawn by the creator: part of the names of the domain's message
@@ -123,7 +123,7 @@ typedef struct mcx__endpoint {
   MCX_ALIGNED_LINE union {
     struct {
       mcx_atomic_u32 state; /* gen << 8 | EP_* */
-      mcx_atomic_u32 chan;  /* channel connection (chan.c); 0 = message endpoint */
+      mcx_atomic_u32 chan;  /* channel connection (chan.h); 0 = message endpoint */
     };
     /* Both words in one: the message fast paths compare them with one load
      * against mcx__ep_sc() of the state they cached (msg.h). */
@@ -236,15 +236,15 @@ typedef struct mcx__domain {
   struct mcx__pmq *pmq;   /* pmq: this process's queue descriptors (transport/pmq.c) */
   /* The message payload pool, located once at attach (msg.c). */
   mcx__mpool_t mpool;
-  /* The packet buffer pool, located once at attach (chan.c). */
+  /* The packet buffer pool, located once at attach (chan_conn.c). */
   mcx__pool_view_t pkt_pool;
-  mcx_atomic_u64 *pkt_state; /* per buffer: its holder (chan.c, PB_WORD) */
+  mcx_atomic_u64 *pkt_state; /* per buffer: its holder (chan.h, PB_WORD) */
   uint8_t *pkt_bufs;
   uint32_t pkt_stride;
   /* Buffer index of a byte offset into the pool without a division
-   * (mcx__recip_index; set at attach, chan.c). */
+   * (mcx__recip_index; set at attach, chan_conn.c). */
   mcx__recip_t pkt_recip;
-  /* The channels' data rings (chan.c): where they start, their span, and
+  /* The channels' data rings (chan_conn.c): where they start, their span, and
    * log2 of one record's span (a power of two), so a pointer into a packet
    * slot gives its record and slot by shifts. */
   uint8_t *pslots;
@@ -276,8 +276,8 @@ typedef struct mcx__self {
    * the fast path tests no count. mcx__self_recv_queued keeps the two
    * together. */
   struct mcx__epc *epc_rx;
-  /* The same for channel handles (chan.c): four tables, a kind and an end
-   * each (chc_entry), one pointer each so an entry costs no table offset;
+  /* The same for channel handles (runtime/chan.h): four tables, a kind and
+   * an end each (mcx__chc_entry), one pointer each so an entry costs no table offset;
    * chc[0] is where they start (the allocation). mcx__self_set_chc sets them. */
   struct mcx__chc *chc[4];
   mcx_atomic_u64 *intent;
@@ -292,27 +292,6 @@ typedef struct mcx__self {
  * that does finds a state word no endpoint or channel has, so it takes the
  * full path. */
 #define MCX_EPC_EMPTY 0xffffffffu
-
-/*
- * The channel cache (chan.c): as the endpoint cache of the message path
- * (msg.h), a node's own record of the channel handles it used, so a
- * data call costs a compare of the handle and one of the channel's state
- * word. That word holds the generation, liveness and both sides' states,
- * and every change to the channel's configuration (type, owners, mask) comes
- * with a new generation, so an equal word means the entry still describes
- * the channel (A-C1 is the load that compares). A miss or a mismatch runs
- * the full checks and refills the entry, or takes the full path.
- */
-#define MCX_CHC_WAYS 32u              /* entries per table */
-#define MCX_CHC_N (4u * MCX_CHC_WAYS) /* a table per kind and end */
-struct mcx__chan;
-struct mcx__chc {
-  uint32_t handle; /* MCX_EPC_EMPTY: none */
-  uint32_t state;  /* the channel's state word when filled (MCX_EPC_EMPTY when empty) */
-  struct mcx__chan *ch;
-  mcx__spsc_view_t v;  /* the data ring */
-  mcx__spsc_view_t rv; /* the return ring (a packet sender's buffers) */
-};
 
 /*
  * The caches of a thread that does not take the fast paths (no node, a
@@ -339,49 +318,6 @@ void mcx__self_set_epc(struct mcx__epc *epc);
 /** Points the calling thread's channel-cache tables into @p base (4 x
  * MCX_CHC_WAYS entries: the node's own, or mcx__chc_none). */
 void mcx__self_set_chc(struct mcx__chc *base);
-
-/** The channel cache (chan.c): its size in bytes, and its initialization. */
-size_t mcx__chc_size(void);
-void mcx__chc_init(mcx__domain_t *d, struct mcx__chc *c);
-/** Scalar send / receive in one attempt on the fast path (lock-free shm, a
- * node): MCX_OK, or MCX_EAGAIN when the full path must run. The send may
- * also give MCX_SCL_LIMIT: the producer is at the limit it last read, and
- * mcx__scl_send_refill (out of line) reads the consumer's count and sends. */
-#define MCX_SCL_LIMIT 1
-int mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t value);
-int mcx__scl_send_refill(uint32_t handle, uint32_t width, uint64_t value);
-/* The receive returns the wait point the caller notifies with the value
- * (mcx__notify_fast_v: its rare wake a tail call that returns it), or NULL. */
-/** A blocking channel receive's spin after its fast path found the ring
- * empty (chan.c): begins the wait @p b (mcx__backoff_begin) and polls the
- * one slot word the next item changes, with no other work between polls,
- * for the wait's spin budget; when it changed, the fast receive again.
- * Returns what that gives (a scalar: its space wait point to notify, or
- * NULL; a packet: MCX_OK, MCX_EAGAIN, or the error of a packet taken and
- * dropped), nothing taken when the budget ran out, the endpoint's TIMEOUT
- * is 0, or the slot is not in the plain empty state: the caller then takes
- * the full path, which continues the wait @p b (mcx__scl_recv_spun,
- * mcx__pkt_recv_spun). */
-mcx__waitpoint_t *mcx__scl_recv_spin(uint32_t handle, uint32_t width, uint64_t *value,
-                                     mcx__backoff_t *b);
-int mcx__pkt_recv_spin(uint32_t handle, void **buf, size_t *size, mcx__backoff_t *b);
-mcx__waitpoint_t *mcx__scl_recv_fast(uint32_t handle, uint32_t width,
-                                     uint64_t *value);
-/** Packet release in one attempt on the fast path: MCX_OK, or MCX_EAGAIN
- * when the full path must run (it checks again and says why). */
-int mcx__pkt_release_fast(mcx__domain_t *d, void *buf);
-/** Packet send / receive in one attempt on the fast path: MCX_OK, MCX_EAGAIN
- * when the full path must run; a receive may also give MCX_ECORRUPT (a slot
- * no sender could have written: taken off the ring and dropped). */
-int mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size);
-int mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size);
-/* The fast paths' straight line takes a small packet into (out of) its slot
- * only, and gives MCX_EAGAIN for the rest: then these, out of line (a slot
- * past held ones, a pool buffer, skip marks), before the full path. */
-int mcx__pkt_send_other(mcx__domain_t *d, uint32_t handle, const void *buf, size_t size)
-    __attribute__((noinline));
-int mcx__pkt_recv_other(mcx__domain_t *d, uint32_t handle, void **buf, size_t *size)
-    __attribute__((noinline));
 
 extern MCX_TLS mcx__self_t mcx__self;
 
@@ -777,7 +713,7 @@ void mcx__state_delete_of_node_locked(mcx__domain_t *d, uint32_t node_slot);
 /* ---- requests (request.c) */
 enum mcx__req_kind {
   REQ_MSG_SEND = 1, REQ_MSG_RECV, REQ_EP_GET, REQ_DONE,
-  /* channels (chan.c) */
+  /* channels (chan.h) */
   REQ_CHAN_CONNECT, REQ_CHAN_OPEN, REQ_CHAN_CLOSE, REQ_PKT_SEND, REQ_PKT_RECV,
   /* completed by a poll of its own (a->poller, context a->buf) */
   REQ_POLL,
@@ -803,7 +739,7 @@ typedef struct mcx__req_args {
   void *buf;
   size_t size;
   uint32_t *out_handle;
-  uint32_t chan; /* channels: type | direction << 8 (chan.c) */
+  uint32_t chan; /* channels: type | direction << 8 (chan.h) */
   const mcx__req_poller_t *poller; /* REQ_POLL */
 } mcx__req_args_t;
 
@@ -851,24 +787,13 @@ void mcx__req_release_node(uint32_t key);
 /** Requests in use (tests, display_state). */
 uint32_t mcx__req_in_use(void);
 
-/* ---- channels (chan.c) ------------------------------------------------
- * Records in the partition, one per connection; each holds the data ring
- * (spsc_ring.h), the packet return ring and the packet pool. An endpoint's
- * `chan` word is type | MCX_CHW_* << 8 | (record + 1) << 16, changed only
- * under the admin lock; the record's state word (both sides' states) is
- * changed by CAS. See docs/channels.md. */
-enum { MCX_CHAN_SEND = 0, MCX_CHAN_RECV = 1 };
-enum { MCX_CHW_SEND = 0x1, MCX_CHW_RECV = 0x2, MCX_CHW_OPEN_PENDING = 0x4 };
-
+/* ---- channels (chan.h): the channel region's part of the partition's
+ * layout (mcx__layout_t); the calls are declared in runtime/chan.h. */
 typedef struct mcx__chan_layout {
   size_t off_chans, off_slots, off_pool_meta, off_pools;
   uint32_t n, cap, rcap, stride, nbufs;
 } mcx__chan_layout_t;
 
-/** Reserves the channel region from @p off on; returns the new end. */
-size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_layout_t *l);
-/** Writes the layout into a new partition's header. */
-void mcx__chan_layout_store(mcx__part_hdr_t *h, const mcx__chan_layout_t *l);
 /** Message pools hold at most this many buffers (the max_msg_buffers init parameter). */
 #define MCX_MSG_BUFS_MAX (1u << 20)
 /** Locates the message payload pool of a checked partition (msg.c). */
@@ -878,52 +803,13 @@ void mcx__msg_init_pool(uint8_t *base, size_t off_meta, uint32_t nbufs);
 /** Frees the message pool buffers held by node slot @p slot (dead, or
  * finalizing; admin lock held): payloads it was sending or held in place. */
 void mcx__msg_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
-/** Locates the packet pool of a checked partition. */
-void mcx__chan_attach(mcx__domain_t *d);
-/** Fills a new partition's packet pool (creator, before the header is published). */
-void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l);
-/** Returns the pool buffers held by node slot @p slot (dead; admin lock held). */
-void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
-/** MCAPI_ENDP_STATUS_* flags of an endpoint's chan word. */
-uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t chan_word);
-/** Finalize: the endpoint leaves its channel (admin lock held). */
-void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx);
-
 /** The partition's layout (node.c): where each region starts, its total size. */
 typedef struct mcx__layout {
   uint32_t max_eps, qcap, max_msg, nprio, msg_stride, msg_bufs;
   size_t off_nodes, off_eps, off_rings, off_slots, off_msg_meta, off_big, off_states,
       off_state_bufs, total;
-  mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan.c) */
+  mcx__chan_layout_t chan; /* channels: records, ring slots, packet pools (chan_conn.c) */
 } mcx__layout_t;
-
-int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type);
-int mcx__chan_open_start(uint32_t ep, uint32_t type, uint32_t dir);
-/** 0 open (handle set), MCX_EAGAIN pending, or why it failed. */
-int mcx__chan_open_progress(uint32_t ep, uint32_t type, uint32_t dir, uint32_t *handle);
-/** Starts a close; *canon receives the side's canonical handle for close_progress. */
-int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir, uint32_t *canon);
-int mcx__chan_close_progress(uint32_t canon);
-/** Checks a handle for a data call (type, direction, owner, open). */
-int mcx__chan_check(uint32_t handle, uint32_t type, uint32_t dir);
-
-int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size);
-int mcx__pkt_send(uint32_t handle, const void *buf, size_t size);
-int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size);
-int mcx__pkt_recv(uint32_t handle, void **buf, size_t *size);
-/** mcx__pkt_recv() / mcx__scl_recv() continuing the wait @p spun (NULL:
- * none) that mcx__chan_recv_spin began and spun to its end. */
-int mcx__pkt_recv_spun(uint32_t handle, void **buf, size_t *size, const mcx__backoff_t *spun);
-int mcx__scl_recv_spun(uint32_t handle, uint32_t width, uint64_t *value,
-                       const mcx__backoff_t *spun);
-int mcx__pkt_release(void *buf);
-/** 1 released, 0 still held, or MCX_EBADBUF. */
-int mcx__pkt_release_test(void *buf);
-int mcx__scl_send(uint32_t handle, uint32_t width, uint64_t value);
-int mcx__scl_recv(uint32_t handle, uint32_t width, uint64_t *value);
-int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count);
-/** Where a pending channel request is announced (request.c). */
-mcx__waitpoint_t *mcx__chan_waitpoint(const mcx__req_args_t *a);
 
 /* ---- lock-based modes: one lock taken exclusively around every queue
  * operation. global: the partition's reader/writer lock (a writer has an

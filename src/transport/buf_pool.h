@@ -6,7 +6,7 @@
  * of the domain, as the reference implementation has one pool per domain.
  *
  * A packet channel's slots own buffers of this pool while their connection
- * lasts (chan.c), taken once per slot; on the per-item path a channel keeps
+ * lasts (runtime/chan_buf.c), taken once per slot; on the per-item path a channel keeps
  * the buffers its receiver releases on its own return ring (single
  * producer, single consumer: no locked instruction) and reuses them first.
  * The pool is touched when a slot takes its buffer, when that ring is empty

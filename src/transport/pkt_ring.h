@@ -12,11 +12,11 @@
  * RECEIVED and hands out a pointer to its bytes, and the consumer's release
  * frees it (mcx__pkt_free_kept). So a hand-off moves one line to the
  * consumer and back. A larger packet is copied into a buffer the slot owns
- * (value MCX_PKT_OWNS | buffer index, meta its size; the caller, chan.c,
+ * (value MCX_PKT_OWNS | buffer index, meta its size; the caller, chan_pkt.c,
  * gives the slot its buffer and checks it): it is kept exactly as a small
  * one, and the slot keeps its buffer for later laps. Any value with
  * MCX_PKT_OWNS set is kept (mcx__pkt_kept); a value without it is an item
- * freed at the take (a buffer index of the per-item path, chan.c).
+ * freed at the take (a buffer index of the per-item path, chan_pkt.c).
  *
  * A receiver may hold packets as long as it likes and release them in any
  * order; its held slots must not stop the ring. So a producer that reaches

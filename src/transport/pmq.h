@@ -6,7 +6,7 @@
  * its slot, its creator's pid and its incarnation, which the runtime passes
  * in (runtime/msg_pmq.c holds the endpoint state checks, the re-size
  * handshake and the blocking loops around the single attempts below;
- * chan.c keeps the channels' state machine). It includes nothing of the
+ * runtime/chan_conn.c keeps the channels' state machine). It includes nothing of the
  * runtime. See docs/pmq.md.
  *
  * Queue names: <partition name>-p<creator pid>-e<endpoint slot>-g<ring epoch>-<tag>, i.e.
@@ -117,8 +117,9 @@ int mcx__pmq_ep_count(mcx__pmq_t *p, const mcx__pmq_ep_t *q, uint32_t *count);
 uint64_t mcx__pmq_tick_deadline(uint64_t deadline);
 
 /* ---- channels: one queue per connection, made by connect (exclusively,
- * before the connection is published), unlinked at tear-down; chan.c keeps
- * its state machine and wait points. */
+ * before the connection is published), unlinked at tear-down; the runtime's
+ * channel files keep its state machine and wait points (chan_conn.c,
+ * chan_pmq.c). */
 typedef struct mcx__pmq_chan {
   uint32_t idx;   /* channel record */
   uint32_t gen;   /* its generation: the queue's incarnation */

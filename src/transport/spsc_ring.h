@@ -226,9 +226,9 @@ static inline mcx__q_outcome_t mcx__spsc_put1(const mcx__spsc_view_t *v, uint32_
 {
   mcx__spsc_ring_t *r = v->ring;
   uint32_t pos = r->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   if (__builtin_expect(pos == r->limit, 0))
     return MCX_Q_LIMIT;
-  mcx__spsc_slot_t *s = &v->slots[pos & v->mask];
   s->value = value;
   /* R1 — release: the value before the slot reads its position and width;
    * pairs with A2. */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The packet ring's slots and skip marks (src/transport/pkt_ring.h,
- * pkt_ring.c; the receive and release paths in src/runtime/chan.c): one
+ * pkt_ring.c; the receive and release paths in src/runtime/chan_pkt.c): one
  * producer, one consumer, every packet small enough to travel in its slot
  * (value KEEP, meta its size). Capacity 2, four packets (-DCAP=3, -DN=
  * for more): slots are reused for two laps, the look-ahead passes a held
  * slot, and a slot released after it was passed over is taken again once
  * its mark is passed.
  *
- * Producer (a send: mcx__pkt_send_other): mcx__pkt_reserve (A1 on the tail's
+ * Producer (a send: mcx__pkt_send_slow): mcx__pkt_reserve (A1 on the tail's
  * slot: FREE for the tail takes it), else mcx__pkt_reserve_slow: look ahead
  * within a lap, writing nothing, over held slots (RECEIVED of an earlier
  * lap) and slots released after they were passed over (FREE of an earlier

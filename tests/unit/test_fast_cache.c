@@ -509,8 +509,8 @@ TEST(endpoint_resized_by_its_receiver_thread)
 
 /*
  * A blocking receive on a cached endpoint or channel whose ring is empty
- * first spins on the next slot (the slow paths' spin: msg.c, chan.c;
- * scalars and packets alike), then continues the same wait on the full path. With
+ * first spins on the next slot (the slow paths' spin: msg.c for messages,
+ * mcx__chan_poll_next for channels), then continues the same wait. With
  * a TIMEOUT of 0 it reports MCAPI_TIMEOUT at once; with a short one it
  * reports MCAPI_TIMEOUT after the spin and the full wait; and the entries
  * still serve the next calls. Messages, scalars and packets.

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file chan_pkt.h
+ * @brief Packet channels: the send, the receive and the release, each a
+ * fast path inlined into its api call and one slow path (chan_pkt.c),
+ * which the api calls when the fast path misses; the attempts the requests
+ * make (request.c).
+ *
+ * The fast paths serve a node of a lock-free shm domain. The send and the
+ * receive need a spec-profile channel whose handle is in the node's
+ * channel cache (chan.h), and move a packet of up to MCX_PKT_INLINE bytes
+ * through the bytes of its slot (pkt_ring.h): a compare of the handle, one
+ * of the channel's state word, then the copy, the publish and the notify
+ * (a send) or the take (a receive). The release frees such a slot and
+ * notifies. On any miss (no entry, a changed
+ * state word, a larger packet, a slot that is not plain free or plain
+ * kept, a buffer of the pool; a thread off the fast paths always misses)
+ * the fast path has changed nothing and says so; the slow path does
+ * everything else and says why a call fails.
+ *
+ * Context: any thread (one that is not a node gets MCX_ENODE from the slow
+ * path); a node on the channel side it opened (one sender and one receiver
+ * per channel); a release by the node that received the packet. Blocking:
+ * a send waits for a slot (and, for a large packet, a buffer), a receive
+ * for a packet, each up to its endpoint's TIMEOUT; a release never waits.
+ */
+#ifndef MCX_RUNTIME_CHAN_PKT_H
+#define MCX_RUNTIME_CHAN_PKT_H
+
+#include "runtime/chan.h"
+#include "transport/mpsc_ring.h" /* mcx__copy_small */
+
+/**
+ * @brief The fast path of a packet send: a packet of up to MCX_PKT_INLINE
+ * bytes from @p buf into the bytes of the next slot of the send side
+ * @p handle, or nothing changed.
+ * @retval true sent
+ * @retval false missed: the caller calls mcx__pkt_send_slow
+ */
+CHAN_FAST bool mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size)
+{
+  struct mcx__chc *c;
+  mcx__chan_t *ch;
+  /* Only a spec-profile channel has an entry: a packet travels in its
+   * slot's bytes when it fits. */
+  if (__builtin_expect(size > MCX_PKT_INLINE ||
+                           !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)),
+                       0))
+    return false;
+  /* A small packet into the next slot, free for it (mcx__pkt_reserve's
+   * test, A1: pairs with R2 in mcx__pkt_take and R2-K in
+   * mcx__pkt_free_kept), in straight-line code. It is not marked RESERVED
+   * first: that is only a polling consumer's hint, and the copy is short.
+   * A slot that owns a buffer (its value is not MCX_PKT_KEEP) is the slow
+   * path's. */
+  mcx__spsc_view_t *v = &c->v;
+  uint32_t pos = v->ring->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE) ||
+                           s->value != MCX_PKT_KEEP,
+                       0))
+    return false;
+  mcx__copy_small(mcx__pkt_bytes(s), buf, size);
+  /* R1, on the slot in hand; its value is MCX_PKT_KEEP already (our own write). */
+  mcx__pkt_publish_meta(v->ring, s, pos, (uint32_t)size);
+  mcx__notify_fast(&ch->recv_wp); /* F-W2 after R1 */
+  return true;
+}
+
+/**
+ * @brief The slow path of a packet send: everything the fast path passes
+ * over (the node check, a packet larger than a slot's bytes, a slot that
+ * owns a buffer or is held, the handle's checks, waiting for room up to
+ * the endpoint's TIMEOUT, the other locking modes, transports and
+ * profiles). @pre @p buf is not NULL unless @p size is 0 (the api checks it).
+ * @retval MCX_OK sent (the bytes are copied: @p buf is the caller's again)
+ * @retval MCX_ENODE the calling thread is not a node
+ * @retval MCX_EBADCH not a packet channel handle of this node (stale, forged, another kind)
+ * @retval MCX_ECHDIR the receive side's handle
+ * @retval MCX_ECHTYPE (mca-2.0.3 profile: the endpoint's handle) a scalar channel's
+ * @retval MCX_EOPENP the side's open is pending
+ * @retval MCX_ENOTOPEN the side is not open, or the receiver has closed or gone
+ * @retval MCX_EMSGSIZE @p size is above MCAPI_MAX_PKT_SIZE (after the handle's checks)
+ * @retval MCX_ETIMEDOUT no room within the TIMEOUT (at once with a TIMEOUT of 0)
+ * @retval MCX_ENOMEM no room, and the endpoint is FAIL_ON_MEM_LIMIT; or no
+ *         pool buffer (the receiver holds them all)
+ * @retval other the pmq transport's errors (MCX_ELIMIT, MCX_EIO)
+ */
+int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);
+
+/**
+ * @brief The fast path of a packet receive: a packet in the bytes of the
+ * next slot of the receive side @p handle: *@p buf points at them
+ * (zero-copy), held until its release; *@p size is its length. Or nothing
+ * changed.
+ * @pre The receive requests this thread queued were served first (the
+ *      caller takes the slow path while mcx__recv_queued is not 0).
+ * @retval true received
+ * @retval false missed: the caller calls mcx__pkt_recv_slow
+ */
+CHAN_FAST bool mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
+{
+  mcx__chan_t *ch;
+  struct mcx__chc *c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, &ch);
+  uint32_t meta;
+  mcx__spsc_slot_t *at;
+  /* A packet in its slot's bytes only (mcx__pkt_take_kept); anything else
+   * (a larger one, skip marks, an empty ring) is the slow path's. */
+  if (__builtin_expect(!c || mcx__pkt_take_kept(&c->v, &meta, &at) != MCX_Q_OK, 0))
+    return false;
+  *buf = mcx__pkt_bytes(at);
+  *size = meta;
+  return true;
+}
+
+/**
+ * @brief The slow path of a packet receive (as mcx__pkt_send_slow's, and
+ * a packet in a buffer, skip marks, the wait: a poll of the slot the next
+ * packet changes, then yield and sleep, up to the endpoint's TIMEOUT): the
+ * packet's bytes at *@p buf (zero-copy: in its slot, a buffer its slot
+ * owns, or a pool buffer), held until its release; *@p size its length.
+ * @pre The receive requests this thread queued on @p handle were served
+ *      (mcx__recv_after_queued, api.h).
+ * @retval MCX_OK received
+ * @retval MCX_ECORRUPT an item no sender could have written: taken off the
+ *         ring and dropped (the next receive gets the next packet)
+ * @retval MCX_ENOMEM (pmq) every buffer of the local pool is held
+ * @retval MCX_ETIMEDOUT none within the TIMEOUT (at once with a TIMEOUT of 0)
+ * @retval MCX_ENOTOPEN the side is not open, or the sender has closed or
+ *         gone and every packet it sent has been received
+ * @retval other as mcx__pkt_send_slow (MCX_ENODE, MCX_EBADCH, MCX_ECHDIR,
+ *         MCX_ECHTYPE, MCX_EOPENP, pmq)
+ */
+int mcx__pkt_recv_slow(uint32_t handle, void **buf, size_t *size);
+
+/* A pointer handed out by a packet receive of this node from the bytes of
+ * a slot (kept: RECEIVED, a kept value): its record, its slot, the position
+ * a lap later that frees it, and its value (MCX_PKT_KEEP, or MCX_PKT_OWNS |
+ * the buffer the slot owns); false when @p p is not one. With @p value NULL
+ * (a constant) only a slot that owns no buffer is one. Everything read from
+ * the partition is checked; touches nothing. */
+CHAN_FAST bool mcx__kept_slot_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out,
+                                 mcx__spsc_slot_t **slot, uint32_t *next, uint64_t *value)
+{
+  uintptr_t off = (uintptr_t)p - (uintptr_t)d->pslots; /* NULL is below the rings */
+  if (off >= d->pslot_span || (off & (sizeof(mcx__pkt_slot_t) - 1)))
+    return false;
+  mcx__chan_t *ch = mcx__chan_at(d, (uint32_t)(off >> d->pslot_rec_shift));
+  if (mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot ||
+      mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN)
+    return false; /* not a packet ring this node receives from */
+  uint32_t mask = mcx_load_relaxed(&ch->mask) & (d->g.chan_cap - 1);
+  mcx__spsc_slot_t *s = &((mcx__pkt_slot_t *)(uintptr_t)p)->s;
+  /* Relaxed: a kept slot's word is the holder's until it frees it. */
+  uint32_t w = mcx_load_relaxed(&s->word);
+  uint64_t x = s->value; /* the producer does not write a held slot */
+  if ((w & 3u) != MCX_SPSC_RECEIVED || (value ? !mcx__pkt_kept(x) : x != MCX_PKT_KEEP) ||
+      ((w >> 2) & mask) != ((uint32_t)(off / sizeof(mcx__pkt_slot_t)) & (d->g.chan_cap - 1)))
+    return false; /* not held (released already, or never handed out) */
+  *out = ch;
+  *slot = s;
+  *next = (w >> 2) + mask + 1;
+  if (value)
+    *value = x;
+  return true;
+}
+
+/**
+ * @brief The fast path of a packet release: @p buf, a packet this node
+ * received in the bytes of a slot that owns no buffer, frees that slot. Or
+ * nothing changed.
+ * @retval true released
+ * @retval false missed: the caller calls mcx__pkt_release_slow
+ */
+CHAN_FAST bool mcx__pkt_release_fast(void *buf)
+{
+  /* A pointer, not a handle: the fast path's test is mcx__self.fast. */
+  mcx__domain_t *d = mcx__self.fast;
+  mcx__chan_t *ch;
+  mcx__spsc_slot_t *at;
+  uint32_t next;
+  if (__builtin_expect(!d || !mcx__kept_slot_of(d, buf, &ch, &at, &next, NULL), 0))
+    return false;
+  mcx__pkt_free_kept(at, next); /* R2-K */
+  mcx__notify_fast(&ch->space_wp); /* F-W2 after R2-K */
+  return true;
+}
+
+/**
+ * @brief The slow path of a packet release: @p buf, a packet this node
+ * received, back to its slot, channel or the pool, in every mode,
+ * transport and profile.
+ * @retval MCX_OK released
+ * @retval MCX_ENODE the calling thread is not a node
+ * @retval MCX_EBADBUF not a packet this node holds (released already, never
+ *         handed out, another node's)
+ * @retval MCX_EIO the admin lock could not be taken (a slot's buffer after
+ *         its connection was torn down: still held, a later release may succeed)
+ */
+int mcx__pkt_release_slow(void *buf);
+
+/** Whether @p buf, a packet this node received, was released: 1 released,
+ * 0 still held, or MCX_EBADBUF (not one). */
+int mcx__pkt_release_test(void *buf);
+
+/* The attempts of the packet requests (request.c): the checks, then one
+ * try; a send gives MCX_EAGAIN for no room (MCX_ENOMEM when the endpoint
+ * is FAIL_ON_MEM_LIMIT), a receive for no packet. Otherwise as
+ * mcx__pkt_send_slow and mcx__pkt_recv_slow. */
+int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size);
+int mcx__pkt_try_recv(uint32_t handle, void **buf, size_t *size);
+
+#endif
