@@ -9,6 +9,7 @@
 #include "api/api.h"
 #include "mcx_introspect.h"
 #include "ports/mcx_port_shm.h"
+#include "runtime/chan.h"
 
 _Static_assert(MCX_NPRIO <= MCX_PART_MAX_PRIOS, "an endpoint record counts every priority");
 
