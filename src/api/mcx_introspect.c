@@ -10,6 +10,7 @@
 #include "mcx_introspect.h"
 #include "ports/mcx_port_shm.h"
 #include "runtime/chan.h"
+#include "runtime/msg.h"
 
 _Static_assert(MCX_NPRIO <= MCX_PART_MAX_PRIOS, "an endpoint record counts every priority");
 

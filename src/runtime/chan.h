@@ -43,7 +43,9 @@
 #include <stdbool.h>
 
 #include "mcapi.h"
-#include "runtime/runtime.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
+#include "runtime/request.h"
 #include "transport/pkt_ring.h"
 #include "transport/pmq.h"
 #include "transport/spsc_ring.h"
@@ -55,7 +57,7 @@
 enum { MCX_CHAN_SEND = 0, MCX_CHAN_RECV = 1 };
 enum { MCX_CHW_SEND = 0x1, MCX_CHW_RECV = 0x2, MCX_CHW_OPEN_PENDING = 0x4 };
 
-/* The partition's layout (node.c; mcx__chan_layout_t is in runtime.h, a
+/* The partition's layout (node.c; mcx__chan_layout_t is in partition.h, a
  * part of mcx__layout_t). chan_conn.c. */
 /** Reserves the channel region from @p off on; returns the new end. */
 size_t mcx__chan_layout(size_t off, uint32_t max_eps, uint32_t qcap, mcx__chan_layout_t *l);
@@ -128,7 +130,7 @@ enum { B_FREE = 0, B_HELD = 1 };
 /* pmq: packets are copied out of the queue into a process-local pool of this many per channel. */
 #define PMQ_CHAN_BUFS 64
 
-/* Handles (runtime.h): kind << 30 | direction << 29 | generation << 12 |
+/* Handles (endpoint.h): kind << 30 | direction << 29 | generation << 12 |
  * (record + 1); in the mca-2.0.3 profile the local endpoint's handle. */
 #define H_DIR(h) (((h) >> 29) & 1u)
 #define H_GEN(h) (((h) >> 12) & 0x7fffu)
@@ -364,7 +366,7 @@ CHAN_FAST mcx__q_outcome_t mcx__chan_get_or_closed(const mcx__domain_t *d, mcx__
  *
  * Where the thread does not take the fast paths (no node, another mode or
  * transport, a fork child's copy) its tables are the empty ones, where no
- * handle hits (mcx__chc_none, runtime.h).
+ * handle hits (mcx__chc_none, domain.h).
  */
 #define MCX_CHC_WAYS 32u              /* entries per table */
 #define MCX_CHC_N (4u * MCX_CHC_WAYS) /* a table per kind and end */

@@ -23,6 +23,7 @@
  * sweep return. The data path's use of them is chan_pkt.c's.
  */
 #include "runtime/chan.h"
+#include "runtime/domain.h"
 
 #include "transport/buf_pool.h"
 

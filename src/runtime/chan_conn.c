@@ -13,6 +13,9 @@
  * chan_buf.c).
  */
 #include "runtime/chan.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
+#include "runtime/request.h"
 
 #include "transport/buf_pool.h"
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "runtime/chan_pkt.h"
+#include "runtime/domain.h"
 
 #include "transport/buf_pool.h"
 
@@ -180,7 +181,7 @@ static bool send_cached(const mcx__domain_t *d, uint32_t handle, const void *buf
 
 int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size)
 {
-  /* mcx__self.fast: set wherever the node's cache can hit (runtime.h). */
+  /* mcx__self.fast: set wherever the node's cache can hit (domain.h). */
   const mcx__domain_t *d = mcx__self.fast;
   if (d && send_cached(d, handle, buf, size))
     return MCX_OK;

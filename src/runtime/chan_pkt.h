@@ -28,6 +28,7 @@
 #define MCX_RUNTIME_CHAN_PKT_H
 
 #include "runtime/chan.h"
+#include "runtime/domain.h"
 #include "transport/mpsc_ring.h" /* mcx__copy_small */
 
 /**

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/chan.h"
+#include "runtime/domain.h"
 
 int mcx__chan_pmq_send(const mcx__domain_t *d, mcx__chan_t *ch, int pkt, const mcx__xfer_t *a)
 {

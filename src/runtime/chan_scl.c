@@ -6,6 +6,7 @@
  * width; no pool, no return ring).
  */
 #include "runtime/chan_scl.h"
+#include "runtime/domain.h"
 
 /* A scalar send's polls of the consumer's count, lock-free, while the only
  * free slots are in the line the consumer reads (mcx__spsc_put1_lines);

@@ -23,6 +23,7 @@
 #define MCX_RUNTIME_CHAN_SCL_H
 
 #include "runtime/chan.h"
+#include "runtime/domain.h"
 
 /**
  * @brief The fast path of a scalar send: sends @p value of @p width bytes

@@ -3,10 +3,11 @@
  * Channels: receives that name the semaphore they lock next (docs/sem.md;
  * the message receive's counterpart is msg_sem.c).
  */
+#include "runtime/chan.h"
 #include "runtime/chan_sem.h"
+#include "runtime/domain.h"
 
 #include "ports/mcx_port.h"
-#include "runtime/chan.h"
 #include "sync/wait_pi.h"
 
 int mcx__chan_recv_then_lock(uint32_t handle, uint32_t type, uint32_t width, void **buf,

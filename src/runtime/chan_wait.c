@@ -10,6 +10,8 @@
  * the next item changes (mcx__chan_poll_next); that wait goes on here.
  */
 #include "runtime/chan.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 
 void mcx__chan_ep_attrs(const mcx__domain_t *d, const mcx__chan_t *ch, uint32_t dir,
                         uint32_t *timeout, uint32_t *fail)

@@ -14,11 +14,11 @@
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_shm.h"
 #include "runtime/chan.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
-#include "runtime/runtime.h"
 #include "transport/pmq.h"
 
-/* The empty caches (runtime.h): entries no handle hits, pointing at a
+/* The empty caches (domain.h): entries no handle hits, pointing at a
  * zero-filled record (larger than an endpoint's or a channel's state
  * line: every word the fast paths read of it before their compare fails). */
 static _Alignas(64) const unsigned char none_rec[1024];

@@ -5,7 +5,7 @@
  * endpoint_ctl.c's, above them (docs/design.md, layers). */
 #include "mcapi.h"
 #include "ports/mcx_port.h"
-#include "runtime/runtime.h"
+#include "runtime/endpoint.h"
 #include "transport/pmq.h"
 
 #define TIMEOUT_INFINITE 0xffffffffu

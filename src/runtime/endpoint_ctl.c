@@ -9,8 +9,10 @@
 #include "mcapi.h"
 #include "ports/mcx_port.h"
 #include "runtime/chan.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
-#include "runtime/runtime.h"
+#include "runtime/msg_pmq.h"
 
 struct close_ctx {
   mcx__domain_t *d;

@@ -2,7 +2,12 @@
 /* Connectionless messages: per-priority MPSC rings of the receiving endpoint. */
 #include "mcapi.h"
 #include "ports/mcx_port.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
+#include "runtime/msg_pmq.h"
+#include "runtime/receipt.h"
+#include "runtime/request.h"
 
 /* ---- the message payload pool (mcx__mpool_t in mpsc_ring.h) */
 

@@ -15,7 +15,8 @@
 #ifndef MCX_RUNTIME_MSG_H
 #define MCX_RUNTIME_MSG_H
 
-#include "runtime/runtime.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 
 #define MCX_FAST static inline __attribute__((always_inline))
 
@@ -185,7 +186,7 @@ MCX_FAST mcx__ring_view_t mcx__epc_ring(const mcx__domain_t *d, const mcx__epc_t
   return v;
 }
 
-/** mcx__wp_notify() for the fast paths: mcx__notify_fast (runtime.h), F-W2
+/** mcx__wp_notify() for the fast paths: mcx__notify_fast (domain.h), F-W2
  * a compiler barrier with no test (the fast paths run only in a process
  * registered for the asymmetric barrier), its rare wake out of line and
  * cold, finding the domain's `shared` itself. */
@@ -461,5 +462,14 @@ int mcx__msg_release_inplace(const void *data);
 int mcx__msg_inplace_held(uint32_t ep); /* this thread's held messages of @p ep */
 /** Checks a receive without doing it. */
 int mcx__msg_check_recv(uint32_t ep);
+
+/* ---- the message payload pool (msg.c) */
+/** Locates the message payload pool of a checked partition (msg.c). */
+void mcx__msg_attach(mcx__domain_t *d);
+/** Fills a new partition's message pool (creator, before the header is published). */
+void mcx__msg_init_pool(uint8_t *base, size_t off_meta, uint32_t nbufs);
+/** Frees the message pool buffers held by node slot @p slot (dead, or
+ * finalizing; admin lock held): payloads it was sending or held in place. */
+void mcx__msg_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
 
 #endif

@@ -2,6 +2,8 @@
 /* The endpoint cache of the message fast path (msg.h): filling an entry,
  * resolving a priority's ring in it, forgetting an endpoint's entries. */
 #include "mcapi.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
 
 /* Resolves priority @p p's ring in entry @p c (the bit seen set), or none

@@ -8,7 +8,9 @@
  * endpoint_ctl.c branch here when the domain's transport is MCX_TRANSPORT_PMQ_.
  */
 #include "ports/mcx_port.h"
-#include "runtime/runtime.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
+#include "runtime/msg_pmq.h"
 #include "transport/pmq.h"
 
 /* The queue of endpoint @p e (slot @p idx) in incarnation @p epoch: created

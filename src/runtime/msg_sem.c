@@ -5,12 +5,13 @@
  * endpoint's recv_wp), except that it sleeps in FUTEX_WAIT_REQUEUE_PI naming
  * the semaphore. Senders are unchanged: their mcx__wp_notify_after_rmw() sees
  * the PI part of the announcement and requeues instead of waking. */
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
+#include "runtime/msg.h"
 #include "runtime/msg_sem.h"
 
 #include "ports/mcx_port.h"
 #include "ports/mcx_port_pi.h"
-#include "runtime/msg.h"
-#include "runtime/runtime.h"
 #include "sync/wait_pi.h"
 
 /* A message is queued: lock, then take it (only the owner receives, so it

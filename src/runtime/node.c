@@ -14,8 +14,13 @@
 
 #include "ports/mcx_port.h"
 #include "runtime/chan.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
-#include "runtime/runtime.h"
+#include "runtime/node.h"
+#include "runtime/recovery.h"
+#include "runtime/request.h"
+#include "runtime/state.h"
 #include "transport/pmq.h"
 
 static mcx_atomic_u32 next_node_key = 1;

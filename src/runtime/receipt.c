@@ -9,7 +9,8 @@
  * (mcx__mpsc_enqueue), the dead-node sweep settles a send cut short
  * (recovery.c); here are the table's control operations.
  */
-#include "runtime/runtime.h"
+#include "runtime/domain.h"
+#include "runtime/receipt.h"
 
 #define RC_IDX_BITS 8u
 

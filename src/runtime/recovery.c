@@ -12,8 +12,11 @@
  */
 #include "ports/mcx_port.h"
 #include "runtime/chan.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
-#include "runtime/runtime.h"
+#include "runtime/recovery.h"
+#include "runtime/state.h"
 #include "transport/mpsc_ring.h"
 
 /* Settles the receipts whose send under way was @p dead_slot's: the dead

@@ -14,8 +14,10 @@
 
 #include "ports/mcx_port.h"
 #include "runtime/chan_pkt.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
 #include "runtime/msg.h"
-#include "runtime/runtime.h"
+#include "runtime/request.h"
 
 enum { RS_FREE = 0, RS_VALID = 1, RS_BUSY = 2, RS_COMPLETED = 3, RS_CANCELLED = 4 };
 

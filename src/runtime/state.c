@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* State channels: one writer, many readers, newest value only (transport/nbw.h). */
-#include "runtime/runtime.h"
+#include "runtime/domain.h"
+#include "runtime/endpoint.h"
+#include "runtime/state.h"
 #include "transport/nbw.h"
 
 static mcx__state_t *states(const mcx__domain_t *d)
