@@ -143,37 +143,47 @@ def _shape_name(t):
     return "a number" if t is NUM else "null" if t is None else _kind(t())
 
 
-def check_shape(v, shape, where):
-    """Raises InputError naming the first member of @p v that does not have @p shape: a dict maps member
-    names to shapes ("name?": optional, null allowed; "*": every other member), a one-element list is a
-    list of that shape, a tuple is one of the shapes in it, a leaf is a type, NUM or None."""
+def check_shape(v, shape, path):
+    """Raises InputError "PATH: MEMBER ..." naming the first member of @p v (read from file @p path) that
+    does not have @p shape: a dict maps member names to shapes ("name?": optional, null allowed; "*":
+    every other member), a one-element list is a list of that shape, a tuple is one of the shapes in it,
+    a leaf is a type, NUM or None."""
+    try:
+        _check(v, shape, "")
+    except InputError as e:
+        raise InputError(f"{path}: {e}")
+
+
+def _check(v, shape, at):
+    what = at or "the top level"
     if isinstance(shape, tuple):
         for alt in shape:
             # the alternative of v's own container kind says best what is wrong inside it
             if isinstance(alt, (dict, list)) and isinstance(v, type(alt)):
-                return check_shape(v, alt, where)
+                return _check(v, alt, at)
         if not any(_leaf_ok(v, t) for t in shape if not isinstance(t, (dict, list))):
-            raise InputError(f"{where} must be {' or '.join(_shape_name(t) for t in shape)}, got {_kind(v)}")
+            raise InputError(f"{what} must be {' or '.join(_shape_name(t) for t in shape)}, got {_kind(v)}")
     elif isinstance(shape, dict):
         if not isinstance(v, dict):
-            raise InputError(f"{where} must be an object, got {_kind(v)}")
+            raise InputError(f"{what} must be an object, got {_kind(v)}")
         for k, s in shape.items():
             if k == "*":
                 continue
             name = k.rstrip("?")
+            member = f"{at}.{name}" if at else name
             if name not in v or (k.endswith("?") and v[name] is None):
                 if k.endswith("?"):
                     continue
-                raise InputError(f"{where}: member {name!r} is missing")
-            check_shape(v[name], s, f"{where}.{name}")
+                raise InputError(f"member {member!r} is missing")
+            _check(v[name], s, member)
         if "*" in shape:
             for k, x in v.items():
                 if k not in shape and k + "?" not in shape:
-                    check_shape(x, shape["*"], f"{where}.{k}")
+                    _check(x, shape["*"], f"{at}.{k}" if at else k)
     elif isinstance(shape, list):
         if not isinstance(v, list):
-            raise InputError(f"{where} must be a list, got {_kind(v)}")
+            raise InputError(f"{what} must be a list, got {_kind(v)}")
         for i, x in enumerate(v):
-            check_shape(x, shape[0], f"{where}[{i}]")
+            _check(x, shape[0], f"{at}[{i}]")
     elif not _leaf_ok(v, shape):
-        raise InputError(f"{where} must be {_shape_name(shape)}, got {_kind(v)}")
+        raise InputError(f"{what} must be {_shape_name(shape)}, got {_kind(v)}")
