@@ -17,7 +17,7 @@ for f in /dev/shm/mcx-*-domains_check_* /dev/mqueue/mcx-*-domains_check_*; do
   kill -0 "$p" 2>/dev/null || rm -f "$f"
 done
 release="${TMPDIR:-/tmp}/domains_check_$$.release"
-trap 'rm -f /dev/shm/mcx-*-"$MCX_NAMESPACE"-* /dev/mqueue/mcx-*-"$MCX_NAMESPACE"-* "$release"' EXIT
+trap 'rm -f /dev/shm/mcx-*-"$MCX_NAMESPACE"-* /dev/mqueue/mcx-*-"$MCX_NAMESPACE"-* "$release" "$release.mapped"' EXIT
 obj="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d40"
 rm -f "$obj"
 cap=$("$leaver" --leave-stale 40)
@@ -77,14 +77,16 @@ fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR, 0o600)
 os.ftruncate(fd, 8192)
 m = mmap.mmap(fd, 8192)
 m[0:8] = b"\x01\x02\x03\x04\x05\x06\x07\x08"
+open(sys.argv[2] + ".mapped", "w").close()  # the header is written: --clean may look now
 end = time.monotonic() + float(sys.argv[3])
 while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
     time.sleep(0.05)
 PY
 holder=$!
-# event: the holder maps the partition
+# event: the holder maps the partition and has written its header (a header
+# of zeros would be a partition being created, which --clean leaves alone)
 end=$(( $(date +%s) + ceiling ))
-until grep -q "$other" "/proc/$holder/maps" 2>/dev/null || [ "$(date +%s)" -ge "$end" ]; do sleep 0.05; done
+until [ -e "$release.mapped" ] || [ "$(date +%s)" -ge "$end" ]; do sleep 0.05; done
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 echo "$out"
 grep -q "left partition /mcx-$(id -u)-${MCX_NAMESPACE}-d41: .*but process $holder maps it" <<<"$out"

@@ -119,7 +119,7 @@ SHAPES = {
                          "summary?": {"items_per_s?": STAT, "mb_per_s?": STAT, "rtt_ns?": STAT, "rtt_p50_ns?": STAT,
                                       "rtt_over_L?": STAT, "rtt_p50_over_L?": STAT, "tail_ns?": {"*": (STAT, NUM)},
                                       "*": (STAT, NUM, None)}}],
-              "config?": dict, "L_ns?": [(NUM, None)], "derived?": dict, "available?": dict, "state?": dict,
+              "config?": dict, "L_ns?": [(NUM, None)], "derived?": dict, "available?": dict, "state?": [dict],
               "targets?": [{"result": str, "name": str, "limit": NUM, "value?": NUM, "unit?": str}],
               "scale?": {"rows?": [{"kind": str, "locking": str, "n": NUM, "status": str, "items_per_s?": STAT}]}},
     "sync": {"results": [{"technique": str, "impl": str, "cores": NUM, "median_ns": NUM, "p99_ns": NUM,
