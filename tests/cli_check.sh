@@ -180,7 +180,11 @@ expect 2 "does not exist" -- "$mca" model "$src/tests/fixtures/model_stream.json
 expect 2 "does not exist" -- "$mca" hint --json /nonexistent/dir/out.json "$src/tests/hint/no_such.c"
 
 # --json - : the JSON alone on stdout, with the envelope
-for c in "stress --count 500 $topos/one_channel.json" "domains" "model $src/tests/fixtures/model_stream.json" "demo"; do
+envelope_cmds=("stress --count 500 $topos/one_channel.json" "domains" "model $src/tests/fixtures/model_stream.json" "demo")
+# the bridge's measurement where nng was built (two bridges over ipc on this machine, a few seconds)
+if "$mca" bridge --help | grep -q "Not built here"; then echo "skip mca bridge --bench --json - (no nng)"
+else envelope_cmds+=("bridge --bench --rounds 2 --rtts 100 --count 1000"); fi
+for c in "${envelope_cmds[@]}"; do
   if "$mca" $c --json - 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
