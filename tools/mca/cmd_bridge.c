@@ -48,8 +48,8 @@ static int usage(FILE *f)
              "  --json FILE    with --bench: also write the figures as JSON (schema\n"
              "                 mca-bridge-bench/1, docs/json.md); '-': the JSON to stdout, the\n"
              "                 table to stderr\n"
-             "Exit status: 0 done, 1 the bridge or a measurement failed, 2 usage error or a bad\n"
-             "configuration.\n");
+             "Exit status: 0 done, 1 the configuration was refused or the bridge or a\n"
+             "measurement failed, 2 usage error.\n");
 #ifndef MCA_HAVE_BRIDGE
   fprintf(f, "\nNot built here: nng was not found at build time (Debian: libnng-dev; CMake option MCX_BRIDGE).\n");
 #endif
