@@ -64,7 +64,9 @@ typedef struct mcx_part_endpoint {
   uint64_t dropped;  /**< sends to it refused for want of space */
   /** MCAPI_ENDP_STATUS_* flags of its channel side; 0: a message endpoint. */
   uint32_t channel_status;
-  uint32_t waiting_receivers; /**< threads asleep waiting to receive on it */
+  /** Threads asleep waiting to receive on it; 0 when its node is dead (the
+   * count its thread left when it died asleep is not shown). */
+  uint32_t waiting_receivers;
   uint32_t waiting_senders;   /**< threads asleep waiting for space in its queue */
 } mcx_part_endpoint_t;
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The mca command's conventions: --version, `mca help CMD`, strict numbers
-# (exit 2, one line, no traceback), output paths checked before a run,
-# `--json -`, the JSON envelope, --timeout as a stall detector, and Ctrl-C
-# leaving no partition or message queue behind.
+# The mca command's conventions: one grammar for every subcommand (an
+# unknown option is one line "mca SUB: ..." and exit 2 before any work,
+# --help anywhere, options in any order), --version, `mca help CMD`, strict
+# numbers (exit 2, one line, no traceback), output paths checked before a
+# run, `--json -`, the JSON envelope, --timeout as a stall detector, and
+# Ctrl-C leaving no partition or message queue behind.
 # usage: cli_check.sh MCA TOPOLOGY_DIR
 set -uo pipefail
 mca="$1"; topos="$2"
@@ -34,14 +36,114 @@ expect() {
 }
 
 expect 0 "^mca [0-9]" -- "$mca" --version
-for c in demo domains bench stress report coherence model sync sem hint bridge; do
+# every subcommand, as `mca help` lists them (tools/mca/main.c)
+cmds=$("$mca" help | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p')
+[ "$(wc -w <<<"$cmds")" -ge 11 ] && ok "mca help lists $(wc -w <<<"$cmds") subcommands" || bad "mca help lists: $cmds"
+for c in $cmds; do
   expect 0 "usage: mca $c" -- "$mca" help "$c"
 done
+
+# One grammar. Each subcommand with arguments that would start its work (a
+# run, a probe, a partition, a Python helper with its imports), then a bad
+# option: the whole line is read first, so the only output is the one line
+# naming the option, and the exit is 2. That output is the event; the
+# ceiling only keeps a hung command from hanging the suite.
+hc=$(ls "$src"/tests/hint/cases/*.c | head -1)
+fx="$src/tests/fixtures"
+work_args() {
+  case "$1" in
+    demo) echo "" ;;
+    domains) echo "--watch 0.1 --count 1" ;;
+    bench) echo "--smoke --no-progress" ;;
+    stress) echo "--count 500 $topos/ring.json" ;;
+    report) echo "$fx/sync_quick.json -o /dev/null" ;;
+    coherence) echo "--quick" ;;
+    model) echo "$fx/bench_small.json" ;;
+    sync) echo "--quick" ;;
+    sem) echo "--quick" ;;
+    hint) echo "$hc" ;;
+    bridge) echo "--bench --rounds 1" ;;
+    *) echo "" ;;
+  esac
+}
+# one_line RC PREFIX PATTERN -- COMMAND...: exit RC, one line on stderr starting
+# with PREFIX and matching PATTERN, nothing on stdout, within the ceiling
+one_line() {
+  local want="$1" prefix="$2" pat="$3"; shift 4
+  local err out rc
+  err=$(mktemp); out=$(timeout "$(ceiling 120)" "$@" 2>"$err"); rc=$?
+  local e; e=$(cat "$err"); rm -f "$err"
+  if [ "$rc" -eq "$want" ] && [ -z "$out" ] && [ "$(wc -l <<<"$e")" -eq 1 ] && [[ "$e" == "$prefix"* ]] &&
+     grep -Eq -- "$pat" <<<"$e"; then
+    ok "$* -> $rc, one line"
+  else
+    bad "$* -> exit $rc (want $want), stdout: $(head -c 200 <<<"$out"), stderr: $(head -3 <<<"$e")"
+  fi
+}
+for c in $cmds; do
+  # shellcheck disable=SC2046 # the work arguments are words
+  one_line 2 "mca $c: " "unknown option '--no-such-option'" -- "$mca" "$c" $(work_args "$c") --no-such-option
+  one_line 2 "mca $c: " "unknown option '--no-such-option=1'" -- "$mca" "$c" --no-such-option=1 $(work_args "$c")
+  # --help anywhere, after the arguments that would start the work
+  expect 0 "usage: mca $c" -- "$mca" "$c" $(work_args "$c") --help
+  expect 0 "usage: mca $c" -- "$mca" "$c" -h
+done
+# an option's value missing, an unexpected operand, a value given to a flag
+for c in demo domains bench stress coherence model sync sem hint bridge report; do
+  case "$c" in report) o=--output ;; *) o=--json ;; esac
+  one_line 2 "mca $c: " "needs a value" -- "$mca" "$c" $(work_args "$c") "$o"
+done
+one_line 2 "mca demo: " "unexpected argument 'extra'" -- "$mca" demo extra
+one_line 2 "mca domains: " "unexpected argument 'extra'" -- "$mca" domains extra
+one_line 2 "mca bench: " "unexpected argument 'extra'" -- "$mca" bench --smoke extra
+one_line 2 "mca sync: " "unexpected argument 'x.json'" -- "$mca" sync x.json
+one_line 2 "mca stress: " "one TOPOLOGY.json at a time" -- "$mca" stress "$topos/ring.json" "$topos/ring.json"
+one_line 2 "mca stress: " "expected a TOPOLOGY.json" -- "$mca" stress --count 5
+one_line 2 "mca bench: " "--quick takes no value" -- "$mca" bench --quick=yes
+one_line 2 "mca report: " "expected at least one RESULT.json" -- "$mca" report -o /dev/null
+one_line 2 "mca model: " "expected BENCH.json" -- "$mca" model
+one_line 2 "mca hint: " "expected FILE.c" -- "$mca" hint
+one_line 2 "mca bridge: " "--count goes with --bench" -- "$mca" bridge --check x.json --count 100
+# a topology file's problems name the command too
+one_line 2 "mca stress: " "does_not_exist.json: No such file" -- "$mca" stress "$src/tests/topologies_bad/does_not_exist.json"
+# --only that matches nothing: refused before the probes (no probe line, no table)
+one_line 2 "mca bench: " "matches no cell" -- "$mca" bench --smoke --only zzz_nothing
+# bench --instr anywhere among the options; its internal --driver is not shown
+one_line 2 "mca bench: " "--count: expected a whole number" -- "$mca" bench --count 3x --instr
+one_line 2 "mca bench: " "unknown option '--frob'" -- "$mca" bench --json /dev/null --instr --frob
+h=$("$mca" bench --modes lockfree --instr --help 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -q "usage: mca bench --instr" <<<"$h" && ! grep -q -- "--driver" <<<"$h"; then
+  ok "mca bench --instr --help: no --driver"; else bad "mca bench --instr --help: exit $rc, $(head -2 <<<"$h")"; fi
+h=$("$mca" model --help 2>&1)
+grep -q -- "--driver\|--mca" <<<"$h" && bad "mca model --help shows an internal option" || ok "mca model --help: no internal option"
+
+# options in any order, --opt=value: the same result
+anyorder() { # anyorder CHECK -- COMMAND...: COMMAND's JSON on stdout passes the python CHECK
+  local chk="$1"; shift 2
+  if "$@" 2>/dev/null | python3 -c "import json, sys; d = json.load(sys.stdin); $chk"; then ok "$*"; else bad "$*"; fi
+}
+st='assert d["result"]["status"] == "ok" and d["routes"][0]["count"] == 500, d["result"]'
+anyorder "$st" -- "$mca" stress "$topos/one_channel.json" --count 500 --json -
+anyorder "$st" -- "$mca" stress --json=- --count=500 "$topos/one_channel.json"
+md='assert d["schema"] == "mca-model/1" and d["cells"], d.keys()'
+anyorder "$md" -- "$mca" model --json - "$fx/model_stream.json"
+anyorder "$md" -- "$mca" model "$fx/model_stream.json" --json=-
+dm='assert d["schema"] == "mca-demo/1" and len(d["runs"]) == 2 and len(d["runs"][0]["received"]) == 9, d'
+anyorder "$dm" -- "$mca" demo --json -
+anyorder 'assert d["schema"] == "mca-domains/1"' -- "$mca" domains --namespace=cli_check_none --json -
+anyorder 'assert d["schema"] == "mca-domains/1"' -- "$mca" domains --json - --namespace cli_check_none
+rep="${TMPDIR:-/tmp}/cli_check_$$.html"
+for order in "-o $rep $fx/sync_quick.json" "$fx/sync_quick.json --output=$rep"; do
+  rm -f "$rep"
+  # shellcheck disable=SC2086
+  if "$mca" report $order 2>/dev/null && grep -q "Plotly.newPlot" "$rep"; then ok "mca report $order"; else bad "mca report $order"; fi
+done
+rm -f "$rep"
 expect 2 "unknown command" -- "$mca" help nosuch
 expect 2 "unknown command" -- "$mca" nosuch
 
-# every option of every C subcommand's usage line is described in its --help
-for c in bench stress sync sem coherence domains model report hint bridge; do
+# every option of every subcommand's usage line is described in its --help
+for c in $cmds; do
   h=$("$mca" help "$c")
   for o in $(grep -E '^(usage:|  +\[)' <<<"$h" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
     [ "$(grep -c -- "$o" <<<"$h")" -ge 2 ] || { bad "mca $c --help does not describe $o"; }
@@ -67,12 +169,8 @@ expect 2 "--cpus: expected two CPUs" -- "$mca" coherence --cpus 0
 expect 2 "--exchanges: expected a whole number" -- "$mca" model --count --exchanges -5
 expect 2 "--exchanges: expected a whole number" -- "$mca" model --count --exchanges 3x
 expect 2 "--seed: expected a whole number" -- "$mca" model --seed 3x "$src/tests/fixtures/model_stream.json"
-expect 2 "--count: expected a positive integer" -- "$mca" bench --instr --count 3x
-expect 2 "--count: expected a positive integer" -- "$mca" bench --instr --count -5
-# a command without options says so instead of running
-expect 2 "unknown option" -- "$mca" demo --bogus
-# --only that matches nothing
-expect 2 "matches no cell" -- "$mca" bench --smoke --no-scale --only 'no_such_cell_zzz'
+expect 2 "--count: expected a whole number" -- "$mca" bench --instr --count 3x
+expect 2 "--count: expected a whole number" -- "$mca" bench --instr --count -5
 # output paths are checked before the run starts (these would run for minutes)
 for c in "bench --quick" "sync" "sem" "coherence"; do
   expect 2 "directory /nonexistent/dir does not exist" -- "$mca" $c --json /nonexistent/dir/out.json
@@ -82,7 +180,11 @@ expect 2 "does not exist" -- "$mca" model "$src/tests/fixtures/model_stream.json
 expect 2 "does not exist" -- "$mca" hint --json /nonexistent/dir/out.json "$src/tests/hint/no_such.c"
 
 # --json - : the JSON alone on stdout, with the envelope
-for c in "stress --count 500 $topos/one_channel.json" "domains" "model $src/tests/fixtures/model_stream.json"; do
+envelope_cmds=("stress --count 500 $topos/one_channel.json" "domains" "model $src/tests/fixtures/model_stream.json" "demo")
+# the bridge's measurement where nng was built (two bridges over ipc on this machine, a few seconds)
+if "$mca" bridge --help | grep -q "Not built here"; then echo "skip mca bridge --bench --json - (no nng)"
+else envelope_cmds+=("bridge --bench --rounds 2 --rtts 100 --count 1000"); fi
+for c in "${envelope_cmds[@]}"; do
   if "$mca" $c --json - 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -94,7 +196,6 @@ assert d["machine"]["cpus"] >= 1 and d["build"]["commit"], d
 done
 
 # mca hint needs libclang's binding: exit 3 without it (then there is nothing to check)
-hc=$(ls "$src"/tests/hint/cases/*.c | head -1)
 hj=$("$mca" hint --json - "$hc" -- -I"$src/include" 2>/dev/null); hrc=$?
 if [ "$hrc" -eq 3 ]; then echo "skip mca hint --json - (no libclang binding)"
 elif python3 -c '

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # `mca domains` shows a crashed run's partition with its dead node, queued
-# message and message counters; `mca domains --clean` removes it.
+# message and message counters; `mca domains --clean` removes it. With
+# libmca.so (LIBMCA, not in sanitizer builds): a receiver killed while asleep
+# in mcapi_msg_recv is shown dead and no longer waiting.
+# usage: domains_check.sh MCA LEAVER [LIBMCA]
 set -euo pipefail
-mca="$1"; leaver="$2"
+mca="$1"; leaver="$2"; libmca="${3:-}"
 export MCX_NAMESPACE="domains_check_$$"
 # MCX_TEST_TIMEOUT_SCALE (> 0, fractional allowed), default 1: the factor on every ceiling.
 ceiling=$(awk -v s="${MCX_TEST_TIMEOUT_SCALE:-1}" 'BEGIN { s += 0; if (s <= 0) s = 1; print int(30 * s + 0.5) }')
@@ -14,7 +17,7 @@ for f in /dev/shm/mcx-*-domains_check_* /dev/mqueue/mcx-*-domains_check_*; do
   kill -0 "$p" 2>/dev/null || rm -f "$f"
 done
 release="${TMPDIR:-/tmp}/domains_check_$$.release"
-trap 'rm -f /dev/shm/mcx-*-"$MCX_NAMESPACE"-* /dev/mqueue/mcx-*-"$MCX_NAMESPACE"-* "$release"' EXIT
+trap 'rm -f /dev/shm/mcx-*-"$MCX_NAMESPACE"-* /dev/mqueue/mcx-*-"$MCX_NAMESPACE"-* "$release" "$release.mapped"' EXIT
 obj="/dev/shm/mcx-$(id -u)-${MCX_NAMESPACE}-d40"
 rm -f "$obj"
 cap=$("$leaver" --leave-stale 40)
@@ -74,14 +77,16 @@ fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR, 0o600)
 os.ftruncate(fd, 8192)
 m = mmap.mmap(fd, 8192)
 m[0:8] = b"\x01\x02\x03\x04\x05\x06\x07\x08"
+open(sys.argv[2] + ".mapped", "w").close()  # the header is written: --clean may look now
 end = time.monotonic() + float(sys.argv[3])
 while not os.path.exists(sys.argv[2]) and time.monotonic() < end:
     time.sleep(0.05)
 PY
 holder=$!
-# event: the holder maps the partition
+# event: the holder maps the partition and has written its header (a header
+# of zeros would be a partition being created, which --clean leaves alone)
 end=$(( $(date +%s) + ceiling ))
-until grep -q "$other" "/proc/$holder/maps" 2>/dev/null || [ "$(date +%s)" -ge "$end" ]; do sleep 0.05; done
+until [ -e "$release.mapped" ] || [ "$(date +%s)" -ge "$end" ]; do sleep 0.05; done
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 echo "$out"
 grep -q "left partition /mcx-$(id -u)-${MCX_NAMESPACE}-d41: .*but process $holder maps it" <<<"$out"
@@ -91,4 +96,39 @@ wait "$holder"
 out=$("$mca" domains --clean --namespace "$MCX_NAMESPACE")
 grep -q "removed partition /mcx-$(id -u)-${MCX_NAMESPACE}-d41" <<<"$out" || { echo "$out"; exit 1; }
 test ! -e "$other" || { echo "--clean left $other after its user exited"; exit 1; }
+# A receiver asleep in mcapi_msg_recv (python3 with libmca.so through ctypes;
+# preloaded: its thread-local storage is initial-exec), then killed.
+if [ -n "$libmca" ]; then
+  waiting() { # waiting DOMAIN: "alive/dead waiting_receivers" of its endpoint port 9
+    "$mca" domains --namespace "$MCX_NAMESPACE" --json - | python3 -c '
+import json, sys
+p = [x for x in json.load(sys.stdin)["partitions"] if x.get("domain") == int(sys.argv[1])]
+e = [x for x in (p[0]["endpoints"] if p else []) if x["port"] == 9]
+print("%s %s" % ("alive" if p and p[0]["nodes_alive"] else "dead", e[0]["waiting_receivers"] if e else "-"))' "$1"
+  }
+  LD_PRELOAD="$libmca" python3 - "$libmca" <<'PY' &
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+st = ctypes.c_uint32(0)
+info = ctypes.create_string_buffer(4096)
+lib.mcapi_initialize(ctypes.c_uint32(42), ctypes.c_uint32(3), None, None, info, ctypes.byref(st))
+assert st.value == 1, "mcapi_initialize: status %d" % st.value
+lib.mcapi_endpoint_create.restype = ctypes.c_uint32
+ep = lib.mcapi_endpoint_create(ctypes.c_uint32(9), ctypes.byref(st))
+assert st.value == 1, "mcapi_endpoint_create: status %d" % st.value
+buf, n = ctypes.create_string_buffer(64), ctypes.c_size_t(0)
+lib.mcapi_msg_recv(ctypes.c_uint32(ep), buf, ctypes.c_size_t(64), ctypes.byref(n), ctypes.byref(st))
+PY
+  receiver=$!
+  # event: the receiver sleeps on its endpoint (after its spins and yields)
+  end=$(( $(date +%s) + ceiling ))
+  until [ "$(waiting 42)" = "alive 1" ] || [ "$(date +%s)" -ge "$end" ]; do sleep 0.05; done
+  [ "$(waiting 42)" = "alive 1" ] || { echo "the receiver was never shown waiting: $(waiting 42)"; kill -9 "$receiver"; exit 1; }
+  kill -9 "$receiver"
+  wait "$receiver" 2>/dev/null || true
+  [ "$(waiting 42)" = "dead 0" ] || { echo "a killed receiver is still shown waiting: $(waiting 42)"; exit 1; }
+  "$mca" domains --namespace "$MCX_NAMESPACE" | grep -q "waiting: 0 receiver(s)" ||
+    { echo "the listing shows the dead receiver waiting"; exit 1; }
+  "$mca" domains --clean --namespace "$MCX_NAMESPACE" >/dev/null
+fi
 echo "mca domains: ok"

@@ -40,10 +40,10 @@
 #include <nng/supplemental/util/platform.h>
 
 #include "cli.h"
+#include "mca_tool.h"
 #include "mcapi.h"
 #include "mcx_bridge.h"
 
-int mca_bridge_bench(int argc, char **argv);
 int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c);
 
 enum { K_ECHO = 1, K_SINK = 2, K_DONE = 3 };
@@ -62,7 +62,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 
-#define MAX_ROUNDS 16
+#define MAX_ROUNDS MCA_BRIDGE_BENCH_MAX_ROUNDS
 #define NETNS_A_ADDR "10.78.0.1"
 #define NETNS_B_ADDR "10.78.0.2"
 
@@ -586,46 +586,54 @@ static void print_results(const results_t *r)
   printf("%-36s %9.2fx  %s\n", "raw / bridge (per round)", median_of(tr, n), range(a, sizeof a, tr, n, 1, 2));
 }
 
-static int usage_error(const char *arg)
+static void json_rounds(FILE *f, const double *v, int n, double div)
 {
-  fprintf(stderr, "mca bridge --bench: unknown option or missing value '%s' (mca help bridge)\n", arg);
-  return 2;
+  fputc('[', f);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%s%.4g", i ? ", " : "", v[i] / div);
+  fputc(']', f);
 }
 
-int mca_bridge_bench(int argc, char **argv)
+/* --json: the envelope (docs/json.md), the configuration, the figures print_results shows. */
+static int write_json(const char *path, const mca_bridge_bench_opts_t *o, const results_t *r)
 {
-  const char *kind = "ipc";
-  long long size = 64, count = 20000, rtts = 2000, rounds = 5, limit = 600;
-  int netns = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(argv[i], "--transport") && v && (!strcmp(v, "ipc") || !strcmp(v, "tcp"))) {
-      kind = argv[++i];
-    } else if (!strcmp(argv[i], "--netns")) {
-      netns = 1;
-    } else if (!strcmp(argv[i], "--size") && v) {
-      if (mca_parse_int("bridge", "--size", argv[++i], 16, MCAPI_MAX_MSG_SIZE, &size))
-        return 2;
-    } else if (!strcmp(argv[i], "--count") && v) {
-      if (mca_parse_int("bridge", "--count", argv[++i], 100, 10000000, &count))
-        return 2;
-    } else if (!strcmp(argv[i], "--rtts") && v) {
-      if (mca_parse_int("bridge", "--rtts", argv[++i], 100, 10000000, &rtts))
-        return 2;
-    } else if (!strcmp(argv[i], "--rounds") && v) {
-      if (mca_parse_int("bridge", "--rounds", argv[++i], 1, MAX_ROUNDS, &rounds))
-        return 2;
-    } else if (!strcmp(argv[i], "--timeout") && v) {
-      if (mca_parse_int("bridge", "--timeout", argv[++i], 5, 86400, &limit))
-        return 2;
-    } else {
-      return usage_error(argv[i]);
-    }
+  FILE *f = mca_output_open("bridge", path);
+  if (!f)
+    return -1;
+  int n = r->rounds;
+  double rr[MAX_ROUNDS], tr[MAX_ROUNDS];
+  for (int i = 0; i < n; i++) {
+    rr[i] = r->b_med[i] / r->n_med[i];
+    tr[i] = r->n_rate[i] / r->b_rate[i];
   }
-  if (rtts / rounds < 20) {
-    fprintf(stderr, "mca bridge --bench: --rtts must give at least 20 round trips per round\n");
-    return 2;
-  }
+  mca_json_envelope(f, "mca-bridge-bench/1");
+  fprintf(f, "\"config\": {\"transport\": \"%s\", \"netns\": %s, \"size\": %lld, \"count\": %lld, "
+             "\"rtts\": %lld, \"rounds\": %d},\n",
+          o->transport, o->netns ? "true" : "false", o->size, o->count, o->rtts, n);
+  fprintf(f, "\"round_trip_us\": {\"bridge\": {\"p10\": %.4g, \"p50\": %.4g, \"p90\": %.4g, \"rounds\": ",
+          r->b_p10 / 1e3, r->b_p50 / 1e3, r->b_p90 / 1e3);
+  json_rounds(f, r->b_med, n, 1e3);
+  fprintf(f, "},\n  \"nng\": {\"p10\": %.4g, \"p50\": %.4g, \"p90\": %.4g, \"rounds\": ", r->n_p10 / 1e3,
+          r->n_p50 / 1e3, r->n_p90 / 1e3);
+  json_rounds(f, r->n_med, n, 1e3);
+  fprintf(f, "},\n  \"bridge_over_nng\": {\"median\": %.4g, \"rounds\": ", median_of(rr, n));
+  json_rounds(f, rr, n, 1);
+  fprintf(f, "}},\n\"throughput_msgs_per_s\": {\"bridge\": {\"median\": %.6g, \"rounds\": ",
+          median_of(r->b_rate, n));
+  json_rounds(f, r->b_rate, n, 1);
+  fprintf(f, "},\n  \"nng\": {\"median\": %.6g, \"rounds\": ", median_of(r->n_rate, n));
+  json_rounds(f, r->n_rate, n, 1);
+  fprintf(f, "},\n  \"nng_over_bridge\": {\"median\": %.4g, \"rounds\": ", median_of(tr, n));
+  json_rounds(f, tr, n, 1);
+  fputs("}}\n}\n", f);
+  return mca_output_close(f);
+}
+
+int mca_bridge_bench(const mca_bridge_bench_opts_t *o)
+{
+  const char *kind = o->transport;
+  long long size = o->size, count = o->count, rtts = o->rtts, rounds = o->rounds, limit = o->timeout_s;
+  int netns = o->netns;
   if (netns && geteuid() != 0) {
     fprintf(stderr, "mca bridge --bench --netns: needs root: it creates two network namespaces and a veth pair "
                     "(ip netns add, ip link add); run it as root, or without --netns\n");
@@ -747,6 +755,10 @@ out:
   sigaction(SIGHUP, &old_hup, NULL);
   if (rc == 0)
     print_results(&res);
+  if (rc == 0 && o->json && write_json(o->json, o, &res)) {
+    fprintf(stderr, "mca bridge --bench: writing %s failed\n", o->json);
+    rc = 1;
+  }
   return stop_sig ? 128 + stop_sig : rc;
 }
 #endif

@@ -15,10 +15,8 @@
 int mca_bench_instr(int argc, char **argv)
 {
   char script[PATH_MAX] = "", driver[PATH_MAX] = "";
-  if (mca_tool_helper("instr.py", script, sizeof script) ||
-      mca_tool_helper("mca_instr_driver", driver, sizeof driver)) {
-    fprintf(stderr, "mca bench --instr: cannot find instr.py and mca_instr_driver (libexec/mca "
-                    "next to the mca binary)\n");
+  if (mca_tool_helper("instr.py", script, sizeof script)) {
+    fprintf(stderr, "mca bench: --instr: cannot find instr.py (libexec/mca next to the mca binary)\n");
     return 2;
   }
   char **args = calloc((size_t)argc + 5, sizeof *args);
@@ -27,11 +25,14 @@ int mca_bench_instr(int argc, char **argv)
   int k = 0;
   args[k++] = "python3";
   args[k++] = script;
-  args[k++] = "--driver";
-  args[k++] = driver;
+  /* instr.py reads its options first, and says so when the driver is missing */
+  if (!mca_tool_helper("mca_instr_driver", driver, sizeof driver)) {
+    args[k++] = "--driver";
+    args[k++] = driver;
+  }
   for (int i = 1; i < argc; i++)
     args[k++] = argv[i];
   execvp("python3", args);
-  perror("mca bench --instr: python3");
+  perror("mca bench: --instr: python3");
   return 127;
 }

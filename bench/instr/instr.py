@@ -24,6 +24,10 @@ import subprocess
 import sys
 import tempfile
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.append(os.path.join(HERE, "..", "..", "tools", "mca"))  # mca_cli.py, in the sources
+import mca_cli  # noqa: E402
+
 LIBMCA_CASES = ["msg24", "scl64", "pkt24", "pkt1k", "msg8k"]
 ROWS = [  # (label, libmca case, bare ring, ck, boost, target per pair)
     ("24 B message (send + recv)", "msg24", "ring_msg24", "ck_msg24", "boost_msg24", 150),
@@ -35,8 +39,7 @@ ROWS = [  # (label, libmca case, bare ring, ck, boost, target per pair)
 
 
 def fail(msg, code=2):
-    print(f"mca bench --instr: {msg}", file=sys.stderr)
-    sys.exit(code)
+    mca_cli.die("bench", msg, code)
 
 
 def parse_callgrind(path):
@@ -113,34 +116,31 @@ def run_case(driver, case, n, env_extra, locked):
     return res
 
 
-def positive_int(s):
-    if not re.fullmatch(r"[0-9]+", s) or int(s) <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not '{s}'")
-    return int(s)
-
-
 def main():
-    ap = argparse.ArgumentParser(prog="mca bench --instr", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--driver", required=True, help="path of mca_instr_driver")
-    ap.add_argument("--count", type=positive_int, default=20000,
+    ap = mca_cli.Parser("bench", prog="mca bench --instr", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--driver", help=argparse.SUPPRESS)  # mca_instr_driver, given by `mca bench`
+    ap.add_argument("--count", type=mca_cli.whole(1), default=20000,
                     help="hand-offs counted per case (default 20000)")
     ap.add_argument("--modes", default="lockfree,global",
                     help="locking modes for the libmca cases (default lockfree,global)")
-    ap.add_argument("--json", help="write the results as JSON to this file ('-': stdout)")
+    ap.add_argument("--json", help="write the results as JSON to this file ('-': stdout, the table then on "
+                                   "stderr)")
     a = ap.parse_args()
-    if not shutil.which("valgrind"):
-        fail("valgrind is not installed (scripts/deps.sh installs it)", 1)
-    if not os.access(a.driver, os.X_OK):
-        fail(f"cannot run the driver '{a.driver}'")
     modes = [m for m in a.modes.split(",") if m]
     for m in modes:
         if m not in ("lockfree", "global", "kernel"):
-            fail(f"unknown locking mode '{m}' (lockfree, global, kernel)")
+            fail(f"--modes: unknown locking mode '{m}' (lockfree, global, kernel)")
     if a.json and a.json != "-":
         d = os.path.dirname(os.path.abspath(a.json))
         if not os.access(d, os.W_OK):
-            fail(f"cannot write '{a.json}'")
+            fail(f"--json {a.json}: directory {d} does not exist or is not writable")
+    if not a.driver or not os.access(a.driver, os.X_OK):
+        fail(f"--instr: cannot run the driver mca_instr_driver ({a.driver or 'not found beside mca'})")
+    if a.json == "-":
+        sys.stdout = sys.stderr  # the table; the JSON goes to the real standard output
+    if not shutil.which("valgrind"):
+        fail("--instr: valgrind is not installed (scripts/deps.sh installs it)", 1)
     available = set(subprocess.run([a.driver, "--list"], capture_output=True, text=True,
                                    check=True).stdout.split())
     locked = locked_addresses(a.driver)
@@ -183,8 +183,8 @@ def main():
            "machine": platform.machine(), "count": a.count, "modes": modes,
            "locked_supported": locked is not None, "results": results}
     if a.json == "-":
-        json.dump(doc, sys.stdout, indent=1)
-        print()
+        json.dump(doc, sys.__stdout__, indent=1)
+        print(file=sys.__stdout__)
     elif a.json:
         with open(a.json, "w") as f:
             json.dump(doc, f, indent=1)

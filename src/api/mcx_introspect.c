@@ -126,6 +126,7 @@ static void read_partition(mcx__domain_t *d, mcx_part_info_t *info, mcx_part_nod
   for (uint32_t b = 0; b < d->mpool.pool.n; b++) /* relaxed: a statistic */
     info->msg_buffers_in_use += mcx_load_relaxed(&d->mpool.state[b]) != 0;
   mcx__node_t *ns = mcx__nodes(d);
+  uint32_t dead[MCA_MAX_NODES], ndead = 0; /* the node ids whose thread died without finalizing */
   for (uint32_t i = 0; i < MCA_MAX_NODES; i++) {
     /* acquire: pairs with the release that publishes a node slot (join) */
     if (mcx_load_acquire(&ns[i].state) != NODE_ACTIVE)
@@ -134,6 +135,8 @@ static void read_partition(mcx__domain_t *d, mcx_part_info_t *info, mcx_part_nod
                          mcx_load_relaxed(&ns[i].tid), 0};
     n.alive = mcx_port_tid_alive(n.tid);
     info->nodes_alive += (uint32_t)n.alive;
+    if (!n.alive)
+      dead[ndead++] = n.node;
     if (info->nodes++ < max_nodes)
       nodes[info->nodes - 1] = n;
   }
@@ -144,6 +147,11 @@ static void read_partition(mcx__domain_t *d, mcx_part_info_t *info, mcx_part_nod
       continue;
     mcx_part_endpoint_t e;
     read_endpoint(d, i, &e);
+    /* Only its node's thread receives on an endpoint: when that thread died
+     * asleep, its count of sleepers stays, but nothing waits any more. */
+    for (uint32_t k = 0; k < ndead; k++)
+      if (dead[k] == e.node)
+        e.waiting_receivers = 0;
     info->queued += e.queued;
     if (info->endpoints++ < max_endpoints)
       endpoints[info->endpoints - 1] = e;

@@ -169,7 +169,7 @@ class BadInputs(unittest.TestCase):
             with tempfile.TemporaryDirectory() as t:
                 dd = dict(d)
                 del dd[k]
-                self.bad([self.write(t, dd)], "missing field '%s'" % k)
+                self.bad([self.write(t, dd)], "member '%s' is missing" % k)
 
     def test_zero_cores(self):
         d = json.load(open(FIXTURE))
@@ -187,13 +187,13 @@ class BadInputs(unittest.TestCase):
         ops = json.load(open(OPCOUNTS))
         del ops["calibration"]
         with tempfile.TemporaryDirectory() as t:
-            self.bad([FIXTURE, "--opcounts", self.write(t, ops)], "missing field 'calibration'")
+            self.bad([FIXTURE, "--opcounts", self.write(t, ops)], "member 'calibration' is missing")
 
     def test_opcounts_missing_side_field(self):
         ops = json.load(open(OPCOUNTS))
         del ops["counts"][0]["send"]["transfers"]
         with tempfile.TemporaryDirectory() as t:
-            self.bad([FIXTURE, "--opcounts", self.write(t, ops)], r"counts\[0\]\.send is missing field 'transfers'")
+            self.bad([FIXTURE, "--opcounts", self.write(t, ops)], r"member 'counts\[0\]\.send\.transfers' is missing")
 
     def test_zero_customers_in_closed_form(self):
         with self.assertRaisesRegex(model.ModelError, "cores"):

@@ -59,8 +59,8 @@ with tempfile.TemporaryDirectory() as d:
     user_error("output is a directory", [bench, "-o", d], "is a directory")
     user_error("three bench results", [bench, bench, bench, "-o", os.path.join(d, "a.html")], "at most two")
     user_error("mode mismatch refused", [bench, full_path, "-o", os.path.join(d, "a.html")], "cannot be compared")
-    user_error("unknown option", ["--frobnicate", bench], "unrecognized arguments")
-    user_error("no input", [], "required")
+    user_error("unknown option", ["--frobnicate", bench], "mca report: unknown option '--frobnicate'")
+    user_error("no input", [], "mca report: expected at least one RESULT.json")
     user_error("stdin twice", ["-", "-"], "once", stdin="{}")
 
     rc, out, err = run("--help")

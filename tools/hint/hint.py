@@ -18,18 +18,29 @@ import os
 import re
 import sys
 
-try:
-    import clang.cindex as ci
-except ImportError:  # a Python other than the system one: try Debian's python3-clang
-    for _d in ("/usr/lib/python3/dist-packages",):
-        if os.path.isdir(os.path.join(_d, "clang")):
-            sys.path.append(_d)
-    try:
-        import clang.cindex as ci
-    except ImportError:
-        ci = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.append(os.path.join(HERE, "..", "mca"))  # mca_cli.py, in the sources
+import mca_cli  # noqa: E402
 
-K = ci.CursorKind if ci else None
+# libclang (clang.cindex and K = its CursorKind): imported by setup_libclang(),
+# after the command line was read, so a usage error costs no import of it.
+ci = None
+K = None
+
+
+def import_libclang():
+    global ci, K
+    try:
+        import clang.cindex as cindex
+    except ImportError:  # a Python other than the system one: try Debian's python3-clang
+        for d in ("/usr/lib/python3/dist-packages",):
+            if os.path.isdir(os.path.join(d, "clang")):
+                sys.path.append(d)
+        try:
+            import clang.cindex as cindex
+        except ImportError:
+            return
+    ci, K = cindex, cindex.CursorKind
 
 # ---------------------------------------------------------------- the tables
 
@@ -1031,6 +1042,7 @@ def join_tokens(toks, subst):
 # ------------------------------------------------------------- the commands
 
 def setup_libclang():
+    import_libclang()
     if ci is None:
         return "libclang's Python binding not found (install python3-clang; scripts/deps.sh does)"
     try:
@@ -1147,14 +1159,16 @@ def main(argv):
         argv, flags = argv[:i], argv[i + 1:]
     else:
         flags = None
-    ap = argparse.ArgumentParser(
-        prog="mca hint",
+    ap = mca_cli.Parser(
+        "hint",
         usage="mca hint [--apply [--output-dir DIR]] [--diff] [--json FILE] [-p PATH] FILE.c... "
               "[-- COMPILER-FLAGS]",
         description="Finds blocking calls followed by a semaphore acquire and rewrites them into "
                     "their _then_lock forms (the next-semaphore hint, docs/sem.md).",
         epilog="Compiler flags come after `--`, or from compile_commands.json (-p, or found "
-               "beside a file, in a parent directory or its build/).")
+               "beside a file, in a parent directory or its build/). Needs python3 with libclang's "
+               "binding (python3-clang; scripts/deps.sh). Exit status: 0 done, 1 a file was not "
+               "analyzed or not rewritten, 2 usage error, 3 no libclang.")
     ap.add_argument("files", nargs="+", metavar="FILE.c")
     ap.add_argument("--apply", action="store_true", help="rewrite the files (in place, or into --output-dir)")
     ap.add_argument("--diff", action="store_true", help="print the rewrite as a unified diff (report on stderr)")
@@ -1167,9 +1181,7 @@ def main(argv):
     if opt.json and not to_stdout:
         d = os.path.dirname(os.path.abspath(opt.json))
         if not os.path.isdir(d) or not os.access(d, os.W_OK):
-            print("mca hint: --json %s: the directory %s does not exist or is not writable" % (opt.json, d),
-                  file=sys.stderr)
-            return 2
+            mca_cli.die("hint", "--json %s: directory %s does not exist or is not writable" % (opt.json, d))
     # libclang may change the process's directory (-working-directory): fix every path first
     if opt.output_dir:
         opt.output_dir = os.path.abspath(opt.output_dir)

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,13 +116,70 @@ int mca_set_prio(const char *cmd, int prio)
 #endif
 }
 
-const char *mca_opt_value(const char *cmd, int argc, char **argv, int *i)
+/* ---- the command line */
+void mca_opts_init(mca_opts_t *s, const char *cmd, int argc, char **argv)
 {
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "mca %s: %s needs a value (mca %s --help)\n", cmd, argv[*i], cmd);
-    return NULL;
+  memset(s, 0, sizeof *s);
+  s->cmd = cmd;
+  s->argc = argc;
+  s->argv = argv;
+  s->i = 1;
+}
+
+int mca_usage_error(const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "mca %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return MCA_EXIT_USAGE;
+}
+
+int mca_opts_next(mca_opts_t *s, const mca_opt_t *table)
+{
+  s->value = NULL;
+  s->name[0] = 0;
+  if (s->i >= s->argc)
+    return MCA_OPTS_END;
+  const char *a = s->argv[s->i++];
+  /* "-" alone is an operand (standard input or output) */
+  if (s->operands || a[0] != '-' || !a[1]) {
+    s->value = a;
+    return MCA_OPTS_OPERAND;
   }
-  return argv[++*i];
+  if (!strcmp(a, "--")) {
+    s->operands = 1;
+    return mca_opts_next(s, table);
+  }
+  if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+    return MCA_OPTS_HELP;
+  const char *eq = strchr(a, '=');
+  size_t len = eq ? (size_t)(eq - a) : strlen(a);
+  snprintf(s->name, sizeof s->name, "%.*s", (int)len, a);
+  for (const mca_opt_t *o = table; o && o->name; o++) {
+    if (strlen(o->name) != len || strncmp(o->name, a, len))
+      continue;
+    if (eq && o->takes == MCA_OPT_FLAG) {
+      mca_usage_error(s->cmd, "%s takes no value, got '%s'", o->name, a);
+      return MCA_OPTS_ERROR;
+    }
+    if (eq) {
+      s->value = eq + 1;
+    } else if (o->takes == MCA_OPT_VALUE) {
+      if (s->i >= s->argc) {
+        mca_usage_error(s->cmd, "%s needs a value (mca %s --help)", o->name, s->cmd);
+        return MCA_OPTS_ERROR;
+      }
+      s->value = s->argv[s->i++];
+    } else if (o->takes == MCA_OPT_MAYBE && s->i < s->argc && s->argv[s->i][0] != '-') {
+      s->value = s->argv[s->i++];
+    }
+    return o->key;
+  }
+  mca_usage_error(s->cmd, "unknown option '%s' (mca %s --help lists the options)", a, s->cmd);
+  return MCA_OPTS_ERROR;
 }
 
 /* ---- outputs */

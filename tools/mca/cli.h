@@ -10,6 +10,8 @@
  * cannot be written), 3 not supported on this platform (a command or option
  * that needs what the OS lacks: "mca CMD: ... not supported on this platform (why)"). Every parser below prints one line
  * "mca CMD: --opt: expected ..., got 'x'" and returns -1 on a bad value.
+ * A usage error is found before any work: no probe, no measurement, no
+ * partition, no heavy import in a Python helper.
  */
 #ifndef MCA_CLI_H
 #define MCA_CLI_H
@@ -35,8 +37,46 @@ int mca_parse_prio(const char *cmd, const char *s, int *prio);
 /** Puts the calling thread under SCHED_FIFO @p prio; prints why not (e.g. no CAP_SYS_NICE) and returns -1. */
 int mca_set_prio(const char *cmd, int prio);
 
-/** The value of option argv[*i] (advancing *i), or NULL after "mca CMD: OPT needs a value". */
-const char *mca_opt_value(const char *cmd, int argc, char **argv, int *i);
+/*
+ * The command line, one grammar for every subcommand (README, "The mca
+ * command"): options in any order, before, between or after the operands;
+ * "--opt VALUE" or "--opt=VALUE"; "-h" or "--help" anywhere; "--" ends the
+ * options. An unknown option, a missing value, or a value given to an option
+ * that takes none is one line "mca CMD: ..." on stderr, before any work.
+ */
+enum {
+  MCA_OPT_FLAG,  /* takes no value */
+  MCA_OPT_VALUE, /* takes the next argument, whatever it is */
+  MCA_OPT_MAYBE  /* takes the next argument when it does not start with '-' */
+};
+/** One option of a subcommand; a table of them ends with {NULL}. */
+typedef struct mca_opt {
+  const char *name; /* "--json" */
+  int takes;        /* MCA_OPT_FLAG, MCA_OPT_VALUE or MCA_OPT_MAYBE */
+  int key;          /* what mca_opts_next returns for it: > 0 */
+} mca_opt_t;
+/** What mca_opts_next returns besides a key. */
+enum { MCA_OPTS_END = 0, MCA_OPTS_OPERAND = -1, MCA_OPTS_HELP = -2, MCA_OPTS_ERROR = -3 };
+typedef struct mca_opts {
+  const char *cmd; /* in messages: "mca CMD: ..." */
+  int argc;
+  char **argv;  /* argv[0] is the subcommand's name */
+  int i;        /* the next argument */
+  int operands; /* after "--": every argument is an operand */
+  const char *value; /* the option's value (NULL: none), or the operand */
+  char name[40];     /* the option as given, without "=VALUE" */
+} mca_opts_t;
+
+/** Starts reading @p argv (argv[0] the subcommand's name) for subcommand @p cmd. */
+void mca_opts_init(mca_opts_t *s, const char *cmd, int argc, char **argv);
+/**
+ * The next option's key (its value in s->value), MCA_OPTS_OPERAND (the operand
+ * in s->value), MCA_OPTS_HELP, MCA_OPTS_END, or MCA_OPTS_ERROR after one line
+ * on stderr (exit with MCA_EXIT_USAGE).
+ */
+int mca_opts_next(mca_opts_t *s, const mca_opt_t *table);
+/** Prints "mca CMD: MESSAGE" on stderr; returns MCA_EXIT_USAGE. */
+int mca_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
  * Checks, before any work, that @p path can be written: "-" (standard

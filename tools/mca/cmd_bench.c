@@ -9,7 +9,6 @@
  * slow-mode phase of the host hits libmca and its peers alike. The cache-line
  * round trip L is measured before and after every sample.
  */
-#include <getopt.h>
 #ifdef _WIN32
 #include "ere_lite.h" /* no <regex.h> in the C runtime of Windows */
 #else
@@ -159,19 +158,29 @@ static void add_libmca_as(plan_t *p, const char *section, int type, int lock, in
   else
     snprintf(c.id, sizeof c.id, "%s.%s%s.%s.%s.%s.%zuB.%s", tshort(type), c.locking,
              block ? ".block" : "", c.placement, c.process, c.transport, size, c.consume);
-  /* what this build cannot do is known up front: no thread is started for it */
-  bench_results_t *r = p->r;
-  if ((type == 'p' && !r->have_pkt) || (type == 's' && !r->have_scl)) {
-    c.status = BENCH_NA;
-    snprintf(c.note, sizeof c.note, "%s", r->probe_chan);
-  } else if (xproc && !r->have_xproc) {
-    c.status = BENCH_NA;
-    snprintf(c.note, sizeof c.note, "%s", r->probe_xproc);
-  } else if (pmq && !r->have_pmq) {
-    c.status = BENCH_NA;
-    snprintf(c.note, sizeof c.note, "%s", r->probe_pmq);
-  }
   add(p, &c);
+}
+
+/* What this build cannot do is known from the probes, before any sample: no
+ * thread is started for it. */
+static void mark_unavailable(bench_results_t *r)
+{
+  for (int i = 0; i < r->ncells; i++) {
+    bench_cell_t *c = &r->cells[i];
+    if (c->ops != &bench_libmca_ops)
+      continue;
+    const char *why = NULL;
+    if ((c->cfg.type == 'p' && !r->have_pkt) || (c->cfg.type == 's' && !r->have_scl))
+      why = r->probe_chan;
+    else if (!strcmp(c->process, "cross") && !r->have_xproc)
+      why = r->probe_xproc;
+    else if (c->cfg.transport && !r->have_pmq)
+      why = r->probe_pmq;
+    if (why) {
+      c->status = BENCH_NA;
+      snprintf(c->note, sizeof c->note, "%s", why);
+    }
+  }
 }
 
 static void add_libmca(plan_t *p, const char *section, int type, int lock, int block, int place,
@@ -441,96 +450,165 @@ static void progress(const opts_t *o, int done, int total, const char *id, doubl
   fflush(stderr);
 }
 
+/* ---- the plan: groups of (placement, size) */
+typedef struct group {
+  int first, count;
+} group_t;
+enum { MAX_GROUPS = 64 };
+
+static int build_plan(plan_t *p, group_t *groups)
+{
+  bench_results_t *r = p->r;
+  const opts_t *o = p->o;
+  int ng = 0;
+  static const size_t msizes[] = {24, 8, 8192};
+  static const int locks[] = {MCX_LOCKING_LOCKFREE, MCX_LOCKING_GLOBAL, MCX_LOCKING_KERNEL};
+  for (int pl = 0; pl < 3; pl++) {
+    for (int si = 0; si < 3; si++) {
+      size_t size = msizes[si];
+      if (o->smoke && size == 8192)
+        continue;
+      int first = r->ncells;
+      const int *types = size == 8 ? (const int[]){'s', 0} : (const int[]){'m', 'p', 0};
+      for (const int *t = types; *t; t++)
+        for (int li = 0; li < 3; li++)
+          for (int xp = 0; xp < 2; xp++)
+            for (int tr = 0; tr < 2; tr++)
+              if (li < 2 || (!xp && !tr)) /* kernel: in-process shm cells */
+                add_libmca(p, "matrix", *t, locks[li], 0, pl, xp, tr, size);
+      if (size == 24)
+        add_libmca(p, "matrix", 'm', MCX_LOCKING_LOCKFREE, 1, pl, 0, 0, size);
+      if (!o->no_peers)
+        for (int k = 0; k < NPEERS; k++) {
+          if (size == 8192 && (PEERS[k] == &bench_peer_yield || PEERS[k] == &bench_peer_futex))
+            continue;
+          add_peer(p, "matrix", PEERS[k], pl, size);
+        }
+      if (r->ncells > first)
+        groups[ng++] = (group_t){first, r->ncells - first};
+    }
+  }
+  if (!o->no_sweep) {
+    for (int si = 0; si < o->nsizes; si++) {
+      size_t size = o->sizes[si];
+      int first = r->ncells;
+      add_libmca(p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
+      /* the same messages received in place (mcx_msg_recv_inplace): one copy fewer */
+      add_libmca_as(p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 1);
+      add_libmca(p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
+      if (!o->no_peers) {
+        static const bench_ops_t *const sweep_peers[] = {&bench_peer_ideal, &bench_peer_boost,
+                                                         &bench_peer_ck, &bench_peer_mutex,
+                                                         &bench_peer_pipe, &bench_peer_socket,
+                                                         &bench_peer_mqueue};
+        for (int k = 0; k < 7; k++)
+          add_peer(p, "sweep", sweep_peers[k], 2, size);
+      }
+      if (r->ncells > first && ng < MAX_GROUPS)
+        groups[ng++] = (group_t){first, r->ncells - first};
+    }
+  }
+  return ng;
+}
+
+/* `--instr` anywhere among the options: the instruction counts instead of the
+ * timing; every other argument is theirs. */
+static int instr_mode(int argc, char **argv)
+{
+  int at = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--instr"))
+      at = i;
+  if (!at)
+    return -1;
+#ifdef _WIN32
+  fprintf(stderr, "mca bench: --instr: not supported on this platform (it counts instructions under "
+                  "valgrind's callgrind, which does not run Windows programs)\n");
+  return MCA_EXIT_UNSUPPORTED;
+#else
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  if (!args)
+    return MCA_EXIT_FAIL;
+  int n = 0;
+  args[n++] = "--instr";
+  for (int i = 1; i < argc; i++)
+    if (i != at)
+      args[n++] = argv[i];
+  return mca_bench_instr(n, args);
+#endif
+}
+
 int mca_cmd_bench(int argc, char **argv)
 {
-#ifdef _WIN32
-  if (argc > 1 && !strcmp(argv[1], "--instr")) {
-    fprintf(stderr, "mca bench: --instr: not supported on this platform (it counts instructions under "
-                    "valgrind's callgrind, which does not run Windows programs)\n");
-    return MCA_EXIT_UNSUPPORTED;
-  }
-#else
-  if (argc > 1 && !strcmp(argv[1], "--instr"))
-    return mca_bench_instr(argc - 1, argv + 1);
-#endif
+  int irc = instr_mode(argc, argv);
+  if (irc >= 0)
+    return irc;
   opts_t o;
   memset(&o, 0, sizeof o);
   o.repeat = 5;
   isatty_err = isatty(2);
   o.progress = isatty_err;
-  static const struct option lo[] = {{"quick", 0, 0, 'q'},   {"smoke", 0, 0, 'S'},
-                                     {"repeat", 1, 0, 'r'},  {"json", 1, 0, 'j'},
-                                     {"only", 1, 0, 'o'},    {"sizes", 1, 0, 's'},
-                                     {"no-sweep", 0, 0, 'W'}, {"no-peers", 0, 0, 'P'},
-                                     {"no-progress", 0, 0, 'N'}, {"help", 0, 0, 'h'},
-                                     {"hpc", 0, 0, 'H'},     {"cpus", 1, 0, 'C'},
-                                     {"no-scale", 0, 0, 'X'},   {"prio", 1, 0, 'p'},
-                                     {0, 0, 0, 0}};
-  int ch, repeat_set = 0, sizes_set = 0, prio = 0;
-  optind = 1;
-  while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+  static const mca_opt_t table[] = {
+      {"--quick", MCA_OPT_FLAG, 'q'},     {"--smoke", MCA_OPT_FLAG, 'S'},    {"--repeat", MCA_OPT_VALUE, 'r'},
+      {"--json", MCA_OPT_VALUE, 'j'},     {"--only", MCA_OPT_VALUE, 'o'},    {"--sizes", MCA_OPT_VALUE, 's'},
+      {"--no-sweep", MCA_OPT_FLAG, 'W'},  {"--no-peers", MCA_OPT_FLAG, 'P'}, {"--no-progress", MCA_OPT_FLAG, 'N'},
+      {"--hpc", MCA_OPT_FLAG, 'H'},       {"--cpus", MCA_OPT_VALUE, 'C'},    {"--no-scale", MCA_OPT_FLAG, 'X'},
+      {"--prio", MCA_OPT_VALUE, 'p'},     {NULL, 0, 0}};
+  int repeat_set = 0, sizes_set = 0, prio = 0;
+  mca_opts_t s;
+  mca_opts_init(&s, "bench", argc, argv);
+  for (int ch; (ch = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
     switch (ch) {
     case 'q': o.quick = 1; break;
     case 'H': o.hpc = 1; break;
-    case 'C': o.cpus = optarg; break;
+    case 'C': o.cpus = s.value; break;
     case 'X': o.no_scale = 1; break;
     case 'S': o.smoke = 1; break;
     case 'r': {
       long long v;
-      if (mca_parse_int("bench", "--repeat", optarg, 1, BENCH_MAX_REPEAT, &v))
+      if (mca_parse_int("bench", "--repeat", s.value, 1, BENCH_MAX_REPEAT, &v))
         return MCA_EXIT_USAGE;
       o.repeat = (int)v;
       repeat_set = 1;
       break;
     }
     case 'p':
-      if (mca_parse_prio("bench", optarg, &prio))
+      if (mca_parse_prio("bench", s.value, &prio))
         return MCA_EXIT_USAGE;
       break;
-    case 'j': o.json = optarg; break;
+    case 'j': o.json = s.value; break;
     case 'o':
-      o.only = optarg;
-      if (regcomp(&o.only_re, optarg, REG_EXTENDED | REG_NOSUB)) {
+      if (o.only)
+        regfree(&o.only_re);
+      o.only = s.value;
+      if (regcomp(&o.only_re, s.value, REG_EXTENDED | REG_NOSUB)) {
+        o.only = NULL;
 #ifdef _WIN32
-        fprintf(stderr, "mca bench: --only: bad regular expression '%s' (here: alternatives, '.', [..], "
-                        "*, +, ?, ^, $; groups and intervals are not supported on this platform)\n", optarg);
+        return mca_usage_error("bench", "--only: bad regular expression '%s' (here: alternatives, '.', [..], "
+                                        "*, +, ?, ^, $; groups and intervals are not supported on this platform)",
+                               s.value);
 #else
-        fprintf(stderr, "mca bench: --only: bad regular expression '%s'\n", optarg);
+        return mca_usage_error("bench", "--only: bad regular expression '%s'", s.value);
 #endif
-        return 2;
       }
       break;
     case 's':
-      if (parse_sizes(&o, optarg)) {
-        fprintf(stderr, "mca bench: --sizes: expected sizes 1..65536 like 1,64,4k,64k\n");
-        return 2;
-      }
+      if (parse_sizes(&o, s.value))
+        return mca_usage_error("bench", "--sizes: expected sizes 1..65536 like 1,64,4k,64k, got '%s'", s.value);
       sizes_set = 1;
       break;
     case 'W': o.no_sweep = 1; break;
     case 'P': o.no_peers = 1; break;
     case 'N': o.progress = 0; break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case MCA_OPTS_HELP: usage(stdout); return 0;
+    case MCA_OPTS_OPERAND: return mca_usage_error("bench", "unexpected argument '%s'", s.value);
+    default: return MCA_EXIT_USAGE;
     }
-  }
-  if (optind < argc) {
-    fprintf(stderr, "mca bench: unexpected argument '%s'\n", argv[optind]);
-    return 2;
   }
   if (o.cpus && mca_parse_cpus("bench", o.cpus))
     return MCA_EXIT_USAGE;
   if (o.json && mca_check_output("bench", "--json", o.json))
     return MCA_EXIT_USAGE;
-  if (o.json && !strcmp(o.json, "-")) {
-    mca_json_to_stdout(); /* the table goes to stderr, the JSON alone to stdout */
-    o.progress = 0;
-  }
-  /* Real-time scheduling only when asked: every thread and forked node inherits it. */
-  int prc;
-  if (prio && (prc = mca_set_prio("bench", prio)) != 0)
-    return prc == MCA_EXIT_UNSUPPORTED ? prc : MCA_EXIT_USAGE;
-  mca_cleanup_on_interrupt("bench");
   if (!repeat_set)
     o.repeat = o.smoke ? 1 : o.quick ? 3 : 5;
   if (!sizes_set) {
@@ -541,8 +619,35 @@ int mca_cmd_bench(int argc, char **argv)
     o.nsizes = o.smoke ? 1 : o.quick ? 5 : 9;
     memcpy(o.sizes, src, (size_t)o.nsizes * sizeof(size_t));
   }
-
   bench_results_t *r = calloc(1, sizeof *r);
+  if (!r) {
+    fprintf(stderr, "mca bench: out of memory\n");
+    return MCA_EXIT_FAIL;
+  }
+  /* The plan first: an --only that matches nothing is a usage error, found before any probe. */
+  plan_t p = {r, &o, 0};
+  group_t groups[MAX_GROUPS];
+  int ng = build_plan(&p, groups);
+  if (o.only && !r->ncells && regexec(&o.only_re, "scale.", 0, NULL, 0) &&
+      regexec(&o.only_re, "state.lockfree", 0, NULL, 0)) {
+    mca_usage_error("bench", "--only '%s' matches no cell (ids look like msg.lockfree.spread.in.shm.24B.copy, "
+                             "peer.pipe.spread.24B.copy, sweep.pkt.lockfree.spread.4096B.sum, scale., state.lockfree)",
+                    o.only);
+    regfree(&o.only_re);
+    free(r->cells);
+    free(r);
+    return MCA_EXIT_USAGE;
+  }
+  if (o.json && !strcmp(o.json, "-")) {
+    mca_json_to_stdout(); /* the table goes to stderr, the JSON alone to stdout */
+    o.progress = 0;
+  }
+  /* Real-time scheduling only when asked: every thread and forked node inherits it. */
+  int prc;
+  if (prio && (prc = mca_set_prio("bench", prio)) != 0)
+    return prc == MCA_EXIT_UNSUPPORTED ? prc : MCA_EXIT_USAGE;
+  mca_cleanup_on_interrupt("bench");
+
   bench_machine_read(&r->machine);
   r->repeat = o.repeat;
   r->quick = o.quick;
@@ -578,6 +683,7 @@ int mca_cmd_bench(int argc, char **argv)
   if (o.progress)
     fprintf(stderr, "probing what this build provides...\n");
   probes(r, &o);
+  mark_unavailable(r);
   printf("available: packet channels %s, scalar channels %s, cross-process %s, pmq transport %s\n",
          r->have_pkt ? "yes" : "no", r->have_scl ? "yes" : "no", r->have_xproc ? "yes" : "no",
          r->have_pmq ? "yes" : "no");
@@ -589,69 +695,6 @@ int mca_cmd_bench(int argc, char **argv)
     printf("  pmq: %s\n", r->probe_pmq);
   fflush(stdout);
 
-  /* the plan: groups of (placement, size) */
-  plan_t p = {r, &o, 0};
-  typedef struct group {
-    int first, count;
-  } group_t;
-  group_t groups[64];
-  int ng = 0;
-  static const size_t msizes[] = {24, 8, 8192};
-  static const int locks[] = {MCX_LOCKING_LOCKFREE, MCX_LOCKING_GLOBAL, MCX_LOCKING_KERNEL};
-  for (int pl = 0; pl < 3; pl++) {
-    for (int si = 0; si < 3; si++) {
-      size_t size = msizes[si];
-      if (o.smoke && size == 8192)
-        continue;
-      int first = r->ncells;
-      const int *types = size == 8 ? (const int[]){'s', 0} : (const int[]){'m', 'p', 0};
-      for (const int *t = types; *t; t++)
-        for (int li = 0; li < 3; li++)
-          for (int xp = 0; xp < 2; xp++)
-            for (int tr = 0; tr < 2; tr++)
-              if (li < 2 || (!xp && !tr)) /* kernel: in-process shm cells */
-                add_libmca(&p, "matrix", *t, locks[li], 0, pl, xp, tr, size);
-      if (size == 24)
-        add_libmca(&p, "matrix", 'm', MCX_LOCKING_LOCKFREE, 1, pl, 0, 0, size);
-      if (!o.no_peers)
-        for (int k = 0; k < NPEERS; k++) {
-          if (size == 8192 && (PEERS[k] == &bench_peer_yield || PEERS[k] == &bench_peer_futex))
-            continue;
-          add_peer(&p, "matrix", PEERS[k], pl, size);
-        }
-      if (r->ncells > first)
-        groups[ng++] = (group_t){first, r->ncells - first};
-    }
-  }
-  if (!o.no_sweep) {
-    for (int si = 0; si < o.nsizes; si++) {
-      size_t size = o.sizes[si];
-      int first = r->ncells;
-      add_libmca(&p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
-      /* the same messages received in place (mcx_msg_recv_inplace): one copy fewer */
-      add_libmca_as(&p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 1);
-      add_libmca(&p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
-      if (!o.no_peers) {
-        static const bench_ops_t *const sweep_peers[] = {&bench_peer_ideal, &bench_peer_boost,
-                                                         &bench_peer_ck, &bench_peer_mutex,
-                                                         &bench_peer_pipe, &bench_peer_socket,
-                                                         &bench_peer_mqueue};
-        for (int k = 0; k < 7; k++)
-          add_peer(&p, "sweep", sweep_peers[k], 2, size);
-      }
-      if (r->ncells > first && ng < 64)
-        groups[ng++] = (group_t){first, r->ncells - first};
-    }
-  }
-  if (o.only && !r->ncells && regexec(&o.only_re, "scale.", 0, NULL, 0) &&
-      regexec(&o.only_re, "state.lockfree", 0, NULL, 0)) {
-    fprintf(stderr, "mca bench: --only '%s' matches no cell (ids look like msg.lockfree.spread.in.shm.24B.copy, "
-                    "peer.pipe.spread.24B.copy, sweep.pkt.lockfree.spread.4096B.sum, scale., state.lockfree)\n",
-            o.only);
-    regfree(&o.only_re);
-    free(r);
-    return MCA_EXIT_USAGE;
-  }
   int total = 0;
   for (int g = 0; g < ng; g++)
     for (int i = 0; i < groups[g].count; i++)

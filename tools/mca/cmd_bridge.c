@@ -8,15 +8,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "json.h"
 #include "mca_tool.h"
+#include "mcapi.h"
 
 static int usage(FILE *f)
 {
   fprintf(f, "usage: mca bridge --config FILE\n"
              "       mca bridge --check FILE\n"
              "       mca bridge --bench [--transport ipc|tcp] [--netns] [--count N] [--rtts N] [--rounds N]\n"
-             "                          [--size BYTES] [--timeout SECONDS]\n\n"
+             "                          [--size BYTES] [--timeout SECONDS] [--json FILE|-]\n\n"
              "Joins this machine's MCAPI domain to the domains of other hosts: the bridge is a\n"
              "node of its domain (node 16000 unless the configuration says otherwise) and holds\n"
              "nng connections to the other domains' bridges. mcapi_endpoint_get() of a\n"
@@ -42,17 +44,97 @@ static int usage(FILE *f)
              "  --rtts N       timed round trips, spread over the rounds (default 2000)\n"
              "  --rounds N     rounds (default 5, at most 16)\n"
              "  --size BYTES   message size (default 64)\n"
-             "  --timeout S    the whole run is stopped after S seconds (default 600)\n");
+             "  --timeout S    the whole run is stopped after S seconds (default 600)\n"
+             "  --json FILE    with --bench: also write the figures as JSON (schema\n"
+             "                 mca-bridge-bench/1, docs/json.md); '-': the JSON to stdout, the\n"
+             "                 table to stderr\n"
+             "Exit status: 0 done, 1 the configuration was refused or the bridge or a\n"
+             "measurement failed, 2 usage error.\n");
 #ifndef MCA_HAVE_BRIDGE
   fprintf(f, "\nNot built here: nng was not found at build time (Debian: libnng-dev; CMake option MCX_BRIDGE).\n");
 #endif
   return f == stderr ? 2 : 0;
 }
 
+/* What the command line asks for: run a bridge, check a configuration, or measure. */
+typedef struct bridge_args {
+  const char *config;
+  int check, bench;
+  mca_bridge_bench_opts_t b;
+} bridge_args_t;
+
+/* 0; 1: --help was asked for; -1 after a usage error (one line on stderr). */
+static int parse_args(int argc, char **argv, bridge_args_t *a)
+{
+  static const mca_opt_t table[] = {
+      {"--config", MCA_OPT_VALUE, 'c'}, {"--check", MCA_OPT_VALUE, 'k'},   {"--bench", MCA_OPT_FLAG, 'b'},
+      {"--transport", MCA_OPT_VALUE, 't'}, {"--netns", MCA_OPT_FLAG, 'n'}, {"--size", MCA_OPT_VALUE, 's'},
+      {"--count", MCA_OPT_VALUE, 'N'},  {"--rtts", MCA_OPT_VALUE, 'r'},    {"--rounds", MCA_OPT_VALUE, 'R'},
+      {"--timeout", MCA_OPT_VALUE, 'T'}, {"--json", MCA_OPT_VALUE, 'j'},   {NULL, 0, 0}};
+  memset(a, 0, sizeof *a);
+  a->b = (mca_bridge_bench_opts_t){"ipc", 0, 64, 20000, 2000, 5, 600, NULL};
+  mca_opts_t s;
+  char bench_opt[sizeof s.name] = ""; /* the first option of --bench given */
+  mca_opts_init(&s, "bridge", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    int bad = 0;
+    if (k > 0 && k != 'c' && k != 'k' && k != 'b' && !bench_opt[0])
+      snprintf(bench_opt, sizeof bench_opt, "%s", s.name);
+    switch (k) {
+    case 'c':
+    case 'k':
+      if (a->config) {
+        mca_usage_error("bridge", "one configuration at a time (--config or --check)");
+        return -1;
+      }
+      a->config = s.value;
+      a->check = k == 'k';
+      break;
+    case 'b': a->bench = 1; break;
+    case 't':
+      if (strcmp(s.value, "ipc") && strcmp(s.value, "tcp")) {
+        mca_usage_error("bridge", "--transport: expected ipc or tcp, got '%s'", s.value);
+        return -1;
+      }
+      a->b.transport = s.value;
+      break;
+    case 'n': a->b.netns = 1; break;
+    case 's': bad = mca_parse_int("bridge", "--size", s.value, 16, MCAPI_MAX_MSG_SIZE, &a->b.size); break;
+    case 'N': bad = mca_parse_int("bridge", "--count", s.value, 100, 10000000, &a->b.count); break;
+    case 'r': bad = mca_parse_int("bridge", "--rtts", s.value, 100, 10000000, &a->b.rtts); break;
+    case 'R': bad = mca_parse_int("bridge", "--rounds", s.value, 1, MCA_BRIDGE_BENCH_MAX_ROUNDS, &a->b.rounds); break;
+    case 'T': bad = mca_parse_int("bridge", "--timeout", s.value, 5, 86400, &a->b.timeout_s); break;
+    case 'j': a->b.json = s.value; break;
+    case MCA_OPTS_HELP: return 1;
+    case MCA_OPTS_OPERAND: mca_usage_error("bridge", "unexpected argument '%s'", s.value); return -1;
+    default: return -1;
+    }
+    if (bad)
+      return -1;
+  }
+  if (a->bench && a->config) {
+    mca_usage_error("bridge", "--bench makes bridges of its own: it takes no --config or --check");
+    return -1;
+  }
+  if (!a->bench && bench_opt[0]) {
+    mca_usage_error("bridge", "%s goes with --bench", bench_opt);
+    return -1;
+  }
+  if (!a->bench && !a->config) {
+    mca_usage_error("bridge", "expected --config FILE, --check FILE or --bench (mca bridge --help)");
+    return -1;
+  }
+  if (a->bench && a->b.rtts / a->b.rounds < 20) {
+    mca_usage_error("bridge", "--rtts must give at least 20 round trips per round (--rounds)");
+    return -1;
+  }
+  if (a->b.json && mca_check_output("bridge", "--json", a->b.json))
+    return -1;
+  return 0;
+}
+
 #ifdef MCA_HAVE_BRIDGE
 #include "mcx_bridge.h"
-
-int mca_bridge_bench(int argc, char **argv);
 
 static void on_signal(int sig)
 {
@@ -235,23 +317,17 @@ out:
 
 int mca_cmd_bridge(int argc, char **argv)
 {
-  const char *config = NULL;
-  int check = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-      return usage(stdout);
-    if (!strcmp(argv[i], "--bench"))
-      return mca_bridge_bench(argc - i, argv + i);
-    if ((!strcmp(argv[i], "--config") || !strcmp(argv[i], "--check")) && i + 1 < argc) {
-      check = !strcmp(argv[i], "--check");
-      config = argv[++i];
-    } else {
-      fprintf(stderr, "mca bridge: unknown option '%s'\n", argv[i]);
-      return usage(stderr);
-    }
+  bridge_args_t a;
+  int prc = parse_args(argc, argv, &a);
+  if (prc)
+    return prc > 0 ? usage(stdout) : MCA_EXIT_USAGE;
+  if (a.bench) {
+    if (a.b.json && !strcmp(a.b.json, "-"))
+      mca_json_to_stdout();
+    return mca_bridge_bench(&a.b);
   }
-  if (!config)
-    return usage(stderr);
+  const char *config = a.config;
+  int check = a.check;
   mcx_bridge_config_t c;
   if (mca_bridge_load_config(config, &c))
     return 1;
@@ -276,9 +352,10 @@ int mca_cmd_bridge(int argc, char **argv)
 
 int mca_cmd_bridge(int argc, char **argv)
 {
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-      return usage(stdout);
+  bridge_args_t a;
+  int prc = parse_args(argc, argv, &a);
+  if (prc)
+    return prc > 0 ? usage(stdout) : MCA_EXIT_USAGE;
   fprintf(stderr, "mca bridge: not built: nng was not found at build time (Debian: libnng-dev; "
                   "CMake option MCX_BRIDGE)\n");
   return 2;

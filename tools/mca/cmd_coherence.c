@@ -413,6 +413,7 @@ static int usage(FILE *out)
   return out == stderr ? 2 : 0;
 }
 
+/* 0; 1: --help was asked for; -1 after a usage error (one line on stderr). */
 static int parse_opts(int argc, char **argv, opts_t *o)
 {
   static const size_t dflt[] = {32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20,
@@ -427,37 +428,32 @@ static int parse_opts(int argc, char **argv, opts_t *o)
   o->cpu[0] = 0;
   o->cpu[1] = 1;
   int sizes_given = 0, reps_given = 0, work_given = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VAL                                                       \
-  do {                                                                 \
-    if (!val) {                                                        \
-      fprintf(stderr, "mca coherence: %s needs a value\n", a);         \
-      return -1;                                                       \
-    }                                                                  \
-    i++;                                                               \
-  } while (0)
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      exit(0);
-    } else if (!strcmp(a, "--quick")) {
-      o->quick = 1;
-    } else if (!strcmp(a, "--simulate")) {
-      o->simulate = 1;
-    } else if (!strcmp(a, "--no-run")) {
-      o->no_run = 1;
-    } else if (!strcmp(a, "--list")) {
-      o->list = 1;
-    } else if (!strcmp(a, "--cost")) {
-      o->cost = 1;
-    } else if (!strcmp(a, "--sizes")) {
-      NEED_VAL;
+  static const mca_opt_t table[] = {
+      {"--quick", MCA_OPT_FLAG, 'q'},   {"--simulate", MCA_OPT_FLAG, 'S'}, {"--no-run", MCA_OPT_FLAG, 'n'},
+      {"--list", MCA_OPT_FLAG, 'l'},    {"--cost", MCA_OPT_FLAG, 'k'},     {"--sizes", MCA_OPT_VALUE, 's'},
+      {"--reps", MCA_OPT_VALUE, 'r'},   {"--work", MCA_OPT_VALUE, 'w'},    {"--line", MCA_OPT_VALUE, 'L'},
+      {"--cache", MCA_OPT_VALUE, 'c'},  {"--ways", MCA_OPT_VALUE, 'W'},    {"--quantum", MCA_OPT_VALUE, 'Q'},
+      {"--sim-passes", MCA_OPT_VALUE, 'P'}, {"--cpus", MCA_OPT_VALUE, 'C'}, {"--json", MCA_OPT_VALUE, 'j'},
+      {NULL, 0, 0}};
+  mca_opts_t s;
+  mca_opts_init(&s, "coherence", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    const char *val = s.value;
+    long long x;
+    switch (k) {
+    case MCA_OPTS_HELP: return 1;
+    case MCA_OPTS_OPERAND: mca_usage_error("coherence", "unexpected argument '%s'", val); return -1;
+    case 'q': o->quick = 1; break;
+    case 'S': o->simulate = 1; break;
+    case 'n': o->no_run = 1; break;
+    case 'l': o->list = 1; break;
+    case 'k': o->cost = 1; break;
+    case 's': {
       char *copy = strdup(val), *save = NULL;
       o->nsizes = 0;
       for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (o->nsizes == MAX_SIZES || parse_size(t, &o->sizes[o->nsizes]) != 0) {
-          fprintf(stderr, "mca coherence: --sizes: expected a size like 32K or 1.5M (at least 2K), got '%s'\n", t);
+          mca_usage_error("coherence", "--sizes: expected a size like 32K or 1.5M (at least 2K), got '%s'", t);
           free(copy);
           return -1;
         }
@@ -465,63 +461,49 @@ static int parse_opts(int argc, char **argv, opts_t *o)
       }
       free(copy);
       sizes_given = o->nsizes > 0;
-    } else if (!strcmp(a, "--reps")) {
-      NEED_VAL;
-      long long r;
-      if (mca_parse_int("coherence", "--reps", val, 1, MAX_REPS, &r))
+      break;
+    }
+    case 'r':
+      if (mca_parse_int("coherence", "--reps", val, 1, MAX_REPS, &x))
         return -1;
-      o->reps = (unsigned)r;
+      o->reps = (unsigned)x;
       reps_given = 1;
-    } else if (!strcmp(a, "--work")) {
-      NEED_VAL;
+      break;
+    case 'w':
       if (parse_size(val, &o->work_bytes) != 0) {
-        fprintf(stderr, "mca coherence: --work: expected a size like 64M, got '%s'\n", val);
+        mca_usage_error("coherence", "--work: expected a size like 64M, got '%s'", val);
         return -1;
       }
       work_given = 1;
-    } else if (!strcmp(a, "--line") || !strcmp(a, "--cache") || !strcmp(a, "--ways") ||
-               !strcmp(a, "--quantum") || !strcmp(a, "--sim-passes")) {
-      NEED_VAL;
-      size_t v;
-      if (!strcmp(a, "--cache")) {
-        if (parse_size(val, &v) != 0) {
-          fprintf(stderr, "mca coherence: --cache: expected a size like 32K, got '%s'\n", val);
-          return -1;
-        }
-        o->cache = v;
-      } else {
-        long long x;
-        if (mca_parse_int("coherence", a, val, strcmp(a, "--ways") ? 1 : 0, 1 << 20, &x))
-          return -1;
-        if (!strcmp(a, "--line"))
-          o->line = (unsigned)x;
-        else if (!strcmp(a, "--ways"))
-          o->ways = (unsigned)x;
-        else if (!strcmp(a, "--quantum"))
-          o->quantum = (unsigned)x;
-        else
-          o->sim_passes = (unsigned)x;
+      break;
+    case 'c':
+      if (parse_size(val, &o->cache) != 0) {
+        mca_usage_error("coherence", "--cache: expected a size like 32K, got '%s'", val);
+        return -1;
       }
-    } else if (!strcmp(a, "--cpus")) {
-      NEED_VAL;
+      break;
+    case 'L':
+    case 'W':
+    case 'Q':
+    case 'P':
+      if (mca_parse_int("coherence", s.name, val, k == 'W' ? 0 : 1, 1 << 20, &x))
+        return -1;
+      *(k == 'L' ? &o->line : k == 'W' ? &o->ways : k == 'Q' ? &o->quantum : &o->sim_passes) = (unsigned)x;
+      break;
+    case 'C':
       if (mca_parse_cpus("coherence", val))
         return -1;
       if (bench_ncpu < 2) {
-        fprintf(stderr, "mca coherence: --cpus: expected two CPUs (the first two of the list are used), got '%s'\n",
-                val);
+        mca_usage_error("coherence", "--cpus: expected two CPUs (the first two of the list are used), got '%s'",
+                        val);
         return -1;
       }
       o->cpu[0] = bench_cpus[0];
       o->cpu[1] = bench_cpus[1];
-    } else if (!strcmp(a, "--json")) {
-      NEED_VAL;
-      o->json = val;
-    } else {
-      fprintf(stderr, "mca coherence: unknown option '%s'\n", a);
-      usage(stderr);
-      return -1;
+      break;
+    case 'j': o->json = val; break;
+    default: return -1;
     }
-#undef NEED_VAL
   }
   if (!sizes_given) {
     const size_t *src = o->quick ? quick : dflt;
@@ -533,7 +515,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
   if (!work_given)
     o->work_bytes = o->quick ? (64u << 20) : (256u << 20);
   if (o->no_run && !o->simulate) {
-    fprintf(stderr, "mca coherence: --no-run only makes sense with --simulate\n");
+    mca_usage_error("coherence", "--no-run only makes sense with --simulate");
     return -1;
   }
   return 0;
@@ -604,8 +586,9 @@ static void print_header(const opts_t *o)
 int mca_cmd_coherence(int argc, char **argv)
 {
   opts_t o;
-  if (parse_opts(argc, argv, &o) != 0)
-    return 2;
+  int prc = parse_opts(argc, argv, &o);
+  if (prc)
+    return prc > 0 ? usage(stdout) : MCA_EXIT_USAGE;
   if (o.list)
     return do_list();
   if (o.cost)

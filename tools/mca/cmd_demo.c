@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "mca_tool.h"
 #include "mcapi.h"
 #include "mcx.h"
@@ -23,6 +24,9 @@ struct demo {
   mcx_locking_t locking;
   int cpu_a, cpu_b;
   pthread_barrier_t batch_sent;
+  /* what happened, for --json */
+  char sent[BATCH][32], received[BATCH][32];
+  uint64_t rtt_min, rtt_median, rtt_p99;
 };
 
 static void die(const char *what, mcapi_status_t st)
@@ -62,7 +66,8 @@ static void *node_b(void *arg)
     mcapi_msg_recv(me, text, sizeof text, &n, &st);
     if (st != MCAPI_SUCCESS)
       die("mcapi_msg_recv", st);
-    printf(" %.*s", (int)n, text);
+    snprintf(d->received[i], sizeof d->received[i], "%.*s", (int)n, text);
+    printf(" %s", d->received[i]);
   }
   printf("\n");
   fflush(stdout);
@@ -100,6 +105,7 @@ static void run(struct demo *d)
     mcapi_msg_send(me, peer, text, (size_t)n, prio, &st);
     if (st != MCAPI_SUCCESS)
       die("mcapi_msg_send", st);
+    snprintf(d->sent[i], sizeof d->sent[i], "%s", text);
     printf(" %s", text);
   }
   printf("\n");
@@ -122,30 +128,93 @@ static void run(struct demo *d)
   mcapi_finalize(&st);
   pthread_barrier_destroy(&d->batch_sent);
   qsort(rtt, PINGS, sizeof rtt[0], bench_cmp_u64);
+  d->rtt_min = rtt[0];
+  d->rtt_median = rtt[PINGS / 2];
+  d->rtt_p99 = rtt[PINGS * 99 / 100];
   printf("  %d ping-pongs of 24-byte messages: round trip min %llu ns, median %llu ns, "
          "p99 %llu ns\n",
-         PINGS, (unsigned long long)rtt[0], (unsigned long long)rtt[PINGS / 2],
-         (unsigned long long)rtt[PINGS * 99 / 100]);
+         PINGS, (unsigned long long)d->rtt_min, (unsigned long long)d->rtt_median,
+         (unsigned long long)d->rtt_p99);
+  fflush(stdout);
+}
+
+static void json_words(FILE *f, const char (*w)[32])
+{
+  fputc('[', f);
+  for (int i = 0; i < BATCH; i++) {
+    fputs(i ? ", " : "", f);
+    mca_json_str(f, w[i]);
+  }
+  fputc(']', f);
+}
+
+/* --json: the envelope (docs/json.md), then one run per locking mode. */
+static int write_json(const char *path, const struct demo *runs, int n)
+{
+  FILE *f = mca_output_open("demo", path);
+  if (!f)
+    return -1;
+  mca_json_envelope(f, "mca-demo/1");
+  fprintf(f, "\"config\": {\"batch\": %d, \"pingpongs\": %d, \"size\": 24},\n\"runs\": [", BATCH, PINGS);
+  for (int k = 0; k < n; k++) {
+    const struct demo *d = &runs[k];
+    fprintf(f, "%s\n  {\"locking\": \"%s\", \"cpus\": [%d, %d], \"sent\": ", k ? "," : "",
+            d->locking == MCX_LOCKING_GLOBAL ? "global" : "lockfree", d->cpu_a, d->cpu_b);
+    json_words(f, d->sent);
+    fputs(", \"received\": ", f);
+    json_words(f, d->received);
+    fprintf(f, ", \"rtt_ns\": {\"min\": %llu, \"median\": %llu, \"p99\": %llu}}",
+            (unsigned long long)d->rtt_min, (unsigned long long)d->rtt_median, (unsigned long long)d->rtt_p99);
+  }
+  fputs("\n]\n}\n", f);
+  return mca_output_close(f);
+}
+
+static int usage(void)
+{
+  printf("usage: mca demo [--json FILE|-]\n\n"
+         "Two threads exchange MCAPI messages (priorities, then a ping-pong),\n"
+         "once with lock-free queues and once under the global lock.\n\n"
+         "  --json FILE  also write what each run sent, received and measured as JSON\n"
+         "               (schema mca-demo/1, docs/json.md); '-': the JSON to stdout,\n"
+         "               the demo's lines to stderr\n"
+         "Exit status: 0 done, 1 a call failed or the JSON could not be written, 2 usage error.\n");
+  return MCA_EXIT_OK;
 }
 
 int mca_cmd_demo(int argc, char **argv)
 {
-  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: mca demo\n\nTwo threads exchange MCAPI messages (priorities, then a "
-           "ping-pong),\nonce with lock-free queues and once under the global lock.\n");
-    return 0;
+  static const mca_opt_t table[] = {{"--json", MCA_OPT_VALUE, 'j'}, {NULL, 0, 0}};
+  const char *json = NULL;
+  mca_opts_t s;
+  mca_opts_init(&s, "demo", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    if (k == 'j')
+      json = s.value;
+    else if (k == MCA_OPTS_HELP)
+      return usage();
+    else if (k == MCA_OPTS_OPERAND)
+      return mca_usage_error("demo", "unexpected argument '%s' (the demo takes no operand)", s.value);
+    else
+      return MCA_EXIT_USAGE;
   }
-  if (argc > 1) {
-    fprintf(stderr, "mca demo: unknown option '%s' (the demo takes none; mca help demo)\n", argv[1]);
-    return 2;
-  }
+  if (json && mca_check_output("demo", "--json", json))
+    return MCA_EXIT_USAGE;
+  if (json && !strcmp(json, "-"))
+    mca_json_to_stdout();
   /* The first two CPUs the process may run on (one: both nodes on it). */
-  struct demo d = {.cpu_a = bench_cpu(0), .cpu_b = bench_cpu(bench_ncpus() > 1 ? 1 : 0)};
-  d.domain = 1;
-  d.locking = MCX_LOCKING_LOCKFREE;
-  run(&d);
-  d.domain = 2;
-  d.locking = MCX_LOCKING_GLOBAL;
-  run(&d);
-  return 0;
+  static struct demo runs[2];
+  for (int k = 0; k < 2; k++) {
+    struct demo *d = &runs[k];
+    d->cpu_a = bench_cpu(0);
+    d->cpu_b = bench_cpu(bench_ncpus() > 1 ? 1 : 0);
+    d->domain = (mcapi_domain_t)(k + 1);
+    d->locking = k ? MCX_LOCKING_GLOBAL : MCX_LOCKING_LOCKFREE;
+    run(d);
+  }
+  if (json && write_json(json, runs, 2)) {
+    fprintf(stderr, "mca demo: writing %s failed\n", json);
+    return MCA_EXIT_FAIL;
+  }
+  return MCA_EXIT_OK;
 }

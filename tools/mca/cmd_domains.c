@@ -493,9 +493,9 @@ static int show(const char *prefix, FILE *o, int json)
 static volatile sig_atomic_t stop_watch;
 static void on_stop(int sig) { stop_watch = sig; }
 
-static int usage(FILE *o)
+static int usage(void)
 {
-  fprintf(o, "usage: mca domains [--json FILE|-] [--watch [SECONDS]] [--count N] [--clean] [--namespace NS]\n\n"
+  printf("usage: mca domains [--json FILE|-] [--watch [SECONDS]] [--count N] [--clean] [--namespace NS]\n\n"
              "Lists this user's MCAPI domain partitions in /dev/shm: per domain its nodes (pid, tid,\n"
              "alive or dead), its endpoints with the messages queued per priority and the queue depth,\n"
              "the channel state, the threads waiting to receive or for space, and its message\n"
@@ -510,7 +510,7 @@ static int usage(FILE *o)
              "                    is gone; names each thing removed\n"
              "  --namespace NS    only the partitions of MCX_NAMESPACE=NS\n"
              "Exit status: 0, 1 a partition could not be read, 2 usage error.\n");
-  return o == stderr ? MCA_EXIT_USAGE : MCA_EXIT_OK;
+  return MCA_EXIT_OK;
 }
 
 int mca_cmd_domains(int argc, char **argv)
@@ -519,30 +519,28 @@ int mca_cmd_domains(int argc, char **argv)
   double period = 1;
   long long count = 0;
   const char *ns = NULL, *json = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--clean")) {
-      do_clean = 1;
-    } else if (!strcmp(a, "--namespace")) {
-      if (!(ns = mca_opt_value("domains", argc, argv, &i)))
-        return MCA_EXIT_USAGE;
-    } else if (!strcmp(a, "--json")) {
-      if (!(json = mca_opt_value("domains", argc, argv, &i)))
-        return MCA_EXIT_USAGE;
-    } else if (!strcmp(a, "--watch")) {
+  static const mca_opt_t table[] = {{"--clean", MCA_OPT_FLAG, 'c'},     {"--namespace", MCA_OPT_VALUE, 'n'},
+                                     {"--json", MCA_OPT_VALUE, 'j'},     {"--watch", MCA_OPT_MAYBE, 'w'},
+                                     {"--count", MCA_OPT_VALUE, 'k'},    {NULL, 0, 0}};
+  mca_opts_t s;
+  mca_opts_init(&s, "domains", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    switch (k) {
+    case 'c': do_clean = 1; break;
+    case 'n': ns = s.value; break;
+    case 'j': json = s.value; break;
+    case 'w':
       watch = 1;
-      if (i + 1 < argc && argv[i + 1][0] != '-' &&
-          mca_parse_num("domains", "--watch", argv[++i], 0.1, 3600, &period))
+      if (s.value && mca_parse_num("domains", "--watch", s.value, 0.1, 3600, &period))
         return MCA_EXIT_USAGE;
-    } else if (!strcmp(a, "--count")) {
-      const char *v = mca_opt_value("domains", argc, argv, &i);
-      if (!v || mca_parse_int("domains", "--count", v, 1, 1000000000, &count))
+      break;
+    case 'k':
+      if (mca_parse_int("domains", "--count", s.value, 1, 1000000000, &count))
         return MCA_EXIT_USAGE;
-    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      return usage(stdout);
-    } else {
-      fprintf(stderr, "mca domains: unknown option '%s'\n", a);
-      return usage(stderr);
+      break;
+    case MCA_OPTS_HELP: return usage();
+    case MCA_OPTS_OPERAND: return mca_usage_error("domains", "unexpected argument '%s'", s.value);
+    default: return MCA_EXIT_USAGE;
     }
   }
   char prefix[96];

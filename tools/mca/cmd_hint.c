@@ -18,17 +18,9 @@ static int readable(const char *p) { return p && *p && access(p, R_OK) == 0; }
 
 int mca_cmd_hint(int argc, char **argv)
 {
-  if (argc < 2) {
-    fprintf(stderr,
-            "usage: mca hint [--apply [--output-dir DIR]] [--diff] [--json FILE] [-p BUILD_DIR]\n"
-            "                FILE.c... [-- COMPILER-FLAGS]\n\n"
-            "Finds blocking calls (event waits, MCAPI receives) followed on every path by a\n"
-            "semaphore acquire and rewrites them into their _then_lock forms, removing the\n"
-            "acquire; refuses the ambiguous cases and says why. Compiler flags come after\n"
-            "`--` or from compile_commands.json. `mca hint --help` lists every option.\n"
-            "Needs python3 with libclang's binding (python3-clang; scripts/deps.sh).\n");
-    return 2;
-  }
+  /* hint.py reads every option (its --help describes them), before it imports libclang */
+  if (argc < 2)
+    return mca_usage_error("hint", "expected FILE.c... (mca hint --help)");
   char script[PATH_MAX] = "";
   const char *env = getenv("MCA_HINT_PY");
   if (readable(env))

@@ -395,37 +395,39 @@ static const char *sched_desc(void)
 int mca_cmd_sem(int argc, char **argv)
 {
   int quick = 0, allow_rt = 0, rounds = 0, prio = 0;
-  const char *json = NULL, *tlist = NULL, *a;
+  const char *json = NULL, *tlist = NULL;
   long long v;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--quick"))
-      quick = 1;
-    else if (!strcmp(argv[i], "--no-rt"))
-      allow_rt = 0;
-    else if (!strcmp(argv[i], "--json")) {
-      if (!(json = mca_opt_value("sem", argc, argv, &i)))
-        return MCA_EXIT_USAGE;
-    } else if (!strcmp(argv[i], "--threads")) {
-      if (!(tlist = mca_opt_value("sem", argc, argv, &i)))
-        return MCA_EXIT_USAGE;
-    } else if (!strcmp(argv[i], "--rounds")) {
-      if (!(a = mca_opt_value("sem", argc, argv, &i)) || mca_parse_int("sem", "--rounds", a, 10, 10000000, &v))
+  static const mca_opt_t table[] = {{"--quick", MCA_OPT_FLAG, 'q'},  {"--no-rt", MCA_OPT_FLAG, 'R'},
+                                     {"--json", MCA_OPT_VALUE, 'j'},  {"--threads", MCA_OPT_VALUE, 't'},
+                                     {"--rounds", MCA_OPT_VALUE, 'r'}, {"--prio", MCA_OPT_VALUE, 'p'},
+                                     {"--cpus", MCA_OPT_VALUE, 'C'},  {NULL, 0, 0}};
+  mca_opts_t s;
+  mca_opts_init(&s, "sem", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    switch (k) {
+    case 'q': quick = 1; break;
+    case 'R': allow_rt = 0; break;
+    case 'j': json = s.value; break;
+    case 't': tlist = s.value; break;
+    case 'r':
+      if (mca_parse_int("sem", "--rounds", s.value, 10, 10000000, &v))
         return MCA_EXIT_USAGE;
       rounds = (int)v;
-    } else if (!strcmp(argv[i], "--prio")) {
-      if (!(a = mca_opt_value("sem", argc, argv, &i)) || mca_parse_int("sem", "--prio", a, 1, 80, &v))
+      break;
+    case 'p':
+      if (mca_parse_int("sem", "--prio", s.value, 1, 80, &v))
         return MCA_EXIT_USAGE;
       prio = (int)v;
       allow_rt = 1;
-    } else if (!strcmp(argv[i], "--cpus")) {
-      if (!(a = mca_opt_value("sem", argc, argv, &i)) || mca_parse_cpus("sem", a))
+      break;
+    case 'C':
+      if (mca_parse_cpus("sem", s.value))
         return MCA_EXIT_USAGE;
       cpu_run = bench_cpus[0];
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-      return usage(stdout);
-    else {
-      fprintf(stderr, "mca sem: unknown option '%s'\n", argv[i]);
-      return usage(stderr);
+      break;
+    case MCA_OPTS_HELP: return usage(stdout);
+    case MCA_OPTS_OPERAND: return mca_usage_error("sem", "unexpected argument '%s'", s.value);
+    default: return MCA_EXIT_USAGE;
     }
   }
   int counts[32], ncounts = 0;
@@ -434,14 +436,14 @@ int mca_cmd_sem(int argc, char **argv)
     char *end;
     long v = strtol(p, &end, 10);
     if (end == p || v < 3 || v > 60) {
-      fprintf(stderr, "mca sem: --threads: expected run-queue lengths from 3 to 60 like 3,10,30, got '%s'\n", spec);
-      return 2;
+      return mca_usage_error("sem", "--threads: expected run-queue lengths from 3 to 60 like 3,10,30, got '%s'",
+                             spec);
     }
     counts[ncounts++] = (int)v;
     p = *end == ',' ? end + 1 : end;
     if (*end && *end != ',') {
-      fprintf(stderr, "mca sem: --threads: expected run-queue lengths from 3 to 60 like 3,10,30, got '%s'\n", spec);
-      return 2;
+      return mca_usage_error("sem", "--threads: expected run-queue lengths from 3 to 60 like 3,10,30, got '%s'",
+                             spec);
     }
   }
   if (rounds <= 0)

@@ -9,7 +9,6 @@
  * exits 1 with what and where; a topology this build cannot run (channels or
  * process nodes not available) exits 77; a bad file exits 2 naming the line.
  */
-#include <getopt.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
@@ -90,7 +89,7 @@ static int bad(int line, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s:%d: ", path_g, line);
+  fprintf(stderr, "mca stress: %s:%d: ", path_g, line);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
@@ -154,9 +153,9 @@ static int load_topology(const char *path, topo_t *t, uint64_t count_override)
     /* "path: line L, column C: ..." -> "path:L: column C: ..." */
     const char *l = strstr(err, ": line ");
     if (l)
-      fprintf(stderr, "%s:%d:%s\n", path, atoi(l + 7), strchr(l + 7, ',') + 1);
+      fprintf(stderr, "mca stress: %s:%d:%s\n", path, atoi(l + 7), strchr(l + 7, ',') + 1);
     else
-      fprintf(stderr, "%s\n", err);
+      fprintf(stderr, "mca stress: %s\n", err);
     return -1;
   }
   int rc = -1;
@@ -886,54 +885,61 @@ static int write_json(const char *path, const char *file, const char *status, do
 
 int mca_cmd_stress(int argc, char **argv)
 {
-  static const struct option lo[] = {{"count", 1, 0, 'c'}, {"timeout", 1, 0, 't'}, {"inject", 1, 0, 'i'},
-                                     {"cpus", 1, 0, 'C'},  {"prio", 1, 0, 'p'},    {"json", 1, 0, 'j'},
-                                     {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
+  static const mca_opt_t table[] = {{"--count", MCA_OPT_VALUE, 'c'}, {"--timeout", MCA_OPT_VALUE, 't'},
+                                     {"--inject", MCA_OPT_VALUE, 'i'}, {"--cpus", MCA_OPT_VALUE, 'C'},
+                                     {"--prio", MCA_OPT_VALUE, 'p'},   {"--json", MCA_OPT_VALUE, 'j'},
+                                     {NULL, 0, 0}};
   uint64_t count = 0;
-  int ch, prio = 0;
-  const char *json = NULL;
-  optind = 1;
-  while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-    switch (ch) {
+  int prio = 0;
+  const char *json = NULL, *file = NULL;
+  mca_opts_t s;
+  mca_opts_init(&s, "stress", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    switch (k) {
     case 'c': {
       long long v;
-      if (mca_parse_int("stress", "--count", optarg, 1, 1000000000000LL, &v))
+      if (mca_parse_int("stress", "--count", s.value, 1, 1000000000000LL, &v))
         return MCA_EXIT_USAGE;
       count = (uint64_t)v;
       break;
     }
     case 't':
-      if (mca_parse_num("stress", "--timeout", optarg, 0.001, 1e6, &timeout_s))
+      if (mca_parse_num("stress", "--timeout", s.value, 0.001, 1e6, &timeout_s))
         return MCA_EXIT_USAGE;
       break;
     case 'C':
-      if (mca_parse_cpus("stress", optarg))
+      if (mca_parse_cpus("stress", s.value))
         return MCA_EXIT_USAGE;
       break;
     case 'p':
-      if (mca_parse_prio("stress", optarg, &prio))
+      if (mca_parse_prio("stress", s.value, &prio))
         return MCA_EXIT_USAGE;
       break;
-    case 'j': json = optarg; break;
+    case 'j': json = s.value; break;
     case 'i':
-      inject = !strcmp(optarg, "loss") ? INJ_LOSS : !strcmp(optarg, "dup") ? INJ_DUP
-             : !strcmp(optarg, "corrupt") ? INJ_CORRUPT : INJ_NONE;
-      if (inject == INJ_NONE) { fprintf(stderr, "mca stress: --inject takes loss, dup or corrupt\n"); return 2; }
+      inject = !strcmp(s.value, "loss") ? INJ_LOSS : !strcmp(s.value, "dup") ? INJ_DUP
+             : !strcmp(s.value, "corrupt") ? INJ_CORRUPT : INJ_NONE;
+      if (inject == INJ_NONE)
+        return mca_usage_error("stress", "--inject: expected loss, dup or corrupt, got '%s'", s.value);
       break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case MCA_OPTS_OPERAND:
+      if (file)
+        return mca_usage_error("stress", "one TOPOLOGY.json at a time, got '%s' and '%s'", file, s.value);
+      file = s.value;
+      break;
+    case MCA_OPTS_HELP: usage(stdout); return 0;
+    default: return MCA_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1) {
-    usage(stderr);
-    return 2;
-  }
+  if (!file)
+    return mca_usage_error("stress", "expected a TOPOLOGY.json (mca stress --help; examples in %s)",
+                           mca_tool_topology_dir());
   if (json && mca_check_output("stress", "--json", json))
     return MCA_EXIT_USAGE;
   if (json && !strcmp(json, "-"))
     mca_json_to_stdout();
   static topo_t topo;
-  if (load_topology(argv[optind], &topo, count))
+  if (load_topology(file, &topo, count))
     return 2;
   T = &topo;
   if (prio && mca_set_prio("stress", prio))
@@ -990,7 +996,7 @@ int mca_cmd_stress(int argc, char **argv)
   if (atomic_load(&S->skip)) {
     printf("mca stress: %s: SKIPPED: %s\n", topo.name, S->skip_reason);
     if (json)
-      write_json(json, argv[optind], "skipped", secs);
+      write_json(json, file, "skipped", secs);
     return EXIT_SKIP;
   }
   uint64_t total = 0;
@@ -1016,10 +1022,10 @@ int mca_cmd_stress(int argc, char **argv)
     for (int i = 0; i < n && i < 8; i++)
       fprintf(stderr, "  %s\n", S->errors[i]);
     if (json)
-      write_json(json, argv[optind], "failed", secs);
+      write_json(json, file, "failed", secs);
     return 1;
   }
-  if (json && write_json(json, argv[optind], "ok", secs))
+  if (json && write_json(json, file, "ok", secs))
     return 1;
   printf("mca stress: %s: OK: %llu items on %d routes verified in order, complete and intact in %.2f s (%.0f items/s)\n",
          topo.name, (unsigned long long)total, topo.nroutes, secs, (double)total / secs);

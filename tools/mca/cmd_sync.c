@@ -678,38 +678,46 @@ int mca_cmd_sync(int argc, char **argv)
 {
   int quick = 0, prio = 0, reps = 0;
   const char *json = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--quick")) {
-      quick = 1;
-    } else if (!strcmp(argv[i], "--no-rt")) {
-      prio = 0;
-    } else if (!strcmp(argv[i], "--json")) {
-      if (!(json = mca_opt_value("sync", argc, argv, &i)))
-        return MCA_EXIT_USAGE;
-    } else if (!strcmp(argv[i], "--reps")) {
-      long long v;
-      const char *a = mca_opt_value("sync", argc, argv, &i);
-      if (!a || mca_parse_int("sync", "--reps", a, 10, 100000000, &v))
+  static const mca_opt_t table[] = {{"--quick", MCA_OPT_FLAG, 'q'},   {"--no-rt", MCA_OPT_FLAG, 'R'},
+                                     {"--json", MCA_OPT_VALUE, 'j'},   {"--reps", MCA_OPT_VALUE, 'r'},
+                                     {"--prio", MCA_OPT_VALUE, 'p'},   {"--cpus", MCA_OPT_VALUE, 'C'},
+                                     {"--compare", MCA_OPT_VALUE, 'c'}, {NULL, 0, 0}};
+  int comparing = 0; /* --compare takes the operands after it too */
+  mca_opts_t s;
+  mca_opts_init(&s, "sync", argc, argv);
+  for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
+    long long v;
+    switch (k) {
+    case 'q': quick = 1; break;
+    case 'R': prio = 0; break;
+    case 'j': json = s.value; break;
+    case 'r':
+      if (mca_parse_int("sync", "--reps", s.value, 10, 100000000, &v))
         return MCA_EXIT_USAGE;
       reps = (int)v;
-    } else if (!strcmp(argv[i], "--prio")) {
-      const char *a = mca_opt_value("sync", argc, argv, &i);
-      if (!a || mca_parse_prio("sync", a, &prio))
+      break;
+    case 'p':
+      if (mca_parse_prio("sync", s.value, &prio))
         return MCA_EXIT_USAGE;
-    } else if (!strcmp(argv[i], "--cpus")) {
-      const char *a = mca_opt_value("sync", argc, argv, &i);
-      if (!a || mca_parse_cpus("sync", a))
+      break;
+    case 'C':
+      if (mca_parse_cpus("sync", s.value))
         return MCA_EXIT_USAGE;
       cpu_a = bench_cpus[0];
       cpu_b = bench_ncpu > 1 ? bench_cpus[1] : bench_cpus[0];
-    } else if (!strcmp(argv[i], "--compare")) {
-      while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0 && ncmp < MAX_RUNS)
-        cmp_names[ncmp++] = argv[++i];
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      return usage(stdout);
-    } else {
-      fprintf(stderr, "mca sync: unknown option '%s'\n", argv[i]);
-      return usage(stderr);
+      break;
+    case 'c':
+    case MCA_OPTS_OPERAND:
+      if (k == MCA_OPTS_OPERAND && !comparing)
+        return mca_usage_error("sync", "unexpected argument '%s' (earlier runs to compare follow --compare)",
+                               s.value);
+      if (ncmp == MAX_RUNS)
+        return mca_usage_error("sync", "--compare: at most %d runs", MAX_RUNS);
+      cmp_names[ncmp++] = s.value;
+      comparing = 1;
+      break;
+    case MCA_OPTS_HELP: return usage(stdout);
+    default: return MCA_EXIT_USAGE;
     }
   }
   int n1 = reps > 0 ? reps : quick ? 2000 : 20000;

@@ -28,6 +28,16 @@ int mca_cmd_bridge(int argc, char **argv);
 int mca_tool_helper(const char *name, char *out, size_t cap);
 /* `mca bench --instr` (bench_instr.c): argv[0] is "--instr". */
 int mca_bench_instr(int argc, char **argv);
+/* `mca bridge --bench` (bench/core/bench_bridge.c): its options, read and
+ * checked by `mca bridge` (cmd_bridge.c). */
+#define MCA_BRIDGE_BENCH_MAX_ROUNDS 16
+typedef struct mca_bridge_bench_opts {
+  const char *transport; /* "ipc" or "tcp" */
+  int netns;             /* each side in a network namespace of its own */
+  long long size, count, rtts, rounds, timeout_s;
+  const char *json; /* NULL, a path, or "-" (standard output) */
+} mca_bridge_bench_opts_t;
+int mca_bridge_bench(const mca_bridge_bench_opts_t *o);
 /* The example topologies' directory for help texts. */
 const char *mca_tool_topology_dir(void);
 

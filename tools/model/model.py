@@ -36,10 +36,14 @@ import subprocess
 import sys
 import tempfile
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.append(os.path.join(HERE, "..", "mca"))  # mca_cli.py, in the sources
+import mca_cli  # noqa: E402
+from mca_cli import NUM  # noqa: E402
+
 SCHEMA = "mca-model/1"
 BENCH_SCHEMA = "mca-bench/1"
 OPCOUNT_SCHEMA = "mca-model-opcounts/1"
-HERE = os.path.dirname(os.path.abspath(__file__))
 # In the source and build trees the counts sit beside the script; installed, the
 # scripts are in libexec/mca and the counts in share/mca/model.
 DATA = HERE if os.path.exists(os.path.join(HERE, "opcounts.json")) else os.path.join(HERE, "..", "..", "share", "mca", "model")
@@ -156,28 +160,42 @@ def simulate(cores, think, demand, channels=1, dist="exp", cycles=20000, seed=1,
 
 def load_json(path, what):
     try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        raise ModelError("cannot read %s %s: %s" % (what, path, e.strerror or e))
-    except ValueError as e:
-        raise ModelError("%s %s is not valid JSON: %s" % (what, path, e))
+        return mca_cli.load_json(path, what)
+    except mca_cli.InputError as e:
+        raise ModelError(str(e))
+
+
+def check_shape(v, shape, where):
+    try:
+        mca_cli.check_shape(v, shape, where)
+    except mca_cli.InputError as e:
+        raise ModelError(str(e))
+
+
+# What the model reads of a bench result (docs/benchmarks.md) without asking.
+STAT = ({"median?": NUM, "min?": NUM, "max?": NUM, "n?": NUM}, NUM)
+BENCH_SHAPE = {"cells": [{"id": str, "kind": str, "status": str, "type?": str, "locking?": str, "size?": NUM,
+                          "placement?": str, "wait?": str, "transport?": str, "process?": str,
+                          "summary?": {"items_per_s?": STAT, "rtt_p50_ns?": STAT, "*": (dict, NUM, None)}}],
+               "machine": {"cpus": NUM, "cpu?": str}, "L_ns": [(NUM, None)], "config?": {"cpus?": [NUM]},
+               "model_inputs?": dict}
+SIDE = {k: NUM for k in SIDE_FIELDS}
+OPCOUNTS_SHAPE = {"counts": [{"type": str, "locking": str, "size": NUM, "send": SIDE, "recv": SIDE}],
+                  "calibration": {k: NUM for k in CALIB_FIELDS}}
 
 
 def check_bench(d, path):
     if not isinstance(d, dict) or d.get("schema") != BENCH_SCHEMA:
         raise ModelError("%s is not a mca bench result (schema %r expected)" % (path, BENCH_SCHEMA))
-    for k in ("cells", "machine", "L_ns"):
-        if k not in d:
-            raise ModelError("%s: missing field %r" % (path, k))
-    cpus = d["machine"].get("cpus") if isinstance(d["machine"], dict) else None
+    check_shape(d, BENCH_SHAPE, path)
+    cpus = d["machine"]["cpus"]
     if not isinstance(cpus, int) or cpus < 1:
         raise ModelError("%s: machine.cpus must be >= 1 (zero cores cannot run an exchange), got %r" % (path, cpus))
-    ls = [x for x in d["L_ns"] if isinstance(x, (int, float)) and x > 0] if isinstance(d["L_ns"], list) else []
+    ls = [x for x in d["L_ns"] if isinstance(x, (int, float)) and x > 0]
     if not ls:
         raise ModelError("%s: L_ns holds no positive cache-line round trip (needs 2 CPUs)" % path)
-    if not isinstance(d["cells"], list):
-        raise ModelError("%s: cells must be a list" % path)
+    if not any(c["kind"] == "libmca" and c["status"] == "ok" for c in d["cells"]):
+        raise ModelError("%s: no libmca cell that ran (status ok): nothing to model" % path)
     return statistics.median(ls)
 
 
@@ -185,19 +203,9 @@ def check_opcounts(d, path):
     if not isinstance(d, dict) or d.get("schema") != OPCOUNT_SCHEMA:
         raise ModelError("%s is not an operation count file (schema %r expected; `mca model --count` writes one)"
                          % (path, OPCOUNT_SCHEMA))
-    if not isinstance(d.get("counts"), list) or not d["counts"]:
-        raise ModelError("%s: missing field 'counts'" % path)
-    for i, r in enumerate(d["counts"]):
-        for k in ("type", "locking", "size", "send", "recv"):
-            if k not in r:
-                raise ModelError("%s: counts[%d] is missing field %r" % (path, i, k))
-        for side in ("send", "recv"):
-            for k in SIDE_FIELDS:
-                if not isinstance(r[side].get(k), (int, float)):
-                    raise ModelError("%s: counts[%d].%s is missing field %r" % (path, i, side, k))
-    cal = d.get("calibration")
-    if not isinstance(cal, dict) or any(not isinstance(cal.get(k), (int, float)) for k in CALIB_FIELDS):
-        raise ModelError("%s: missing field 'calibration' (%s)" % (path, ", ".join(CALIB_FIELDS)))
+    check_shape(d, OPCOUNTS_SHAPE, path)
+    if not d["counts"]:
+        raise ModelError("%s: 'counts' is empty" % path)
 
 
 def find_driver(explicit=None, mca=None):
@@ -749,40 +757,24 @@ def do_count(a):
     return 0
 
 
-def whole(lo):
-    """An argparse type: a whole number >= lo, strictly (no '3x', no '-5')."""
-    def conv(v):
-        if not v.isdigit() or int(v) < lo:
-            raise argparse.ArgumentTypeError("expected a whole number >= %d, got '%s'" % (lo, v))
-        return int(v)
-    return conv
-
-
-class Parser(argparse.ArgumentParser):
-    """Usage errors: one line naming the option, exit 2 (docs/json.md, conventions)."""
-    def error(self, message):
-        print("mca model: %s" % message.replace("argument ", ""), file=sys.stderr)
-        sys.exit(2)
-
-
 def main(argv=None):
-    ap = Parser(prog="mca model", description=__doc__.splitlines()[0])
+    ap = mca_cli.Parser("model", description=__doc__.splitlines()[0])
     ap.add_argument("bench", nargs="?", help="a `mca bench --json` result")
     ap.add_argument("--run", action="store_true", help="run `mca bench --quick --no-peers --no-scale` first, then "
                                                        "measure the stream model's inputs, and model that")
     ap.add_argument("--count", action="store_true", help="re-count operations under valgrind and re-calibrate")
     ap.add_argument("--quick", action="store_true", help="with --count: message 24 B and scalar only")
-    ap.add_argument("--exchanges", type=whole(1), default=200, help="with --count: exchanges traced per type/mode")
+    ap.add_argument("--exchanges", type=mca_cli.whole(1), default=200, help="with --count: exchanges traced per type/mode")
     ap.add_argument("--opcounts", default=os.path.join(DATA, "opcounts.json"), help="operation counts (JSON)")
     ap.add_argument("--calibrate", action="store_true", help="re-measure hit/memory/RMW costs now")
     ap.add_argument("--sim", action="store_true", help="also run the SimPy simulation beside the closed form")
-    ap.add_argument("--seed", type=whole(0), default=1, help="the simulation's random seed")
+    ap.add_argument("--seed", type=mca_cli.whole(0), default=1, help="the simulation's random seed")
     ap.add_argument("--json", dest="json_out", help="write the model as JSON here ('-': standard output, the table "
                                                     "then on standard error)")
     ap.add_argument("--inputs", help="the stream model's measured inputs (JSON: probe, handoff_ns); default: the "
                                      "bench JSON's model_inputs, else measured now")
     ap.add_argument("--mca", help=argparse.SUPPRESS)
-    ap.add_argument("--driver", help="the model_opcount executable")
+    ap.add_argument("--driver", help=argparse.SUPPRESS)  # the model_opcount executable (default: beside mca)
     a = ap.parse_args(argv)
     try:
         if a.count:
@@ -828,7 +820,13 @@ def main(argv=None):
             bench["model_inputs"] = mi
             with open(path, "w") as f:
                 f.write(json.dumps(bench, indent=1) + "\n")
-        m = build(bench, path, ops, a.opcounts, cal, sim=a.sim, seed=a.seed, mi=mi)
+        try:
+            m = build(bench, path, ops, a.opcounts, cal, sim=a.sim, seed=a.seed, mi=mi)
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as e:
+            raise ModelError("%s: not a well-formed mca bench result (%s: %s; docs/benchmarks.md)"
+                             % (path, type(e).__name__, e))
+        if not any(c.get("ratio") is not None for c in m["cells"]):
+            raise ModelError("%s: no libmca cell with a measured throughput to model (status ok, shm)" % path)
     except ModelError as e:
         print("mca model: %s" % e, file=sys.stderr)
         return 2

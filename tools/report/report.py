@@ -19,11 +19,15 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.append(os.path.join(HERE, "..", "mca"))  # mca_cli.py, in the sources
 
+import mca_cli  # noqa: E402
 import report_fig as F  # noqa: E402
+from mca_cli import NUM, InputError  # noqa: E402
 
-# Exit codes of every mca subcommand: 0 success, 1 a check failed, 2 usage error.
-USAGE = 2
+# Exit codes of every mca subcommand: 0 success, 1 a check failed, 2 usage error
+# (here also: an input that cannot be used).
+USAGE = mca_cli.USAGE
 
 
 class UserError(Exception):
@@ -77,20 +81,7 @@ def find_plotly_js():
 
 
 def load_json(path):
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror}")
-    except UnicodeDecodeError:
-        raise UserError(f"{path} is not a mca result: not UTF-8 text")
-    try:
-        d = json.loads(text)
-    except ValueError as e:
-        raise UserError(f"{path} is not a mca result: not valid JSON ({e})")
+    d = mca_cli.load_json(path)
     if not isinstance(d, dict):
         raise UserError(f"{path} is not a mca result: the top level is not an object")
     return d
@@ -112,6 +103,65 @@ def kind_of(d, path):
             return KINDS[base]
     raise UserError(f"{path} is not a mca result: schema {schema!r} is none of "
                     + ", ".join(f"{k}/N" for k in KINDS) + " (docs/json.md)")
+
+
+# What the sections index without asking (schemas: docs/json.md); the rest is read with defaults.
+STAT = {"median?": NUM, "min?": NUM, "max?": NUM, "n?": NUM}
+ENVELOPE = {"date?": str, "command?": str, "machine?": {"cpu?": str, "os?": str, "cpus?": NUM},
+            "build?": {"commit?": str}}
+RTT = {"n?": NUM, "min?": NUM, "p50?": NUM, "p99?": NUM, "p999?": NUM, "max?": NUM, "mean?": NUM,
+       "quantiles?": [NUM], "*": (NUM, list, None)}
+SHAPES = {
+    "bench": {"cells": [{"id": str, "kind": str, "section": str, "status": str, "subject": str, "type": str,
+                         "locking": str, "wait": str, "placement": str, "process": str, "transport": str,
+                         "size": NUM, "note?": str, "consume?": str,
+                         "samples?": [{"rtt?": RTT, "stream?": {"*": (NUM, None)}, "*": (NUM, bool, None)}],
+                         "summary?": {"items_per_s?": STAT, "mb_per_s?": STAT, "rtt_ns?": STAT, "rtt_p50_ns?": STAT,
+                                      "rtt_over_L?": STAT, "rtt_p50_over_L?": STAT, "tail_ns?": {"*": (STAT, NUM)},
+                                      "*": (STAT, NUM, None)}}],
+              "config?": dict, "L_ns?": [(NUM, None)], "derived?": dict, "available?": dict, "state?": [dict],
+              "targets?": [{"result": str, "name": str, "limit": NUM, "value?": NUM, "unit?": str}],
+              "scale?": {"rows?": [{"kind": str, "locking": str, "n": NUM, "status": str, "items_per_s?": STAT}]}},
+    "sync": {"results": [{"technique": str, "impl": str, "cores": NUM, "median_ns": NUM, "p99_ns": NUM,
+                          "max_ns?": NUM}], "config?": dict},
+    "sem": {"results": [{"variant": str, "case": str, "threads": NUM, "median_ns": NUM, "p99_ns?": NUM,
+                         "csw_per_round?": NUM, "improvement_pct?": NUM, "baseline?": str}], "config?": dict},
+    "coherence": {"samples": [{"kind": str, "version": str, "size_bytes": NUM, "time_ns?": NUM, "items?": NUM}],
+                  "counters?": [{"name": str, "status": str}]},
+    "stress": {"routes": [{"route": NUM, "type": str, "from": NUM, "to": NUM, "size?": NUM, "count?": NUM,
+                           "verified?": NUM, "problems?": NUM}],
+               "topology?": {"name?": str}, "result?": {"status?": str, "verified?": bool, "elapsed_s?": NUM,
+                                                        "problems?": [str]}},
+    "model": {"cells": [{"cell": str, "measured_items_per_s?": NUM, "predicted_items_per_s?": NUM, "ratio?": NUM,
+                         "verdict?": str, "regime?": str, "nearest_regime?": str, "why?": str, "gap?": str}],
+              "machine?": {"*": (NUM, str, bool, None)}, "inputs?": dict, "summary?": {"*": NUM}},
+}
+# The member that holds a result's rows: empty, there is nothing to show.
+ROWS = {"bench": "cells", "sync": "results", "sem": "results", "coherence": "samples", "stress": "routes",
+        "model": "cells"}
+
+
+def check_result(kind, d, path):
+    """InputError naming the first member the report cannot use, or a result with no rows."""
+    mca_cli.check_shape(d, {**ENVELOPE, **SHAPES[kind]}, path)
+    if not d[ROWS[kind]]:
+        raise InputError(f"{path}: holds no {ROWS[kind]}: nothing to show")
+
+
+class guard:
+    """Turns what a malformed result breaks while its sections are made into InputError naming the input."""
+
+    def __init__(self, kind, paths):
+        self.what = f"{' and '.join(paths)}: not a well-formed mca {kind} result"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, t, e, tb):
+        if t in (TypeError, KeyError, AttributeError, ValueError, IndexError, ZeroDivisionError, OverflowError,
+                 RecursionError):
+            raise InputError(f"{self.what} ({t.__name__}: {e}; docs/json.md)") from e
+        return False
 
 
 def check_output(path):
@@ -286,16 +336,19 @@ def render(page, title, subtitle, inputs, key=True):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="mca report", formatter_class=argparse.RawDescriptionHelpFormatter,
+    ap = mca_cli.Parser(
+        "report", formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="mca report RESULT.json... [-o FILE] [--model FILE] [--allow-mismatch] [--title TITLE]",
         description="Writes one self-contained HTML page (plots embedded, works offline) from the JSON results of "
                     "mca bench, sync, sem, coherence, stress and model. The page opens with the questions a reader "
                     "asks answered in sentences with numbers, then a table of contents and one section per topic.",
         epilog="Two bench results are compared (first: before, second: after); runs of another mode or machine are "
-               "refused unless --allow-mismatch. Exit status: 0 written, 2 usage error or unreadable input. "
+               "refused unless --allow-mismatch. Exit status: 0 written; 2 usage error, or an input that cannot be "
+               "used: unreadable, not JSON, nested too deeply, no known schema, a member missing or of the wrong "
+               "type, no rows or nothing to plot (never a page without a figure). "
                "Needs python3 with Jinja2 and plotly.js (Debian python3-jinja2, python3-plotly; scripts/deps.sh). "
                "Schemas: docs/json.md.")
-    ap.add_argument("results", nargs="+", metavar="RESULT.json",
+    ap.add_argument("results", nargs="*", metavar="RESULT.json",
                     help="JSON written by an mca subcommand's --json ('-': standard input)")
     ap.add_argument("-o", "--output", default="report.html", metavar="FILE",
                     help="where to write the page (default report.html; '-': standard output)")
@@ -306,6 +359,8 @@ def main(argv=None):
                     help="compare two bench runs even when their mode, machine or --cpus differ")
     ap.add_argument("--title", help="the page's title (default: from the inputs)")
     a = ap.parse_args(argv)
+    if not a.results:
+        raise UserError("expected at least one RESULT.json (mca report --help)")
     check_output(a.output)
     if a.results.count("-") > 1:
         raise UserError("standard input ('-') can be given once")
@@ -322,15 +377,28 @@ def main(argv=None):
         if kind_of(d, mp) != "model":
             raise UserError(f"--model {mp}: not a mca model result")
         docs.append(("model", d, mp))
+    for k, d, p in docs:
+        check_result(k, d, p)
     page = Page()
     b = None
+
+    def shown(kind, paths, make):
+        """Makes one input's sections; an input that adds no figure has nothing to show."""
+        n = page.nfig
+        with guard(kind, paths):
+            r = make()
+        if page.nfig == n:
+            raise InputError(f"{' and '.join(paths)}: nothing to plot (no {ROWS[kind]} with a measurement)")
+        return r
+
     if benches:
-        b = bench_sections(page, [d for d, _ in benches], [p for _, p in benches], a.allow_mismatch)
+        b = shown("bench", [p for _, p in benches],
+                  lambda: bench_sections(page, [d for d, _ in benches], [p for _, p in benches], a.allow_mismatch))
     import report_other as O
 
     for k, d, p in docs:
         if k != "bench":
-            O.add(page, k, d, p)
+            shown(k, [p], lambda: O.add(page, k, d, p))
     # the other tools' sections go after the bench's figures, before its run details
     if b is not None:
         run = [s for s in page.sections if s["id"] == "run"]
@@ -362,9 +430,8 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except UserError as e:
-        print(f"mca report: {e}", file=sys.stderr)
-        sys.exit(USAGE)
+    except (UserError, InputError) as e:
+        mca_cli.die("report", e, USAGE)
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
