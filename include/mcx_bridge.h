@@ -14,6 +14,7 @@
 #ifndef MCX_BRIDGE_H
 #define MCX_BRIDGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mcapi.h"
@@ -103,6 +104,41 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg);
 
 /** @brief Asks a running mcx_bridge_run() to return. Async-signal-safe. */
 void mcx_bridge_stop(void);
+
+/* ---- checks of a configuration (docs/bridge.md: security). Each fills
+ * @p why (@p n bytes) with what is wrong, naming the file, key or line; a
+ * file is opened without waiting, and only a regular file is read (a FIFO,
+ * a device or a directory is refused unread). MT-safe. */
+
+/**
+ * @brief Checks the text of a configuration file before a JSON parser
+ * reads it: a regular file of at most 1 MiB whose strings are valid UTF-8
+ * and hold no NUL (raw, or \u0000), so no value is cut short unseen.
+ * @retval 0 fine.
+ * @retval -1 refused (*why names the line and the key).
+ */
+int mcx_bridge_check_config_text(const char *path, char *why, size_t n);
+
+/**
+ * @brief Reads the key file @p path into @p cfg->key and @p cfg->key_len: a
+ * regular file of this user (or root), neither readable nor writable by
+ * group or others, of 16 to 64 bytes (trailing blanks and newlines dropped).
+ * @retval 0 read.
+ * @retval -1 refused.
+ */
+int mcx_bridge_read_key(const char *path, mcx_bridge_config_t *cfg, char *why, size_t n);
+
+/**
+ * @brief Checks the files @p cfg names, as mcx_bridge_run() will take them:
+ * the state directory (a directory, not a symbolic link, of this user, not
+ * writable by group or others) and the delivery records in it (regular
+ * files of this user, not writable by others, whole), and the TLS files
+ * (regular; cert_key of this user or root and private to it, ca not
+ * writable by others; both parsed by nng when it has TLS).
+ * @retval 0 fine.
+ * @retval -1 refused.
+ */
+int mcx_bridge_check_files(const mcx_bridge_config_t *cfg, char *why, size_t n);
 
 /** HMAC-SHA256 of @p msg under @p key (RFC 2104 over FIPS 180-4). */
 void mcx_hmac_sha256(const void *key, size_t key_len, const void *msg, size_t len, uint8_t out[32]);

@@ -16,7 +16,7 @@
 
 #include "bridge_internal.h"
 #include "ports/mcx_port.h"
-#include "ports/mcx_port_shm.h"
+#include "ports/mcx_port_file.h"
 
 static mcx_atomic_u32 g_stop;
 
@@ -97,29 +97,28 @@ static int process_events(bridge_t *b)
   return busy;
 }
 
+/* The status file (docs/bridge.md: status), replaced whole through the
+ * state directory's descriptor (statedir.c). */
 static void write_status(bridge_t *b)
 {
-  char path[400], tmp[420];
-  snprintf(path, sizeof path, "%s/status", b->cfg.state_dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
+  if (b->state_fd < 0)
     return;
-  fprintf(f, "bridge domain %u node %u listen %s proxies %u\n", b->cfg.domain, b->cfg.node, b->cfg.listen,
-          b->nproxies);
-  for (unsigned i = 0; i < b->cfg.npeers; i++) {
+  /* A line per peer: at most about 600 bytes (url 255, why 159). */
+  char text[256 + MCX_BRIDGE_MAX_PEERS * 640];
+  size_t len = (size_t)snprintf(text, sizeof text, "bridge domain %u node %u listen %s proxies %u\n", b->cfg.domain,
+                                b->cfg.node, b->cfg.listen, b->nproxies);
+  for (unsigned i = 0; i < b->cfg.npeers && len < sizeof text; i++) {
     peer_t *p = &b->peers[i];
     mcx__mutex_lock(&p->mtx, 0);
     static const char *names[] = {"down", "up", "refused"};
-    fprintf(f,
-            "peer domain %u url %s state %s attempts %u sent %" PRIu64 " acked %" PRIu64
-            " delivered %" PRIu64 " dropped %" PRIu64 " why \"%s\"\n",
-            p->domain, p->url, names[p->state], p->attempts, p->sent_total, p->acked, p->delivered_total,
-            p->dropped_total, p->why);
+    len += (size_t)snprintf(text + len, sizeof text - len,
+                            "peer domain %u url %s state %s attempts %u sent %" PRIu64 " acked %" PRIu64
+                            " delivered %" PRIu64 " dropped %" PRIu64 " why \"%s\"\n",
+                            p->domain, p->url, names[p->state], p->attempts, p->sent_total, p->acked,
+                            p->delivered_total, p->dropped_total, p->why);
     mcx__mutex_unlock(&p->mtx, 0);
   }
-  fclose(f);
-  rename(tmp, path);
+  mcx__br_state_write(b->state_fd, "status", text, len < sizeof text ? len : sizeof text - 1);
 }
 
 /* The keep-alive interval of this side (0: off); -1 when the configuration's is out of bounds. */
@@ -182,6 +181,9 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   bridge_t *b = &bs;
   memset(b, 0, sizeof *b);
   b->cfg = *cfg;
+  b->state_fd = -1;
+  for (unsigned i = 0; i < MCX_BRIDGE_MAX_PEERS; i++)
+    b->peers[i].rec_fd = -1;
   if (!b->cfg.node)
     b->cfg.node = mcx_bridge_node();
   b->window = cfg->window ? cfg->window : 64;
@@ -194,6 +196,12 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     mcx__br_log(b, "the key must be at least 16 bytes");
     return -1;
   }
+  /* The state directory first: refused, nothing else is started. */
+  char why[512];
+  if (mcx__br_state_open(b->cfg.state_dir, &b->state_fd, why, sizeof why)) {
+    mcx__br_log(b, "%s", why);
+    return -1;
+  }
   b->inc = (uint64_t)nng_random() << 32 | nng_random();
   if (!b->inc)
     b->inc = 1;
@@ -203,6 +211,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   if (st != MCAPI_SUCCESS) {
     mcx__br_log(b, "cannot join domain %u as node %u: %s", b->cfg.domain, b->cfg.node,
                 mcapi_display_status(st, (char[64]){0}, 64));
+    mcx_port_file_close(b->state_fd);
     return -1;
   }
   int rc = -1;
@@ -234,7 +243,8 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     p->next_seq = 1;
     p->seen_gen = UINT32_MAX;
     snprintf(p->why, sizeof p->why, p->dialer ? "dialing" : "waiting for it to dial");
-    mcx__br_record_load(b, p);
+    if (mcx__br_record_load(b, p))
+      goto stop;
   }
   if (mcx__br_link_start(b) == 0) {
     node_loop(b);
@@ -245,14 +255,14 @@ stop:
   write_status(b);
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
+    mcx__br_record_flush(p);
+    mcx__br_record_close(p);
     mcx__br_drop_pending(p);
     mcx__br_free_notes(p);
     for (unsigned k = 0; p->win && k < b->window; k++)
       free(p->win[k].buf);
     free(p->win);
     free(p->obuf);
-    if (p->rec)
-      mcx_port_shm_unmap(p->rec, sizeof *p->rec);
   }
   for (unsigned i = 0; i < MAX_RCHANS; i++)
     free(b->rchans[i].sbuf);
@@ -266,8 +276,11 @@ stop:
     n = e->next, free(e->body), free(e);
   if (b->tls_server)
     nng_tls_config_free(b->tls_server);
+  free(b->tls_cert_pem);
+  free(b->tls_ca_pem);
 fin:
   mcapi_finalize(&st);
+  mcx_port_file_close(b->state_fd);
   mcx__br_log(b, "stopped");
   return rc;
 }

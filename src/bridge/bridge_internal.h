@@ -12,7 +12,13 @@
  * long), all it has for a peer in one write per pass of its loop. One keeper
  * thread per peer sends the pings and decides when a silent connection is
  * lost; it never waits for anything but its clock (docs/bridge.md:
- * keep-alive). Each call below says from which threads it may be called;
+ * keep-alive). Every thread is made at the start, a fixed number: per peer
+ * a keeper and a link thread (its dialer, or the reader of the connections
+ * it makes to this side), and one pre-auth thread that accepts connections
+ * and runs the handshake of all of them at once, event-driven, in a bounded
+ * pool (preauth.c); nothing an unauthenticated connection does makes a
+ * thread or takes one from an authenticated link (docs/bridge.md:
+ * security). Each call below says from which threads it may be called;
  * "node thread" means only there.
  *
  * Locks are libmca's own (sync/lock.h), not nng's: the test builds tell
@@ -21,7 +27,10 @@
  *
  * The files, one concern each: bridge.c (entry points, configuration, the
  * node thread's loop), wire.c (frame format), link.c (connections, I/O
- * threads, keep-alive, writing), handshake.c (hello, key proof, TLS),
+ * threads, keep-alive, writing), preauth.c (accepting: the pre-auth pool),
+ * handshake.c (hello, key proof, TLS), config.c (the checks of the
+ * configuration and of the key and certificate files), statedir.c (the
+ * state directory: its checks, the status file, the record files),
  * delivery.c (the window, in-order delivery and its record), resolve.c
  * (endpoints by address), proxy.c (proxy endpoints), chan.c (the channel
  * ends held for a peer's programs), fault.c (fault injection),
@@ -48,9 +57,21 @@ enum { PS_DOWN = 0, PS_UP = 1, PS_REFUSED = 2 };
 
 #define IO_TIMEOUT_MS 5000
 #define DIAL_TIMEOUT_MS 10000
-/* The whole handshake of a connection, at least (a hello that is slow under
- * load is waited for, not refused); dead_after when that is longer. */
+/* The whole handshake of a connection this side dials, at least (a hello
+ * that is slow under load is waited for, not refused); dead_after when that
+ * is longer. An absolute deadline: bytes that trickle in do not extend it. */
 #define HANDSHAKE_MIN_MS 30000
+/* The pre-auth pool (preauth.c, docs/bridge.md: security): connections
+ * accepted and not yet authenticated, at most PREAUTH_SLOTS at once and
+ * PREAUTH_PER_SOURCE from one address (ipc: one user); each has
+ * PREAUTH_DEADLINE_MS from its accept to its key proof (absolute), and a
+ * frame before the proof is at most PREAUTH_FRAME_MAX bytes. A connection
+ * that finds the pool (or its address's share) full takes the place of the
+ * one that got least far, then the oldest, of the fullest address. */
+#define PREAUTH_SLOTS 64
+#define PREAUTH_PER_SOURCE 8
+#define PREAUTH_DEADLINE_MS 10000
+#define PREAUTH_FRAME_MAX 256
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
 #define MAX_PROXIES 64
@@ -98,10 +119,18 @@ typedef struct note {
   uint32_t kind, node, port;
 } note_t;
 
-/* The delivery record: a mapped file (delivery.c). */
-struct record {
-  mcx_atomic_u64 inc, delivered;
-};
+/* The delivery record's file (statedir.c, delivery.c): the peer's
+ * incarnation and the last data frame delivered, two u64 in this host's
+ * byte order, RECORD_LEN bytes exactly. */
+#define RECORD_LEN 16
+
+/* A stream authenticated by the pre-auth thread, waiting for its peer's
+ * link thread to read it (under the peer's mtx). */
+typedef struct handoff {
+  struct handoff *next;
+  nng_stream *s;
+  uint32_t gen;
+} handoff_t;
 
 typedef struct peer {
   struct bridge *owner;
@@ -129,6 +158,12 @@ typedef struct peer {
   nng_thread *keeper;
   nng_aio *ping_aio;
   unsigned ping_off;
+  /* The link thread: the dialer (dialer = 1), or the reader of the streams
+   * the pre-auth thread hands over (hand_*, under mtx; hand_seq is bumped
+   * with each and woken: the link thread sleeps on it). */
+  nng_thread *link;
+  handoff_t *hand_head, *hand_tail;
+  mcx_atomic_u32 hand_seq;
   /* Node thread only. */
   uint32_t seen_gen;
   int up;
@@ -138,7 +173,12 @@ typedef struct peer {
   uint64_t ack_sent;
   int force_ack;
   ev_t *pend_head, *pend_tail; /* DATA received, not yet delivered (destination full) */
-  struct record *rec; /* the delivery record, a mapped file (delivery.c) */
+  /* The delivery record's file (-1: none, kept in memory only), marked in
+   * the memory map for `mca domains` (rec_mark, never accessed), and what
+   * was last written to it. */
+  int rec_fd;
+  void *rec_mark;
+  uint64_t rec_inc, rec_delivered;
   mcx_receipt_t rcpt; /* the same in the partition, set with each delivery (0: none) */
   uint64_t delivered_total, dropped_total, sent_total;
   note_t *notes, *notes_tail;
@@ -206,13 +246,10 @@ typedef struct bridge {
    * by the I/O threads (ev_seq) and the node thread (sleeping). */
   mcx_atomic_u32 ev_seq, sleeping;
   nng_stream_listener *listener;
-  struct thr {
-    nng_thread *t;
-    mcx_atomic_u32 done; /* set by the thread as its last act; joined by spawn() or at the end */
-    void (*fn)(void *);
-    void *arg;
-  } threads[64];
-  mcx__mutex_t thmtx;
+  struct preauth *pa; /* preauth.c's */
+  int state_fd;       /* the state directory, opened once (statedir.c); -1: none */
+  /* The PEM files of the TLS configuration, read and checked at the start (config.c). */
+  char *tls_cert_pem, *tls_ca_pem;
   mcapi_endpoint_t req_ep, send_ep;
   proxy_t proxies[MAX_PROXIES];
   unsigned nproxies;
@@ -243,27 +280,42 @@ int mcx__br_set_fail(const bridge_t *b, mcapi_endpoint_t ep, int fail);
 
 /* ---- link.c */
 /**
- * @brief Listens, starts the keepers, the listening thread and a dialer per
- * peer this side dials. Node thread, once.
+ * @brief Listens, starts the keepers, the pre-auth thread and a link thread
+ * per peer (its dialer, or the reader of the streams it connects). Node
+ * thread, once.
  * @retval 0 running.
  * @retval -1 not (logged); mcx__br_link_stop() undoes what was started.
  */
 int mcx__br_link_start(bridge_t *b);
-/** Closes every connection, joins every thread of link.c, frees the listener. Node thread. */
+/** Closes every connection, joins every thread of link.c and preauth.c, frees the listener. Node thread. */
 void mcx__br_link_stop(bridge_t *b);
+/** Whether the bridge is stopping (the I/O threads end). Any thread. */
+int mcx__br_quitting(void);
 /** Sets a peer's state and its reason (status file). Any thread. */
 void mcx__br_set_state(peer_t *p, int state, const char *why);
 /** Aborts a write to @p s in progress (the caller has closed @p s). Any thread. */
 void mcx__br_abort_write(peer_t *p, nng_stream *s);
 /**
- * @brief Reads one frame: its type and body, malloc'd (the caller frees it).
- * I/O threads (the handshake).
- * @retval 0 *body, *len set.
- * @retval NNG_EPROTO a malformed length; other nng errors of the stream.
+ * @brief Makes the authenticated stream @p s the peer's connection: an
+ * older one is closed (its reader ends), the keep-alive interval is
+ * @p ka_ms, the node thread is told (EV_UP with a copy of @p hello, the
+ * peer's). @p serve: a stream the listener accepted, handed to the peer's
+ * link thread to read; else the caller (the dialer) reads it. I/O threads.
+ * @retval 0 *gen is the connection's generation.
+ * @retval -1 out of memory: nothing changed (the caller closes @p s).
  */
-int mcx__br_read_frame(nng_stream *s, uint8_t **body, uint32_t *len, nng_duration timeout);
-/** Writes one frame at once (the handshake's): 0 or an nng error. I/O threads. */
-int mcx__br_send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len, nng_duration timeout);
+int mcx__br_link_up(bridge_t *b, int pi, nng_stream *s, unsigned ka_ms, const uint8_t *hello, int serve,
+                    uint32_t *gen);
+/**
+ * @brief Reads one frame: its type and body, malloc'd (the caller frees it),
+ * by @p end (nng_clock() ms, absolute: bytes that trickle in do not extend
+ * it). I/O threads (the dialer's handshake).
+ * @retval 0 *body, *len set.
+ * @retval NNG_EPROTO a malformed length; NNG_ETIMEDOUT @p end passed; other nng errors of the stream.
+ */
+int mcx__br_read_frame(nng_stream *s, uint8_t **body, uint32_t *len, uint64_t end);
+/** Writes one frame by @p end (as mcx__br_read_frame()): 0 or an nng error. I/O threads. */
+int mcx__br_send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len, uint64_t end);
 /** Hands an event to the node thread (@p body: malloc'd, taken). I/O threads. */
 void mcx__br_push_ev(bridge_t *b, int type, int peer, uint32_t gen, uint8_t *body, uint32_t len);
 /** The node thread's events, in order, taken from the I/O threads' list. Node thread. */
@@ -277,18 +329,41 @@ void mcx__br_send_small(peer_t *p, uint8_t type, const uint8_t *body, uint32_t l
 /** Writes what the pass made for the peer, in one write. Node thread. */
 void mcx__br_flush_out(peer_t *p);
 
+/* ---- preauth.c */
+/** Starts accepting on b->listener: the pool and the pre-auth thread. 0, or -1 (logged). Node thread. */
+int mcx__br_preauth_start(bridge_t *b);
+/** Joins the pre-auth thread and closes what it held; the listener is closed. Node thread. */
+void mcx__br_preauth_stop(bridge_t *b);
+
 /* ---- handshake.c */
 /**
- * @brief Runs the handshake on a new stream; on success the stream is the
- * peer's connection and the node thread is told (EV_UP). I/O threads.
- * @param expect the peer index a dialer expects; -1 on the listening side.
- * @return the peer index; -1 when refused or failed (the caller closes @p s).
+ * @brief The dialer's handshake on a new stream to peer @p pi: hellos, then
+ * this side's key proof, then the listener's; on success the stream is the
+ * peer's connection (mcx__br_link_up(), read by the caller). The peer's
+ * state says why it failed. Its dialer thread.
+ * @retval 0 up; *gen is the connection's generation.
+ * @retval -1 refused or failed (the caller closes @p s).
  */
-int mcx__br_handshake(bridge_t *b, nng_stream *s, int expect);
+int mcx__br_handshake(bridge_t *b, nng_stream *s, int pi, uint32_t *gen);
+/** This side's hello to peer @p pi (its delivery record of the peer's frames). Any thread. */
+void mcx__br_hs_hello(bridge_t *b, int pi, uint8_t mine[HELLO_LEN]);
+/**
+ * @brief The configured peer a listener's connection claims to be (@p theirs:
+ * its checked hello). Any thread.
+ * @return the peer index; -1 (*why says why) when the domain is not a
+ * configured peer, is this one, or is one this side dials.
+ */
+int mcx__br_hs_claim(const bridge_t *b, const uint8_t *theirs, char *why, size_t n);
+/** The key proof of the hello @p from to @p to (HMAC-SHA256 of both under the key). Any thread. */
+void mcx__br_hs_tag(const bridge_t *b, const uint8_t *from, const uint8_t *to, uint8_t tag[AUTH_LEN]);
+/** Whether @p tag proves the key for @p theirs to @p mine (constant time). Any thread. */
+int mcx__br_hs_tag_ok(const bridge_t *b, const uint8_t *theirs, const uint8_t *mine, const uint8_t *tag);
+/** The keep-alive interval of a connection whose peer said @p theirs. Any thread. */
+unsigned mcx__br_hs_keepalive(const bridge_t *b, const uint8_t *theirs);
 /**
  * @brief A TLS configuration: a client's checking @p host, or (NULL) the
- * server's. Fails when nng has no TLS engine. Any thread (a dialer, or the
- * node thread at the start).
+ * server's, from the PEM text read at the start. Fails when nng has no TLS
+ * engine. Any thread (a dialer, or the node thread at the start).
  * @retval 0 *out set.
  * @retval an nng error.
  */
@@ -296,9 +371,56 @@ int mcx__br_make_tls(const bridge_t *b, nng_tls_config **out, const char *host);
 /** The listener's TLS configuration (b->tls_server): 0, or -1 (logged). Node thread. */
 int mcx__br_setup_tls(bridge_t *b);
 
+/* ---- config.c (any thread; no state) */
+/**
+ * @brief Reads a PEM file of the TLS configuration (NUL-terminated, malloc'd:
+ * the caller frees it). A regular file (never opened blocking: a FIFO or a
+ * device is refused unread), of this user or root, not writable by group or
+ * others, and for one holding a private key (@p secret) not readable by
+ * them either; parsed by nng (@p secret: a certificate and its key, else a
+ * CA chain) when nng has TLS.
+ * @retval 0 *pem set.
+ * @retval -1 refused: *why says why, naming the file.
+ */
+int mcx__br_read_pem(const char *what, const char *path, int secret, char **pem, char *why, size_t n);
+
+/* ---- statedir.c (any thread; the bridge's own files) */
+/**
+ * @brief Opens the state directory: a directory (not a symbolic link to
+ * one) owned by this user, not writable by group or others.
+ * @retval 0 *fd open.
+ * @retval -1 refused: *why says why.
+ */
+int mcx__br_state_open(const char *path, int *fd, char *why, size_t n);
+/**
+ * @brief Replaces the file @p name of the state directory with @p len bytes
+ * of @p text: written to NAME.tmp, made anew (O_EXCL, no link followed; a
+ * stale one is removed first), then renamed over @p name.
+ * @retval 0 written.
+ * @retval -1 not (the old file stays).
+ */
+int mcx__br_state_write(int dirfd, const char *name, const void *text, size_t len);
+/**
+ * @brief Opens the delivery record file @p name of the state directory and
+ * reads it (v[0]: incarnation, v[1]: delivered). A missing one is made
+ * (@p create; 0600, zeros, in place at once by a rename); an existing one
+ * must be a regular file of this user, not writable by group or others,
+ * with one link and RECORD_LEN bytes (a shorter one is truncated: an error,
+ * never a fault later).
+ * @retval 0 *fd open (-1 when missing and not @p create), v set.
+ * @retval -1 refused: *why says why.
+ */
+int mcx__br_record_file(int dirfd, const char *name, int create, int *fd, uint64_t v[2], char *why, size_t n);
+/** Writes a record (v[0]: incarnation, v[1]: delivered) to its file: 0, or -1 (failed). */
+int mcx__br_record_write(int fd, const uint64_t v[2]);
+
 /* ---- delivery.c (node thread) */
-/** Loads the peer's delivery record (file and partition receipt). */
-void mcx__br_record_load(bridge_t *b, peer_t *p);
+/** Loads the peer's delivery record (file and partition receipt): 0, or -1 when its file is refused (logged). */
+int mcx__br_record_load(bridge_t *b, peer_t *p);
+/** Writes the record to its file when it changed (before the acknowledgement leaves). */
+void mcx__br_record_flush(peer_t *p);
+/** Closes the record's file. */
+void mcx__br_record_close(peer_t *p);
 /**
  * @brief A new connection of peer @p pi is up (EV_UP, @p hello: the peer's):
  * the record follows the peer's incarnation (a new one ends the channels

@@ -5,9 +5,10 @@
  * (kept until acknowledged, written again after a reconnection) and the
  * control frames waiting for room in it; on the receiving side the
  * in-order delivery of data frames into local queues or channels, the
- * acknowledgements, and the delivery record (a mapped file and the
- * partition's receipt) that keeps a delivery from being repeated after a
- * restart; and what a new connection does to both sides (mcx__br_peer_up).
+ * acknowledgements, and the delivery record (a file in the state directory
+ * and the partition's receipt) that keeps a delivery from being repeated
+ * after a restart; and what a new connection does to both sides
+ * (mcx__br_peer_up).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,40 +16,59 @@
 
 #include "bridge_internal.h"
 #include "ports/mcx_port.h"
-#include "ports/mcx_port_shm.h"
+#include "ports/mcx_port_file.h"
 
 /* ---- delivery record: which data frames of the peer's incarnation are in
- * local queues. Written after each delivery, before its acknowledgement. */
-/* The file is mapped: a delivery is recorded by one store right after the
- * send returns (no system call), which outlives a kill -9 at once. */
-static void record_open(bridge_t *b, peer_t *p)
+ * local queues. The file (statedir.c checks it) is written with pwrite,
+ * once per pass of the node thread that delivered anything, before the
+ * pass's acknowledgement is written: a file truncated under the bridge
+ * cannot fault it (no mapping is accessed), and a kill between a delivery
+ * and the write is covered by the partition's receipt (set in the step of
+ * the delivery). The file stays marked in the memory map, never accessed,
+ * so `mca domains` finds the state directory (docs/bridge.md: status). */
+static int record_open(bridge_t *b, peer_t *p)
 {
-  char path[400];
-  snprintf(path, sizeof path, "%s/delivered-d%u-from-d%u", b->cfg.state_dir, b->cfg.domain, p->domain);
-  p->rec = mcx_port_map_file(path, sizeof *p->rec);
-  if (!p->rec) {
-    mcx__br_log(b, "cannot map %s: delivery record kept in memory only", path);
-    return;
+  char name[64], why[400];
+  uint64_t v[2];
+  snprintf(name, sizeof name, "delivered-d%u-from-d%u", b->cfg.domain, p->domain);
+  if (mcx__br_record_file(b->state_fd, name, 1, &p->rec_fd, v, why, sizeof why)) {
+    mcx__br_log(b, "state_dir %s: %s", b->cfg.state_dir, why);
+    return -1;
   }
-  p->rx_inc = mcx_load_relaxed(&p->rec->inc); /* ours alone: the bridge runs once per domain */
-  p->rx_delivered = mcx_load_relaxed(&p->rec->delivered);
+  p->rec_mark = mcx_port_file_mark(p->rec_fd, RECORD_LEN);
+  p->rx_inc = p->rec_inc = v[0]; /* ours alone: the bridge runs once per domain */
+  p->rx_delivered = p->rec_delivered = v[1];
+  return 0;
 }
 
-/* A new incarnation: the count is reset before the incarnation changes, so
- * a kill in between leaves the old incarnation with 0 (a fresh start). */
-static void record_store(peer_t *p)
+/* The record as it is now, written when it changed. One pwrite of both
+ * words: a new incarnation and its count go together. */
+void mcx__br_record_flush(peer_t *p)
 {
-  if (!p->rec)
+  if (p->rec_fd < 0)
     return;
   mcx__mutex_lock(&p->mtx, 0);
-  uint64_t inc = p->rx_inc, delivered = p->rx_delivered;
+  uint64_t v[2] = {p->rx_inc, p->rx_delivered};
   mcx__mutex_unlock(&p->mtx, 0);
-  if (mcx_load_relaxed(&p->rec->inc) != inc) {
-    mcx_store_relaxed(&p->rec->delivered, 0);
-    mcx_store_relaxed(&p->rec->inc, inc);
+  if (v[0] == p->rec_inc && v[1] == p->rec_delivered)
+    return;
+  if (mcx__br_record_write(p->rec_fd, v)) {
+    mcx__br_log(p->owner, "domain %u: the delivery record cannot be written (kept in the partition's receipt only)",
+                p->domain);
+    return;
   }
-  mcx_store_relaxed(&p->rec->delivered, delivered);
+  p->rec_inc = v[0], p->rec_delivered = v[1];
 }
+
+void mcx__br_record_close(peer_t *p)
+{
+  mcx_port_file_unmark(p->rec_mark, RECORD_LEN);
+  mcx_port_file_close(p->rec_fd);
+  p->rec_mark = NULL;
+  p->rec_fd = -1;
+}
+
+static void record_store(peer_t *p) { mcx__br_record_flush(p); }
 
 /* The partition's side of the record: a delivery receipt per peer and
  * incarnation, which mcx_msg_send_receipted() sets in the step that queues
@@ -91,9 +111,10 @@ static void rcpt_switch(bridge_t *b, peer_t *p, uint64_t old_inc, uint64_t new_i
 /* The file's record, then the partition's receipt of the same incarnation,
  * which is never behind it (set in the step of the delivery, the file right
  * after); a partition made anew has none (0): the file then tells. */
-void mcx__br_record_load(bridge_t *b, peer_t *p)
+int mcx__br_record_load(bridge_t *b, peer_t *p)
 {
-  record_open(b, p);
+  if (record_open(b, p))
+    return -1;
   uint64_t v = 0;
   rcpt_open(b, p, p->rx_inc, &v);
   if (v > p->rx_delivered) {
@@ -102,6 +123,7 @@ void mcx__br_record_load(bridge_t *b, peer_t *p)
     p->rx_delivered = v;
     record_store(p);
   }
+  return 0;
 }
 
 /* ---- sending: the window */
@@ -208,8 +230,6 @@ static int deliver_one(bridge_t *b, peer_t *p, const mcx__wire_data_t *d)
     mcapi_status_t rs;
     mcx_receipt_set(p->rcpt, d->seq, &rs);
   }
-  if (p->rec) /* the file follows (the receipt is the one a restart trusts) */
-    mcx_store_relaxed(&p->rec->delivered, d->seq);
   if (st == MCAPI_SUCCESS) {
     p->delivered_total++;
   } else {
@@ -222,8 +242,7 @@ static int deliver_one(bridge_t *b, peer_t *p, const mcx__wire_data_t *d)
   p->rx_delivered = d->seq;
   p->rx_known = 1;
   mcx__mutex_unlock(&p->mtx, 0);
-  record_store(p);
-  return 1;
+  return 1; /* the file follows at the end of the pass (mcx__br_deliver) */
 }
 
 /* Delivers the held data frames of @p p in order; stops at a full queue. */
@@ -255,6 +274,8 @@ int mcx__br_deliver(bridge_t *b, peer_t *p)
     free(e->body);
     free(e);
   }
+  if (busy)
+    mcx__br_record_flush(p); /* before the acknowledgement below is written */
   if (p->up && (p->force_ack || p->rx_delivered != p->ack_sent)) {
     uint8_t m[ACK_LEN];
     mcx__wire_ack(m, p->rx_delivered);

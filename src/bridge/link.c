@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The bridge's links to its peers (docs/bridge.md): the listening, dialing
- * and reading threads, the keepers that decide when a connection is lost,
- * the I/O threads' hand-off of events to the node thread and its idle wait,
- * and the node thread's batched writes. Owns the threads, b->listener,
- * b->threads, the event list, and each peer's connection (conn, gen, state,
- * the write and ping bookkeeping). The handshake is handshake.c's.
+ * The bridge's links to its peers (docs/bridge.md): the dialing and
+ * reading threads (one link thread per peer), the keepers that decide when
+ * a connection is lost, the I/O threads' hand-off of events to the node
+ * thread and its idle wait, and the node thread's batched writes. Owns the
+ * threads of the peers, b->listener, the event list, and each peer's
+ * connection (conn, gen, state, the write and ping bookkeeping, the
+ * streams handed over). The handshake is handshake.c's; accepting and the
+ * listener's side of the handshake are preauth.c's.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -19,6 +21,8 @@
 /* Set when the bridge stops: the I/O threads and keepers end (polled; no
  * data hangs on it). */
 static mcx_atomic_u32 g_quit_io;
+
+int mcx__br_quitting(void) { return (int)mcx_load_relaxed(&g_quit_io); }
 
 /* ---- stream I/O (blocking, bounded) */
 /* A write to @p s under @p p's wmtx whose aio the stream's reader (or the
@@ -50,6 +54,16 @@ void mcx__br_abort_write(peer_t *pr, nng_stream *s)
   mcx__mutex_unlock(&pr->mtx, 0);
 }
 
+/* The time left to @p end (nng_clock() ms), at least 1 ms; @p step when
+ * that is shorter (NNG_DURATION_INFINITE: no step bound). */
+static nng_duration left(uint64_t end, nng_duration step)
+{
+  if (end == UINT64_MAX)
+    return step;
+  uint64_t now = nng_clock(), t = end > now + 1 ? end - now : 1;
+  return step != NNG_DURATION_INFINITE && (uint64_t)step < t ? step : (nng_duration)t;
+}
+
 /* One read (@p rx) or write of at most @p len bytes at @p p: 0 with *n the
  * bytes moved, or an nng error (NNG_ECLOSED when none moved). */
 static int io_step(nng_stream *s, nng_aio *aio, void *p, size_t len, int rx, nng_duration timeout, size_t *n)
@@ -69,7 +83,10 @@ static int io_step(nng_stream *s, nng_aio *aio, void *p, size_t len, int rx, nng
   return *n ? 0 : NNG_ECLOSED;
 }
 
-static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout, peer_t *pr)
+/* All @p len bytes, each step bounded by @p step and all of them by @p end
+ * (absolute, UINT64_MAX: none): a peer that trickles bytes does not extend
+ * @p end. */
+static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration step, uint64_t end, peer_t *pr)
 {
   nng_aio *aio;
   int rv = nng_aio_alloc(&aio, NULL, NULL);
@@ -80,7 +97,7 @@ static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_dura
   uint8_t *p = buf;
   while (len) {
     size_t n;
-    if ((rv = io_step(s, aio, p, len, rx, timeout, &n)) != 0)
+    if ((rv = io_step(s, aio, p, len, rx, left(end, step), &n)) != 0)
       break;
     p += n;
     len -= n;
@@ -91,16 +108,16 @@ static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_dura
   return rv;
 }
 
-static int io_all(nng_stream *s, void *buf, size_t len, int rx, nng_duration timeout)
+static int io_all(nng_stream *s, void *buf, size_t len, int rx, uint64_t end)
 {
-  return io_all_tracked(s, buf, len, rx, timeout, NULL);
+  return io_all_tracked(s, buf, len, rx, NNG_DURATION_INFINITE, end, NULL);
 }
 
-int mcx__br_read_frame(nng_stream *s, uint8_t **body, uint32_t *len, nng_duration timeout)
+int mcx__br_read_frame(nng_stream *s, uint8_t **body, uint32_t *len, uint64_t end)
 {
   uint8_t h[WIRE_PREFIX];
   uint32_t n;
-  int rv = io_all(s, h, sizeof h, 1, timeout);
+  int rv = io_all(s, h, sizeof h, 1, end);
   if (rv)
     return rv;
   if (mcx__wire_frame_len(h, &n))
@@ -108,7 +125,7 @@ int mcx__br_read_frame(nng_stream *s, uint8_t **body, uint32_t *len, nng_duratio
   uint8_t *b = malloc(n);
   if (!b)
     return NNG_ENOMEM;
-  if ((rv = io_all(s, b, n, 1, timeout)) != 0) {
+  if ((rv = io_all(s, b, n, 1, end)) != 0) {
     free(b);
     return rv;
   }
@@ -117,13 +134,13 @@ int mcx__br_read_frame(nng_stream *s, uint8_t **body, uint32_t *len, nng_duratio
   return 0;
 }
 
-int mcx__br_send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len, nng_duration timeout)
+int mcx__br_send_raw(nng_stream *s, uint8_t type, const void *body, uint32_t len, uint64_t end)
 {
   uint32_t total;
   uint8_t *f = mcx__wire_frame(type, body, len, &total);
   if (!f)
     return NNG_ENOMEM;
-  int rv = io_all(s, f, total, 0, timeout);
+  int rv = io_all(s, f, total, 0, end);
   free(f);
   return rv;
 }
@@ -209,7 +226,7 @@ static void nap(unsigned ms)
 
 /* ---- keep-alive (docs/bridge.md)
  * One keeper thread per peer, for the whole run, started by
- * mcx__br_link_start() itself (not from the shared thread table). It never
+ * mcx__br_link_start() (every thread is: none is made for a connection). It never
  * waits for a lock held across I/O or for a queue:
  * - a ping is written when nothing was for the interval, asynchronously:
  *   the keeper takes wmtx only if it is free (a write under way carries
@@ -308,11 +325,10 @@ static void keeper(void *arg)
  * stream. Each read takes whatever has come, as much as fits, and hands
  * every whole frame in it to the node thread at once: one wake-up for a
  * burst of frames, not two for each. */
-static void reader(bridge_t *b, int pi, nng_stream *s)
+static void reader(bridge_t *b, int pi, nng_stream *s, uint32_t gen)
 {
   peer_t *p = &b->peers[pi];
   mcx__mutex_lock(&p->mtx, 0);
-  uint32_t gen = p->gen;
   unsigned ka = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
   size_t cap = 1u << 16, have = 0;
@@ -394,97 +410,82 @@ static void reader(bridge_t *b, int pi, nng_stream *s)
   }
 }
 
-/* ---- threads */
-typedef struct accepted {
-  bridge_t *b;
-  nng_stream *s;
-} accepted_t;
-
-static void conn_thread(void *arg)
+/* ---- connections up */
+int mcx__br_link_up(bridge_t *b, int pi, nng_stream *s, unsigned ka_ms, const uint8_t *hello, int serve,
+                    uint32_t *gen)
 {
-  accepted_t *a = arg;
-  int pi = mcx__br_handshake(a->b, a->s, -1);
-  if (pi < 0) {
-    nng_stream_close(a->s);
-    nng_stream_free(a->s);
-  } else {
-    reader(a->b, pi, a->s);
+  peer_t *p = &b->peers[pi];
+  uint8_t *h = malloc(HELLO_LEN);
+  handoff_t *ho = serve ? malloc(sizeof *ho) : NULL;
+  if (!h || (serve && !ho)) {
+    free(h);
+    free(ho);
+    return -1;
   }
-  free(a);
-}
-
-static void thread_main(void *arg)
-{
-  struct thr *t = arg;
-  t->fn(t->arg);
-  mcx_store_release(&t->done, 1); /* R-T1: pairs with A-T1 in spawn() (only a flag: the join orders the rest) */
-}
-
-/* Starts @p fn on a free slot, joining finished threads first; frees @p arg
- * when no thread could be started (then 0). */
-static int spawn(bridge_t *b, void (*fn)(void *), void *arg)
-{
-  int ok = 0;
-  mcx__mutex_lock(&b->thmtx, 0);
-  for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0] && !ok; i++) {
-    struct thr *t = &b->threads[i];
-    if (t->t && mcx_load_acquire(&t->done)) { /* A-T1: pairs with R-T1 */
-      nng_thread_destroy(t->t);
-      t->t = NULL;
-    }
-    if (t->t)
-      continue;
-    mcx_store_relaxed(&t->done, 0);
-    t->fn = fn, t->arg = arg;
-    ok = nng_thread_create(&t->t, thread_main, t) == 0;
-    if (!ok)
-      t->t = NULL;
+  memcpy(h, hello, HELLO_LEN);
+  /* This stream replaces any older one. */
+  nng_stream *old;
+  mcx__mutex_lock(&p->mtx, 0);
+  old = p->conn;
+  p->conn = s;
+  *gen = ++p->gen;
+  p->ka_ms = ka_ms; /* the keeper watches it from its next tick */
+  p->state = PS_UP;
+  snprintf(p->why, sizeof p->why, "connected");
+  if (ho) {
+    ho->next = NULL, ho->s = s, ho->gen = *gen;
+    if (p->hand_tail)
+      p->hand_tail->next = ho;
+    else
+      p->hand_head = ho;
+    p->hand_tail = ho;
   }
-  mcx__mutex_unlock(&b->thmtx, 0);
-  if (!ok && arg != b)
-    free(arg);
-  return ok;
+  mcx__mutex_unlock(&p->mtx, 0);
+  if (old) {
+    nng_stream_close(old); /* its reader ends and frees it */
+    mcx__br_abort_write(p, old);
+  }
+  if (ho) {
+    /* H1 — the hand-off is under mtx; the bump only wakes the link thread,
+     * which looks under mtx again (serve()). */
+    mcx_fetch_add_relaxed(&p->hand_seq, 1);
+    mcx_port_futex_wake(&p->hand_seq, 1, 0);
+  }
+  mcx__br_push_ev(b, EV_UP, pi, *gen, h, HELLO_LEN);
+  return 0;
 }
 
-static void listen_thread(void *arg)
+/* The link thread of a peer that dials this side: reads each stream the
+ * pre-auth thread authenticated, in order (one replaced before it was read
+ * is closed already: its read ends at once, and frees it). */
+static void serve(void *arg)
 {
-  bridge_t *b = arg;
-  nng_aio *aio;
-  if (nng_aio_alloc(&aio, NULL, NULL))
-    return;
+  peer_t *p = arg;
+  bridge_t *b = p->owner;
+  int pi = (int)(p - b->peers);
   while (!mcx_load_relaxed(&g_quit_io)) {
-    nng_stream_listener_accept(b->listener, aio);
-    nng_aio_wait(aio);
-    if (nng_aio_result(aio) == NNG_ECLOSED)
-      break;
-    if (nng_aio_result(aio))
-      continue;
-    accepted_t *a = malloc(sizeof *a);
-    nng_stream *s = nng_aio_get_output(aio, 0);
-    if (!a) {
-      nng_stream_free(s);
+    uint32_t seen = mcx_load_relaxed(&p->hand_seq); /* compared again by the futex; H1 */
+    mcx__mutex_lock(&p->mtx, 0);
+    handoff_t *h = p->hand_head;
+    if (h && !(p->hand_head = h->next))
+      p->hand_tail = NULL;
+    mcx__mutex_unlock(&p->mtx, 0);
+    if (!h) {
+      /* Woken by a hand-off or the stop; the bound only keeps a missed
+       * wake-up from mattering. */
+      mcx_port_futex_wait(&p->hand_seq, seen, mcx_port_now_ns() + 1000000000u, 0);
       continue;
     }
-    a->b = b, a->s = s;
-    if (!spawn(b, conn_thread, a)) { /* no thread for it: its dialer tries again */
-      mcx__br_log(b, "no thread for an incoming connection: closed");
-      nng_stream_close(s);
-      nng_stream_free(s);
-    }
+    reader(b, pi, h->s, h->gen);
+    free(h);
   }
-  nng_aio_free(aio);
 }
-
-typedef struct dial_arg {
-  bridge_t *b;
-  int pi;
-} dial_arg_t;
 
 static void dial_thread(void *arg)
 {
-  dial_arg_t *d = arg;
-  bridge_t *b = d->b;
-  peer_t *p = &b->peers[d->pi];
+  peer_t *p = arg;
+  bridge_t *b = p->owner;
+  int pi = (int)(p - b->peers);
   unsigned backoff = BACKOFF_MIN_MS;
   nng_stream_dialer *dialer = NULL;
   nng_aio *aio = NULL;
@@ -505,7 +506,7 @@ static void dial_thread(void *arg)
   if (rv == 0)
     rv = nng_aio_alloc(&aio, NULL, NULL);
   if (rv) {
-    char why[150];
+    char why[400];
     snprintf(why, sizeof why, "cannot dial %s: %s", p->url, nng_strerror(rv));
     mcx__br_log(b, "%s", why);
     mcx__br_set_state(p, PS_REFUSED, why);
@@ -521,9 +522,10 @@ static void dial_thread(void *arg)
     rv = nng_aio_result(aio);
     if (rv == 0) {
       nng_stream *s = nng_aio_get_output(aio, 0);
-      if (mcx__br_handshake(b, s, d->pi) >= 0) {
+      uint32_t gen;
+      if (mcx__br_handshake(b, s, pi, &gen) == 0) {
         backoff = BACKOFF_MIN_MS;
-        reader(b, d->pi, s);
+        reader(b, pi, s, gen);
         nap(BACKOFF_MIN_MS);
         continue;
       }
@@ -554,7 +556,6 @@ out:
   }
   if (tls)
     nng_tls_config_free(tls);
-  free(d);
 }
 
 int mcx__br_link_start(bridge_t *b)
@@ -573,23 +574,16 @@ int mcx__br_link_start(bridge_t *b)
   }
   mcx__br_log(b, "node %u of domain %u, listening on %s, %u peer(s)", b->cfg.node, b->cfg.domain, b->cfg.listen,
               b->cfg.npeers);
+  /* Every thread now, a fixed number: per peer a keeper and a link thread. */
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
-    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_thread_create(&p->keeper, keeper, p)) {
-      mcx__br_log(b, "cannot start the keep-alive of peer domain %u", p->domain);
+    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_thread_create(&p->keeper, keeper, p) ||
+        nng_thread_create(&p->link, p->dialer ? dial_thread : serve, p)) {
+      mcx__br_log(b, "cannot start the threads of peer domain %u", p->domain);
       return -1;
     }
   }
-  spawn(b, listen_thread, b);
-  for (unsigned i = 0; i < b->cfg.npeers; i++)
-    if (b->peers[i].dialer) {
-      dial_arg_t *d = malloc(sizeof *d);
-      if (d) {
-        d->b = b, d->pi = (int)i;
-        spawn(b, dial_thread, d);
-      }
-    }
-  return 0;
+  return mcx__br_preauth_start(b);
 }
 
 void mcx__br_link_stop(bridge_t *b)
@@ -597,27 +591,42 @@ void mcx__br_link_stop(bridge_t *b)
   mcx_store_relaxed(&g_quit_io, 1);
   if (b->listener)
     nng_stream_listener_close(b->listener);
+  mcx__br_preauth_stop(b); /* joins the pre-auth thread: no hand-off after this */
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
     mcx__mutex_lock(&p->mtx, 0);
     if (p->conn)
       nng_stream_close(p->conn);
     mcx__mutex_unlock(&p->mtx, 0);
+    mcx_fetch_add_relaxed(&p->hand_seq, 1); /* only a wake-up (serve() polls g_quit_io) */
+    mcx_port_futex_wake(&p->hand_seq, 1, 0);
   }
-  for (unsigned i = 0; i < sizeof b->threads / sizeof b->threads[0]; i++)
-    if (b->threads[i].t)
-      nng_thread_destroy(b->threads[i].t); /* joins */
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
+    if (p->link)
+      nng_thread_destroy(p->link); /* joins */
     if (p->keeper)
       nng_thread_destroy(p->keeper); /* joins */
     if (p->ping_aio) {
       nng_aio_stop(p->ping_aio); /* its stream was closed above: ping_done() has run */
       nng_aio_free(p->ping_aio);
     }
+    /* Streams handed over and never read (their link thread stopped first). */
+    for (handoff_t *h = p->hand_head, *n; h; h = n) {
+      n = h->next;
+      if (p->conn == h->s)
+        p->conn = NULL;
+      nng_stream_close(h->s);
+      nng_stream_free(h->s);
+      free(h);
+    }
+    p->hand_head = p->hand_tail = NULL;
+    p->link = p->keeper = NULL;
+    p->ping_aio = NULL;
   }
   if (b->listener)
     nng_stream_listener_free(b->listener);
+  b->listener = NULL;
 }
 
 /* ---- writing (node thread) */
@@ -654,7 +663,7 @@ void mcx__br_flush_out(peer_t *p)
   mcx__mutex_unlock(&p->mtx, 0);
   if (s) {
     nng_duration t = ka ? (nng_duration)ka * DEAD_AFTER_PINGS * 4 : IO_TIMEOUT_MS;
-    if (io_all_tracked(s, p->obuf, p->olen, 0, t, p))
+    if (io_all_tracked(s, p->obuf, p->olen, 0, t, UINT64_MAX, p))
       nng_stream_close(s); /* its reader reports the peer down */
     else
       mcx_store_relaxed(&p->last_tx, nng_clock()); /* a counter (see peer_t) */

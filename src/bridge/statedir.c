@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The state directory (docs/bridge.md: security): its checks, and the
+ * files the bridge keeps in it, the status file and the delivery records.
+ *
+ * The directory is opened once, not through a symbolic link, and must be
+ * this user's and writable by nobody else: then no one else can make,
+ * replace or remove a name in it. Every file is reached through the
+ * directory's descriptor and opened without following a symbolic link, so
+ * names changed after the checks change nothing. The records are read and
+ * written with pread/pwrite, never through a mapping: a file truncated
+ * under the bridge is an error it reports at the start, never a SIGBUS.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bridge_internal.h"
+#include "common/mcx_err.h"
+#include "ports/mcx_port_file.h"
+
+static const char *kind_name(int kind)
+{
+  switch (kind) {
+  case MCX_FILE_REG: return "a regular file";
+  case MCX_FILE_DIR: return "a directory";
+  case MCX_FILE_LNK: return "a symbolic link";
+  case MCX_FILE_FIFO: return "a FIFO";
+  case MCX_FILE_CHR: return "a character device";
+  case MCX_FILE_BLK: return "a block device";
+  case MCX_FILE_SOCK: return "a socket";
+  default: return "not a regular file";
+  }
+}
+
+int mcx__br_state_open(const char *path, int *fd, char *why, size_t n)
+{
+  mcx_port_file_info_t in;
+  int rc = mcx_port_dir_open(path, fd, &in);
+  if (rc == MCX_EINVAL && mcx_port_file_lstat(-1, path, &in) == 0) {
+    snprintf(why, n, "state_dir %s is %s, not a directory%s", path, kind_name(in.kind),
+             in.kind == MCX_FILE_LNK ? " (name the directory itself)" : "");
+    return -1;
+  }
+  if (rc) {
+    snprintf(why, n, "state_dir %s: %s", path,
+             rc == MCX_ENOENT ? "no such directory" : rc == MCX_EPERM ? "permission denied" : "cannot be opened");
+    return -1;
+  }
+  uint32_t me = mcx_port_euid();
+  if (in.uid != me) {
+    snprintf(why, n, "state_dir %s is owned by uid %u, not by this bridge's user (uid %u)", path, in.uid, me);
+  } else if (in.mode & 022) {
+    snprintf(why, n, "state_dir %s is writable by its group or others (mode %04o): chmod go-w it", path, in.mode);
+  } else {
+    return 0;
+  }
+  mcx_port_file_close(*fd);
+  *fd = -1;
+  return -1;
+}
+
+/* NAME.tmp made anew: a name already there (a stale one of a killed run, a
+ * link put there) is removed, never opened; the link itself goes, not what
+ * it points to. */
+static int create_tmp(int dirfd, const char *tmp, unsigned mode, int *fd)
+{
+  mcx_port_file_info_t in;
+  int rc = mcx_port_file_openat(dirfd, tmp, MCX_FILE_CREATE, mode, fd, &in);
+  if (rc == MCX_EEXIST && mcx_port_file_unlinkat(dirfd, tmp) == 0)
+    rc = mcx_port_file_openat(dirfd, tmp, MCX_FILE_CREATE, mode, fd, &in);
+  return rc;
+}
+
+int mcx__br_state_write(int dirfd, const char *name, const void *text, size_t len)
+{
+  char tmp[128];
+  int fd;
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", name) >= sizeof tmp || create_tmp(dirfd, tmp, 0644, &fd))
+    return -1;
+  int rc = mcx_port_file_pwrite(fd, text, len, 0);
+  mcx_port_file_close(fd);
+  if (!rc)
+    rc = mcx_port_file_renameat(dirfd, tmp, name);
+  if (rc)
+    mcx_port_file_unlinkat(dirfd, tmp);
+  return rc ? -1 : 0;
+}
+
+/* A new record: zeros written to NAME.tmp, then renamed into place, so a
+ * kill leaves either no record or a whole one (never an empty file, which
+ * the next start would refuse as truncated). */
+static int record_create(int dirfd, const char *name, int *fd, char *why, size_t n)
+{
+  char tmp[128];
+  int t;
+  static const uint8_t zero[RECORD_LEN];
+  mcx_port_file_info_t in;
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", name) >= sizeof tmp || create_tmp(dirfd, tmp, 0600, &t)) {
+    snprintf(why, n, "delivery record %s cannot be made", name);
+    return -1;
+  }
+  int rc = mcx_port_file_pwrite(t, zero, sizeof zero, 0);
+  mcx_port_file_close(t);
+  if (!rc)
+    rc = mcx_port_file_renameat(dirfd, tmp, name);
+  if (!rc)
+    rc = mcx_port_file_openat(dirfd, name, MCX_FILE_RDWR, 0, fd, &in);
+  if (rc) {
+    mcx_port_file_unlinkat(dirfd, tmp);
+    snprintf(why, n, "delivery record %s cannot be made", name);
+    return -1;
+  }
+  return 0;
+}
+
+int mcx__br_record_file(int dirfd, const char *name, int create, int *fd, uint64_t v[2], char *why, size_t n)
+{
+  mcx_port_file_info_t in;
+  v[0] = v[1] = 0;
+  *fd = -1;
+  /* NONBLOCK: a FIFO put in its place is opened without waiting, then refused. */
+  int rc = mcx_port_file_openat(dirfd, name, MCX_FILE_RDWR | MCX_FILE_NONBLOCK, 0, fd, &in);
+  if (rc == MCX_ENOENT)
+    return create ? record_create(dirfd, name, fd, why, n) : 0;
+  if (rc == MCX_EINVAL) {
+    snprintf(why, n, "delivery record %s is a symbolic link (not followed): remove it", name);
+    return -1;
+  }
+  if (rc) {
+    snprintf(why, n, "delivery record %s: %s", name, rc == MCX_EPERM ? "permission denied" : "cannot be opened");
+    return -1;
+  }
+  uint32_t me = mcx_port_euid();
+  if (in.kind != MCX_FILE_REG)
+    snprintf(why, n, "delivery record %s is %s, not a regular file", name, kind_name(in.kind));
+  else if (in.uid != me)
+    snprintf(why, n, "delivery record %s is owned by uid %u, not by this bridge's user (uid %u)", name, in.uid, me);
+  else if (in.mode & 022)
+    snprintf(why, n, "delivery record %s is writable by its group or others (mode %04o)", name, in.mode);
+  else if (in.nlink != 1)
+    snprintf(why, n, "delivery record %s has %llu links (a hard link to another file?)", name,
+             (unsigned long long)in.nlink);
+  else if (in.size != RECORD_LEN)
+    snprintf(why, n,
+             "delivery record %s has %llu bytes, not %u: truncated or not a record (remove it to start "
+             "without it: what the peer sends again may then be delivered twice)",
+             name, (unsigned long long)in.size, RECORD_LEN);
+  else if (mcx_port_file_pread(*fd, v, RECORD_LEN, 0))
+    snprintf(why, n, "delivery record %s cannot be read", name);
+  else
+    return 0;
+  mcx_port_file_close(*fd);
+  *fd = -1;
+  v[0] = v[1] = 0;
+  return -1;
+}
+
+int mcx__br_record_write(int fd, const uint64_t v[2]) { return mcx_port_file_pwrite(fd, v, RECORD_LEN, 0) ? -1 : 0; }
