@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "json.h"
@@ -188,6 +187,11 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
 {
   char err[512];
   memset(c, 0, sizeof *c);
+  /* Before the parser: a regular file (never waited on), strings valid UTF-8 without NUL. */
+  if (mcx_bridge_check_config_text(path, err, sizeof err)) {
+    fprintf(stderr, "mca bridge: %s: %s\n", path, err);
+    return -1;
+  }
   json_t *root = json_parse_file(path, err, sizeof err);
   if (!root) {
     fprintf(stderr, "mca bridge: %s\n", err);
@@ -280,33 +284,9 @@ int mca_bridge_load_config(const char *path, mcx_bridge_config_t *c)
     fail(path, root, "tls+tcp:// needs \"tls\": {\"cert_key\": PEM file, \"ca\": PEM file}");
     goto out;
   }
-  /* The key: its own file, readable by its owner only. */
-  struct stat sb;
-  FILE *kf = fopen(keyfile, "rb");
-  if (!kf || fstat(fileno(kf), &sb) != 0) {
-    fprintf(stderr, "mca bridge: %s: key file %s: %s\n", path, keyfile, strerror(errno));
-    if (kf)
-      fclose(kf);
-    goto out;
-  }
-  if (sb.st_mode & 077) {
-    fprintf(stderr, "mca bridge: key file %s is readable or writable by others (chmod 600 it)\n", keyfile);
-    fclose(kf);
-    goto out;
-  }
-  size_t n = fread(c->key, 1, sizeof c->key, kf);
-  int more = fgetc(kf) != EOF;
-  fclose(kf);
-  while (n && (c->key[n - 1] == '\n' || c->key[n - 1] == '\r' || c->key[n - 1] == ' '))
-    n--;
-  if (n < 16 || more) {
-    fprintf(stderr, "mca bridge: key file %s must hold 16 to 64 bytes\n", keyfile);
-    goto out;
-  }
-  c->key_len = (unsigned)n;
-  struct stat ds;
-  if (stat(c->state_dir, &ds) != 0 || !S_ISDIR(ds.st_mode)) {
-    fprintf(stderr, "mca bridge: state_dir %s is not a directory\n", c->state_dir);
+  /* The key, the state directory, the TLS files (docs/bridge.md: security). */
+  if (mcx_bridge_read_key(keyfile, c, err, sizeof err) || mcx_bridge_check_files(c, err, sizeof err)) {
+    fprintf(stderr, "mca bridge: %s: %s\n", path, err);
     goto out;
   }
   rc = 0;
