@@ -19,7 +19,8 @@ else()
   set_tests_properties(bridge_hmac_rfc4231 PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
   set(_mca "")
 endif()
-foreach(c messages priorities restart chankill refused channels scalars pktfrom sclfrom domains tls netns geti config starve)
+foreach(c messages priorities restart chankill refused channels scalars pktfrom sclfrom domains tls netns geti config starve
+          flood wrongkey statedir checkfiles)
   add_test(NAME bridge_${c} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_check.sh ${c} "${_mca}"
            $<TARGET_FILE:bridge_node>)
   # The script bounds every wait itself (ceilings scaled by

@@ -423,7 +423,12 @@ int mcx__br_link_up(bridge_t *b, int pi, nng_stream *s, unsigned ka_ms, const ui
     return -1;
   }
   memcpy(h, hello, HELLO_LEN);
-  /* This stream replaces any older one. */
+  /* This stream replaces any older one. The order matters: the node thread
+   * writes to p->conn only while p->gen is the gen of the last EV_UP it
+   * took, and drops frames read for another gen than that; so the
+   * connection is installed before EV_UP is pushed, and EV_UP before
+   * anything can be read from it (the dialer reads after this returns; a
+   * listener's stream is handed to its reader only now). */
   nng_stream *old;
   mcx__mutex_lock(&p->mtx, 0);
   old = p->conn;
@@ -432,26 +437,26 @@ int mcx__br_link_up(bridge_t *b, int pi, nng_stream *s, unsigned ka_ms, const ui
   p->ka_ms = ka_ms; /* the keeper watches it from its next tick */
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
-  if (ho) {
-    ho->next = NULL, ho->s = s, ho->gen = *gen;
-    if (p->hand_tail)
-      p->hand_tail->next = ho;
-    else
-      p->hand_head = ho;
-    p->hand_tail = ho;
-  }
   mcx__mutex_unlock(&p->mtx, 0);
   if (old) {
     nng_stream_close(old); /* its reader ends and frees it */
     mcx__br_abort_write(p, old);
   }
+  mcx__br_push_ev(b, EV_UP, pi, *gen, h, HELLO_LEN);
   if (ho) {
+    ho->next = NULL, ho->s = s, ho->gen = *gen;
+    mcx__mutex_lock(&p->mtx, 0);
+    if (p->hand_tail)
+      p->hand_tail->next = ho;
+    else
+      p->hand_head = ho;
+    p->hand_tail = ho;
+    mcx__mutex_unlock(&p->mtx, 0);
     /* H1 — the hand-off is under mtx; the bump only wakes the link thread,
      * which looks under mtx again (serve()). */
     mcx_fetch_add_relaxed(&p->hand_seq, 1);
     mcx_port_futex_wake(&p->hand_seq, 1, 0);
   }
-  mcx__br_push_ev(b, EV_UP, pi, *gen, h, HELLO_LEN);
   return 0;
 }
 

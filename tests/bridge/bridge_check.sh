@@ -4,6 +4,7 @@
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
 # CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | geti | config | starve
+#       | flood | wrongkey | statedir | checkfiles
 # Exit 77 (skip) with the reason when the bridge is not built.
 #
 # Waits poll for the event they need (a log line, a status state, a count)
@@ -1065,6 +1066,276 @@ starve)
   wait_state 2 1 up
   grep -h "keep-alive\|: down (" "$work"/b*.log
   echo "a stop of 10 x the threshold is a loss; the bridges connected again after it"
+  ;;
+flood)
+  # An outsider without the key floods the listener of bridge 2 while a
+  # stream runs from domain 1 to domain 2 (tcp on the loopback, the
+  # attackers from other loopback addresses, and in the last phase from the
+  # peer's own). The receiver holds at a quarter, half and three quarters of
+  # the stream; at each, one attack starts (a slowloris of 80 connections
+  # sending a byte of a hello a second; a connect flood, 1000 a second from
+  # 60 addresses, 200 held open and silent; both, and 8 slowloris
+  # connections from 127.0.0.1 itself), the link is cut (bridge 1 stopped
+  # until bridge 2's keep-alive drops it), and the stream must come back
+  # while the attack goes on: bridge 2 up again, the receiver 2000 items
+  # further, the attacker still running. Every item arrives once, in order.
+  # Afterwards bridge 2 holds as many descriptors as before the attack
+  # (none leaked). Waits are for events, with ceilings; nothing is timed.
+  attack=$(dirname "$0")/bridge_attack.py
+  newkey "$work/key"
+  u1=$(url 1 tcp) u2=$(url 2 tcp)
+  conf 1 "$u1" "$work/key" 2 "$u2" '"keepalive_ms": 200'
+  conf 2 "$u2" "$work/key" 1 "$u1" '"keepalive_ms": 200'
+  start_bridge 1; start_bridge 2
+  wait_state 1 2 up; wait_state 2 1 up
+  port=${u2##*:}
+  fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+  n=${MCX_BRIDGE_TEST_ITEMS:-40000}; [ "$n" -gt 40000 ] && n=40000; n=$((n / 4000 * 4000))
+  "$node" recv 2 2 10 $n pace "hold=$((n / 4)),$((n / 2)),$((3 * n / 4)):$work/r2go" >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 $n >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  wait_line "$work/r2.log" "^held $((n / 4))\$" 120
+  base=$(fds "${bpid[2]}")
+  echo "bridge 2 holds $base descriptors before the attack"
+  phase=0
+  for k in $((n / 4)) $((n / 2)) $((3 * n / 4)); do
+    phase=$((phase + 1))
+    wait_line "$work/r2.log" "^held $k\$" 120
+    stopf="$work/stop$phase"
+    apids=() alogs=()
+    # run_attack NAME ARGS...: in the background, its output in $work/NAME.log
+    run_attack() {
+      local log="$work/$1.log"; shift
+      python3 "$attack" "$@" "$stopf" >"$log" 2>&1 & apids+=($!); alogs+=("$log")
+    }
+    case $phase in
+    1) run_attack a1 slowloris 127.0.0.1 "$port" 80 1 127.0.0.2-127.0.0.11 ;;
+    2) run_attack a2 flood 127.0.0.1 "$port" 200 1000 127.0.0.20-127.0.0.79 ;;
+    3) run_attack a3 slowloris 127.0.0.1 "$port" 80 1 127.0.0.2-127.0.0.11
+       run_attack a3b slowloris 127.0.0.1 "$port" 8 1 127.0.0.1
+       run_attack a3c flood 127.0.0.1 "$port" 200 1000 127.0.0.20-127.0.0.79 ;;
+    esac
+    pids+=("${apids[@]}")
+    for f in "${alogs[@]}"; do wait_line "$f" "^ready"; done
+    grep -h "^ready" "${alogs[@]}"
+    # The link cut under the attack: bridge 1 stopped until bridge 2 drops it.
+    kill -STOP "${bpid[1]}"
+    wait_state 2 1 down
+    kill -CONT "${bpid[1]}"
+    echo "phase $phase: the link dropped under the attack"
+    touch "$work/r2go.$k"
+    wait_state 2 1 up
+    wait_line "$work/r2.log" "^progress $((k + 2000))\$" 120
+    for p in "${apids[@]}"; do alive "$p" || fail "phase $phase: an attacker ended before the stream came back"; done
+    echo "phase $phase: up again and 2000 items further while the attack went on"
+    touch "$stopf"
+    for p in "${apids[@]}"; do wait "$p" || fail "phase $phase: an attacker failed"; done
+    grep -hv "^ready" "${alogs[@]}"
+  done
+  for p in $s1 $r2; do wait $p || fail "a node failed"; done
+  tail -n1 "$work/r2.log"
+  grep -q "recv: $n items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "the stream across the attacks"
+  grep -q "pre-auth: a connection replaced by a newer one" "$work/b2.log" || fail "the attacks never filled the pre-auth pool"
+  grep -h "pre-auth:" "$work/b2.log" | tail -n 3
+  # No descriptor leaked: back to what it held before (it may take a moment
+  # to see the attackers' closes).
+  now=0
+  for _ in $(seq 1 "$(ticks 60)"); do
+    now=$(fds "${bpid[2]}")
+    [ "$now" -le "$base" ] && break
+    sleep 0.1
+  done
+  [ "$now" -le "$base" ] || { ls -l "/proc/${bpid[2]}/fd"; fail "bridge 2 holds $now descriptors after the attacks, $base before"; }
+  echo "bridge 2 holds $now descriptors after the attacks ($base before)"
+  alive "${bpid[2]}" || fail "bridge 2 died"
+  ;;
+wrongkey)
+  # Handshakes that claim domain 1 without its key (a wrong proof; a hello
+  # and no proof) are refused and change nothing in bridge 2's status:
+  # neither while the real domain 1 is connected nor while it is away.
+  attack=$(dirname "$0")/bridge_attack.py
+  two_bridges tcp
+  port=${u2##*:}
+  for round in up down; do
+    if [ $round = down ]; then
+      kill "${bpid[1]}"; wait "${bpid[1]}"
+      wait_state 2 1 down
+    fi
+    fresh_status 2
+    before=$(grep "^peer domain 1 " "$work/s2/status")
+    python3 "$attack" wrongkey 127.0.0.1 "$port" 1 10 >"$work/w$round.log" 2>&1 || fail "the attacker failed: $(cat "$work/w$round.log")"
+    cat "$work/w$round.log"
+    grep -q "^wrongkey: 10 refused, 0 answered\$" "$work/w$round.log" || fail "a wrong key was answered ($round)"
+    fresh_status 2
+    after=$(grep "^peer domain 1 " "$work/s2/status")
+    echo "$after"
+    [ "$before" = "$after" ] || fail "wrong keys changed the status ($round): '$before' -> '$after'"
+  done
+  # The log: at most 20 lines of refusals per 10 s, the rest counted.
+  [ "$(grep -c "refused domain 1: wrong key" "$work/b2.log")" -ge 10 ] || fail "the refusals are not logged"
+  grep -q "refused domain 1: no key proof\|domain 1 sent no key proof" "$work/b2.log" || fail "the hello without a proof is not logged"
+  grep -q "peer domain 1 .* state down .*why \"connection lost" "$work/s2/status" || fail "the status lost why the peer is down"
+  ;;
+statedir)
+  # The state directory and its files: what another user could have made or
+  # changed is refused, links are not followed, a truncated record is an
+  # error at the start and no fault while running.
+  newkey "$work/key"
+  u1=$(url 1 ipc) u2=$(url 2 ipc)
+  conf 1 "$u1" "$work/key" 2 "$u2"
+  conf 2 "$u2" "$work/key" 1 "$u1"
+  chmod 755 "$work/s1" "$work/s2"
+  rec="$work/s2/delivered-d2-from-d1"
+  # refused B2JSON PATTERN: by --check, and by a start (which must end at once)
+  refused() {
+    out=$(timeout 20 "$mca" bridge --check "$1" 2>&1); rc=$?
+    echo "$out"
+    [ $rc = 124 ] && fail "--check hung on $2"
+    [ $rc = 1 ] && echo "$out" | grep -q "$2" || fail "--check: rc $rc, no '$2'"
+    timeout 60 "$mca" bridge --config "$1" >"$work/x.log" 2>&1; rc=$?
+    [ $rc = 1 ] && grep -q "$2" "$work/x.log" || { cat "$work/x.log"; fail "a start: rc $rc, no '$2'"; }
+  }
+  chmod 775 "$work/s2"
+  refused "$work/b2.json" "state_dir $work/s2 is writable by its group or others (mode 0775)"
+  chmod 757 "$work/s2"
+  refused "$work/b2.json" "is writable by its group or others (mode 0757)"
+  chmod 755 "$work/s2"
+  ln -s "$work/s2" "$work/s2link"
+  sed "s|\"state_dir\": \"$work/s2\"|\"state_dir\": \"$work/s2link\"|" "$work/b2.json" >"$work/b2l.json"
+  refused "$work/b2l.json" "state_dir $work/s2link is a symbolic link"
+  # Links where the status file and its temporary go: neither is followed.
+  printf precious >"$work/victim"; printf precious >"$work/victim2"; chmod 600 "$work/victim" "$work/victim2"
+  ln -s "$work/victim" "$work/s2/status.tmp"
+  ln -s "$work/victim2" "$work/s2/status"
+  start_bridge 2; start_bridge 1
+  wait_state 1 2 up; wait_state 2 1 up
+  [ "$(cat "$work/victim")" = precious ] && [ "$(cat "$work/victim2")" = precious ] ||
+    fail "a link in the state directory was followed"
+  [ -f "$work/s2/status" ] && [ ! -L "$work/s2/status" ] || fail "status is not a file of its own"
+  [ "$(stat -c %s "$rec")" = 16 ] || fail "the record is not 16 bytes"
+  # The record truncated under the running bridge: no fault, the stream goes
+  # on, the record is whole again after the next delivery.
+  m=20000
+  "$node" recv 2 2 10 $m pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 $m >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  wait_line "$work/r2.log" "^progress 2000\$"
+  truncate -s 0 "$rec"
+  echo "record truncated mid-stream"
+  wait_line "$work/r2.log" "^progress 4000\$"
+  alive "${bpid[2]}" || fail "bridge 2 died after its record was truncated (SIGBUS?)"
+  for p in $s1 $r2; do wait $p || fail "a node failed"; done
+  grep -q "recv: $m items, in order, no duplicate, 0 lost" "$work/r2.log" || fail "the stream across the truncation"
+  [ "$(stat -c %s "$rec")" = 16 ] || fail "the record was not written whole again"
+  kill "${bpid[1]}" "${bpid[2]}"; wait "${bpid[1]}" "${bpid[2]}"
+  # Records that are not the bridge's own, whole file: refused at the start.
+  cp "$rec" "$work/rec.good"
+  truncate -s 8 "$rec"
+  refused "$work/b2.json" "delivered-d2-from-d1 has 8 bytes, not 16: truncated"
+  cp "$work/rec.good" "$rec"; chmod 666 "$rec"
+  refused "$work/b2.json" "delivered-d2-from-d1 is writable by its group or others (mode 0666)"
+  rm -f "$rec"; mkfifo -m 600 "$rec"
+  refused "$work/b2.json" "delivered-d2-from-d1 is a FIFO, not a regular file"
+  rm -f "$rec"; ln -s "$work/rec.good" "$rec"
+  refused "$work/b2.json" "delivered-d2-from-d1 is a symbolic link"
+  rm -f "$rec"; cp "$work/rec.good" "$rec"; chmod 600 "$rec"
+  if [ "$(id -u)" = 0 ]; then
+    chown 65534 "$rec"
+    refused "$work/b2.json" "delivered-d2-from-d1 is owned by uid 65534, not by this bridge's user (uid 0)"
+    chown 0 "$rec"
+    # Made by another user, mode 0600 (setpriv as uid 65534, in /tmp, which
+    # it may write; then moved in by root: the owner stays).
+    other=/tmp/mca-bridge-$tag-other-$$
+    rm -f "$other"
+    setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "umask 077; head -c 16 /dev/zero > '$other'" 2>/dev/null &&
+      mv "$other" "$work/s2/delivered-d2-from-d3" && echo "(a record made by uid 65534 with setpriv)"
+    if [ -f "$work/s2/delivered-d2-from-d3" ]; then
+      conf 2 "$u2" "$work/key" 3 "ipc://$work/d3.sock"
+      refused "$work/b2.json" "delivered-d2-from-d3 is owned by uid 65534"
+      rm -f "$work/s2/delivered-d2-from-d3"
+      conf 2 "$u2" "$work/key" 1 "$u1"
+    fi
+  else
+    echo "(not root: a record of another owner cannot be made here; that check did not run)"
+  fi
+  start_bridge 2; start_bridge 1
+  wait_state 2 1 up
+  echo "the checked record restored: up again"
+  ;;
+checkfiles)
+  # mca bridge --check refuses what is not a regular file (without waiting
+  # on it), and a NUL or invalid UTF-8 in a string of the configuration,
+  # naming the key.
+  newkey "$work/key"; mkdir -p "$work/s"; chmod 755 "$work/s"
+  mkfifo -m 600 "$work/fifo"; mkdir -m 700 "$work/dir"
+  # ck EXPECTED_RC PATTERN: --check of $work/c.json (written by the caller)
+  ck() {
+    out=$(timeout 20 "$mca" bridge --check "$work/c.json" 2>&1); rc=$?
+    echo "$out"
+    [ $rc = 124 ] && fail "--check hung (on '$2')"
+    [ $rc -eq "$1" ] || fail "rc $rc for '$2': $(cat "$work/c.json")"
+    echo "$out" | grep -q -- "$2" || fail "no '$2'"
+  }
+  # cj KEY_FILE [MORE_JSON]: a configuration, else good
+  cj() {
+    printf '{"domain": 1, "listen": "tcp://127.0.0.1:7301", "peers": {"2": "tcp://127.0.0.1:7302"}, "key_file": "%s", "state_dir": "%s"%s}\n' \
+      "$1" "$work/s" "${2:+, $2}" >"$work/c.json"
+  }
+  cj "$work/key"; ck 0 "domain 1, listen tcp://127.0.0.1:7301, 1 peer"
+  cj "$work/fifo"; ck 1 "key file $work/fifo is a FIFO, not a regular file"
+  cj "$work/dir"; ck 1 "key file $work/dir is a directory, not a regular file"
+  cj /dev/null; ck 1 "key file /dev/null is a character device, not a regular file"
+  cj "$work/nokey"; ck 1 "key file $work/nokey: no such file"
+  cp "$work/key" "$work/kéy"; cj "$work/kéy"; ck 0 "1 peer"
+  # The configuration itself a FIFO.
+  out=$(timeout 20 "$mca" bridge --check "$work/fifo" 2>&1); rc=$?
+  echo "$out"
+  [ $rc = 1 ] && echo "$out" | grep -q "is a FIFO, not a regular file" || fail "--check of a FIFO: rc $rc"
+  # NUL and invalid UTF-8, named by key.
+  cj "$work/key\\u0000.bak"; ck 1 'the string of "key_file" has a NUL character (\\u0000)'
+  printf '{"domain": 1, "listen": "tcp://127.0.0.1:7301\0", "peers": {}, "key_file": "%s", "state_dir": "%s"}\n' \
+    "$work/key" "$work/s" >"$work/c.json"
+  ck 1 'line 1: the string of "listen" has a NUL byte'
+  printf '{"domain": 1, "listen": "tcp://127.0.0.1:7301", "peers": {},\n "key_file": "%s",\n "state_dir": "%s\xff"}\n' \
+    "$work/key" "$work/s" >"$work/c.json"
+  ck 1 'line 3: the string of "state_dir" has invalid UTF-8'
+  printf '{"domain": 1, "listen": "tcp://127.0.0.1:7301", "peers": {"2": "tcp://h\xc0\xaf:1"}, "key_file": "%s", "state_dir": "%s"}\n' \
+    "$work/key" "$work/s" >"$work/c.json"
+  ck 1 'the string of "peers.2" has invalid UTF-8'
+  printf '{"domain": 1, "listen": "tcp://127.0.0.1:7301", "peers": {"2\xed\xa0\x80": "tcp://h:1"}, "key_file": "%s", "state_dir": "%s"}\n' \
+    "$work/key" "$work/s" >"$work/c.json"
+  ck 1 'a key of "peers" has invalid UTF-8'
+  cj "$work/key" '"tls": {"cert_key": "'"$work"'/c.pem", "ca": "'"$work"'/ca\ud800.pem"}'
+  ck 1 'the string of "tls.ca" has invalid UTF-8 (a lone surrogate escape)'
+  # TLS files: regular, private where they hold a key, parsed.
+  cj "$work/key" '"tls": {"cert_key": "'"$work"'/fifo", "ca": "'"$work"'/fifo"}'
+  ck 1 "TLS cert_key $work/fifo is a FIFO, not a regular file"
+  cj "$work/key" '"tls": {"cert_key": "'"$work"'/dir", "ca": "'"$work"'/dir"}'
+  ck 1 "TLS cert_key $work/dir is a directory"
+  if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/ca.key" \
+      -out "$work/ca.pem" -days 2 -subj "/CN=ca" 2>/dev/null || fail "openssl"
+    cat "$work/ca.pem" "$work/ca.key" >"$work/c.pem"; chmod 600 "$work/c.pem"; chmod 644 "$work/ca.pem"
+    cj "$work/key" '"tls": {"cert_key": "'"$work"'/c.pem", "ca": "'"$work"'/ca.pem"}'
+    ck 0 "1 peer"
+    cj "$work/key" '"tls": {"cert_key": "'"$work"'/c.pem", "ca": "'"$work"'/fifo"}'
+    ck 1 "TLS ca $work/fifo is a FIFO, not a regular file"
+    cj "$work/key" '"tls": {"cert_key": "'"$work"'/c.pem", "ca": "'"$work"'/none.pem"}'
+    ck 1 "TLS ca $work/none.pem: no such file"
+    chmod 644 "$work/c.pem"
+    cj "$work/key" '"tls": {"cert_key": "'"$work"'/c.pem", "ca": "'"$work"'/ca.pem"}'
+    ck 1 "TLS cert_key $work/c.pem is readable or writable by others (chmod 600 it)"
+    chmod 600 "$work/c.pem"; chmod 666 "$work/ca.pem"
+    ck 1 "TLS ca $work/ca.pem is writable by others (chmod go-w it)"
+    chmod 644 "$work/ca.pem"
+    printf 'not a certificate\n' >"$work/bad.pem"; chmod 600 "$work/bad.pem"
+    cj "$work/key" '"tls": {"cert_key": "'"$work"'/bad.pem", "ca": "'"$work"'/ca.pem"}'
+    ck 1 "TLS cert_key $work/bad.pem: no PEM certificate with its private key"
+    cj "$work/key" '"tls": {"cert_key": "'"$work"'/c.pem", "ca": "'"$work"'/bad.pem"}'
+    ck 1 "TLS ca $work/bad.pem: no PEM CA certificate"
+  else
+    echo "(openssl is not installed: the checks of good and bad certificates did not run)"
+  fi
   ;;
 *)
   echo "unknown case $case_"; exit 2 ;;
