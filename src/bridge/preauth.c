@@ -115,10 +115,12 @@ static void source_of(nng_stream *s, pa_source_t *src)
   nng_sockaddr sa;
   uint64_t uid;
   memset(src, 0, sizeof *src);
-  if (nng_stream_get_addr(s, NNG_OPT_REMADDR, &sa) == 0 && sa.s_family == NNG_AF_INET) {
+  if (nng_stream_get_addr(s, NNG_OPT_REMADDR, &sa) != 0)
+    sa.s_family = NNG_AF_UNSPEC;
+  if (sa.s_family == NNG_AF_INET) {
     src->fam = 4;
     memcpy(src->a, &sa.s_in.sa_addr, 4); /* network order: a.b.c.d */
-  } else if (nng_stream_get_addr(s, NNG_OPT_REMADDR, &sa) == 0 && sa.s_family == NNG_AF_INET6) {
+  } else if (sa.s_family == NNG_AF_INET6) {
     static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     if (!memcmp(sa.s_in6.sa_addr, v4mapped, 12)) {
       src->fam = 4;
@@ -260,11 +262,11 @@ static void admit(struct preauth *pa, nng_stream *s)
   int share = count_source(pa, &src) >= PREAUTH_PER_SOURCE;
   if (share)
     v = victim(pa, &src);
-  else if (!x)
+  if (!v && !x)
     v = victim(pa, NULL);
   if (v) {
     pa_log(pa, "pre-auth: a connection replaced by a newer one (%s; it had %s)%s",
-           share ? "its address has its share of the pool" : "the pool is full",
+           share && same_source(&v->src, &src) ? "its address has its share of the pool" : "the pool is full",
            stage(v) ? "sent its hello, no key proof yet" : "sent no hello yet", from(&v->src, fa, sizeof fa));
     pa->evicted++;
     drop(v);
