@@ -4,6 +4,9 @@
  * @brief MRAPI's runtime: one shared-memory partition per domain holding the
  * node table and the tables of mutexes, semaphores, reader/writer locks and
  * shared-memory segments; handles; thread-local node identity.
+ * Implemented by mrapi_domain.c (partition, nodes), mrapi_obj.c (object
+ * tables, locks) and mrapi_mem.c (shared and remote memory), which share
+ * mrapi_part.h.
  *
  * Results are 0 or a negative MCX_E* (plus the few MRAPI-only codes below);
  * src/api/mrapi_api.c maps them to mrapi_status_t once.
