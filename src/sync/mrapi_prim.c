@@ -36,7 +36,7 @@ void mcx__rmutex_init(mcx__rmutex_t *m, int recursive)
   m->recursive = recursive ? 1u : 0u;
   m->reserved = 0;
   /* Relaxed: the object is published afterwards by its table entry's
-   * generation (release in mrapi_domain.c, D-R1). */
+   * generation (release in mrapi_obj.c, D-R1). */
   mcx_store_relaxed(&m->word, 0u);
 }
 

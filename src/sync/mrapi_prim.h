@@ -5,7 +5,7 @@
  * mutex, a counting semaphore and a reader/writer lock, futex-based, valid in
  * process-private memory (shared = 0) or in memory shared between processes
  * (shared = 1). They know nothing about handles, ids or partitions: that is
- * mrapi_domain.c's job.
+ * the job of mrapi_domain.c and mrapi_obj.c.
  *
  * Waiting: spin briefly, yield once, then sleep on the futex word. Results are
  * 0 or a negative MCX_E*; deadlines are absolute CLOCK_MONOTONIC ns,
