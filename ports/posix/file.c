@@ -70,9 +70,11 @@ int mcx_port_file_fstat(int fd, mcx_port_file_info_t *out)
 /* O_NONBLOCK: opening a FIFO for reading returns at once (no writer is
  * waited for); O_NOCTTY: a terminal does not become the controlling one.
  * The caller looks at what was opened before it reads anything. */
-int mcx_port_file_open_read(const char *path, int *fd, mcx_port_file_info_t *out)
+/* Opens @p path with @p flags and describes what was opened (closed again
+ * when fstat fails). */
+static int open_described(const char *path, int flags, int *fd, mcx_port_file_info_t *out)
 {
-  int f = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  int f = open(path, flags);
   if (f < 0)
     return err_of(errno);
   if (mcx_port_file_fstat(f, out) != 0) {
@@ -81,6 +83,11 @@ int mcx_port_file_open_read(const char *path, int *fd, mcx_port_file_info_t *out
   }
   *fd = f;
   return MCX_OK;
+}
+
+int mcx_port_file_open_read(const char *path, int *fd, mcx_port_file_info_t *out)
+{
+  return open_described(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd, out);
 }
 
 int mcx_port_file_read_all(int fd, void *buf, size_t cap, size_t *got)
@@ -102,15 +109,7 @@ int mcx_port_file_read_all(int fd, void *buf, size_t cap, size_t *got)
 
 int mcx_port_dir_open(const char *path, int *fd, mcx_port_file_info_t *out)
 {
-  int f = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (f < 0)
-    return err_of(errno);
-  if (mcx_port_file_fstat(f, out) != 0) {
-    close(f);
-    return MCX_EIO;
-  }
-  *fd = f;
-  return MCX_OK;
+  return open_described(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, fd, out);
 }
 
 int mcx_port_file_openat(int dirfd, const char *name, unsigned flags, unsigned mode, int *fd,

@@ -238,6 +238,7 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     }
     d->refs++;
     if ((r = mcx__admin_lock_bounded(d)) != MCX_OK) {
+      mcx_port_log("mcapi_initialize: domain %u: its control lock stayed held", domain_id);
       mcx__domain_detach(d, 0);
       mcx__domains_unlock();
       return MCX_EIO;
@@ -254,6 +255,11 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
       (opts->compat && opts->compat != d->compat) ||
       (opts->transport && opts->transport != d->transport)) {
     r = MCX_EINVAL; /* the domain exists with another mode */
+    mcx_port_log("mcapi_initialize: domain %u runs with locking %s, profile %s, transport %s; "
+                 "node %u asked for another",
+                 domain_id, mcx__locking_name(d->locking),
+                 d->compat == MCX_COMPAT_MCA203_ ? "mca-2.0.3" : "spec",
+                 d->transport == MCX_TRANSPORT_PMQ_ ? "pmq" : "shm", node_id);
   } else {
     mcx__recovery_sweep_locked(d);
     r = MCX_OK;
@@ -262,14 +268,21 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   int slot = -1;
   for (uint32_t i = 0; i < MCA_MAX_NODES && !r; i++) {
     if (mcx_load_relaxed(&nodes[i].state) == NODE_ACTIVE) {
-      if (mcx_load_relaxed(&nodes[i].node_id) == node_id)
-        r = MCX_EBUSY; /* the id is taken */
+      if (mcx_load_relaxed(&nodes[i].node_id) == node_id) {
+        r = MCX_EBUSY; /* the id is taken: by a live node, the sweep above removed dead ones */
+        mcx_port_log("mcapi_initialize: node %u of domain %u is held by process %u (thread %u)",
+                     node_id, domain_id, (unsigned)mcx_load_relaxed(&nodes[i].pid),
+                     (unsigned)mcx_load_relaxed(&nodes[i].tid));
+      }
     } else if (slot < 0) {
       slot = (int)i;
     }
   }
-  if (!r && slot < 0)
+  if (!r && slot < 0) {
     r = MCX_ENOMEM;
+    mcx_port_log("mcapi_initialize: domain %u has its %u nodes already", domain_id,
+                 (unsigned)MCA_MAX_NODES);
+  }
   if (!r) {
     mcx__node_t *n = &nodes[slot];
     mcx_store_relaxed(&n->node_id, node_id);

@@ -409,17 +409,15 @@ TEST(zero_byte_partition_of_a_dead_creator_is_replaced)
   CHECK(!part_exists(dom));
 }
 
-/* Writes a partition-like object by hand and expects initialize to refuse it. */
-static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
+/* A child process that is node @p node of @p dom until it is killed; back
+ * once its init finished. */
+static pid_t hold_node(mcapi_domain_t dom, mcapi_node_t node)
 {
-  /* Start from a real partition's header, spoiled by @p spoil once its
-   * creator has finished it (the child says so: a spoil during creation
-   * would be overwritten). */
   int ready[2];
   CHECK(pipe(ready) == 0);
   pid_t pid = fork();
   if (pid == 0) {
-    if (init_node(dom, 1, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
+    if (init_node(dom, node, MCX_LOCKING_DEFAULT) != MCAPI_SUCCESS)
       _exit(1);
     char one = 1;
     if (write(ready[1], &one, 1) != 1)
@@ -431,6 +429,16 @@ static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
   char got = 0;
   CHECK(read(ready[0], &got, 1) == 1 && got == 1);
   close(ready[0]);
+  return pid;
+}
+
+/* Writes a partition-like object by hand and expects initialize to refuse it. */
+static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
+{
+  /* Start from a real partition's header, spoiled by @p spoil once its
+   * creator has finished it (the child says so: a spoil during creation
+   * would be overwritten). */
+  pid_t pid = hold_node(dom, 1);
   char name[80];
   part_name(name, sizeof name, dom);
   int fd = shm_open(name, O_RDWR, 0);
@@ -446,6 +454,39 @@ static void refuse(mcapi_domain_t dom, void (*spoil)(int fd, size_t size))
   wait_child(pid);
   close(fd);
   shm_unlink(name);
+}
+
+/* A node id a live process holds: INITFAILED, and the log says which
+ * process holds it (read from this process's stderr, captured around the
+ * call). */
+TEST(taken_node_id_is_refused_naming_its_holder)
+{
+  const mcapi_domain_t dom = 29;
+  pid_t pid = hold_node(dom, 1);
+  FILE *log = tmpfile();
+  CHECK(log != NULL);
+  fflush(stderr);
+  int saved = dup(2);
+  CHECK(saved >= 0 && dup2(fileno(log), 2) == 2);
+  mcapi_status_t st = init_node(dom, 1, MCX_LOCKING_DEFAULT);
+  fflush(stderr);
+  CHECK(dup2(saved, 2) == 2);
+  close(saved);
+  CHECK_STATUS(st, MCAPI_ERR_NODE_INITFAILED);
+  if (st == MCAPI_SUCCESS)
+    mcapi_finalize(&st);
+  char text[2048] = {0}, want[96];
+  rewind(log);
+  size_t n = fread(text, 1, sizeof text - 1, log);
+  text[n] = 0;
+  fclose(log);
+  snprintf(want, sizeof want, "node 1 of domain %u is held by process %u", (unsigned)dom,
+           (unsigned)pid);
+  if (!strstr(text, want))
+    fprintf(stderr, "  log was: %s\n", text);
+  CHECK(strstr(text, want) != NULL);
+  kill(pid, SIGKILL);
+  wait_child(pid);
 }
 
 static void spoil_magic(int fd, size_t size)
@@ -665,6 +706,7 @@ int main(int argc, char **argv)
   RUN(control_lock_of_a_dead_process_is_recovered);
   RUN(stale_partition_of_a_crashed_run_is_recovered);
   RUN(zero_byte_partition_of_a_dead_creator_is_replaced);
+  RUN(taken_node_id_is_refused_naming_its_holder);
   RUN(partition_with_wrong_magic_is_refused);
   RUN(partition_with_wrong_version_is_refused);
   RUN(truncated_partition_is_refused);
