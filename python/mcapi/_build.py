@@ -7,21 +7,22 @@ else through pkg-config's `mca` package (PKG_CONFIG_PATH for a prefix
 elsewhere). The module links libmca.so with an rpath to its directory, so it
 needs no LD_LIBRARY_PATH at run time.
 """
+import importlib.util
 import os
 import shlex
 import subprocess
 
 from cffi import FFI
 
-try:
-    from mcapi._cdef import CDEF
-except ImportError:  # run as a script from python/
-    import importlib.util
-    _spec = importlib.util.spec_from_file_location(
+
+
+def _cdef():
+    """mcapi/_cdef.py's text, loaded by path: importing the package would load libmca."""
+    spec = importlib.util.spec_from_file_location(
         "_mcapi_cdef", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cdef.py"))
-    _mod = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_mod)
-    CDEF = _mod.CDEF
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.CDEF
 
 
 def locate(prefix=None):
@@ -48,7 +49,7 @@ def locate(prefix=None):
 def make_ffi(include_dirs, library_dirs):
     """The FFI builder of mcapi._mcapi_api against the given directories."""
     ffi = FFI()
-    ffi.cdef(CDEF)
+    ffi.cdef(_cdef())
     ffi.set_source("mcapi._mcapi_api", '#include "mcapi.h"\n#include "mcx.h"\n',
                    include_dirs=list(include_dirs), library_dirs=list(library_dirs),
                    runtime_library_dirs=list(library_dirs), libraries=["mca"])
