@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Fixtures of the Python tests: a namespace and a domain of their own per test."""
 import hashlib
+import importlib.util
 import os
 import sys
 import zlib
@@ -9,7 +10,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/mcx_timeouts.py
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+if importlib.util.find_spec("mcapi") is None:  # not installed: the source tree's package
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
 
 
 @pytest.fixture
