@@ -54,6 +54,9 @@ fi
 python3 -c 'import jinja2' 2>/dev/null || [ -d /usr/lib/python3/dist-packages/jinja2 ] || need_apt+=(python3-jinja2)
 [ -f /usr/share/python3-plotly/plotly.js ] || python3 -c 'import plotly' 2>/dev/null || need_apt+=(python3-plotly)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
+# cffi and pytest: the mcapi Python package (python/) and its tests (skipped without them).
+/usr/bin/python3 -c 'import cffi' 2>/dev/null || need_apt+=(python3-cffi)
+/usr/bin/python3 -c 'import pytest' 2>/dev/null || need_apt+=(python3-pytest)
 # help2man: the man pages of mca, built and installed with the tool.
 command -v help2man >/dev/null || need_apt+=(help2man)
 # stress-ng: the CPU hogs of scripts/under-load.sh (CI runs the suite once more under load).

@@ -1,0 +1,521 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Nodes, endpoints, messages and channels over libmca.
+
+A node is a thread (MCAPI's rule in libmca): a Node and everything made from
+it are used from the thread that created it. Timeouts are seconds (float);
+None waits for ever (or, for calls without a timeout argument in MCAPI, as
+long as the endpoint's `timeout` attribute allows).
+"""
+import threading
+
+from ._errors import PENDING, SUCCESS, TIMEOUT, error
+from ._lib import ffi, lib
+
+PORT_ANY = 0xFFFFFFFF
+TIMEOUT_INFINITE = 0xFFFFFFFF
+DOMAIN_DEFAULT = 0
+
+_ATTR_MAX_PAYLOAD_SIZE = 3
+_ATTR_PRIORITY = 7
+_ATTR_NUM_RECV_BUFFERS = 9
+_ATTR_TIMEOUT = 11
+
+_LOCKING = {None: 0, "lockfree": 1, "global": 2}
+_COMPAT = {None: 0, "spec": 1, "mca-2.0.3": 2}
+_TRANSPORT = {None: 0, "shm": 1, "pmq": 2}
+
+_new = ffi.new
+_STARTED = (SUCCESS, PENDING)  # a non-blocking call's outcomes that leave a request to wait on
+_NULL = ffi.NULL
+
+
+def _ms(timeout):
+    """Seconds (None: for ever) as an MCAPI timeout in milliseconds."""
+    if timeout is None:
+        return TIMEOUT_INFINITE
+    if timeout < 0:
+        raise ValueError("timeout must be >= 0 or None")
+    return min(int(timeout * 1000 + 0.5), TIMEOUT_INFINITE - 1)
+
+
+def _data(data):
+    """(pointer, size) of a bytes-like object, without a copy."""
+    if type(data) is bytes:
+        return data, len(data)
+    p = ffi.from_buffer(data)
+    return p, len(p)
+
+
+class Info:
+    """What mcapi_initialize reported."""
+
+    __slots__ = ("mcapi_version", "organization_id", "implementation_version",
+                 "number_of_domains", "number_of_nodes", "number_of_ports")
+
+    def __init__(self, c):
+        for f in self.__slots__:
+            setattr(self, f, getattr(c, f))
+
+    def __repr__(self):
+        return "Info(" + ", ".join(f"{f}={getattr(self, f)}" for f in self.__slots__) + ")"
+
+
+class _Requests:
+    """Waits on a request and turns its outcome into a result or an exception."""
+
+    __slots__ = ("_st", "_size")
+
+    def __init__(self):
+        self._st = _new("mcapi_status_t *")
+        self._size = _new("size_t *")
+
+    def wait(self, req, timeout, call):
+        """Waits for @p req; on a timeout cancels it (unless it completed meanwhile)."""
+        st = self._st
+        lib.mcapi_wait(req, self._size, _ms(timeout), st)
+        s = st[0]
+        if s == SUCCESS:
+            return self._size[0]
+        if s == TIMEOUT:
+            lib.mcapi_cancel(req, st)
+            if st[0] != SUCCESS:
+                # Completed between the timeout and the cancel: collect it.
+                lib.mcapi_wait(req, self._size, 0, st)
+                if st[0] == SUCCESS:
+                    return self._size[0]
+        raise error(s, call)
+
+
+class Node:
+    """This thread as node @p node of domain @p domain (mcapi_initialize).
+
+    Keyword arguments are init parameters (used by the domain's first node):
+    locking ("lockfree", "global"), compat ("spec", "mca-2.0.3"), transport
+    ("shm", "pmq"), max_endpoints, queue_elements, max_msg_size, msg_buffers.
+    Use it as a context manager, or call finalize().
+    """
+
+    def __init__(self, domain, node, *, locking=None, compat=None, transport=None,
+                 max_endpoints=0, queue_elements=0, max_msg_size=0, msg_buffers=0):
+        self.domain = domain
+        self.node = node
+        self._st = _new("mcapi_status_t *")
+        self._req = _Requests()
+        param = _NULL
+        if (locking, compat, transport) != (None, None, None) or max_endpoints or \
+                queue_elements or max_msg_size or msg_buffers:
+            param = _new("mcapi_param_t *")
+            lib.mcx_param_init(param)
+            param.locking = _LOCKING[locking]
+            param.compat = _COMPAT[compat]
+            param.transport = _TRANSPORT[transport]
+            param.max_endpoints = max_endpoints
+            param.queue_elements = queue_elements
+            param.max_msg_size = max_msg_size
+            param.msg_buffers = msg_buffers
+        info = _new("mcapi_info_t *")
+        lib.mcapi_initialize(domain, node, _NULL, param, info, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_initialize")
+        self.info = Info(info)
+        self.thread = threading.get_ident()
+        self.open = True
+
+    def finalize(self):
+        """Ends the node (mcapi_finalize): its endpoints are deleted, its channels closed."""
+        if not self.open:
+            return
+        lib.mcapi_finalize(self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_finalize")
+        self.open = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.finalize()
+
+    def __repr__(self):
+        return f"Node(domain={self.domain}, node={self.node}{'' if self.open else ', finalized'})"
+
+    # ---- endpoints
+    def create_endpoint(self, port=PORT_ANY):
+        """A new endpoint of this node on @p port (PORT_ANY: a free one)."""
+        h = lib.mcapi_endpoint_create(port, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_endpoint_create")
+        return Endpoint(self, h, True)
+
+    def get_endpoint(self, node, port, timeout=None, domain=None):
+        """The endpoint (@p domain, @p node, @p port), waiting up to @p timeout for it to exist."""
+        h = lib.mcapi_endpoint_get(self.domain if domain is None else domain, node, port,
+                                   _ms(timeout), self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_endpoint_get")
+        return Endpoint(self, h, False)
+
+    # ---- channels
+    def connect_pkt(self, send_ep, recv_ep, timeout=None):
+        """Connects a packet channel from @p send_ep to @p recv_ep."""
+        self._connect(lib.mcapi_pktchan_connect_i, send_ep, recv_ep, timeout, "mcapi_pktchan_connect_i")
+
+    def connect_scl(self, send_ep, recv_ep, timeout=None):
+        """Connects a scalar channel from @p send_ep to @p recv_ep."""
+        self._connect(lib.mcapi_sclchan_connect_i, send_ep, recv_ep, timeout, "mcapi_sclchan_connect_i")
+
+    def _connect(self, fn, send_ep, recv_ep, timeout, call):
+        req = _new("mcapi_request_t *")
+        fn(_handle(send_ep), _handle(recv_ep), req, self._st)
+        if self._st[0] not in _STARTED:
+            raise error(self._st[0], call)
+        self._req.wait(req, timeout, call)
+
+    def open_pkt(self, send_ep, recv_ep, timeout=None):
+        """Opens both sides of a packet channel between two endpoints of this node."""
+        s = send_ep.open_pkt_send(wait=False)
+        r = recv_ep.open_pkt_recv(wait=False)
+        s.wait_open(timeout)
+        r.wait_open(timeout)
+        return s, r
+
+    def open_scl(self, send_ep, recv_ep, timeout=None):
+        """Opens both sides of a scalar channel between two endpoints of this node."""
+        s = send_ep.open_scl_send(wait=False)
+        r = recv_ep.open_scl_recv(wait=False)
+        s.wait_open(timeout)
+        r.wait_open(timeout)
+        return s, r
+
+
+def _handle(ep):
+    return ep.handle if isinstance(ep, Endpoint) else ep
+
+
+class Endpoint:
+    """An MCAPI endpoint: one of this node's (local) or another node's (from get_endpoint)."""
+
+    __slots__ = ("node", "handle", "local", "_st", "_size", "_buf", "_bufsize")
+
+    def __init__(self, node, handle, local):
+        self.node = node
+        self.handle = handle
+        self.local = local
+        self._st = _new("mcapi_status_t *")
+        self._size = _new("size_t *")
+        self._buf = None
+        self._bufsize = 0
+
+    def __repr__(self):
+        return f"Endpoint(0x{self.handle:08x}{'' if self.local else ', remote'})"
+
+    def __eq__(self, other):
+        return isinstance(other, Endpoint) and other.handle == self.handle
+
+    def __hash__(self):
+        return hash(self.handle)
+
+    def delete(self):
+        """Deletes this node's endpoint, or releases another node's (mcapi_endpoint_release)."""
+        if self.local:
+            lib.mcapi_endpoint_delete(self.handle, self._st)
+        else:
+            lib.mcapi_endpoint_release(self.handle, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_endpoint_delete" if self.local else "mcapi_endpoint_release")
+
+    # ---- attributes
+    def _get(self, num, ctype):
+        v = _new(ctype + " *")
+        lib.mcapi_endpoint_get_attribute(self.handle, num, v, ffi.sizeof(ctype), self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_endpoint_get_attribute")
+        return v[0]
+
+    def _set(self, num, ctype, value):
+        v = _new(ctype + " *", value)
+        lib.mcapi_endpoint_set_attribute(self.handle, num, v, ffi.sizeof(ctype), self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_endpoint_set_attribute")
+
+    @property
+    def max_payload_size(self):
+        """The largest message (MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE)."""
+        return self._get(_ATTR_MAX_PAYLOAD_SIZE, "size_t")
+
+    @property
+    def timeout(self):
+        """Bound of blocking calls on this endpoint, seconds; None: for ever (MCAPI_ENDP_ATTR_TIMEOUT)."""
+        ms = self._get(_ATTR_TIMEOUT, "mcapi_timeout_t")
+        return None if ms == TIMEOUT_INFINITE else ms / 1000.0
+
+    @timeout.setter
+    def timeout(self, seconds):
+        self._set(_ATTR_TIMEOUT, "mcapi_timeout_t", _ms(seconds))
+
+    @property
+    def priority(self):
+        """Default send priority of channels from this endpoint (MCAPI_ENDP_ATTR_PRIORITY)."""
+        return self._get(_ATTR_PRIORITY, "mcapi_priority_t")
+
+    @priority.setter
+    def priority(self, value):
+        self._set(_ATTR_PRIORITY, "mcapi_priority_t", value)
+
+    @property
+    def num_recv_buffers(self):
+        """Queue depth per priority (MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS)."""
+        return self._get(_ATTR_NUM_RECV_BUFFERS, "mcapi_uint_t")
+
+    @num_recv_buffers.setter
+    def num_recv_buffers(self, value):
+        self._set(_ATTR_NUM_RECV_BUFFERS, "mcapi_uint_t", value)
+
+    # ---- messages
+    def send(self, dest, data, priority=0):
+        """Sends @p data (bytes-like) to endpoint @p dest with @p priority (0 is the highest)."""
+        p, n = _data(data)
+        st = self._st
+        lib.mcapi_msg_send(self.handle, dest.handle, p, n, priority, st)
+        if st[0] != SUCCESS:
+            raise error(st[0], "mcapi_msg_send")
+
+    def recv(self, timeout=None):
+        """The next message as bytes; @p timeout None waits as the endpoint's timeout allows."""
+        buf = self._buf
+        if buf is None:
+            self._bufsize = self.max_payload_size
+            buf = self._buf = _new("char[]", self._bufsize)
+        n = self._recv(buf, self._bufsize, timeout)
+        return ffi.unpack(buf, n)
+
+    def recv_into(self, buffer, timeout=None):
+        """Receives the next message into @p buffer (writable bytes-like) without a copy; returns its size."""
+        p = ffi.from_buffer(buffer, require_writable=True)
+        return self._recv(p, len(p), timeout)
+
+    def _recv(self, p, size, timeout):
+        st = self._st
+        if timeout is None:
+            lib.mcapi_msg_recv(self.handle, p, size, self._size, st)
+            if st[0] != SUCCESS:
+                raise error(st[0], "mcapi_msg_recv")
+            return self._size[0]
+        req = _new("mcapi_request_t *")
+        lib.mcapi_msg_recv_i(self.handle, p, size, req, st)
+        if st[0] not in _STARTED:
+            raise error(st[0], "mcapi_msg_recv_i")
+        return self.node._req.wait(req, timeout, "mcapi_msg_recv")
+
+    def available(self):
+        """Messages queued to this endpoint (mcapi_msg_available)."""
+        n = lib.mcapi_msg_available(self.handle, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_msg_available")
+        return n
+
+    # ---- channel sides
+    def open_pkt_send(self, timeout=None, wait=True):
+        """The send side of this endpoint's packet channel."""
+        return _open(PktSender, lib.mcapi_pktchan_send_open_i, "mcapi_pktchan_send_hndl_t *",
+                     self, timeout, wait, "mcapi_pktchan_send_open_i")
+
+    def open_pkt_recv(self, timeout=None, wait=True):
+        """The receive side of this endpoint's packet channel."""
+        return _open(PktReceiver, lib.mcapi_pktchan_recv_open_i, "mcapi_pktchan_recv_hndl_t *",
+                     self, timeout, wait, "mcapi_pktchan_recv_open_i")
+
+    def open_scl_send(self, timeout=None, wait=True):
+        """The send side of this endpoint's scalar channel."""
+        return _open(SclSender, lib.mcapi_sclchan_send_open_i, "mcapi_sclchan_send_hndl_t *",
+                     self, timeout, wait, "mcapi_sclchan_send_open_i")
+
+    def open_scl_recv(self, timeout=None, wait=True):
+        """The receive side of this endpoint's scalar channel."""
+        return _open(SclReceiver, lib.mcapi_sclchan_recv_open_i, "mcapi_sclchan_recv_hndl_t *",
+                     self, timeout, wait, "mcapi_sclchan_recv_open_i")
+
+
+def _open(cls, fn, htype, ep, timeout, wait, call):
+    h = _new(htype)
+    req = _new("mcapi_request_t *")
+    st = ep._st
+    fn(h, ep.handle, req, st)
+    if st[0] not in _STARTED:
+        raise error(st[0], call)
+    side = cls(ep, h, req, call)
+    if wait:
+        side.wait_open(timeout)
+    return side
+
+
+class _Side:
+    """One side of a channel; a context manager that closes it."""
+
+    __slots__ = ("endpoint", "_h", "handle", "_req", "_call", "_st", "_size", "closed")
+    _close_fn = None
+    _close_call = None
+
+    def __init__(self, ep, h, req, call):
+        self.endpoint = ep
+        self._h = h
+        self.handle = None
+        self._req = req
+        self._call = call
+        self._st = _new("mcapi_status_t *")
+        self._size = _new("size_t *")
+        self.closed = False
+
+    def wait_open(self, timeout=None):
+        """Waits until the open completed (the peer opened its side too)."""
+        if self._req is not None:
+            self.endpoint.node._req.wait(self._req, timeout, self._call)
+            self._req = None
+            self.handle = self._h[0]
+
+    def close(self, timeout=None):
+        """Closes this side (waits for the close to complete)."""
+        if self.closed:
+            return
+        self.wait_open(timeout)
+        req = _new("mcapi_request_t *")
+        type(self)._close_fn(self.handle, req, self._st)
+        if self._st[0] not in _STARTED:
+            raise error(self._st[0], self._close_call)
+        self.closed = True
+        self.endpoint.node._req.wait(req, timeout, self._close_call)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class PktSender(_Side):
+    """Send side of a packet channel."""
+
+    __slots__ = ()
+    _close_fn = staticmethod(lambda h, r, s: lib.mcapi_pktchan_send_close_i(h, r, s))
+    _close_call = "mcapi_pktchan_send_close_i"
+
+    def send(self, data):
+        """Sends @p data (bytes-like) as one packet."""
+        p, n = _data(data)
+        st = self._st
+        lib.mcapi_pktchan_send(self.handle, p, n, st)
+        if st[0] != SUCCESS:
+            raise error(st[0], "mcapi_pktchan_send")
+
+
+class Packet:
+    """A received packet: `data` is a memoryview of the channel's buffer (no copy).
+
+    Give the buffer back with release() or by leaving `with packet as view:`;
+    the view must not be used after that.
+    """
+
+    __slots__ = ("_ptr", "data", "_st")
+
+    def __init__(self, ptr, size, st):
+        self._ptr = ptr
+        self.data = memoryview(ffi.buffer(ptr, size))
+        self._st = st
+
+    def __len__(self):
+        return self.data.nbytes
+
+    def __bytes__(self):
+        return self.data.tobytes()
+
+    def release(self):
+        """Gives the buffer back to the channel (mcapi_pktchan_release)."""
+        if self._ptr is None:
+            return
+        ptr, self._ptr = self._ptr, None
+        self.data.release()
+        lib.mcapi_pktchan_release(ptr, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_pktchan_release")
+
+    def __enter__(self):
+        return self.data
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+class PktReceiver(_Side):
+    """Receive side of a packet channel."""
+
+    __slots__ = ()
+    _close_fn = staticmethod(lambda h, r, s: lib.mcapi_pktchan_recv_close_i(h, r, s))
+    _close_call = "mcapi_pktchan_recv_close_i"
+
+    def recv(self, timeout=None):
+        """The next packet (a Packet); @p timeout None waits as the endpoint's timeout allows."""
+        pp = _new("void **")
+        st = self._st
+        if timeout is None:
+            lib.mcapi_pktchan_recv(self.handle, pp, self._size, st)
+            if st[0] != SUCCESS:
+                raise error(st[0], "mcapi_pktchan_recv")
+            n = self._size[0]
+        else:
+            req = _new("mcapi_request_t *")
+            lib.mcapi_pktchan_recv_i(self.handle, pp, req, st)
+            if st[0] not in _STARTED:
+                raise error(st[0], "mcapi_pktchan_recv_i")
+            n = self.endpoint.node._req.wait(req, timeout, "mcapi_pktchan_recv")
+        return Packet(pp[0], n, _new("mcapi_status_t *"))
+
+    def available(self):
+        """Packets queued (mcapi_pktchan_available)."""
+        n = lib.mcapi_pktchan_available(self.handle, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_pktchan_available")
+        return n
+
+
+_SCL_SEND = {8: lib.mcapi_sclchan_send_uint8, 16: lib.mcapi_sclchan_send_uint16,
+             32: lib.mcapi_sclchan_send_uint32, 64: lib.mcapi_sclchan_send_uint64}
+_SCL_RECV = {8: lib.mcapi_sclchan_recv_uint8, 16: lib.mcapi_sclchan_recv_uint16,
+             32: lib.mcapi_sclchan_recv_uint32, 64: lib.mcapi_sclchan_recv_uint64}
+
+
+class SclSender(_Side):
+    """Send side of a scalar channel."""
+
+    __slots__ = ()
+    _close_fn = staticmethod(lambda h, r, s: lib.mcapi_sclchan_send_close_i(h, r, s))
+    _close_call = "mcapi_sclchan_send_close_i"
+
+    def send(self, value, bits=64):
+        """Sends the unsigned @p value as a scalar of @p bits (8, 16, 32, 64) bits."""
+        st = self._st
+        _SCL_SEND[bits](self.handle, value, st)
+        if st[0] != SUCCESS:
+            raise error(st[0], f"mcapi_sclchan_send_uint{bits}")
+
+
+class SclReceiver(_Side):
+    """Receive side of a scalar channel (blocking as the endpoint's timeout allows)."""
+
+    __slots__ = ()
+    _close_fn = staticmethod(lambda h, r, s: lib.mcapi_sclchan_recv_close_i(h, r, s))
+    _close_call = "mcapi_sclchan_recv_close_i"
+
+    def recv(self, bits=64):
+        """The next scalar, which must have been sent with @p bits bits (else ChannelError SCL_SIZE)."""
+        st = self._st
+        v = _SCL_RECV[bits](self.handle, st)
+        if st[0] != SUCCESS:
+            raise error(st[0], f"mcapi_sclchan_recv_uint{bits}")
+        return v
+
+    def available(self):
+        """Scalars queued (mcapi_sclchan_available)."""
+        n = lib.mcapi_sclchan_available(self.handle, self._st)
+        if self._st[0] != SUCCESS:
+            raise error(self._st[0], "mcapi_sclchan_available")
+        return n

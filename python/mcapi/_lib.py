@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Loads libmca: the compiled module when installed with one, else dlopen().
+
+API mode (mcapi._mcapi_api, built at install against the headers) calls the C
+functions directly; ABI mode (cffi's dlopen) goes through libffi and costs
+more per call. MCAPI_PY_MODE=abi forces ABI mode. In ABI mode the library is
+MCX_LIBMCA (a path), else what ctypes.util.find_library("mca") finds, else
+the usual install paths.
+"""
+import ctypes.util
+import os
+
+from ._cdef import CDEF
+
+_INSTALLED = ("/usr/local/lib/libmca.so.0", "/usr/local/lib/libmca.so",
+              "/usr/lib/libmca.so.0", "/usr/lib/x86_64-linux-gnu/libmca.so.0")
+
+
+# libmca keeps its per-thread node state in initial-exec TLS (no call on the
+# fast path to find it), which a library loaded after start-up can have only
+# from glibc's small reserve: the process must reserve more when it starts.
+_TLS_HINT = ("libmca.so needs more static TLS than a library loaded after start-up gets: "
+             "start Python with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096 "
+             "(or LD_PRELOAD=libmca.so.0); see docs/python.md")
+
+
+def _abi():
+    import cffi
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    tried = []
+    env = os.environ.get("MCX_LIBMCA")
+    candidates = [env] if env else []
+    found = ctypes.util.find_library("mca")
+    if found:
+        candidates.append(found)
+    candidates += [p for p in _INSTALLED if os.path.exists(p)]
+    for path in candidates:
+        try:
+            return ffi, ffi.dlopen(path), "abi"
+        except OSError as e:
+            tried.append(f"{path}: {e}")
+    if any("static TLS" in t for t in tried):
+        raise ImportError(_TLS_HINT + "; tried: " + "; ".join(tried))
+    raise ImportError("libmca.so not found (set MCX_LIBMCA to its path); tried: "
+                      + ("; ".join(tried) or "nothing"))
+
+
+def load():
+    """(ffi, lib, mode) with mode "api" or "abi"."""
+    if os.environ.get("MCAPI_PY_MODE", "") != "abi":
+        try:
+            from ._mcapi_api import ffi, lib
+            return ffi, lib, "api"
+        except ImportError as e:
+            if "static TLS" in str(e):
+                raise ImportError(_TLS_HINT + ": " + str(e)) from None
+            if os.environ.get("MCAPI_PY_MODE", "") == "api":
+                raise
+    return _abi()
+
+
+ffi, lib, MODE = load()
