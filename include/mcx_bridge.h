@@ -113,7 +113,8 @@ void mcx_bridge_stop(void);
 /**
  * @brief Checks the text of a configuration file before a JSON parser
  * reads it: a regular file of at most 1 MiB whose strings are valid UTF-8
- * and hold no NUL (raw, or \u0000), so no value is cut short unseen.
+ * and hold no NUL (raw, or as the escape backslash-u-0000), so no value is
+ * cut short unseen.
  * @retval 0 fine.
  * @retval -1 refused (*why names the line and the key).
  */
