@@ -2,7 +2,11 @@
 # The mcapi Python package (python/), run by pytest against this build's
 # libmca.so in ABI mode, with py_peer as the C node of its cross-process tests.
 # Skipped (77) without cffi or pytest, and in sanitizer builds, whose library
-# cannot be loaded into python3.
+# cannot be loaded into python3. Not in a cross build: the host's python3
+# cannot load a library of another architecture.
+if(CMAKE_CROSSCOMPILING)
+  return()
+endif()
 find_package(Python3 COMPONENTS Interpreter QUIET)
 set(_pypy python3)
 if(Python3_Interpreter_FOUND)
