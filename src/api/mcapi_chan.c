@@ -307,93 +307,36 @@ DATA_SLOW uint64_t scl_recv_slow(mcapi_sclchan_recv_hndl_t receive_handle, uint3
   return r == MCX_OK ? v : 0;
 }
 
-MCX_API void mcapi_sclchan_send_uint64(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint64_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 8, dataword))
-    scl_send_slow(send_handle, 8, dataword, mcapi_status);
-}
+/* The scalar calls of one width: mcapi_sclchan_send_uint<BITS> and
+ * mcapi_sclchan_recv_uint<BITS>, of BYTES bytes. */
+#define SCALAR_CALLS(BITS, BYTES)                                                               \
+  MCX_API void mcapi_sclchan_send_uint##BITS(mcapi_sclchan_send_hndl_t send_handle,             \
+                                             mcapi_uint##BITS##_t dataword,                     \
+                                             mcapi_status_t *mcapi_status)                      \
+  {                                                                                             \
+    if (!mcapi_status)                                                                          \
+      return;                                                                                   \
+    *mcapi_status = MCAPI_SUCCESS;                                                              \
+    if (!mcx__scl_send_fast(send_handle, BYTES, dataword))                                      \
+      scl_send_slow(send_handle, BYTES, dataword, mcapi_status);                                \
+  }                                                                                             \
+                                                                                                \
+  MCX_API mcapi_uint##BITS##_t mcapi_sclchan_recv_uint##BITS(                                   \
+      mcapi_sclchan_recv_hndl_t receive_handle, mcapi_status_t *mcapi_status)                   \
+  {                                                                                             \
+    if (!mcapi_status)                                                                          \
+      return 0;                                                                                 \
+    *mcapi_status = MCAPI_SUCCESS;                                                              \
+    uint64_t v;                                                                                 \
+    if (mcx__scl_recv_fast(receive_handle, BYTES, &v))                                          \
+      return (mcapi_uint##BITS##_t)v;                                                           \
+    return (mcapi_uint##BITS##_t)scl_recv_slow(receive_handle, BYTES, mcapi_status);            \
+  }
 
-MCX_API void mcapi_sclchan_send_uint32(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint32_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 4, dataword))
-    scl_send_slow(send_handle, 4, dataword, mcapi_status);
-}
-
-MCX_API void mcapi_sclchan_send_uint16(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint16_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 2, dataword))
-    scl_send_slow(send_handle, 2, dataword, mcapi_status);
-}
-
-MCX_API void mcapi_sclchan_send_uint8(mcapi_sclchan_send_hndl_t send_handle,
-                                      mcapi_uint8_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 1, dataword))
-    scl_send_slow(send_handle, 1, dataword, mcapi_status);
-}
-
-MCX_API mcapi_uint64_t mcapi_sclchan_recv_uint64(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 8, &v))
-    return (mcapi_uint64_t)v;
-  return (mcapi_uint64_t)scl_recv_slow(receive_handle, 8, mcapi_status);
-}
-
-MCX_API mcapi_uint32_t mcapi_sclchan_recv_uint32(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 4, &v))
-    return (mcapi_uint32_t)v;
-  return (mcapi_uint32_t)scl_recv_slow(receive_handle, 4, mcapi_status);
-}
-
-MCX_API mcapi_uint16_t mcapi_sclchan_recv_uint16(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 2, &v))
-    return (mcapi_uint16_t)v;
-  return (mcapi_uint16_t)scl_recv_slow(receive_handle, 2, mcapi_status);
-}
-
-MCX_API mcapi_uint8_t mcapi_sclchan_recv_uint8(mcapi_sclchan_recv_hndl_t receive_handle,
-                                               mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 1, &v))
-    return (mcapi_uint8_t)v;
-  return (mcapi_uint8_t)scl_recv_slow(receive_handle, 1, mcapi_status);
-}
+SCALAR_CALLS(64, 8)
+SCALAR_CALLS(32, 4)
+SCALAR_CALLS(16, 2)
+SCALAR_CALLS(8, 1)
 
 MCX_API mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
                                              mcapi_status_t *mcapi_status)
