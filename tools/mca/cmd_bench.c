@@ -154,8 +154,8 @@ static void add_libmca_as(plan_t *p, const char *section, int type, int lock, in
   c.cfg.blocking_wait = block;
   c.cfg.claim = claim;
   if (!strcmp(section, "sweep"))
-    snprintf(c.id, sizeof c.id, "sweep.%s.%s.%s.%zuB.%s%s", tshort(type), c.locking, c.placement,
-             size, c.consume, claim ? ".claim" : "");
+    snprintf(c.id, sizeof c.id, "sweep.%s.%s%s.%s.%zuB.%s", tshort(type), c.locking,
+             claim ? ".claim" : "", c.placement, size, c.consume);
   else
     snprintf(c.id, sizeof c.id, "%s.%s%s.%s.%s.%s.%zuB.%s", tshort(type), c.locking,
              block ? ".block" : "", c.placement, c.process, c.transport, size, c.consume);
