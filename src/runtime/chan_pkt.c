@@ -61,7 +61,7 @@ static mcx__pkt_claim_t *claim_free(void)
 
 /* Reserves the data ring's next slot, retrying at once (a bounded number of
  * times) while the receiver is still reading the item it held. */
-static mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
+CHAN_FAST mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
 {
   mcx__q_outcome_t o;
   for (int i = 0;; i++) {
@@ -159,8 +159,15 @@ static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d
 CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_view_t *v,
                       const mcx__xfer_t *a)
 {
-  if (reserve_retrying(v) != MCX_Q_OK)
+  if (reserve_retrying(v) != MCX_Q_OK) {
+    /* A slot left RESERVED at the tail between calls is this node's claim
+     * (the one producer): the send must not wait for it. Relaxed: our own
+     * write. */
+    uint32_t pos = v->ring->tail;
+    if (mcx_load_relaxed(&mcx__pkt_at(v, pos)->word) == mcx__spsc_word(pos, MCX_SPSC_RESERVED))
+      return MCX_EBUSY;
     return MCX_EAGAIN;
+  }
   /* Relaxed: our side is open, so the generation is the handle's (A-C1 read it). */
   return pkt_fill(d, ch, v, NULL, ST_GEN(mcx_load_relaxed(&ch->state)), a->src, a->size);
 }
@@ -209,8 +216,11 @@ int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size)
     return MCX_OK;
   if (!mcx__is_node())
     return MCX_ENODE;
-  if (__builtin_expect(claim_of(handle) != NULL, 0))
-    return MCX_EBUSY; /* its slot is the claim's until the commit */
+  /* pmq: a claim is process memory, the queue no slot of it; the side is
+   * the claim's until the commit all the same (on shm pkt_put finds the
+   * claim's slot). */
+  if (__builtin_expect(mcx__self.dom->transport == MCX_TRANSPORT_PMQ_, 0) && claim_of(handle))
+    return MCX_EBUSY;
   mcx__xfer_t a = {.src = buf, .size = size};
   return mcx__chan_data_call(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, send_attempt, &a, NULL);
 }
@@ -225,8 +235,8 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
     return r;
   if (size > MCAPI_MAX_PKT_SIZE) /* after the handle, as the spec orders the statuses */
     return MCX_EMSGSIZE;
-  if (claim_of(handle))
-    return MCX_EBUSY; /* its slot is the claim's until the commit */
+  if (d->transport == MCX_TRANSPORT_PMQ_ && claim_of(handle))
+    return MCX_EBUSY; /* the side is the claim's until the commit (shm: pkt_put says so) */
   mcx__xfer_t a = {.src = buf, .size = size};
   r = send_attempt(d, ch, &a);
   /* Out of buffers, or of slots, because the receiver died holding them

@@ -85,6 +85,7 @@ CHAN_FAST bool mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size)
  * @retval MCX_ETIMEDOUT no room within the TIMEOUT (at once with a TIMEOUT of 0)
  * @retval MCX_ENOMEM no room, and the endpoint is FAIL_ON_MEM_LIMIT; or no
  *         pool buffer (the receiver holds them all)
+ * @retval MCX_EBUSY this thread holds a claim on the side (mcx__pkt_claim_slow)
  * @retval other the pmq transport's errors (MCX_ELIMIT, MCX_EIO)
  */
 int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);

@@ -250,6 +250,12 @@ TEST(claim_errors)
     CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
     plain_send(sh, 0, 8, &st);
     CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+    mcapi_request_t req;
+    size_t nn;
+    mcapi_pktchan_send_i(sh, other, 8, &req, &st);
+    if (st == MCAPI_SUCCESS || st == MCAPI_PENDING) /* started: the request says how it ended */
+      mcapi_wait(&req, &nn, MCX_TEST_WAIT_MS, &st);
+    CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
     /* The receiver waits at the claimed slot. */
     recv_nothing(rh);
     /* Another pointer, a longer commit: refused, the claim stays. */
