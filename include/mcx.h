@@ -259,8 +259,9 @@ void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status);
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @pre none. @post on success the caller owns the returned bytes (and the
  *      slot) until mcx_pktchan_send_commit() or mcx_pktchan_send_abandon().
- * Concurrency: the side's one sending node (thread); no lock, system call or
- * allocation in the lock-free mode for a packet of up to 48 bytes.
+ * Concurrency: the side's one sending node (thread); in the lock-free mode
+ * no lock, system call or allocation once the side has been used (a claim
+ * of up to 48 bytes is inlined); the lock-based modes take the domain's lock.
  * Context: a node's thread; not from a signal handler.
  */
 void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size_t size,
@@ -292,7 +293,7 @@ void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size_t size,
  * @post on MCAPI_SUCCESS the bytes belong to the receiver: the caller must
  *       not touch @p buffer again.
  * Concurrency and context: as mcx_pktchan_send_alloc(); no lock, system call
- * or allocation in the lock-free mode for a claim of up to 48 bytes.
+ * or allocation in the lock-free mode.
  */
 void mcx_pktchan_send_commit(mcapi_pktchan_send_hndl_t send_handle, void *buffer, size_t size,
                              mcapi_status_t *mcapi_status);
