@@ -175,6 +175,62 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
     pkt_send_slow(send_handle, buffer, size, mcapi_status);
 }
 
+/* Claim/commit sends (mcx.h): the fast paths inlined, as the send's. */
+DATA_SLOW void *pkt_alloc_slow(mcapi_pktchan_send_hndl_t send_handle, size_t size,
+                               mcapi_status_t *mcapi_status)
+{
+  void *p = NULL;
+  int r = mcx__pkt_claim_slow(send_handle, size, &p);
+  /* One claim per side, at most MCX_PKT_CLAIMS a thread: as out of slots. */
+  *mcapi_status = DATA_ST(r);
+  return r == MCX_OK ? p : NULL;
+}
+
+MCX_API void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size_t size,
+                                     mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return NULL;
+  *mcapi_status = MCAPI_SUCCESS;
+  void *p = mcx__pkt_claim_fast(send_handle, size);
+  if (__builtin_expect(!p, 0))
+    return pkt_alloc_slow(send_handle, size, mcapi_status);
+  return p;
+}
+
+DATA_SLOW void pkt_commit_slow(mcapi_pktchan_send_hndl_t send_handle, void *buffer, size_t size,
+                               mcapi_status_t *mcapi_status)
+{
+  int r = mcx__pkt_commit_slow(send_handle, buffer, size);
+  *mcapi_status = DATA_ST(r);
+}
+
+MCX_API void mcx_pktchan_send_commit(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
+                                     size_t size, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  if (!buffer) {
+    *mcapi_status = mcx__arg_error(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  *mcapi_status = MCAPI_SUCCESS;
+  if (!mcx__pkt_commit_fast(send_handle, buffer, size))
+    pkt_commit_slow(send_handle, buffer, size, mcapi_status);
+}
+
+MCX_API void mcx_pktchan_send_abandon(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
+                                      mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  if (!buffer) {
+    *mcapi_status = mcx__arg_error(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  *mcapi_status = ST(mcx__pkt_abandon(send_handle, buffer));
+}
+
 MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                   mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
@@ -263,6 +319,8 @@ MCX_API void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle
 MCX_API void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
                                         mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
+  if (mcapi_status && request)
+    mcx__pkt_claim_drop(send_handle); /* a claim of the side ends unsent */
   close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, request, mcapi_status);
 }
 
