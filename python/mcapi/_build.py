@@ -22,7 +22,7 @@ def _cdef():
         "_mcapi_cdef", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cdef.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.CDEF
+    return mod.CDEF + mod.MRAPI_CDEF
 
 
 def locate(prefix=None):
@@ -50,7 +50,7 @@ def make_ffi(include_dirs, library_dirs):
     """The FFI builder of mcapi._mcapi_api against the given directories."""
     ffi = FFI()
     ffi.cdef(_cdef())
-    ffi.set_source("mcapi._mcapi_api", '#include "mcapi.h"\n#include "mcx.h"\n',
+    ffi.set_source("mcapi._mcapi_api", '#include "mcapi.h"\n#include "mcx.h"\n#include "mrapi.h"\n',
                    include_dirs=list(include_dirs), library_dirs=list(library_dirs),
                    runtime_library_dirs=list(library_dirs), libraries=["mca"])
     return ffi

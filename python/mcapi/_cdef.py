@@ -143,4 +143,112 @@ mcapi_boolean_t mcapi_test(mcapi_request_t *request, size_t *size, mcapi_status_
 mcapi_boolean_t mcapi_wait(mcapi_request_t *request, size_t *size, mcapi_timeout_t timeout,
                            mcapi_status_t *mcapi_status);
 void mcapi_cancel(mcapi_request_t *request, mcapi_status_t *mcapi_status);
+void mcapi_endpoint_get_i(mcapi_domain_t domain_id, mcapi_node_t node_id, mcapi_port_t port_id,
+                          mcapi_endpoint_t *endpoint, mcapi_request_t *request,
+                          mcapi_status_t *mcapi_status);
+void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                      const void *buffer, size_t buffer_size, mcapi_priority_t priority,
+                      mcapi_request_t *request, mcapi_status_t *mcapi_status);
+void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const void *buffer, size_t size,
+                          mcapi_request_t *request, mcapi_status_t *mcapi_status);
+mcapi_uint_t mcapi_wait_any(size_t number, mcapi_request_t **requests, size_t *size,
+                            mcapi_timeout_t timeout, mcapi_status_t *mcapi_status);
+
+typedef uint32_t mcx_state_t;
+mcx_state_t mcx_state_create(mcapi_port_t port, size_t max_size, unsigned nbuf,
+                             mcapi_status_t *mcapi_status);
+mcx_state_t mcx_state_open(mcapi_domain_t domain, mcapi_node_t node, mcapi_port_t port,
+                           mcapi_timeout_t timeout, mcapi_status_t *mcapi_status);
+void mcx_state_close(mcx_state_t state, mcapi_status_t *mcapi_status);
+void mcx_state_write(mcx_state_t state, const void *buffer, size_t size,
+                     mcapi_status_t *mcapi_status);
+size_t mcx_state_read(mcx_state_t state, void *buffer, size_t size, uint64_t *version,
+                      mcapi_status_t *mcapi_status);
+uint64_t mcx_state_wait_newer(mcx_state_t state, uint64_t version,
+                              mcapi_timeout_t timeout, mcapi_status_t *mcapi_status);
+void mcx_state_set_read_retries(unsigned retries);
+unsigned mcx_requests_in_use(void);
+"""
+
+MRAPI_CDEF = r"""
+typedef uint32_t mrapi_domain_t;
+typedef uint32_t mrapi_node_t;
+typedef uint32_t mrapi_status_t;
+typedef uint32_t mrapi_timeout_t;
+typedef uint32_t mrapi_uint_t;
+typedef uint8_t mrapi_boolean_t;
+typedef int mrapi_parameters_t;
+typedef int mrapi_key_t;
+typedef int mrapi_mutex_id_t;
+typedef int mrapi_sem_id_t;
+typedef int mrapi_rwl_id_t;
+typedef int mrapi_shmem_id_t;
+typedef uint32_t mrapi_mutex_hndl_t;
+typedef uint32_t mrapi_sem_hndl_t;
+typedef uint32_t mrapi_rwl_hndl_t;
+typedef uint32_t mrapi_shmem_hndl_t;
+typedef enum { MRAPI_RWL_READER, MRAPI_RWL_WRITER } mrapi_rwl_mode_t;
+typedef struct { char mrapi_version[64]; } mrapi_info_t;
+typedef struct { uint8_t recursive; uint8_t error_ext; uint8_t domain_shared; } mrapi_mutex_attributes_t;
+typedef struct { uint8_t error_ext; uint8_t domain_shared; } mrapi_sem_attributes_t;
+typedef struct { uint8_t error_ext; uint8_t domain_shared; } mrapi_rwl_attributes_t;
+typedef struct { uint8_t error_ext; uint8_t domain_shared; } mrapi_shmem_attributes_t;
+
+char *mrapi_display_status(mrapi_status_t status, char *status_message, size_t size);
+void mrapi_initialize(const mrapi_domain_t domain_id, const mrapi_node_t node_id,
+                      const mrapi_parameters_t init_parameters, mrapi_info_t *mrapi_info,
+                      mrapi_status_t *status);
+void mrapi_finalize(mrapi_status_t *status);
+
+void mrapi_mutex_init_attributes(mrapi_mutex_attributes_t *attributes, mrapi_status_t *status);
+void mrapi_mutex_set_attribute(mrapi_mutex_attributes_t *attributes, const mrapi_uint_t attribute_num,
+                               const void *attribute, const size_t attr_size, mrapi_status_t *status);
+mrapi_mutex_hndl_t mrapi_mutex_create(const mrapi_mutex_id_t mutex_id,
+                                      const mrapi_mutex_attributes_t *attributes, mrapi_status_t *status);
+mrapi_mutex_hndl_t mrapi_mutex_get(const mrapi_mutex_id_t mutex_id, mrapi_status_t *status);
+void mrapi_mutex_delete(const mrapi_mutex_hndl_t mutex, mrapi_status_t *status);
+void mrapi_mutex_lock(const mrapi_mutex_hndl_t mutex, mrapi_key_t *lock_key,
+                      const mrapi_timeout_t timeout, mrapi_status_t *status);
+mrapi_boolean_t mrapi_mutex_trylock(const mrapi_mutex_hndl_t mutex, mrapi_key_t *lock_key,
+                                    mrapi_status_t *status);
+void mrapi_mutex_unlock(const mrapi_mutex_hndl_t mutex, const mrapi_key_t *lock_key,
+                        mrapi_status_t *status);
+
+void mrapi_sem_init_attributes(mrapi_sem_attributes_t *attributes, mrapi_status_t *status);
+void mrapi_sem_set_attribute(mrapi_sem_attributes_t *attributes, const mrapi_uint_t attribute_num,
+                             const void *attribute, const size_t attr_size, mrapi_status_t *status);
+mrapi_sem_hndl_t mrapi_sem_create(const mrapi_sem_id_t sem_id, const mrapi_sem_attributes_t *attributes,
+                                  const mrapi_uint_t shared_lock_limit, mrapi_status_t *status);
+mrapi_sem_hndl_t mrapi_sem_get(const mrapi_sem_id_t sem_id, mrapi_status_t *status);
+void mrapi_sem_delete(const mrapi_sem_hndl_t sem, mrapi_status_t *status);
+void mrapi_sem_lock(const mrapi_sem_hndl_t sem, const mrapi_timeout_t timeout, mrapi_status_t *status);
+mrapi_boolean_t mrapi_sem_trylock(const mrapi_sem_hndl_t sem, mrapi_status_t *status);
+void mrapi_sem_unlock(const mrapi_sem_hndl_t sem, mrapi_status_t *status);
+
+void mrapi_rwl_init_attributes(mrapi_rwl_attributes_t *attributes, mrapi_status_t *status);
+void mrapi_rwl_set_attribute(mrapi_rwl_attributes_t *attributes, const mrapi_uint_t attribute_num,
+                             const void *attribute, const size_t attr_size, mrapi_status_t *status);
+mrapi_rwl_hndl_t mrapi_rwl_create(const mrapi_rwl_id_t rwl_id, const mrapi_rwl_attributes_t *attributes,
+                                  const mrapi_uint_t reader_lock_limit, mrapi_status_t *status);
+mrapi_rwl_hndl_t mrapi_rwl_get(const mrapi_rwl_id_t rwl_id, mrapi_status_t *status);
+void mrapi_rwl_delete(const mrapi_rwl_hndl_t rwl, mrapi_status_t *status);
+void mrapi_rwl_lock(const mrapi_rwl_hndl_t rwl, const mrapi_rwl_mode_t mode,
+                    const mrapi_timeout_t timeout, mrapi_status_t *status);
+mrapi_boolean_t mrapi_rwl_trylock(const mrapi_rwl_hndl_t rwl, const mrapi_rwl_mode_t mode,
+                                  mrapi_status_t *status);
+void mrapi_rwl_unlock(const mrapi_rwl_hndl_t rwl, const mrapi_rwl_mode_t mode, mrapi_status_t *status);
+
+void mrapi_shmem_init_attributes(mrapi_shmem_attributes_t *attributes, mrapi_status_t *status);
+void mrapi_shmem_set_attribute(mrapi_shmem_attributes_t *attributes, const mrapi_uint_t attribute_num,
+                               const void *attribute, const size_t attr_size, mrapi_status_t *status);
+mrapi_shmem_hndl_t mrapi_shmem_create(const mrapi_shmem_id_t shmem_id, const mrapi_uint_t size,
+                                      const mrapi_node_t *nodes, const mrapi_uint_t nodes_size,
+                                      const mrapi_shmem_attributes_t *attributes,
+                                      const mrapi_uint_t attr_size, mrapi_status_t *status);
+mrapi_shmem_hndl_t mrapi_shmem_get(const mrapi_shmem_id_t shmem_id, mrapi_status_t *status);
+void *mrapi_shmem_attach(const mrapi_shmem_hndl_t shmem, mrapi_status_t *status);
+void mrapi_shmem_detach(const mrapi_shmem_hndl_t shmem, mrapi_status_t *status);
+void mrapi_shmem_delete(const mrapi_shmem_hndl_t shmem, mrapi_status_t *status);
+void mrapi_shmem_get_attribute(const mrapi_shmem_hndl_t shmem, const mrapi_uint_t attribute_num,
+                               void *attribute, const size_t attribute_size, mrapi_status_t *status);
 """

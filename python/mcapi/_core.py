@@ -6,8 +6,13 @@ it are used from the thread that created it. Timeouts are seconds (float);
 None waits for ever (or, for calls without a timeout argument in MCAPI, as
 long as the endpoint's `timeout` attribute allows).
 """
-import threading
+from __future__ import annotations
 
+import threading
+from typing import Any, Optional, Tuple, Union
+
+from . import _async
+from ._async import Request
 from ._errors import PENDING, SUCCESS, TIMEOUT, error
 from ._lib import ffi, lib
 
@@ -154,6 +159,31 @@ class Node:
         if self._st[0] != SUCCESS:
             raise error(self._st[0], "mcapi_endpoint_get")
         return Endpoint(self, h, False)
+
+    def get_endpoint_i(self, node: int, port: int, domain: Optional[int] = None) -> Request:
+        """Starts mcapi_endpoint_get_i; the Request's result is the Endpoint."""
+        out = _new("mcapi_endpoint_t *")
+        return _async.start(self, lib.mcapi_endpoint_get_i,
+                            (self.domain if domain is None else domain, node, port, out),
+                            "mcapi_endpoint_get_i", lambda n: Endpoint(self, out[0], False), out)
+
+    async def get_endpoint_async(self, node: int, port: int, timeout: Optional[float] = None,
+                                 domain: Optional[int] = None) -> "Endpoint":
+        """The endpoint (@p domain, @p node, @p port), awaited (asyncio) up to @p timeout seconds."""
+        return await _async.with_timeout(self.get_endpoint_i(node, port, domain), timeout)
+
+    # ---- state channels (mcx.h)
+    def create_state(self, port: int, max_size: int, nbuf: int = 2) -> "StateChannel":
+        """A state channel written by this node, found by others as (domain, this node, @p port)."""
+        from ._state import StateChannel
+        return StateChannel._create(self, port, max_size, nbuf)
+
+    def open_state(self, node: int, port: int, timeout: Optional[float] = None,
+                   domain: Optional[int] = None) -> "StateChannel":
+        """The state channel of (@p domain, @p node, @p port), for reading; waits up to @p timeout."""
+        from ._state import StateChannel
+        return StateChannel._open(self, self.domain if domain is None else domain, node, port,
+                                  timeout)
 
     # ---- channels
     def connect_pkt(self, send_ep, recv_ep, timeout=None):
@@ -307,6 +337,38 @@ class Endpoint:
             raise error(st[0], "mcapi_msg_recv_i")
         return self.node._req.wait(req, timeout, "mcapi_msg_recv")
 
+    # ---- non-blocking and asyncio
+    def send_i(self, dest: "Endpoint", data: Any, priority: int = 0) -> Request:
+        """Starts mcapi_msg_send_i; @p data is kept alive until the Request completes."""
+        p = ffi.from_buffer(data)
+        return _async.start(self.node, lib.mcapi_msg_send_i,
+                            (self.handle, dest.handle, p, len(p), priority),
+                            "mcapi_msg_send_i", _none, (p, data))
+
+    def recv_i(self, buffer: Any = None) -> Request:
+        """Starts mcapi_msg_recv_i. The result is the message as bytes, or, with a
+        writable @p buffer, its size (the message written into @p buffer)."""
+        if buffer is None:
+            size = self.max_payload_size
+            buf = _new("char[]", size)
+            return _async.start(self.node, lib.mcapi_msg_recv_i, (self.handle, buf, size),
+                                "mcapi_msg_recv_i", lambda n: ffi.unpack(buf, n), buf)
+        p = ffi.from_buffer(buffer, require_writable=True)
+        return _async.start(self.node, lib.mcapi_msg_recv_i, (self.handle, p, len(p)),
+                            "mcapi_msg_recv_i", _same, (p, buffer))
+
+    async def recv_async(self, timeout: Optional[float] = None) -> bytes:
+        """The next message as bytes, awaited (asyncio); Timeout after @p timeout seconds."""
+        return await _async.with_timeout(self.recv_i(), timeout)
+
+    async def recv_into_async(self, buffer: Any, timeout: Optional[float] = None) -> int:
+        """Receives the next message into @p buffer, awaited; returns its size."""
+        return await _async.with_timeout(self.recv_i(buffer), timeout)
+
+    async def send_async(self, dest: "Endpoint", data: Any, priority: int = 0) -> None:
+        """Sends @p data, awaiting room in @p dest's queue if it is full."""
+        return await self.send_i(dest, data, priority)
+
     def available(self):
         """Messages queued to this endpoint (mcapi_msg_available)."""
         n = lib.mcapi_msg_available(self.handle, self._st)
@@ -334,6 +396,14 @@ class Endpoint:
         """The receive side of this endpoint's scalar channel."""
         return _open(SclReceiver, lib.mcapi_sclchan_recv_open_i, "mcapi_sclchan_recv_hndl_t *",
                      self, timeout, wait, "mcapi_sclchan_recv_open_i")
+
+
+def _none(n: int) -> None:
+    return None
+
+
+def _same(n: int) -> int:
+    return n
 
 
 def _open(cls, fn, htype, ep, timeout, wait, call):
@@ -407,6 +477,16 @@ class PktSender(_Side):
         if st[0] != SUCCESS:
             raise error(st[0], "mcapi_pktchan_send")
 
+    def send_i(self, data: Any) -> Request:
+        """Starts mcapi_pktchan_send_i; @p data is kept alive until the Request completes."""
+        p = ffi.from_buffer(data)
+        return _async.start(self.endpoint.node, lib.mcapi_pktchan_send_i, (self.handle, p, len(p)),
+                            "mcapi_pktchan_send_i", _none, (p, data))
+
+    async def send_async(self, data: Any) -> None:
+        """Sends @p data as one packet, awaiting a free buffer if none is."""
+        return await self.send_i(data)
+
 
 class Packet:
     """A received packet: `data` is a memoryview of the channel's buffer (no copy).
@@ -468,6 +548,17 @@ class PktReceiver(_Side):
                 raise error(st[0], "mcapi_pktchan_recv_i")
             n = self.endpoint.node._req.wait(req, timeout, "mcapi_pktchan_recv")
         return Packet(pp[0], n, _new("mcapi_status_t *"))
+
+    def recv_i(self) -> Request:
+        """Starts mcapi_pktchan_recv_i; the Request's result is a Packet."""
+        pp = _new("void **")
+        return _async.start(self.endpoint.node, lib.mcapi_pktchan_recv_i, (self.handle, pp),
+                            "mcapi_pktchan_recv_i",
+                            lambda n: Packet(pp[0], n, _new("mcapi_status_t *")), pp)
+
+    async def recv_async(self, timeout: Optional[float] = None) -> "Packet":
+        """The next packet, awaited (asyncio); Timeout after @p timeout seconds."""
+        return await _async.with_timeout(self.recv_i(), timeout)
 
     def available(self):
         """Packets queued (mcapi_pktchan_available)."""

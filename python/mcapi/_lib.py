@@ -10,7 +10,7 @@ the usual install paths.
 import ctypes.util
 import os
 
-from ._cdef import CDEF
+from ._cdef import CDEF, MRAPI_CDEF
 
 _INSTALLED = ("/usr/local/lib/libmca.so.0", "/usr/local/lib/libmca.so",
               "/usr/lib/libmca.so.0", "/usr/lib/x86_64-linux-gnu/libmca.so.0")
@@ -27,7 +27,7 @@ _TLS_HINT = ("libmca.so needs more static TLS than a library loaded after start-
 def _abi():
     import cffi
     ffi = cffi.FFI()
-    ffi.cdef(CDEF)
+    ffi.cdef(CDEF + MRAPI_CDEF)
     tried = []
     env = os.environ.get("MCX_LIBMCA")
     candidates = [env] if env else []
