@@ -20,7 +20,9 @@ MAX_CHANNELS = 16
 class StateChannel:
     """A state channel handle: the writer's (Node.create_state) or a reader's (Node.open_state).
 
-    A context manager that closes it; the writer's close deletes the channel.
+    A context manager that closes it. `writer` is True for a handle of the
+    writing node (also one it opened by its own node id): that close deletes
+    the channel; a reader's close holds nothing.
     """
 
     __slots__ = ("node", "handle", "writer", "max_size", "_st", "_ver", "_buf", "_bufsize", "closed")
@@ -51,7 +53,8 @@ class StateChannel:
         h = lib.mcx_state_open(domain, owner, port, _ms(timeout), st)
         if st[0] != SUCCESS:
             raise error(st[0], "mcx_state_open")
-        return cls(node, h, False, 0)
+        # The writer's own node gets the writer's channel: its close deletes it.
+        return cls(node, h, owner == node.node and domain == node.domain, 0)
 
     def __repr__(self) -> str:
         return f"StateChannel(0x{self.handle:08x}, {'writer' if self.writer else 'reader'})"

@@ -7,8 +7,11 @@
  *       priorities), then packets and scalars of every width to the Python
  *       node; exits 0 when the Python node's final message has the right sum.
  *   py_peer hold DOMAIN NODE PYNODE       connects and opens a packet channel
- *       to the Python node, says "ready" by message and waits for ever (the
- *       test kills it with SIGKILL).
+ *       to the Python node, says "ready" by message and on stdout, and waits
+ *       for ever (the test kills it with SIGKILL).
+ *   py_peer echo DOMAIN NODE PYNODE       sends every message back as it came
+ *       (the round trip of `mca bench --python`) until an empty one; says
+ *       "ready" on stdout once its endpoint exists.
  *
  * Ports: this node's message endpoint 10, packet sender 11, scalar sender 12;
  * the Python node's message endpoint 20, packet receiver 21, scalar receiver 22.
@@ -45,7 +48,7 @@ static void wait_req(mcapi_request_t *r, const char *what)
 int main(int argc, char **argv)
 {
   if (argc != 5) {
-    fprintf(stderr, "usage: py_peer exchange|hold DOMAIN NODE PYNODE\n");
+    fprintf(stderr, "usage: py_peer exchange|hold|echo DOMAIN NODE PYNODE\n");
     return 2;
   }
   mcapi_domain_t dom = (mcapi_domain_t)atoi(argv[2]);
@@ -56,6 +59,27 @@ int main(int argc, char **argv)
   OK("mcapi_initialize");
   mcapi_endpoint_t msg = mcapi_endpoint_create(10, &st);
   OK("create 10");
+  if (strcmp(argv[1], "echo") == 0) {
+    mcapi_endpoint_t back = mcapi_endpoint_get(dom, py, 20, MCX_TEST_WAIT_MS, &st);
+    OK("get 20");
+    mcapi_endpoint_set_attribute(msg, MCAPI_ENDP_ATTR_TIMEOUT, &(mcapi_timeout_t){MCX_TEST_WAIT_MS},
+                                 sizeof(mcapi_timeout_t), &st);
+    OK("timeout attribute");
+    printf("ready\n");
+    fflush(stdout);
+    static char ebuf[MCAPI_MAX_MSG_SIZE];
+    for (;;) {
+      mcapi_msg_recv(msg, ebuf, sizeof ebuf, &n, &st);
+      OK("mcapi_msg_recv");
+      if (n == 0)
+        break;
+      mcapi_msg_send(msg, back, ebuf, n, 0, &st);
+      OK("mcapi_msg_send");
+    }
+    mcapi_finalize(&st);
+    OK("mcapi_finalize");
+    return 0;
+  }
   mcapi_endpoint_t pkt = mcapi_endpoint_create(11, &st);
   OK("create 11");
   mcapi_endpoint_t scl = mcapi_endpoint_create(12, &st);
@@ -79,6 +103,8 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "hold") == 0) {
     mcapi_msg_send(msg, py_msg, "ready", 5, 0, &st);
     OK("send ready");
+    printf("ready\n");
+    fflush(stdout);
     for (;;)
       pause();
   }

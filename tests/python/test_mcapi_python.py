@@ -6,10 +6,12 @@ killed while Python waits for it.
 
 Tests wait for events; ceilings (mcx_timeouts.ceiling) only stop a hang.
 """
+import contextlib
 import os
 import signal
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -18,6 +20,16 @@ from mcx_timeouts import ceiling
 
 PEER = os.environ.get("MCX_PY_PEER")
 WAIT = ceiling(30.0)
+
+
+def _wait_until(cond, limit=WAIT):
+    """Polls @p cond until true (True) or the ceiling passes (False)."""
+    end = time.monotonic() + limit
+    while not cond():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.001)
+    return True
 
 
 def test_messages_come_highest_priority_first(domain):
@@ -94,27 +106,37 @@ def test_endpoint_of_another_node_by_get(domain):
     assert got["msg"] == b"to node 2"
 
 
+def _thread_state(tid):
+    """The scheduler state letter of this process's thread @p tid (/proc/<pid>/task/<tid>/stat)."""
+    with open(f"/proc/{os.getpid()}/task/{tid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
 def test_blocking_recv_releases_the_gil(domain):
     """Node 2 blocks in recv (no timeout) inside C; node 1, in this thread, runs
-    Python code and sends. Were the GIL held in the call, this thread would
-    never run again (the join ceiling would end the test)."""
-    entering = threading.Event()
+    Python code until it sees node 2's thread asleep in the kernel (state S),
+    then sends. Had the call kept the GIL, this thread could not run while the
+    other sleeps: the wait below would never see it asleep and end at its ceiling."""
     got = {}
     ready = threading.Event()
+    tid = {}
 
     def blocked():
         with mcapi.Node(domain, 2) as n2:
             ep = n2.create_endpoint(7)
+            tid["native"] = threading.get_native_id()
             ready.set()
-            entering.set()
             got["msg"] = ep.recv()
 
     t = threading.Thread(target=blocked)
     t.start()
     with mcapi.Node(domain, 1) as node:
-        assert ready.wait(WAIT) and entering.wait(WAIT)
+        assert ready.wait(WAIT)
         me = node.create_endpoint(1)
         peer = node.get_endpoint(2, 7, timeout=WAIT)
+        assert _wait_until(lambda: _thread_state(tid["native"]) == "S"), \
+            "the receiving thread never slept in its blocking recv"
+        assert "msg" not in got
         me.send(peer, b"wake")
         t.join(WAIT)
         assert not t.is_alive()
@@ -159,10 +181,10 @@ def test_scalars_of_every_width(domain):
             assert e.value.name == "MCAPI_ERR_SCL_SIZE"
 
 
-def _peer(mode, domain, node, pynode):
+def _peer(mode, domain, node, pynode, **kw):
     if not PEER:
         pytest.skip("MCX_PY_PEER (the C node, tests/python/py_peer.c) is not set")
-    return subprocess.Popen([PEER, mode, str(domain), str(node), str(pynode)])
+    return subprocess.Popen([PEER, mode, str(domain), str(node), str(pynode)], **kw)
 
 
 def test_python_and_c_nodes_exchange_messages_packets_scalars(domain):
@@ -194,52 +216,55 @@ def test_python_and_c_nodes_exchange_messages_packets_scalars(domain):
                 peer.wait()
 
 
-def test_c_node_killed_while_python_waits_for_a_packet(domain):
+@contextlib.contextmanager
+def _held_peer(domain):
+    """A C node (py_peer hold) with a packet channel open to this thread's node 1:
+    started, waited for until it says "ready" (on stdout and by message), and
+    killed (SIGKILL) by the `kill` the block receives. Yields (msg, rx, kill)."""
     with mcapi.Node(domain, 1) as node:
         msg = node.create_endpoint(20)
         pkt = node.create_endpoint(21)
         node.create_endpoint(22)
-        peer = _peer("hold", domain, 2, 1)
+        peer = _peer("hold", domain, 2, 1, stdout=subprocess.PIPE)
         try:
             rx = pkt.open_pkt_recv(timeout=WAIT)
             assert msg.recv(timeout=WAIT) == b"ready"
-            blocking = threading.Event()
+            assert peer.stdout.readline() == b"ready\n"
 
             def kill():
-                blocking.wait(WAIT)
                 peer.send_signal(signal.SIGKILL)
-
-            k = threading.Thread(target=kill)
-            k.start()
-            blocking.set()
-            with pytest.raises(mcapi.ChannelNotOpen) as e:
-                rx.recv()  # no timeout: only the peer's death ends it
-            assert e.value.name == "MCAPI_ERR_CHAN_NOTOPEN"
-            k.join(WAIT)
-            rx.close(timeout=WAIT)
+                peer.wait()
+            yield msg, rx, kill
         finally:
             if peer.poll() is None:
                 peer.kill()
             peer.wait()
+            peer.stdout.close()
+
+
+def test_c_node_killed_while_python_waits_for_a_packet(domain):
+    with _held_peer(domain) as (msg, rx, kill):
+        blocking = threading.Event()
+
+        def killer():
+            blocking.wait(WAIT)
+            kill()
+
+        k = threading.Thread(target=killer)
+        k.start()
+        blocking.set()
+        with pytest.raises(mcapi.ChannelNotOpen) as e:
+            rx.recv()  # no timeout: only the peer's death ends it
+        assert e.value.name == "MCAPI_ERR_CHAN_NOTOPEN"
+        k.join(WAIT)
+        rx.close(timeout=WAIT)
 
 
 def test_c_node_killed_while_python_waits_for_a_message(domain):
     """A message endpoint has no peer to lose: its timeout attribute ends the wait."""
-    with mcapi.Node(domain, 1) as node:
-        msg = node.create_endpoint(20)
-        pkt = node.create_endpoint(21)
-        node.create_endpoint(22)
-        peer = _peer("hold", domain, 2, 1)
-        try:
-            pkt.open_pkt_recv(timeout=WAIT)
-            assert msg.recv(timeout=WAIT) == b"ready"
-            peer.send_signal(signal.SIGKILL)
-            peer.wait()
-            msg.timeout = 0.2
-            with pytest.raises(mcapi.Timeout) as e:
-                msg.recv()
-            assert e.value.name == "MCAPI_TIMEOUT"
-        finally:
-            if peer.poll() is None:
-                peer.kill()
-            peer.wait()
+    with _held_peer(domain) as (msg, rx, kill):
+        kill()
+        msg.timeout = 0.2
+        with pytest.raises(mcapi.Timeout) as e:
+            msg.recv()
+        assert e.value.name == "MCAPI_TIMEOUT"
