@@ -9,6 +9,7 @@ long as the endpoint's `timeout` attribute allows).
 from __future__ import annotations
 
 import threading
+from time import perf_counter as _clock
 from typing import Any, Optional, Tuple, Union
 
 from . import _async
@@ -323,6 +324,64 @@ class Endpoint:
         """Receives the next message into @p buffer (writable bytes-like) without a copy; returns its size."""
         p = ffi.from_buffer(buffer, require_writable=True)
         return self._recv(p, len(p), timeout)
+
+    # ---- bound calls for hot loops
+    def sender(self, dest: "Endpoint", priority: int = 0):
+        """A function f(data) sending bytes-like @p data to @p dest: send() with the
+        endpoints, the priority and the status bound once (the least Python per call)."""
+        h, d, st, fn = self.handle, dest.handle, self._st, lib.mcapi_msg_send
+
+        def send(data: Any) -> None:
+            if type(data) is bytes:
+                fn(h, d, data, len(data), priority, st)
+            else:
+                p = ffi.from_buffer(data)
+                fn(h, d, p, len(p), priority, st)
+            if st[0] != SUCCESS:
+                raise error(st[0], "mcapi_msg_send")
+        return send
+
+    def receiver(self, buffer: Any, spin: float = 0.0):
+        """A function f() receiving the next message into @p buffer and returning its
+        size: recv_into() with the buffer taken once (blocking as the endpoint's timeout
+        allows). With @p spin > 0 it first polls for up to @p spin seconds, as
+        poll_into() does. The buffer stays exported while the function lives (a
+        bytearray cannot be resized meanwhile)."""
+        h, st, size, fn = self.handle, self._st, self._size, lib.mcapi_msg_recv
+        avail = lib.mcapi_msg_available
+        p = ffi.from_buffer(buffer, require_writable=True)
+        n = len(p)
+
+        def recv() -> int:
+            if spin and not avail(h, st):
+                end = _clock() + spin
+                while not avail(h, st) and st[0] == SUCCESS and _clock() < end:
+                    pass
+            fn(h, p, n, size, st)
+            if st[0] != SUCCESS:
+                raise error(st[0], "mcapi_msg_recv")
+            return size[0]
+        recv.buffer = buffer  # type: ignore[attr-defined]
+        return recv
+
+    def poll_into(self, buffer: Any, spin: float = 0.00005, timeout: Optional[float] = None) -> int:
+        """recv_into that first polls (mcapi_msg_available) for up to @p spin seconds.
+
+        A receive that finds its message already queued never sleeps in the
+        kernel, so a peer that answers within @p spin is not woken up: the
+        round trip of `mca bench --python` (`.poll` cells). Polling keeps a
+        core busy; after @p spin it blocks as recv_into does.
+        """
+        h, st = self.handle, self._st
+        avail = lib.mcapi_msg_available
+        if not avail(h, st):
+            end = _clock() + spin
+            while not avail(h, st):
+                if st[0] != SUCCESS:
+                    raise error(st[0], "mcapi_msg_available")
+                if _clock() > end:
+                    break
+        return self.recv_into(buffer, timeout)
 
     def _recv(self, p, size, timeout):
         st = self._st

@@ -9,9 +9,14 @@
  *   py_peer hold DOMAIN NODE PYNODE       connects and opens a packet channel
  *       to the Python node, says "ready" by message and on stdout, and waits
  *       for ever (the test kills it with SIGKILL).
+ *   py_peer loop DOMAIN NODE COUNT        COUNT mcapi_msg_send + mcapi_msg_recv
+ *       pairs of 24 bytes between two endpoints of this node: the C loop
+ *       `mca bench --python --instr` subtracts from the Python one.
  *   py_peer echo DOMAIN NODE PYNODE       sends every message back as it came
  *       (the round trip of `mca bench --python`) until an empty one; says
  *       "ready" on stdout once its endpoint exists.
+ *   py_peer echo-poll DOMAIN NODE PYNODE  the same, polling (mcapi_msg_available)
+ *       before each receive instead of sleeping in it.
  *
  * Ports: this node's message endpoint 10, packet sender 11, scalar sender 12;
  * the Python node's message endpoint 20, packet receiver 21, scalar receiver 22.
@@ -48,7 +53,7 @@ static void wait_req(mcapi_request_t *r, const char *what)
 int main(int argc, char **argv)
 {
   if (argc != 5) {
-    fprintf(stderr, "usage: py_peer exchange|hold|echo DOMAIN NODE PYNODE\n");
+    fprintf(stderr, "usage: py_peer exchange|hold|echo|echo-poll DOMAIN NODE PYNODE | loop DOMAIN NODE COUNT\n");
     return 2;
   }
   mcapi_domain_t dom = (mcapi_domain_t)atoi(argv[2]);
@@ -59,7 +64,23 @@ int main(int argc, char **argv)
   OK("mcapi_initialize");
   mcapi_endpoint_t msg = mcapi_endpoint_create(10, &st);
   OK("create 10");
-  if (strcmp(argv[1], "echo") == 0) {
+  if (strcmp(argv[1], "loop") == 0) {
+    mcapi_endpoint_t to = mcapi_endpoint_create(13, &st);
+    OK("create 13");
+    static const char out[24] = "xxxxxxxxxxxxxxxxxxxxxxx";
+    char in[64];
+    for (long i = atol(argv[4]); i > 0; i--) {
+      mcapi_msg_send(msg, to, out, sizeof out, 0, &st);
+      OK("mcapi_msg_send");
+      mcapi_msg_recv(to, in, sizeof in, &n, &st);
+      OK("mcapi_msg_recv");
+    }
+    mcapi_finalize(&st);
+    OK("mcapi_finalize");
+    return 0;
+  }
+  if (strncmp(argv[1], "echo", 4) == 0) {
+    int poll = strcmp(argv[1], "echo-poll") == 0;
     mcapi_endpoint_t back = mcapi_endpoint_get(dom, py, 20, MCX_TEST_WAIT_MS, &st);
     OK("get 20");
     mcapi_endpoint_set_attribute(msg, MCAPI_ENDP_ATTR_TIMEOUT, &(mcapi_timeout_t){MCX_TEST_WAIT_MS},
@@ -69,6 +90,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     static char ebuf[MCAPI_MAX_MSG_SIZE];
     for (;;) {
+      for (unsigned spin = 0; poll && spin < 2000 && !mcapi_msg_available(msg, &st); spin++)
+        ;
       mcapi_msg_recv(msg, ebuf, sizeof ebuf, &n, &st);
       OK("mcapi_msg_recv");
       if (n == 0)

@@ -14,6 +14,7 @@
 #else
 #include <regex.h>
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,8 @@ static void usage(FILE *o)
           "usage: mca bench [--quick|--smoke] [--repeat N] [--json FILE] [--only REGEX]\n"
           "                 [--sizes LIST] [--cpus LIST] [--no-sweep] [--no-peers] [--no-scale]\n"
           "                 [--no-progress] [--hpc] [--prio N]\n"
-          "       mca bench --instr [--count N] [--modes LIST] [--json FILE]\n\n"
+          "       mca bench --instr [--count N] [--modes LIST] [--json FILE]\n"
+          "       mca bench --python [--quick] [--repeat N] [--mode abi|api|both] [--instr] [--json FILE]\n\n"
           "Measures libmca (messages, packets, scalars; lock-free, global lock and kernel\n"
           "semaphore; one core, no affinity, one thread per core; in-process and\n"
           "cross-process; shm and pmq) and peer baselines in the same run: ping-pong round\n"
@@ -80,6 +82,9 @@ static void usage(FILE *o)
           "                 hand-off under callgrind (needs valgrind), libmca per locking\n"
           "                 mode beside a bare per-slot-sequence ring, ck_ring and Boost;\n"
           "                 `mca bench --instr --help` lists its options\n"
+          "  --python       instead: the Python cells, a 24-byte round trip through the mcapi\n"
+          "                 package (Python and C peers) beside multiprocessing.Pipe and Queue;\n"
+          "                 `mca bench --python --help` lists its options (docs/python.md)\n"
           "Ctrl-C stops the forked nodes and removes the partitions the run made.\n"
           "Exit status: 0 done, 1 a cell failed or the JSON could not be written, 2 usage error,\n"
           "3 not supported on this platform (--instr and --prio on Windows).\n");
@@ -541,8 +546,57 @@ static int instr_mode(int argc, char **argv)
 #endif
 }
 
+/* `--python` anywhere among the options: the Python cells (python/mcapi/bench.py,
+ * the helper mcapi_bench.py, run by python3); every other argument is theirs. */
+static int python_mode(int argc, char **argv)
+{
+  int at = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--python"))
+      at = i;
+  if (!at)
+    return -1;
+#ifdef _WIN32
+  fprintf(stderr, "mca bench: --python: not supported on this platform\n");
+  return MCA_EXIT_UNSUPPORTED;
+#else
+  char script[4096];
+  if (mca_tool_helper("mcapi_bench.py", script, sizeof script)) {
+    fprintf(stderr, "mca bench: --python: its helper mcapi_bench.py is not installed beside mca\n");
+    return MCA_EXIT_FAIL;
+  }
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", script);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = 0;
+  /* The helper finds the build tree (library, C peer) from its own place;
+   * python3 reserves the static TLS libmca needs (docs/python.md). */
+  setenv("MCA_HELPER_DIR", dir, 1);
+  setenv("GLIBC_TUNABLES", "glibc.rtld.optional_static_tls=4096", 0);
+  char **args = calloc((size_t)argc + 3, sizeof *args);
+  if (!args)
+    return MCA_EXIT_FAIL;
+  int n = 0;
+  args[n++] = "python3";
+  args[n++] = script;
+  for (int i = 1; i < argc; i++)
+    if (i != at)
+      args[n++] = argv[i];
+  args[n] = NULL;
+  fflush(NULL);
+  execvp("python3", args);
+  fprintf(stderr, "mca bench: --python: cannot run python3: %s\n", strerror(errno));
+  free(args);
+  return MCA_EXIT_FAIL;
+#endif
+}
+
 int mca_cmd_bench(int argc, char **argv)
 {
+  int pyrc = python_mode(argc, argv);
+  if (pyrc >= 0)
+    return pyrc;
   int irc = instr_mode(argc, argv);
   if (irc >= 0)
     return irc;
