@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The C declarations the package calls: one text for both loading modes.
+"""The C declarations the package calls, for ABI mode (dlopen), which has no compiler.
 
-Every type is spelled as the C headers define it on every target libmca
-builds for (handles, ids, statuses and timeouts are 32-bit unsigned), so the
-same text serves the compiled module (checked against mcapi.h by the C
-compiler) and the dlopen() fallback (which trusts it).
+The compiled module (API mode) does not use this text: mcapi/_build.py takes
+the declarations from the installed headers through the C preprocessor
+(header_cdef), keeping of the functions the ones named here. Every type is
+spelled as the headers define it on every target libmca builds for (handles,
+ids, statuses and timeouts are 32-bit unsigned); tests/python/test_cdef_python.py
+checks each function's signature and each type's size and layout here against
+the headers' own.
 """
 
 CDEF = r"""
