@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from time import perf_counter as _clock
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Tuple
 
 from . import _async
 from ._async import Request
@@ -35,7 +35,7 @@ _STARTED = (SUCCESS, PENDING)  # a non-blocking call's outcomes that leave a req
 _NULL = ffi.NULL
 
 
-def _ms(timeout):
+def _ms(timeout: Optional[float]) -> int:
     """Seconds (None: for ever) as an MCAPI timeout in milliseconds."""
     if timeout is None:
         return TIMEOUT_INFINITE
@@ -44,7 +44,7 @@ def _ms(timeout):
     return min(int(timeout * 1000 + 0.5), TIMEOUT_INFINITE - 1)
 
 
-def _data(data):
+def _data(data: Any) -> Tuple[Any, int]:
     """(pointer, size) of a bytes-like object, without a copy."""
     if type(data) is bytes:
         return data, len(data)
@@ -101,8 +101,10 @@ class Node:
     Use it as a context manager, or call finalize().
     """
 
-    def __init__(self, domain, node, *, locking=None, compat=None, transport=None,
-                 max_endpoints=0, queue_elements=0, max_msg_size=0, msg_buffers=0):
+    def __init__(self, domain: int, node: int, *, locking: Optional[str] = None,
+                 compat: Optional[str] = None, transport: Optional[str] = None,
+                 max_endpoints: int = 0, queue_elements: int = 0, max_msg_size: int = 0,
+                 msg_buffers: int = 0) -> None:
         self.domain = domain
         self.node = node
         self._st = _new("mcapi_status_t *")
@@ -127,7 +129,7 @@ class Node:
         self.thread = threading.get_ident()
         self.open = True
 
-    def finalize(self):
+    def finalize(self) -> None:
         """Ends the node (mcapi_finalize): its endpoints are deleted, its channels closed."""
         if not self.open:
             return
@@ -136,24 +138,25 @@ class Node:
             raise error(self._st[0], "mcapi_finalize")
         self.open = False
 
-    def __enter__(self):
+    def __enter__(self) -> "Node":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.finalize()
 
     def __repr__(self):
         return f"Node(domain={self.domain}, node={self.node}{'' if self.open else ', finalized'})"
 
     # ---- endpoints
-    def create_endpoint(self, port=PORT_ANY):
+    def create_endpoint(self, port: int = PORT_ANY) -> "Endpoint":
         """A new endpoint of this node on @p port (PORT_ANY: a free one)."""
         h = lib.mcapi_endpoint_create(port, self._st)
         if self._st[0] != SUCCESS:
             raise error(self._st[0], "mcapi_endpoint_create")
         return Endpoint(self, h, True)
 
-    def get_endpoint(self, node, port, timeout=None, domain=None):
+    def get_endpoint(self, node: int, port: int, timeout: Optional[float] = None,
+                     domain: Optional[int] = None) -> "Endpoint":
         """The endpoint (@p domain, @p node, @p port), waiting up to @p timeout for it to exist."""
         h = lib.mcapi_endpoint_get(self.domain if domain is None else domain, node, port,
                                    _ms(timeout), self._st)
@@ -187,11 +190,13 @@ class Node:
                                   timeout)
 
     # ---- channels
-    def connect_pkt(self, send_ep, recv_ep, timeout=None):
+    def connect_pkt(self, send_ep: "Endpoint", recv_ep: "Endpoint",
+                    timeout: Optional[float] = None) -> None:
         """Connects a packet channel from @p send_ep to @p recv_ep."""
         self._connect(lib.mcapi_pktchan_connect_i, send_ep, recv_ep, timeout, "mcapi_pktchan_connect_i")
 
-    def connect_scl(self, send_ep, recv_ep, timeout=None):
+    def connect_scl(self, send_ep: "Endpoint", recv_ep: "Endpoint",
+                    timeout: Optional[float] = None) -> None:
         """Connects a scalar channel from @p send_ep to @p recv_ep."""
         self._connect(lib.mcapi_sclchan_connect_i, send_ep, recv_ep, timeout, "mcapi_sclchan_connect_i")
 
@@ -202,7 +207,8 @@ class Node:
             raise error(self._st[0], call)
         self._req.wait(req, timeout, call)
 
-    def open_pkt(self, send_ep, recv_ep, timeout=None):
+    def open_pkt(self, send_ep: "Endpoint", recv_ep: "Endpoint",
+                 timeout: Optional[float] = None) -> Tuple["PktSender", "PktReceiver"]:
         """Opens both sides of a packet channel between two endpoints of this node."""
         s = send_ep.open_pkt_send(wait=False)
         r = recv_ep.open_pkt_recv(wait=False)
@@ -210,7 +216,8 @@ class Node:
         r.wait_open(timeout)
         return s, r
 
-    def open_scl(self, send_ep, recv_ep, timeout=None):
+    def open_scl(self, send_ep: "Endpoint", recv_ep: "Endpoint",
+                 timeout: Optional[float] = None) -> Tuple["SclSender", "SclReceiver"]:
         """Opens both sides of a scalar channel between two endpoints of this node."""
         s = send_ep.open_scl_send(wait=False)
         r = recv_ep.open_scl_recv(wait=False)
@@ -228,7 +235,7 @@ class Endpoint:
 
     __slots__ = ("node", "handle", "local", "_st", "_size", "_buf", "_bufsize")
 
-    def __init__(self, node, handle, local):
+    def __init__(self, node: Node, handle: int, local: bool) -> None:
         self.node = node
         self.handle = handle
         self.local = local
@@ -246,7 +253,7 @@ class Endpoint:
     def __hash__(self):
         return hash(self.handle)
 
-    def delete(self):
+    def delete(self) -> None:
         """Deletes this node's endpoint, or releases another node's (mcapi_endpoint_release)."""
         if self.local:
             lib.mcapi_endpoint_delete(self.handle, self._st)
@@ -270,40 +277,40 @@ class Endpoint:
             raise error(self._st[0], "mcapi_endpoint_set_attribute")
 
     @property
-    def max_payload_size(self):
+    def max_payload_size(self) -> int:
         """The largest message (MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE)."""
         return self._get(_ATTR_MAX_PAYLOAD_SIZE, "size_t")
 
     @property
-    def timeout(self):
+    def timeout(self) -> Optional[float]:
         """Bound of blocking calls on this endpoint, seconds; None: for ever (MCAPI_ENDP_ATTR_TIMEOUT)."""
         ms = self._get(_ATTR_TIMEOUT, "mcapi_timeout_t")
         return None if ms == TIMEOUT_INFINITE else ms / 1000.0
 
     @timeout.setter
-    def timeout(self, seconds):
+    def timeout(self, seconds: Optional[float]) -> None:
         self._set(_ATTR_TIMEOUT, "mcapi_timeout_t", _ms(seconds))
 
     @property
-    def priority(self):
+    def priority(self) -> int:
         """Default send priority of channels from this endpoint (MCAPI_ENDP_ATTR_PRIORITY)."""
         return self._get(_ATTR_PRIORITY, "mcapi_priority_t")
 
     @priority.setter
-    def priority(self, value):
+    def priority(self, value: int) -> None:
         self._set(_ATTR_PRIORITY, "mcapi_priority_t", value)
 
     @property
-    def num_recv_buffers(self):
+    def num_recv_buffers(self) -> int:
         """Queue depth per priority (MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS)."""
         return self._get(_ATTR_NUM_RECV_BUFFERS, "mcapi_uint_t")
 
     @num_recv_buffers.setter
-    def num_recv_buffers(self, value):
+    def num_recv_buffers(self, value: int) -> None:
         self._set(_ATTR_NUM_RECV_BUFFERS, "mcapi_uint_t", value)
 
     # ---- messages
-    def send(self, dest, data, priority=0):
+    def send(self, dest: "Endpoint", data: Any, priority: int = 0) -> None:
         """Sends @p data (bytes-like) to endpoint @p dest with @p priority (0 is the highest)."""
         p, n = _data(data)
         st = self._st
@@ -311,7 +318,7 @@ class Endpoint:
         if st[0] != SUCCESS:
             raise error(st[0], "mcapi_msg_send")
 
-    def recv(self, timeout=None):
+    def recv(self, timeout: Optional[float] = None) -> bytes:
         """The next message as bytes; @p timeout None waits as the endpoint's timeout allows."""
         buf = self._buf
         if buf is None:
@@ -320,13 +327,13 @@ class Endpoint:
         n = self._recv(buf, self._bufsize, timeout)
         return ffi.unpack(buf, n)
 
-    def recv_into(self, buffer, timeout=None):
+    def recv_into(self, buffer: Any, timeout: Optional[float] = None) -> int:
         """Receives the next message into @p buffer (writable bytes-like) without a copy; returns its size."""
         p = ffi.from_buffer(buffer, require_writable=True)
         return self._recv(p, len(p), timeout)
 
     # ---- bound calls for hot loops
-    def sender(self, dest: "Endpoint", priority: int = 0):
+    def sender(self, dest: "Endpoint", priority: int = 0) -> Callable[[Any], None]:
         """A function f(data) sending bytes-like @p data to @p dest: send() with the
         endpoints, the priority and the status bound once (the least Python per call)."""
         h, d, st, fn = self.handle, dest.handle, self._st, lib.mcapi_msg_send
@@ -341,7 +348,7 @@ class Endpoint:
                 raise error(st[0], "mcapi_msg_send")
         return send
 
-    def receiver(self, buffer: Any, spin: float = 0.0):
+    def receiver(self, buffer: Any, spin: float = 0.0) -> Callable[[], int]:
         """A function f() receiving the next message into @p buffer and returning its
         size: recv_into() with the buffer taken once (blocking as the endpoint's timeout
         allows). With @p spin > 0 it first polls for up to @p spin seconds, as
@@ -428,7 +435,7 @@ class Endpoint:
         """Sends @p data, awaiting room in @p dest's queue if it is full."""
         return await self.send_i(dest, data, priority)
 
-    def available(self):
+    def available(self) -> int:
         """Messages queued to this endpoint (mcapi_msg_available)."""
         n = lib.mcapi_msg_available(self.handle, self._st)
         if self._st[0] != SUCCESS:
@@ -436,22 +443,22 @@ class Endpoint:
         return n
 
     # ---- channel sides
-    def open_pkt_send(self, timeout=None, wait=True):
+    def open_pkt_send(self, timeout: Optional[float] = None, wait: bool = True) -> "PktSender":
         """The send side of this endpoint's packet channel."""
         return _open(PktSender, lib.mcapi_pktchan_send_open_i, "mcapi_pktchan_send_hndl_t *",
                      self, timeout, wait, "mcapi_pktchan_send_open_i")
 
-    def open_pkt_recv(self, timeout=None, wait=True):
+    def open_pkt_recv(self, timeout: Optional[float] = None, wait: bool = True) -> "PktReceiver":
         """The receive side of this endpoint's packet channel."""
         return _open(PktReceiver, lib.mcapi_pktchan_recv_open_i, "mcapi_pktchan_recv_hndl_t *",
                      self, timeout, wait, "mcapi_pktchan_recv_open_i")
 
-    def open_scl_send(self, timeout=None, wait=True):
+    def open_scl_send(self, timeout: Optional[float] = None, wait: bool = True) -> "SclSender":
         """The send side of this endpoint's scalar channel."""
         return _open(SclSender, lib.mcapi_sclchan_send_open_i, "mcapi_sclchan_send_hndl_t *",
                      self, timeout, wait, "mcapi_sclchan_send_open_i")
 
-    def open_scl_recv(self, timeout=None, wait=True):
+    def open_scl_recv(self, timeout: Optional[float] = None, wait: bool = True) -> "SclReceiver":
         """The receive side of this endpoint's scalar channel."""
         return _open(SclReceiver, lib.mcapi_sclchan_recv_open_i, "mcapi_sclchan_recv_hndl_t *",
                      self, timeout, wait, "mcapi_sclchan_recv_open_i")
@@ -495,14 +502,14 @@ class _Side:
         self._size = _new("size_t *")
         self.closed = False
 
-    def wait_open(self, timeout=None):
+    def wait_open(self, timeout: Optional[float] = None) -> None:
         """Waits until the open completed (the peer opened its side too)."""
         if self._req is not None:
             self.endpoint.node._req.wait(self._req, timeout, self._call)
             self._req = None
             self.handle = self._h[0]
 
-    def close(self, timeout=None):
+    def close(self, timeout: Optional[float] = None) -> None:
         """Closes this side (waits for the close to complete)."""
         if self.closed:
             return
@@ -514,10 +521,10 @@ class _Side:
         self.closed = True
         self.endpoint.node._req.wait(req, timeout, self._close_call)
 
-    def __enter__(self):
+    def __enter__(self) -> "_Side":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
 
@@ -528,7 +535,7 @@ class PktSender(_Side):
     _close_fn = staticmethod(lambda h, r, s: lib.mcapi_pktchan_send_close_i(h, r, s))
     _close_call = "mcapi_pktchan_send_close_i"
 
-    def send(self, data):
+    def send(self, data: Any) -> None:
         """Sends @p data (bytes-like) as one packet."""
         p, n = _data(data)
         st = self._st
@@ -561,13 +568,13 @@ class Packet:
         self.data = memoryview(ffi.buffer(ptr, size))
         self._st = st
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.data.nbytes
 
-    def __bytes__(self):
+    def __bytes__(self) -> bytes:
         return self.data.tobytes()
 
-    def release(self):
+    def release(self) -> None:
         """Gives the buffer back to the channel (mcapi_pktchan_release)."""
         if self._ptr is None:
             return
@@ -577,10 +584,10 @@ class Packet:
         if self._st[0] != SUCCESS:
             raise error(self._st[0], "mcapi_pktchan_release")
 
-    def __enter__(self):
+    def __enter__(self) -> memoryview:
         return self.data
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.release()
 
 
@@ -591,7 +598,7 @@ class PktReceiver(_Side):
     _close_fn = staticmethod(lambda h, r, s: lib.mcapi_pktchan_recv_close_i(h, r, s))
     _close_call = "mcapi_pktchan_recv_close_i"
 
-    def recv(self, timeout=None):
+    def recv(self, timeout: Optional[float] = None) -> "Packet":
         """The next packet (a Packet); @p timeout None waits as the endpoint's timeout allows."""
         pp = _new("void **")
         st = self._st
@@ -619,7 +626,7 @@ class PktReceiver(_Side):
         """The next packet, awaited (asyncio); Timeout after @p timeout seconds."""
         return await _async.with_timeout(self.recv_i(), timeout)
 
-    def available(self):
+    def available(self) -> int:
         """Packets queued (mcapi_pktchan_available)."""
         n = lib.mcapi_pktchan_available(self.handle, self._st)
         if self._st[0] != SUCCESS:
@@ -640,7 +647,7 @@ class SclSender(_Side):
     _close_fn = staticmethod(lambda h, r, s: lib.mcapi_sclchan_send_close_i(h, r, s))
     _close_call = "mcapi_sclchan_send_close_i"
 
-    def send(self, value, bits=64):
+    def send(self, value: int, bits: int = 64) -> None:
         """Sends the unsigned @p value as a scalar of @p bits (8, 16, 32, 64) bits."""
         st = self._st
         _SCL_SEND[bits](self.handle, value, st)
@@ -655,7 +662,7 @@ class SclReceiver(_Side):
     _close_fn = staticmethod(lambda h, r, s: lib.mcapi_sclchan_recv_close_i(h, r, s))
     _close_call = "mcapi_sclchan_recv_close_i"
 
-    def recv(self, bits=64):
+    def recv(self, bits: int = 64) -> int:
         """The next scalar, which must have been sent with @p bits bits (else ChannelError SCL_SIZE)."""
         st = self._st
         v = _SCL_RECV[bits](self.handle, st)
@@ -663,7 +670,7 @@ class SclReceiver(_Side):
             raise error(st[0], f"mcapi_sclchan_recv_uint{bits}")
         return v
 
-    def available(self):
+    def available(self) -> int:
         """Scalars queued (mcapi_sclchan_available)."""
         n = lib.mcapi_sclchan_available(self.handle, self._st)
         if self._st[0] != SUCCESS:

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """MCAPI statuses as exceptions: each carries the status code and its name."""
+from __future__ import annotations
+
+from typing import Optional
 
 from ._lib import ffi, lib
 
@@ -30,7 +33,7 @@ TIMEOUT = STATUS["MCAPI_TIMEOUT"]
 class Error(Exception):
     """An MCAPI call failed. `status` is the code, `name` its name (mcapi_display_status)."""
 
-    def __init__(self, status, call=None):
+    def __init__(self, status: int, call: Optional[str] = None) -> None:
         self.status = status
         self.name = status_name(status)
         self.call = call
@@ -77,7 +80,7 @@ class RequestError(Error):
     """MCAPI_ERR_REQUEST_*, MCAPI_ERR_WAIT_PENDING."""
 
 
-def _classify(name):
+def _classify(name: str) -> type:
     if name == "MCAPI_TIMEOUT":
         return Timeout
     if name in ("MCAPI_ERR_PARAMETER", "MCAPI_ERR_PRIORITY", "MCAPI_ERR_MSG_SIZE",
@@ -106,7 +109,7 @@ _CLASS = {code: _classify(name) for name, code in STATUS.items()}
 _NAMES = {}
 
 
-def status_name(status):
+def status_name(status: int) -> str:
     """The status's name as mcapi_display_status() gives it."""
     name = _NAMES.get(status)
     if name is None:
@@ -117,6 +120,6 @@ def status_name(status):
     return name
 
 
-def error(status, call=None):
+def error(status: int, call: Optional[str] = None) -> Error:
     """The exception for @p status (not raised)."""
     return _CLASS.get(status, Error)(status, call)
