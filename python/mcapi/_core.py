@@ -9,6 +9,7 @@ long as the endpoint's `timeout` attribute allows).
 from __future__ import annotations
 
 import threading
+from os import sched_yield as _yield
 from time import perf_counter as _clock
 from typing import Any, Callable, Optional, Tuple
 
@@ -351,8 +352,8 @@ class Endpoint:
     def receiver(self, buffer: Any, spin: float = 0.0) -> Callable[[], int]:
         """A function f() receiving the next message into @p buffer and returning its
         size: recv_into() with the buffer taken once (blocking as the endpoint's timeout
-        allows). With @p spin > 0 it first polls for up to @p spin seconds, as
-        poll_into() does. The buffer stays exported while the function lives (a
+        allows). With @p spin > 0 it first polls for up to @p spin seconds, yielding
+        the CPU between checks, as poll_into() does. The buffer stays exported while the function lives (a
         bytearray cannot be resized meanwhile)."""
         h, st, size, fn = self.handle, self._st, self._size, lib.mcapi_msg_recv
         avail = lib.mcapi_msg_available
@@ -363,7 +364,7 @@ class Endpoint:
             if spin and not avail(h, st):
                 end = _clock() + spin
                 while not avail(h, st) and st[0] == SUCCESS and _clock() < end:
-                    pass
+                    _yield()
             fn(h, p, n, size, st)
             if st[0] != SUCCESS:
                 raise error(st[0], "mcapi_msg_recv")
@@ -376,8 +377,9 @@ class Endpoint:
 
         A receive that finds its message already queued never sleeps in the
         kernel, so a peer that answers within @p spin is not woken up: the
-        round trip of `mca bench --python` (`.poll` cells). Polling keeps a
-        core busy; after @p spin it blocks as recv_into does.
+        round trip of `mca bench --python` (`.poll` cells). Between checks it
+        yields the CPU (sched_yield), so on a busy machine the peer can run;
+        after @p spin it blocks as recv_into does.
         """
         h, st = self.handle, self._st
         avail = lib.mcapi_msg_available
@@ -388,6 +390,7 @@ class Endpoint:
                     raise error(st[0], "mcapi_msg_available")
                 if _clock() > end:
                     break
+                _yield()
         return self.recv_into(buffer, timeout)
 
     def _recv(self, p, size, timeout):

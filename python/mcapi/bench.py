@@ -11,8 +11,9 @@ sends every message straight back:
                    receives (recv_into: a waiting side sleeps in the kernel)
     py.c.<mode>    Python <-> C (tests/python/py_peer.c, `echo`), blocking
     ....poll       the same through the bound calls (Endpoint.sender, Endpoint.
-                   receiver) polling up to 100 us before sleeping (the C peer
-                   `echo-poll`): no side sleeps while the other answers in time
+                   receiver) polling up to 2 ms, sched_yield between checks,
+                   before sleeping (the C peer `echo-poll` likewise): no side
+                   sleeps in a receive while the other answers in time
     mp.pipe        multiprocessing.Pipe: send_bytes / recv_bytes
     mp.queue       multiprocessing.Queue: put / get (a queue each way)
 
@@ -46,7 +47,7 @@ MSG = 24
 PING_NODE, PONG_NODE = 1, 2
 PING_PORT, PONG_PORT = 20, 10
 TUNABLE = "glibc.rtld.optional_static_tls=4096"
-SPIN = 0.0001  # .poll cells: seconds a receive polls before it sleeps
+SPIN = 0.002  # .poll cells: seconds a receive polls before it sleeps
 
 
 # ---- where things are: an installed package, or the build tree `mca` runs from

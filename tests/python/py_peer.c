@@ -15,12 +15,14 @@
  *   py_peer echo DOMAIN NODE PYNODE       sends every message back as it came
  *       (the round trip of `mca bench --python`) until an empty one; says
  *       "ready" on stdout once its endpoint exists.
- *   py_peer echo-poll DOMAIN NODE PYNODE  the same, polling (mcapi_msg_available)
- *       before each receive instead of sleeping in it.
+ *   py_peer echo-poll DOMAIN NODE PYNODE  the same, polling (mcapi_msg_available,
+ *       sched_yield between checks, at most 100000 of them) before each
+ *       receive instead of sleeping in it.
  *
  * Ports: this node's message endpoint 10, packet sender 11, scalar sender 12;
  * the Python node's message endpoint 20, packet receiver 21, scalar receiver 22.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +92,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     static char ebuf[MCAPI_MAX_MSG_SIZE];
     for (;;) {
-      for (unsigned spin = 0; poll && spin < 2000 && !mcapi_msg_available(msg, &st); spin++)
-        ;
+      for (unsigned spin = 0; poll && spin < 100000 && !mcapi_msg_available(msg, &st); spin++)
+        sched_yield();
       mcapi_msg_recv(msg, ebuf, sizeof ebuf, &n, &st);
       OK("mcapi_msg_recv");
       if (n == 0)
