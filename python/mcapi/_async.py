@@ -83,6 +83,24 @@ class Request:
         if fut is not None and not fut.done():
             fut.set_result(None)
 
+    def __del__(self) -> None:
+        # A pending request dropped unawaited: libmca would still write into its
+        # buffer (a later receive on the endpoint completes the queued request
+        # first). Its owner cancels it; any other thread (the garbage
+        # collector's) keeps the buffer alive until the node is finalized.
+        if self._done or self._req is None:
+            return
+        node = self.node
+        try:
+            if node is not None and getattr(node, "open", False) and \
+                    threading.get_ident() == node.thread:
+                self.cancel()
+                return
+        except Exception:  # noqa: BLE001 (no exception leaves __del__)
+            pass
+        if node is not None and getattr(node, "open", False):
+            _ORPHANS.setdefault(id(node), []).append((self._req, self._keep))
+
     def done(self) -> bool:
         """True once the outcome is known (after test(), wait() or the poller saw it)."""
         return self._done
@@ -205,6 +223,10 @@ class _Poller:
             self.handle = self.loop.call_later(self.nap, self._tick)
             self.nap = min(self.nap * 2, self.NAP_MAX)
 
+
+# Buffers of requests dropped pending outside their node's thread, per node
+# (id of the Node): freed when the node is finalized (Node.finalize).
+_ORPHANS: "dict[int, list]" = {}
 
 _POLLERS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Poller]" = weakref.WeakKeyDictionary()
 

@@ -138,6 +138,7 @@ class Node:
         if self._st[0] != SUCCESS:
             raise error(self._st[0], "mcapi_finalize")
         self.open = False
+        _async._ORPHANS.pop(id(self), None)  # their requests ended with the node
 
     def __enter__(self) -> "Node":
         return self

@@ -153,3 +153,19 @@ def test_a_request_is_awaited_in_its_nodes_thread_only(domain):
         t.join(WAIT)
         assert "node's thread" in str(err["e"])
         assert r.cancel()
+
+
+def test_a_dropped_pending_receive_is_cancelled(domain):
+    """A receive request dropped unawaited is cancelled: the next receive on the
+    endpoint gets the message (not the dropped request's freed buffer)."""
+    import gc
+    with mcapi.Node(domain, 1) as node:
+        a = node.create_endpoint(1)
+        b = node.create_endpoint(2)
+        r = b.recv_i()
+        assert not r.test()
+        del r
+        gc.collect()
+        assert lib.mcx_requests_in_use() == 0
+        a.send(b, b"for the next receive")
+        assert b.recv(timeout=WAIT) == b"for the next receive"
