@@ -432,5 +432,13 @@ def _write_json(path: Optional[str], results: Dict[str, Any]) -> int:
     return 0
 
 
+def _main() -> int:
+    try:
+        return main()
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+        print(f"mca bench --python: {e}", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_main())
