@@ -11,12 +11,15 @@ from __future__ import annotations
 import threading
 from os import sched_yield as _yield
 from time import perf_counter as _clock
-from typing import Any, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 from . import _async
 from ._async import Request
 from ._errors import PENDING, SUCCESS, TIMEOUT, error
 from ._lib import ffi, lib
+
+if TYPE_CHECKING:
+    from ._state import StateChannel
 
 PORT_ANY = 0xFFFFFFFF
 TIMEOUT_INFINITE = 0xFFFFFFFF
