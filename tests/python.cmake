@@ -26,5 +26,15 @@ else()
      exec '${_pypy}' -m pytest -q -p no:cacheprovider '${CMAKE_CURRENT_SOURCE_DIR}/python'")
   set_tests_properties(python_mcapi PROPERTIES ENVIRONMENT
     "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;MCAPI_PY_MODE=abi;GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096")
+  # The same tests in API mode: the compiled module, its declarations read from
+  # the headers by the C preprocessor, built for the run (tests/python/api_mode.py).
+  add_test(NAME python_mcapi_api COMMAND sh -c
+    "'${_pypy}' -c 'import cffi, pytest, pycparser, setuptools' 2>/dev/null || { echo 'skipped: python3 lacks cffi, pytest, pycparser or setuptools'; exit 77; }
+     exec '${_pypy}' '${CMAKE_CURRENT_SOURCE_DIR}/python/api_mode.py' '${PROJECT_SOURCE_DIR}' '${PROJECT_BINARY_DIR}' '$<TARGET_FILE_DIR:mca_shared>'")
+  set_tests_properties(python_mcapi_api PROPERTIES ENVIRONMENT
+    "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096")
 endif()
 set_tests_properties(python_mcapi PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 300)
+if(TEST python_mcapi_api)
+  set_tests_properties(python_mcapi_api PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()
