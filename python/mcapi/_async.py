@@ -10,8 +10,9 @@ MCAPI_ERR_REQUEST_INVALID), and a request progresses only when its owner tests
 or waits on it (the node is the one consumer of its endpoints' rings). So no
 helper thread can wait on a node's requests: they are progressed in the event
 loop's own thread, the node's. Each event loop has one poller (`_Poller`), a
-callback of the loop, that tests every request awaited in that loop in one
-pass; it runs at once while completions keep coming, a few rounds more
+callback of the loop, that tests the requests awaited in that loop in one
+pass (of the receives queued on one endpoint, only the first until it
+completes: they complete in order); it runs at once while completions keep coming, a few rounds more
 between other callbacks, then at growing intervals (1 ms at most), and not at
 all when nothing is awaited. Many outstanding requests cost one list, no
 thread, no file descriptor each. docs/python.md ("asyncio").
@@ -49,11 +50,15 @@ class Request:
     """
 
     __slots__ = ("node", "_req", "_call", "_finish", "_keep", "_st", "_size", "_done",
-                 "_result", "_exc", "_fut", "__weakref__")
+                 "_result", "_exc", "_fut", "_queue", "__weakref__")
 
     def __init__(self, node: Any, req: Any, call: str, finish: Callable[[int], Any],
-                 keep: Any = None) -> None:
+                 keep: Any = None, queue: Any = None) -> None:
         self.node = node
+        # Receives of one endpoint (or channel) complete in the order they were
+        # started: the poller tests a queue's later requests only once its
+        # first one has completed.
+        self._queue = queue
         self._req = req
         self._call = call
         self._finish = finish
@@ -200,14 +205,20 @@ class _Poller:
         self.handle = None
         keep = []
         progressed = False
+        waiting = set()  # queues whose first pending request is still pending
         for req in self.pending:
             fut = req._fut
             if fut is None or fut.done():
                 continue
-            if req.test():
+            q = req._queue
+            if q is not None and q in waiting:
+                keep.append(req)
+            elif req.test():
                 progressed = True
             else:
                 keep.append(req)
+                if q is not None:
+                    waiting.add(q)
         self.pending = keep
         if not keep:
             self.idle = 0
@@ -240,14 +251,15 @@ def _poller() -> _Poller:
 
 
 def start(node: Any, fn: Callable[..., None], args: tuple, call: str,
-          finish: Callable[[int], Any], keep: Any = None) -> Request:
-    """Calls the `_i` function @p fn(*args, request, status) and wraps the request."""
+          finish: Callable[[int], Any], keep: Any = None, queue: Any = None) -> Request:
+    """Calls the `_i` function @p fn(*args, request, status) and wraps the request
+    (@p queue: the receive queue it joins, for the poller)."""
     req = _new("mcapi_request_t *")
     st = _new("mcapi_status_t *")
     fn(*args, req, st)
     if st[0] not in (SUCCESS, PENDING):
         raise error(st[0], call)
-    return Request(node, req, call, finish, keep)
+    return Request(node, req, call, finish, keep, queue)
 
 
 async def with_timeout(req: Request, timeout: Optional[float]) -> Any:

@@ -425,10 +425,11 @@ class Endpoint:
             size = self.max_payload_size
             buf = _new("char[]", size)
             return _async.start(self.node, lib.mcapi_msg_recv_i, (self.handle, buf, size),
-                                "mcapi_msg_recv_i", lambda n: ffi.unpack(buf, n), buf)
+                                "mcapi_msg_recv_i", lambda n: ffi.unpack(buf, n), buf,
+                                ("msg", self.handle))
         p = ffi.from_buffer(buffer, require_writable=True)
         return _async.start(self.node, lib.mcapi_msg_recv_i, (self.handle, p, len(p)),
-                            "mcapi_msg_recv_i", _same, (p, buffer))
+                            "mcapi_msg_recv_i", _same, (p, buffer), ("msg", self.handle))
 
     async def recv_async(self, timeout: Optional[float] = None) -> bytes:
         """The next message as bytes, awaited (asyncio); Timeout after @p timeout seconds."""
@@ -627,7 +628,8 @@ class PktReceiver(_Side):
         pp = _new("void **")
         return _async.start(self.endpoint.node, lib.mcapi_pktchan_recv_i, (self.handle, pp),
                             "mcapi_pktchan_recv_i",
-                            lambda n: Packet(pp[0], n, _new("mcapi_status_t *")), pp)
+                            lambda n: Packet(pp[0], n, _new("mcapi_status_t *")), pp,
+                            ("pkt", self.handle))
 
     async def recv_async(self, timeout: Optional[float] = None) -> "Packet":
         """The next packet, awaited (asyncio); Timeout after @p timeout seconds."""
