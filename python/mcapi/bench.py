@@ -94,6 +94,14 @@ def _setup(mode: str, tree: Optional[Dict[str, str]], tmp: str) -> Dict[str, str
             env["MCAPI_PY_MODE"] = "abi"
     else:
         env["MCAPI_PY_MODE"] = mode
+        helper = os.environ.get("MCA_HELPER_DIR")  # an installed mca: PREFIX/libexec/mca
+        if mode == "abi" and helper and "MCX_LIBMCA" not in os.environ:
+            prefix = os.path.join(helper, "..", "..")
+            for d in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
+                cand = os.path.join(prefix, d, "libmca.so.0")
+                if os.path.exists(cand):
+                    env["MCX_LIBMCA"] = os.path.realpath(cand)
+                    break
     return env
 
 
