@@ -33,6 +33,15 @@ else()
      exec '${_pypy}' '${CMAKE_CURRENT_SOURCE_DIR}/python/api_mode.py' '${PROJECT_SOURCE_DIR}' '${PROJECT_BINARY_DIR}' '$<TARGET_FILE_DIR:mca_shared>'")
   set_tests_properties(python_mcapi_api PROPERTIES ENVIRONMENT
     "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096")
+  # mca bench --python runs its cells and writes its JSON (no timing is checked).
+  if(NOT WIN32)
+  add_test(NAME mca_bench_python COMMAND sh -c
+    "'${_pypy}' -c 'import cffi' 2>/dev/null || { echo 'skipped: python3 lacks cffi'; exit 77; }
+     out=$(mktemp) && '$<TARGET_FILE:mca>' bench --python --quick --repeat 1 --mode abi --json \"$out\" &&
+     '${_pypy}' -c 'import json, sys; c = json.load(open(sys.argv[1]))[\"cells\"]; want = {\"mp.pipe\", \"mp.queue\", \"py.py.abi\", \"py.c.abi\", \"py.py.abi.poll\", \"py.c.abi.poll\"}; assert set(c) == want, sorted(c); assert all(len(v[\"us\"]) == 1 and v[\"median_us\"] > 0 for v in c.values())' \"$out\"; rc=$?; rm -f \"$out\"; exit $rc")
+  set_tests_properties(mca_bench_python PROPERTIES LABELS bench SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT
+    "MCX_PY_PEER=$<TARGET_FILE:py_peer>;MCX_LIBMCA=$<TARGET_FILE:mca_shared>")
+  endif()
 endif()
 set_tests_properties(python_mcapi PROPERTIES LABELS unit SKIP_RETURN_CODE 77 TIMEOUT 300)
 if(TEST python_mcapi_api)
