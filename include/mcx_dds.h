@@ -37,6 +37,10 @@ typedef struct mcx_dds_out {
    * the domain is the gateway's; node and port as configured (0 when not). */
   uint32_t sender_node, sender_port;
   int durability;                /**< MCX_DDS_VOLATILE or MCX_DDS_TRANSIENT_LOCAL */
+  /** Nothing is taken from the port while fewer DDS readers than this are
+   * matched (0: publish at once, with or without readers). A volatile
+   * sample written before a reader is matched never reaches it. */
+  uint32_t min_readers;
 } mcx_dds_out_t;
 
 /** DDS -> MCAPI: samples of @p topic are sent to (node, port) of the gateway's domain. */

@@ -48,6 +48,8 @@ typedef struct out_route {
   mcapi_endpoint_t ep;
   dds_entity_t topic, writer;
   uint64_t seq;           /* samples written */
+  uint64_t next_match_ns; /* min_readers: when to look at the matched readers again */
+  int matched;            /* min_readers: that many readers were matched at the last look */
   int held;               /* a message taken and not yet written (in msg) */
   mcx_dds_Message msg;    /* payload._buffer: the route's buffer of MCAPI_MAX_MSG_SIZE */
 } out_route_t;
@@ -232,9 +234,21 @@ static int setup(gateway_t *g)
 
 /* MCAPI -> DDS: takes what the route's endpoint holds and writes it, until
  * a write times out (the message is held). 1 when something moved. */
-static int drain_out(gateway_t *g, out_route_t *r)
+static int drain_out(gateway_t *g, out_route_t *r, uint64_t now_ns)
 {
   int busy = 0;
+  if (r->cfg->min_readers && now_ns >= r->next_match_ns) { /* looked at every ms: it takes a lock */
+    dds_publication_matched_status_t ms;
+    int was = r->matched;
+    r->matched = dds_get_publication_matched_status(r->writer, &ms) == DDS_RETCODE_OK &&
+                 ms.current_count >= r->cfg->min_readers;
+    r->next_match_ns = now_ns + 1000000;
+    if (was != r->matched)
+      gw_log(g, "outbound port %u: %s", r->cfg->port,
+             r->matched ? "enough readers matched: publishing" : "too few readers matched: waiting");
+  }
+  if (r->cfg->min_readers && !r->matched)
+    return 0;
   for (int k = 0; k < 64; k++) {
     if (!r->held) {
       mcapi_status_t st;
@@ -339,7 +353,7 @@ static void loop(gateway_t *g)
     int busy = 0;
     uint64_t now = (uint64_t)dds_time();
     for (unsigned i = 0; i < g->cfg.nout; i++)
-      busy |= drain_out(g, &g->out[i]);
+      busy |= drain_out(g, &g->out[i], now);
     for (unsigned i = 0; i < g->cfg.nin; i++)
       busy |= drain_in(g, &g->in[i], now);
     /* MCAPI queues cannot wake this thread; DDS data can (the waitset).

@@ -43,6 +43,8 @@ static int usage(FILE *f)
              "                                \"durability\": \"volatile\"}],\n"
              "                  \"inbound\": [{\"topic\": \"mcx/in\", \"node\": 5, \"port\": 8,\n"
              "                               \"durability\": \"transient-local\"}]}\n"
+             "                 an outbound route's \"min_readers\": publish only while that many\n"
+             "                 DDS readers are matched (default 0: at once)\n"
              "                 optional: \"block_ms\" (10), \"reader_depth\" (256),\n"
              "                 \"history_depth\" (1000)\n"
              "  --check FILE   only read and check the configuration\n"
@@ -226,7 +228,7 @@ static int load_config(const char *path, mcx_dds_config_t *c)
   int rc = -1;
   static const char *const known[] = {"domain",       "node",          "dds_domain", "block_ms",
                                       "reader_depth", "history_depth", "outbound",   "inbound"};
-  static const char *const out_keys[] = {"port", "topic", "sender", "durability"};
+  static const char *const out_keys[] = {"port", "topic", "sender", "durability", "min_readers"};
   static const char *const in_keys[] = {"topic", "node", "port", "durability"};
   static const char *const sender_keys[] = {"node", "port"};
   if (root->type != JSON_OBJECT) {
@@ -257,7 +259,8 @@ static int load_config(const char *path, mcx_dds_config_t *c)
       goto out;
     }
     const json_t *snd = json_get(r, "sender");
-    if (only_keys(path, r, out_keys, 4) || get_u32(path, r, "port", 1, 4294967294.0, &o->port) ||
+    if (only_keys(path, r, out_keys, 5) || get_u32(path, r, "port", 1, 4294967294.0, &o->port) ||
+        get_u32(path, r, "min_readers", 0, 1000, &o->min_readers) ||
         get_topic(path, r, o->topic) || get_durability(path, r, &o->durability))
       goto out;
     if (snd && (snd->type != JSON_OBJECT || only_keys(path, snd, sender_keys, 2) ||
@@ -485,8 +488,8 @@ static int dds_bench(const dds_bench_opts_t *o)
   mcx_dds_config_t *g = &b.gw;
   g->domain = b.domain, g->node = GW_NODE, g->dds_domain = (uint32_t)o->dds_domain;
   g->nout = 2, g->nin = 2;
-  g->out[0] = (mcx_dds_out_t){PING_PORT, "", 1, 10, MCX_DDS_VOLATILE};
-  g->out[1] = (mcx_dds_out_t){PONG_PORT, "", 2, 10, MCX_DDS_VOLATILE};
+  g->out[0] = (mcx_dds_out_t){PING_PORT, "", 1, 10, MCX_DDS_VOLATILE, 1};
+  g->out[1] = (mcx_dds_out_t){PONG_PORT, "", 2, 10, MCX_DDS_VOLATILE, 1};
   snprintf(g->out[0].topic, MCX_DDS_TOPIC_MAX, "%s", b.ping);
   snprintf(g->out[1].topic, MCX_DDS_TOPIC_MAX, "%s", b.pong);
   g->in[0] = (mcx_dds_in_t){"", 2, 10, MCX_DDS_VOLATILE};
