@@ -14,6 +14,10 @@ CASE:
   backpressure  a DDS reader that takes nothing: the gateway's writes wait,
                 the MCAPI sender gets MCAPI_ERR_MEM_LIMIT; once the reader
                 takes, every message arrives once, in order.
+  durable       a transient-local route: a subscriber that joins after the
+                messages were published gets them all (the writer's history).
+  config        mca dds --check and the command line: good and bad
+                configurations, the status and the one line of each refusal.
   restart       the gateway killed -9 mid-stream both ways and started again:
                 what docs/dds.md says is lost (one run of consecutive messages
                 per direction) and repeated (nothing) is what is seen.
@@ -142,6 +146,60 @@ def dds_uri(iface):
 ENV = dict(os.environ, MCX_NAMESPACE=f"ddst{PID}", CYCLONEDDS_URI=dds_uri("lo"))
 work = tempfile.mkdtemp(prefix=f"mca-dds-{CASE}-{PID}-")
 
+def case_config():
+    def run(*args):
+        return subprocess.run([MCA, "dds"] + list(args), capture_output=True, text=True, env=ENV, timeout=ceiling(30))
+
+    def conf(name, text):
+        path = os.path.join(work, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    good = conf("good.json", '{"domain": 1, "dds_domain": 5, "outbound": [{"port": 100, "topic": "a/b", '
+                             '"sender": {"node": 5, "port": 1}, "durability": "transient-local", "min_readers": 1}], '
+                             '"inbound": [{"topic": "c", "node": 6, "port": 10}], "block_ms": 20}')
+    r = run("--check", good)
+    if r.returncode != 0 or "1 outbound and 1 inbound" not in r.stdout:
+        fail(f"a good configuration: {r.returncode} {r.stdout} {r.stderr}")
+    bad = {
+        '{"domain": 1, "outbound": [{"port": 100, "topic": "a"}], "colour": 1}': 'unknown key "colour"',
+        '{"domain": 1, "outbound": [{"port": 100, "topic": "a", "durability": "persistent"}]}': '"durability" must be',
+        '{"domain": 1, "outbound": [{"port": 100, "topic": "a"}, {"port": 100, "topic": "b"}]}': "the same port 100",
+        '{"domain": 1}': "at least one",
+        '{"domain": 1, "outbound": [{"port": 100, "topic": "a b"}]}': "a topic is",
+        '{"domain": 1, "outbound": [{"port": "100", "topic": "a"}]}': '"port" must be a whole number',
+        '{"domain": 1, "dds_domain": 231, "inbound": [{"topic": "a", "node": 1, "port": 2}]}': '"dds_domain" must be',
+        '{"outbound": [{"port": 100, "topic": "a"}]}': '"domain" is required',
+        '{"domain": 1, "inbound": [{"topic": "a", "node": 1}]}': '"port" is required',
+        '[1, 2]': "must be a JSON object",
+        '{"domain": 1,': "",
+    }
+    for i, (text, why) in enumerate(bad.items()):
+        r = run("--check", conf(f"bad{i}.json", text))
+        if r.returncode != 1 or not r.stderr.startswith("mca dds: ") or why not in r.stderr or \
+                len(r.stderr.strip().splitlines()) != 1:
+            fail(f"{text!r}: status {r.returncode}, {r.stderr!r} (expected 1 and one line with {why!r})")
+    r = run("--check", work)  # a directory
+    if r.returncode != 1:
+        fail(f"--check on a directory: status {r.returncode}")
+    for args, why in ((["--count", "200"], "--count goes with --bench"), ([], "expected --config"),
+                      (["--bench", "--config", good], "takes no --config"), (["--bench", "--size", "8"], "--size"),
+                      (["--bogus"], "unknown option")):
+        r = run(*args)
+        if r.returncode != 2 or why not in r.stderr or not r.stderr.startswith("mca dds: "):
+            fail(f"mca dds {' '.join(args)}: status {r.returncode}, {r.stderr!r}")
+    print("mca dds --check: a good configuration, 11 bad ones and 5 bad command lines", flush=True)
+
+
+if CASE == "config":
+    try:
+        case_config()
+        print("PASS", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    raise SystemExit(0)
+
 # ---- what the test needs
 if subprocess.run([PY, "-c", "import cyclonedds"], capture_output=True).returncode:
     skip(f"{PY} has no cyclonedds (pip install cyclonedds==0.10.2 with CYCLONEDDS_HOME; docs/dds.md)")
@@ -158,12 +216,12 @@ if r.returncode:
     fail(f"idlc -l py: {r.stderr}")
 
 
-def gateway_config(name, out_topic, in_topic, block_ms=10):
+def gateway_config(name, out_topic, in_topic, block_ms=10, durability="volatile", min_readers=1):
     path = os.path.join(work, name)
     with open(path, "w") as f:
         f.write(f'{{"domain": {DOMAIN}, "node": {GW_NODE}, "dds_domain": {DDS_DOMAIN}, "block_ms": {block_ms},\n'
                 f' "outbound": [{{"port": 100, "topic": "{out_topic}", "sender": {{"node": 5, "port": 1}},\n'
-                f'   "min_readers": 1}}],\n'
+                f'   "min_readers": {min_readers}, "durability": "{durability}"}}],\n'
                 f' "inbound": [{{"topic": "{in_topic}", "node": 6, "port": 10}}]}}\n')
     return path
 
@@ -240,6 +298,7 @@ def both_ways(env_gw, env_peer, ns_gw=None, ns_peer=None, n=2000, prios=4):
     gw = start_gateway(gateway_config("gw.json", out_t, in_t), env_gw, ns_gw)
     sub = peer("sub", out_t, n, env_peer, ns_peer)
     sub.expect("^matched$", 60)
+    gw.expect("enough readers matched", 60)
     snd = Proc("dds_node send", [NODE, "send", str(DOMAIN), "5", str(GW_NODE), "100", str(n), "64", str(prios)],
                env_gw, ns_gw)
     lines = []
@@ -300,6 +359,7 @@ def case_backpressure():
     hold = os.path.join(work, "take")
     sub = peer("sub", out_t, n, ENV, None, ["--depth", "8", "--hold", hold])
     sub.expect("^matched$", 60)
+    gw.expect("enough readers matched", 60)  # from now on a full queue is the DDS writer's doing
     snd = Proc("dds_node flood", [NODE, "flood", str(DOMAIN), "5", str(GW_NODE), "100", str(n), "64"], ENV)
     line = snd.expect(r"^(full \d+|sent \d+)$", 120)
     if not line.startswith("full"):
@@ -325,6 +385,21 @@ def case_backpressure():
         fail(f"the gateway did not report a write that waited: {gw.log[-3:]}")
 
 
+def case_durable():
+    n = 500
+    out_t = f"mcxtest/tl/{PID}"
+    gw = start_gateway(gateway_config("gw.json", out_t, f"mcxtest/unused/{PID}", durability="transient-local",
+                                      min_readers=0), ENV)
+    snd = Proc("dds_node send", [NODE, "send", str(DOMAIN), "5", str(GW_NODE), "100", str(n), "64", "2"], ENV)
+    snd.expect(f"^sent {n}$", 60)
+    sub = peer("sub", out_t, n, ENV, None, ["--durability", "transient-local"])
+    lines = []
+    sub.expect("^done$", 120, lines)
+    check_out(samples(lines), n, 2, 64)
+    print(f"a subscriber that joined after {n} messages were sent got them all from the writer's history", flush=True)
+    gw.stop()
+
+
 def one_gap(idx, n, what):
     """@p idx: increasing, no repeat, everything but one run of consecutive numbers."""
     if any(b <= a for a, b in zip(idx, idx[1:])):
@@ -342,6 +417,7 @@ def case_restart():
     gw = start_gateway(conf, ENV)
     sub = peer("sub", out_t, n, ENV)
     sub.expect("^matched$", 60)
+    gw.expect("enough readers matched", 60)
     rcv = Proc("dds_node recv", [NODE, "recv", str(DOMAIN), "6", "10", str(n)], ENV)
     rcv.expect("^ready$", 30)
     pub = peer("pub", in_t, n, ENV, None, ["--pace-ms", "2"])
@@ -410,7 +486,7 @@ def case_restart():
 
 
 try:
-    {"basic": case_basic, "netns": case_netns, "backpressure": case_backpressure, "restart": case_restart}[CASE]()
+    {"basic": case_basic, "netns": case_netns, "durable": case_durable, "backpressure": case_backpressure, "restart": case_restart}[CASE]()
     print("PASS", flush=True)
 finally:
     cleanup()

@@ -6,6 +6,7 @@ Cyclone's own idlc Python backend generates from idl/mcx_dds_msg.idl (its
 output directory is on sys.path, given by --types).
 
   dds_peer.py sub  --types DIR --domain D --topic T --count N [--depth K] [--hold FILE]
+                   [--durability volatile|transient-local]
       prints "matched" once the gateway's writer is matched, then per sample
       "s SRC_DOMAIN SRC_NODE SRC_PORT PRIORITY INCARNATION SEQ LEN INDEX PRIO"
       (INDEX and PRIO read from the payload), "done" after N samples.
@@ -39,6 +40,7 @@ def main():
     ap.add_argument("--prios", type=int, default=1)
     ap.add_argument("--pace-ms", type=float, default=0)
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--durability", choices=["volatile", "transient-local"], default="volatile")
     a = ap.parse_args()
     sys.path.insert(0, a.types)
     from cyclonedds.core import Listener, Policy, Qos, ReadCondition, SampleState, ViewState, InstanceState, WaitSet
@@ -72,7 +74,8 @@ def main():
             if status.current_count > 0:
                 matched.set()
 
-    policies = [Policy.Reliability.Reliable(duration(seconds=10)), Policy.History.KeepAll, Policy.Durability.Volatile]
+    durability = Policy.Durability.TransientLocal if a.durability == "transient-local" else Policy.Durability.Volatile
+    policies = [Policy.Reliability.Reliable(duration(seconds=10)), Policy.History.KeepAll, durability]
     if a.depth:
         policies.append(Policy.ResourceLimits(max_samples=a.depth, max_instances=-1, max_samples_per_instance=-1))
     qos = Qos(*policies)
