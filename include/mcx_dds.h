@@ -54,7 +54,7 @@ typedef struct mcx_dds_config {
   uint32_t domain;         /**< the MCAPI domain (must match MCX_DOMAIN of the nodes) */
   uint32_t node;           /**< the gateway's node id (0: MCX_DDS_NODE) */
   uint32_t dds_domain;     /**< the DDS domain id (0..230) */
-  uint32_t block_ms;       /**< a write waits at most this long before it is retried (0: 10) */
+  uint32_t block_ms;       /**< a write waits at most this long before it is retried (0: 1) */
   uint32_t reader_depth;   /**< samples an inbound reader holds before its writers wait (0: 256) */
   uint32_t history_depth;  /**< transient-local: samples a writer keeps for late joiners (0: 1000) */
   unsigned nout, nin;

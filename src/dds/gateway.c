@@ -385,7 +385,7 @@ int mcx_dds_run(const mcx_dds_config_t *cfg, mcx_dds_stats_t *stats)
   if (!g->cfg.node)
     g->cfg.node = MCX_DDS_NODE;
   if (!g->cfg.block_ms)
-    g->cfg.block_ms = 10;
+    g->cfg.block_ms = 1;
   if (!g->cfg.reader_depth)
     g->cfg.reader_depth = 256;
   if (!g->cfg.history_depth)

@@ -216,7 +216,7 @@ if r.returncode:
     fail(f"idlc -l py: {r.stderr}")
 
 
-def gateway_config(name, out_topic, in_topic, block_ms=10, durability="volatile", min_readers=1):
+def gateway_config(name, out_topic, in_topic, block_ms=1, durability="volatile", min_readers=1):
     path = os.path.join(work, name)
     with open(path, "w") as f:
         f.write(f'{{"domain": {DOMAIN}, "node": {GW_NODE}, "dds_domain": {DDS_DOMAIN}, "block_ms": {block_ms},\n'

@@ -45,7 +45,7 @@ static int usage(FILE *f)
              "                               \"durability\": \"transient-local\"}]}\n"
              "                 an outbound route's \"min_readers\": publish only while that many\n"
              "                 DDS readers are matched (default 0: at once)\n"
-             "                 optional: \"block_ms\" (10), \"reader_depth\" (256),\n"
+             "                 optional: \"block_ms\" (1), \"reader_depth\" (256),\n"
              "                 \"history_depth\" (1000)\n"
              "  --check FILE   only read and check the configuration\n"
              "  --bench        round trip and throughput MCAPI -> DDS -> MCAPI through a gateway\n"
@@ -58,7 +58,7 @@ static int usage(FILE *f)
              "  --dds-domain D the DDS domain of the run (default 0)\n"
              "  --timeout S    the whole run is stopped after S seconds (default 600)\n"
              "  --json FILE    with --bench: also write the figures as JSON (schema\n"
-             "                 mca-dds-bench/1, docs/json.md); '-': the JSON to stdout, the\n"
+             "                 mca-dds-bench/1, docs/dds.md); '-': the JSON to stdout, the\n"
              "                 table to stderr\n"
              "Exit status: 0 done, 1 the configuration was refused or the gateway or a\n"
              "measurement failed, 2 usage error.\n");
