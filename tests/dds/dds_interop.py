@@ -18,6 +18,9 @@ CASE:
                 messages were published gets them all (the writer's history).
   config        mca dds --check and the command line: good and bad
                 configurations, the status and the one line of each refusal.
+  restart_tl    a transient-local inbound route: after kill -9 and a restart
+                the receiver gets the DDS writer's history (its last 50 of
+                200 samples) once more, in order.
   restart       the gateway killed -9 mid-stream both ways and started again:
                 what docs/dds.md says is lost (one run of consecutive messages
                 per direction) and repeated (nothing) is what is seen.
@@ -216,13 +219,14 @@ if r.returncode:
     fail(f"idlc -l py: {r.stderr}")
 
 
-def gateway_config(name, out_topic, in_topic, block_ms=1, durability="volatile", min_readers=1):
+def gateway_config(name, out_topic, in_topic, block_ms=1, durability="volatile", min_readers=1,
+                   in_durability="volatile"):
     path = os.path.join(work, name)
     with open(path, "w") as f:
         f.write(f'{{"domain": {DOMAIN}, "node": {GW_NODE}, "dds_domain": {DDS_DOMAIN}, "block_ms": {block_ms},\n'
                 f' "outbound": [{{"port": 100, "topic": "{out_topic}", "sender": {{"node": 5, "port": 1}},\n'
                 f'   "min_readers": {min_readers}, "durability": "{durability}"}}],\n'
-                f' "inbound": [{{"topic": "{in_topic}", "node": 6, "port": 10}}]}}\n')
+                f' "inbound": [{{"topic": "{in_topic}", "node": 6, "port": 10, "durability": "{in_durability}"}}]}}\n')
     return path
 
 
@@ -400,6 +404,35 @@ def case_durable():
     gw.stop()
 
 
+def case_restart_tl():
+    """A transient-local inbound route: a restarted gateway gets the writer's history again."""
+    n, keep = 200, 50
+    in_t = f"mcxtest/rtl/{PID}"
+    conf = gateway_config("gw.json", f"mcxtest/unused/{PID}", in_t, min_readers=0, in_durability="transient-local")
+    gw = start_gateway(conf, ENV)
+    rcv = Proc("dds_node recv", [NODE, "recv", str(DOMAIN), "6", "10", str(n + keep)], ENV)
+    rcv.expect("^ready$", 30)
+    pub = peer("pub", in_t, n, ENV, None, ["--durability", "transient-local", "--tl-depth", str(keep)])
+    pub.expect("^matched$", 60)
+    pub.expect("^acked$", 120)
+    first = []
+    while len(got(first)) < n:
+        first.append(rcv.expect(r"^got ", 60))
+    if [g[0] for g in got(first)] != list(range(n)):
+        fail("before the restart: not every sample once and in order")
+    gw.kill9()
+    gw = start_gateway(conf, ENV)
+    again = []
+    rcv.expect("^done$", 120, again)
+    if [g[0] for g in got(again)] != list(range(n - keep, n)):
+        fail(f"after the restart: {[g[0] for g in got(again)][:5]}.. ({len(got(again))} messages), not the "
+             f"writer's last {keep} again in order")
+    print(f"transient-local: after kill -9 and restart the receiver got the last {keep} of {n} samples (the "
+          "writer's history) again, in order, each once more", flush=True)
+    for p in (pub, rcv, gw):
+        p.stop()
+
+
 def one_gap(idx, n, what):
     """@p idx: increasing, no repeat, everything but one run of consecutive numbers."""
     if any(b <= a for a, b in zip(idx, idx[1:])):
@@ -479,14 +512,15 @@ def case_restart():
                  f"{seqs[0]}, jumps {jumps[:5]}; indices {[s['idx'] for s in ss][:3]}..; incarnations {incs}")
     lost_in = one_gap([g[0] for g in got(in_lines)], n, "DDS -> MCAPI")
     print(f"MCAPI -> DDS: {len(lost_out)} lost (one run: {lost_out[:1]}..{lost_out[-1:]}), none repeated; "
-          f"the sender resent {len(resends)} refused send(s)", flush=True)
+          f"the sender resent {len(resends)} refused send(s): {resends[:3]}", flush=True)
     print(f"DDS -> MCAPI: {len(lost_in)} lost (one run: {lost_in[:1]}..{lost_in[-1:]}), none repeated", flush=True)
     for p in (sub, pub, rcv, gw):
         p.stop()
 
 
 try:
-    {"basic": case_basic, "netns": case_netns, "durable": case_durable, "backpressure": case_backpressure, "restart": case_restart}[CASE]()
+    {"basic": case_basic, "netns": case_netns, "durable": case_durable, "backpressure": case_backpressure, "restart": case_restart,
+     "restart_tl": case_restart_tl}[CASE]()
     print("PASS", flush=True)
 finally:
     cleanup()

@@ -6,7 +6,9 @@ Cyclone's own idlc Python backend generates from idl/mcx_dds_msg.idl (its
 output directory is on sys.path, given by --types).
 
   dds_peer.py sub  --types DIR --domain D --topic T --count N [--depth K] [--hold FILE]
-                   [--durability volatile|transient-local]
+                   [--durability volatile|transient-local] [--tl-depth K]
+      (--tl-depth: a transient-local writer keeps its last K samples for
+      late joiners; Cyclone's default is 1)
       prints "matched" once the gateway's writer is matched, then per sample
       "s SRC_DOMAIN SRC_NODE SRC_PORT PRIORITY INCARNATION SEQ LEN INDEX PRIO"
       (INDEX and PRIO read from the payload), "done" after N samples.
@@ -41,6 +43,7 @@ def main():
     ap.add_argument("--pace-ms", type=float, default=0)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--durability", choices=["volatile", "transient-local"], default="volatile")
+    ap.add_argument("--tl-depth", type=int, default=0)
     a = ap.parse_args()
     sys.path.insert(0, a.types)
     from cyclonedds.core import Listener, Policy, Qos, ReadCondition, SampleState, ViewState, InstanceState, WaitSet
@@ -76,6 +79,9 @@ def main():
 
     durability = Policy.Durability.TransientLocal if a.durability == "transient-local" else Policy.Durability.Volatile
     policies = [Policy.Reliability.Reliable(duration(seconds=10)), Policy.History.KeepAll, durability]
+    if a.tl_depth:  # what a transient-local writer keeps for late joiners
+        policies.append(Policy.DurabilityService(cleanup_delay=0, history=Policy.History.KeepLast(a.tl_depth),
+                                                 max_samples=-1, max_instances=-1, max_samples_per_instance=-1))
     if a.depth:
         policies.append(Policy.ResourceLimits(max_samples=a.depth, max_instances=-1, max_samples_per_instance=-1))
     qos = Qos(*policies)

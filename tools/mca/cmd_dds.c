@@ -488,6 +488,9 @@ static int dds_bench(const dds_bench_opts_t *o)
   mcx_dds_config_t *g = &b.gw;
   g->domain = b.domain, g->node = GW_NODE, g->dds_domain = (uint32_t)o->dds_domain;
   g->nout = 2, g->nin = 2;
+  /* The raw pair's readers hold whatever comes (keep-all, no limit): the
+   * gateway's may hold a whole stream too. */
+  g->reader_depth = o->count + 64 < 1000000 ? (uint32_t)o->count + 64 : 1000000;
   g->out[0] = (mcx_dds_out_t){PING_PORT, "", 1, 10, MCX_DDS_VOLATILE, 1};
   g->out[1] = (mcx_dds_out_t){PONG_PORT, "", 2, 10, MCX_DDS_VOLATILE, 1};
   snprintf(g->out[0].topic, MCX_DDS_TOPIC_MAX, "%s", b.ping);
