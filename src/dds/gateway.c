@@ -289,7 +289,7 @@ static int deliver_held(gateway_t *g, in_route_t *r, uint64_t now_ns)
   if (!r->resolved) {
     if (now_ns < r->next_try_ns)
       return 0;
-    r->dest = mcapi_endpoint_get(g->cfg.domain, r->cfg->node, r->cfg->port, 1, &st);
+    r->dest = mcapi_endpoint_get(g->cfg.domain, r->cfg->node, r->cfg->port, 0, &st); /* 0: asked once */
     if (st != MCAPI_SUCCESS) {
       r->next_try_ns = now_ns + 2000000; /* not there yet: asked again in 2 ms */
       return 0;

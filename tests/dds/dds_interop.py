@@ -148,6 +148,15 @@ def dds_uri(iface):
 
 ENV = dict(os.environ, MCX_NAMESPACE=f"ddst{PID}", CYCLONEDDS_URI=dds_uri("lo"))
 work = tempfile.mkdtemp(prefix=f"mca-dds-{CASE}-{PID}-")
+if "TSAN_OPTIONS" in os.environ:  # a tsan build: the suite's suppressions and Cyclone DDS's
+    opts = os.environ["TSAN_OPTIONS"].split()
+    supp = [o.split("=", 1)[1] for o in opts if o.startswith("suppressions=")]
+    both = os.path.join(work, "tsan.supp")
+    with open(both, "w") as out:
+        for f in supp + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "tsan-cyclonedds.supp")]:
+            with open(f) as inp:
+                out.write(inp.read() + "\n")
+    ENV["TSAN_OPTIONS"] = " ".join([o for o in opts if not o.startswith("suppressions=")] + [f"suppressions={both}"])
 
 def case_config():
     def run(*args):

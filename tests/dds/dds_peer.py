@@ -110,6 +110,8 @@ def main():
                 ws.wait(duration(milliseconds=100))
                 continue
             for m in samples:
+                if not hasattr(m, "payload"):  # no data: the writer went away (an instance state change)
+                    continue
                 idx, prio = struct.unpack_from("<QI", bytes(m.payload)) if len(m.payload) >= 12 else (-1, -1)
                 say("s", m.src_domain, m.src_node, m.src_port, m.priority, m.incarnation, m.seq, len(m.payload),
                     idx, prio)
