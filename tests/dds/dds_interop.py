@@ -186,6 +186,8 @@ def case_config():
         '{"domain": 1, "inbound": [{"topic": "a", "node": 1}]}': '"port" is required',
         '[1, 2]': "must be a JSON object",
         '{"domain": 1,': "",
+        '{"domain": 1, "outbound": [{"port": 100, "topic": "a\\u0000b"}]}': "a NUL character",
+        '{"domain": 1, "outbound": [{"port": 100, "topic": "a\x00b"}]}': "a NUL character",
     }
     for i, (text, why) in enumerate(bad.items()):
         r = run("--check", conf(f"bad{i}.json", text))
@@ -193,15 +195,21 @@ def case_config():
                 len(r.stderr.strip().splitlines()) != 1:
             fail(f"{text!r}: status {r.returncode}, {r.stderr!r} (expected 1 and one line with {why!r})")
     r = run("--check", work)  # a directory
-    if r.returncode != 1:
-        fail(f"--check on a directory: status {r.returncode}")
+    if r.returncode != 1 or "not a regular file" not in r.stderr:
+        fail(f"--check on a directory: status {r.returncode} {r.stderr!r}")
+    fifo = os.path.join(work, "fifo")
+    os.mkfifo(fifo)
+    r = run("--check", fifo)  # refused unread: never waits for a writer
+    if r.returncode != 1 or "not a regular file" not in r.stderr:
+        fail(f"--check on a FIFO: status {r.returncode} {r.stderr!r}")
     for args, why in ((["--count", "200"], "--count goes with --bench"), ([], "expected --config"),
                       (["--bench", "--config", good], "takes no --config"), (["--bench", "--size", "8"], "--size"),
                       (["--bogus"], "unknown option")):
         r = run(*args)
         if r.returncode != 2 or why not in r.stderr or not r.stderr.startswith("mca dds: "):
             fail(f"mca dds {' '.join(args)}: status {r.returncode}, {r.stderr!r}")
-    print("mca dds --check: a good configuration, 11 bad ones and 5 bad command lines", flush=True)
+    print(f"mca dds --check: a good configuration, {len(bad)} bad ones, a directory, a FIFO and 5 bad command lines",
+          flush=True)
 
 
 if CASE == "config":

@@ -2,12 +2,14 @@
 /* mca dds: MCAPI endpoints on DDS topics through Eclipse Cyclone DDS
  * (docs/dds.md); --bench measures the gateway beside raw Cyclone DDS. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,14 +217,59 @@ static int get_durability(const char *path, const json_t *o, int *out)
   return fail(path, v, "\"durability\" must be \"volatile\" or \"transient-local\"");
 }
 
+/* The configuration's text: a regular file (opened without waiting, so a
+ * FIFO or a device is refused unread) of at most 1 MiB, without a NUL byte or
+ * a NUL escape (a string would be cut short unseen). NULL after one line. */
+static char *read_config_text(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 20)) {
+    fprintf(stderr, "mca dds: %s: %s\n", path,
+            fd < 0 ? strerror(errno) : !S_ISREG(sb.st_mode) ? "not a regular file" : "larger than 1 MiB");
+    if (fd >= 0)
+      close(fd);
+    return NULL;
+  }
+  char *text = malloc((size_t)sb.st_size + 1);
+  size_t got = 0;
+  ssize_t n = 1;
+  while (text && got < (size_t)sb.st_size && (n = read(fd, text + got, (size_t)sb.st_size - got)) > 0)
+    got += (size_t)n;
+  close(fd);
+  if (!text || n < 0) {
+    fprintf(stderr, "mca dds: %s: cannot be read\n", path);
+    free(text);
+    return NULL;
+  }
+  text[got] = 0;
+  int line = 1;
+  for (size_t i = 0; i < got; i++) {
+    line += text[i] == '\n';
+    if (!text[i] || (text[i] == '\\' && i + 5 < got && (text[i + 1] == 'u' || text[i + 1] == 'U') &&
+                     !strncmp(text + i + 2, "0000", 4))) {
+      fprintf(stderr, "mca dds: %s: line %d: a NUL character\n", path, line);
+      free(text);
+      return NULL;
+    }
+    if (text[i] == '\\' && i + 1 < got)
+      i++; /* an escaped character: "\\u0000" is not an escape of NUL */
+  }
+  return text;
+}
+
 /* Reads the configuration (docs/dds.md: configuration). */
 static int load_config(const char *path, mcx_dds_config_t *c)
 {
   char err[512];
   memset(c, 0, sizeof *c);
-  json_t *root = json_parse_file(path, err, sizeof err);
+  char *text = read_config_text(path);
+  if (!text)
+    return -1;
+  json_t *root = json_parse(text, err, sizeof err);
+  free(text);
   if (!root) {
-    fprintf(stderr, "mca dds: %s\n", err);
+    fprintf(stderr, "mca dds: %s: %s\n", path, err);
     return -1;
   }
   int rc = -1;
