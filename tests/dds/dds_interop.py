@@ -26,6 +26,7 @@ CASE:
                 per direction) and repeated (nothing) is what is seen.
 Exit 0 pass, 1 fail, 77 skipped (with the reason on stdout).
 """
+import json
 import os
 import queue
 import re
@@ -374,11 +375,11 @@ def case_netns():
 
 
 def case_backpressure():
-    n = 20000
+    n, m = 20000, 100  # the non-blocking sender's messages, the blocking one's
     out_t = f"mcxtest/bp/{PID}"
     gw = start_gateway(gateway_config("gw.json", out_t, f"mcxtest/unused/{PID}"), ENV)
     hold = os.path.join(work, "take")
-    sub = peer("sub", out_t, n, ENV, None, ["--depth", "8", "--hold", hold])
+    sub = peer("sub", out_t, n + m, ENV, None, ["--depth", "8", "--hold", hold])
     sub.expect("^matched$", 60)
     gw.expect("enough readers matched", 60)  # from now on a full queue is the DDS writer's doing
     snd = Proc("dds_node flood", [NODE, "flood", str(DOMAIN), "5", str(GW_NODE), "100", str(n), "64"], ENV)
@@ -390,15 +391,35 @@ def case_backpressure():
     # It stays full while the reader takes nothing (the gateway's write waits, nothing is dropped).
     line = snd.expect(r"^refused 1000 times at \d+$", 120)
     print(f"and still after 1000 more tries ({line})", flush=True)
+    # A blocking sender to the same port waits in its send (mca domains shows it waiting on the port).
+    blk = Proc("dds_node send", [NODE, "send", str(DOMAIN), "7", str(GW_NODE), "100", str(m), "64", "1", "0", str(n)],
+               ENV)
+    end = time.monotonic() + ceiling(60)
+    while True:
+        r = subprocess.run([MCA, "domains", "--json", "-", "--namespace", ENV["MCX_NAMESPACE"]], capture_output=True,
+                           text=True, env=ENV, timeout=ceiling(30))
+        waiting = [e.get("waiting_senders", 0) for p in json.loads(r.stdout or "{}").get("partitions", [])
+                   for e in p.get("endpoints", []) if e.get("node") == GW_NODE and e.get("port") == 100]
+        if waiting and waiting[0] >= 1:
+            break
+        if time.monotonic() > end or blk.p.poll() is not None:
+            fail(f"no sender waiting on the full port (waiting {waiting}; blocking sender {blk.log[-3:]})")
+        time.sleep(0.05)  # the partition's counters have no event to wait on
+    if any(ln.startswith("sent") for ln in blk.log):
+        fail("the blocking sender finished while the port was full")
+    print("a blocking sender to the same port waits in its send", flush=True)
     with open(hold, "w"):
         pass
     lines = []
     sub.expect("^done$", 180, lines)
     snd.expect(f"^sent {n}$", 30)
+    blk.expect(f"^sent {m}$", 60)
     ss = samples(lines)
-    if [s["idx"] for s in ss] != list(range(n)) or [s["seq"] for s in ss] != list(range(1, n + 1)):
-        fail("after the back-pressure, not every message once and in order")
-    print(f"then all {n} arrived once, in order (seq 1..{n})", flush=True)
+    if [s["idx"] for s in ss if s["idx"] < n] != list(range(n)) or \
+            [s["idx"] for s in ss if s["idx"] >= n] != list(range(n, n + m)) or \
+            [s["seq"] for s in ss] != list(range(1, n + m + 1)):
+        fail("after the back-pressure, not every message once and in each sender's order")
+    print(f"then all {n} + {m} arrived once, each sender's in order (seq 1..{n + m})", flush=True)
     gw.stop()
     log = "\n".join(gw.log)
     m = re.search(r"blocked (\d+)", log)

@@ -5,9 +5,10 @@
  * delivers. A message's payload: its number (u64, from 0) and the priority
  * it was sent with (u32), then filler up to its size.
  *
- *   dds_node send DOMAIN NODE GW_NODE GW_PORT COUNT SIZE PRIOS [PACE_US]
+ *   dds_node send DOMAIN NODE GW_NODE GW_PORT COUNT SIZE PRIOS [PACE_US [FIRST]]
  *     blocking sends, message i with priority i % PRIOS, one every PACE_US
- *     microseconds when given (the pace of a stream); a send that fails
+ *     microseconds when not 0 (the pace of a stream), numbered from FIRST
+ *     (default 0) in the payload; a send that fails
  *     (the gateway gone) asks for the proxy again and sends the same
  *     message again: prints "resend I STATUS".
  *   dds_node flood DOMAIN NODE GW_NODE GW_PORT COUNT SIZE
@@ -114,6 +115,7 @@ int main(int argc, char **argv)
   unsigned long count = arg(argv, 6), size = arg(argv, 7);
   unsigned long prios = argc > 8 ? arg(argv, 8) : 1;
   long pace_us = argc > 9 ? (long)arg(argv, 9) : 0;
+  unsigned long first = argc > 10 ? arg(argv, 10) : 0;
   if (size < 12 || size > MCAPI_MAX_MSG_SIZE || !prios || prios > MCAPI_MAX_PRIORITY + 1ul)
     return 2;
   mcapi_endpoint_t me = mcapi_endpoint_create(MCAPI_PORT_ANY, &st);
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
   printf("ready\n");
   int full = 0;
   for (unsigned long i = 0; i < count;) {
-    uint64_t v = i;
+    uint64_t v = first + i;
     uint32_t p = (uint32_t)(i % prios);
     memcpy(buf, &v, 8);
     memcpy(buf + 8, &p, 4);
