@@ -51,6 +51,7 @@ typedef struct out_route {
   uint64_t next_match_ns; /* min_readers: when to look at the matched readers again */
   int matched;            /* min_readers: that many readers were matched at the last look */
   int held;               /* a message taken and not yet written (in msg) */
+  mcapi_status_t last_err; /* the last failure of a take, logged once */
   mcx_dds_Message msg;    /* payload._buffer: the route's buffer of MCAPI_MAX_MSG_SIZE */
 } out_route_t;
 
@@ -187,6 +188,7 @@ static int setup(gateway_t *g)
   for (unsigned i = 0; i < g->cfg.nout; i++) {
     out_route_t *r = &g->out[i];
     r->cfg = &g->cfg.out[i];
+    r->last_err = MCAPI_SUCCESS;
     r->ep = mcapi_endpoint_create(r->cfg->port, &st);
     if (st != MCAPI_SUCCESS) {
       gw_log(g, "outbound route %u: no endpoint on port %u: %s", i, r->cfg->port, st_name(st));
@@ -256,10 +258,13 @@ static int drain_out(gateway_t *g, out_route_t *r, uint64_t now_ns)
       size_t n = mcx_msg_try_recv_prio(r->ep, r->msg.payload._buffer, MCAPI_MAX_MSG_SIZE, &prio, &st);
       if (st == MCAPI_ERR_MEM_LIMIT)
         break; /* empty */
-      if (st != MCAPI_SUCCESS) {
-        gw_log(g, "outbound port %u: %s", r->cfg->port, st_name(st));
+      if (st != MCAPI_SUCCESS) { /* e.g. a channel connected to the port: said once, looked at again later */
+        if (st != r->last_err)
+          gw_log(g, "outbound port %u: %s; nothing is taken from it while this lasts", r->cfg->port, st_name(st));
+        r->last_err = st;
         break;
       }
+      r->last_err = MCAPI_SUCCESS;
       r->msg.payload._length = (uint32_t)n;
       r->msg.priority = (uint32_t)prio;
       r->msg.seq = r->seq + 1;
