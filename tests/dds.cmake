@@ -13,7 +13,7 @@ endif()
 if(NOT _ddspy)
   set(_ddspy python3)
 endif()
-foreach(c config basic netns backpressure durable restart restart_tl)
+foreach(c config basic netns backpressure durable oversize restart restart_tl)
   if(MCX_WITH_DDS AND NOT CMAKE_CROSSCOMPILING)
     add_test(NAME dds_${c} COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/dds/dds_interop.py ${c} $<TARGET_FILE:mca>
              $<TARGET_FILE:dds_node> ${_ddspy} ${PROJECT_SOURCE_DIR}/idl/mcx_dds_msg.idl)

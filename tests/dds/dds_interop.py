@@ -18,6 +18,9 @@ CASE:
                 messages were published gets them all (the writer's history).
   config        mca dds --check and the command line: good and bad
                 configurations, the status and the one line of each refusal.
+  oversize      DDS -> MCAPI: a sample larger than MCAPI_MAX_MSG_SIZE is
+                refused, logged and counted, one with a priority MCAPI lacks
+                is delivered, and the stream goes on.
   restart_tl    a transient-local inbound route: after kill -9 and a restart
                 the receiver gets the DDS writer's history (its last 50 of
                 200 samples) once more, in order.
@@ -471,6 +474,30 @@ def case_restart_tl():
         p.stop()
 
 
+def case_oversize():
+    """Samples MCAPI cannot carry: too large (refused, logged, counted) or of a priority it lacks."""
+    n, big, odd = 50, 7, 11
+    in_t = f"mcxtest/big/{PID}"
+    gw = start_gateway(gateway_config("gw.json", f"mcxtest/unused/{PID}", in_t, min_readers=0), ENV)
+    rcv = Proc("dds_node recv", [NODE, "recv", str(DOMAIN), "6", "10", str(n - 1)], ENV)
+    rcv.expect("^ready$", 30)
+    pub = peer("pub", in_t, n, ENV, None, ["--big", str(big), "--big-size", "5000", "--prio-of", f"{odd}:4000000000"])
+    pub.expect("^matched$", 60)
+    lines = []
+    rcv.expect("^done$", 60, lines)
+    idx = [g[0] for g in got(lines)]
+    # The odd one goes at the lowest priority: the others, all of priority 0, may pass it.
+    if sorted(idx) != [i for i in range(n) if i != big] or [i for i in idx if i != odd] != \
+            [i for i in range(n) if i not in (big, odd)]:
+        fail(f"the receiver got {idx[:12]}.., not every sample but the large one, in order")
+    gw.expect(r"a sample of 5000 bytes .* refused", 30)
+    gw.stop()
+    if not re.search(r"refused 1 ", "\n".join(gw.log)):
+        fail(f"the gateway did not count the refused sample: {gw.log[-2:]}")
+    print(f"a sample of 5000 bytes (more than MCAPI_MAX_MSG_SIZE) refused, logged and counted; one of priority "
+          f"4000000000 delivered; the other {n - 2} in order", flush=True)
+
+
 def one_gap(idx, n, what):
     """@p idx: increasing, no repeat, everything but one run of consecutive numbers."""
     if any(b <= a for a, b in zip(idx, idx[1:])):
@@ -558,7 +585,7 @@ def case_restart():
 
 try:
     {"basic": case_basic, "netns": case_netns, "durable": case_durable, "backpressure": case_backpressure, "restart": case_restart,
-     "restart_tl": case_restart_tl}[CASE]()
+     "restart_tl": case_restart_tl, "oversize": case_oversize}[CASE]()
     print("PASS", flush=True)
 finally:
     cleanup()

@@ -18,7 +18,9 @@ output directory is on sys.path, given by --types).
       waits for the gateway's reader, prints "matched", writes N samples
       (payload: index u64, priority u32, 52 bytes of filler; priority
       index % P), prints "written", then waits for every acknowledgement
-      and prints "acked". With --pace-ms it writes one sample every M ms.
+      and prints "acked". With --pace-ms it writes one sample every M ms;
+      --big K --big-size S: sample K has S bytes; --prio-of K:P: sample K
+      has priority P.
 Every line is flushed at once: the test script waits for them. The peer
 ends after its work, or on a line "stop" on stdin.
 """
@@ -44,6 +46,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--durability", choices=["volatile", "transient-local"], default="volatile")
     ap.add_argument("--tl-depth", type=int, default=0)
+    ap.add_argument("--big", type=int, default=-1)
+    ap.add_argument("--big-size", type=int, default=0)
+    ap.add_argument("--prio-of", default="")
     a = ap.parse_args()
     sys.path.insert(0, a.types)
     from cyclonedds.core import Listener, Policy, Qos, ReadCondition, SampleState, ViewState, InstanceState, WaitSet
@@ -128,8 +133,11 @@ def main():
         if stop.is_set():
             break
         p = i % a.prios
+        if a.prio_of and i == int(a.prio_of.split(":")[0]):  # a priority MCAPI does not have
+            p = int(a.prio_of.split(":")[1])
+        fill = a.big_size - 12 if i == a.big else 52
         wr.write(Message(src_domain=77, src_node=i, src_port=9, priority=p, incarnation=0, seq=i + 1,
-                         payload=list(struct.pack("<QI", i, p) + b"\x5a" * 52)))
+                         payload=list(struct.pack("<QI", i, p) + b"\x5a" * fill)))
         if a.pace_ms:
             time.sleep(a.pace_ms / 1000.0)  # the pace of the stream, not a wait for an event
     say("written")
