@@ -352,6 +352,13 @@ def case_basic():
 def case_netns():
     if os.geteuid() != 0:
         skip("network namespaces need root")
+    # Namespaces a killed earlier run left (its pid gone): removed first.
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=10).stdout.split("\n")
+    for name in (ln.split()[0] for ln in listed if ln.strip()):
+        m = re.fullmatch(r"mcxdds(\d+)[ab]", name)
+        if m and not os.path.exists(f"/proc/{m.group(1)}"):
+            subprocess.run(["ip", "netns", "del", name], timeout=10, check=False)
+            print(f"removed network namespace {name} (pid {m.group(1)} is gone)", flush=True)
     na, nb = f"mcxdds{PID}a", f"mcxdds{PID}b"
     va, vb = f"vdd{PID % 100000}a", f"vdd{PID % 100000}b"
     if subprocess.run(["ip", "netns", "add", na], timeout=10, capture_output=True).returncode:
