@@ -305,17 +305,18 @@ def check_out(ss, n, prios, size):
         fail("more than one incarnation of the gateway")
 
 
-def check_in(gs, n, prios):
-    """DDS -> MCAPI: every sample once, FIFO per priority."""
-    if sorted(g[0] for g in gs) != list(range(n)):
-        fail(f"the MCAPI receiver got {len(gs)} messages, not each of the {n} published once")
+def check_in(gs, n, prios, writers=1):
+    """DDS -> MCAPI: every sample of each writer (numbers k*n..k*n+n-1) once, FIFO per writer and priority."""
+    if sorted(g[0] for g in gs) != list(range(writers * n)):
+        fail(f"the MCAPI receiver got {len(gs)} messages, not each of the {writers} x {n} published once")
     last = {}
     for i, p, ln in gs:
-        if p != i % prios or ln != 64:
+        if p != (i % n) % prios or ln != 64:
             fail(f"message {i}: priority {p}, {ln} bytes")
-        if i <= last.get(p, -1):
-            fail(f"priority {p}: message {i} after {last[p]}")
-        last[p] = i
+        key = (i // n, p)
+        if i <= last.get(key, -1):
+            fail(f"writer {i // n}, priority {p}: message {i} after {last[key]}")
+        last[key] = i
 
 
 def both_ways(env_gw, env_peer, ns_gw=None, ns_peer=None, n=2000, prios=4):
@@ -331,15 +332,18 @@ def both_ways(env_gw, env_peer, ns_gw=None, ns_peer=None, n=2000, prios=4):
     snd.expect(f"^sent {n}$", 30)
     check_out(samples(lines), n, prios, 64)
     print(f"MCAPI -> DDS: {n} messages, {prios} priorities: each once, sender, priority and order kept", flush=True)
-    rcv = Proc("dds_node recv", [NODE, "recv", str(DOMAIN), "6", "10", str(n)], env_gw, ns_gw)
+    rcv = Proc("dds_node recv", [NODE, "recv", str(DOMAIN), "6", "10", str(2 * n)], env_gw, ns_gw)
     rcv.expect("^ready$", 30)
-    pub = peer("pub", in_t, n, env_peer, ns_peer, ["--prios", str(prios)])
-    pub.expect("^matched$", 60)
+    pubs = [peer("pub", in_t, n, env_peer, ns_peer, ["--prios", str(prios), "--first", str(k * n)]) for k in (0, 1)]
+    for pub in pubs:
+        pub.expect("^matched$", 60)
     lines = []
     rcv.expect("^done$", 120, lines)
-    check_in(got(lines), n, prios)
-    print(f"DDS -> MCAPI: {n} samples, {prios} priorities: each once, in order per priority", flush=True)
-    pub.stop()
+    check_in(got(lines), n, prios, writers=2)
+    print(f"DDS -> MCAPI: two writers of {n} samples, {prios} priorities: each once, in order per writer and "
+          "priority", flush=True)
+    for pub in pubs:
+        pub.stop()
     gw.stop()
     if gw.p.returncode != 0:
         fail(f"the gateway exited with {gw.p.returncode}")

@@ -20,7 +20,7 @@ output directory is on sys.path, given by --types).
       index % P), prints "written", then waits for every acknowledgement
       and prints "acked". With --pace-ms it writes one sample every M ms;
       --big K --big-size S: sample K has S bytes; --prio-of K:P: sample K
-      has priority P.
+      has priority P; --first F: the payload's numbers start at F.
 Every line is flushed at once: the test script waits for them. The peer
 ends after its work, or on a line "stop" on stdin.
 """
@@ -49,6 +49,7 @@ def main():
     ap.add_argument("--big", type=int, default=-1)
     ap.add_argument("--big-size", type=int, default=0)
     ap.add_argument("--prio-of", default="")
+    ap.add_argument("--first", type=int, default=0)
     a = ap.parse_args()
     sys.path.insert(0, a.types)
     from cyclonedds.core import Listener, Policy, Qos, ReadCondition, SampleState, ViewState, InstanceState, WaitSet
@@ -137,7 +138,7 @@ def main():
             p = int(a.prio_of.split(":")[1])
         fill = a.big_size - 12 if i == a.big else 52
         wr.write(Message(src_domain=77, src_node=i, src_port=9, priority=p, incarnation=0, seq=i + 1,
-                         payload=list(struct.pack("<QI", i, p) + b"\x5a" * fill)))
+                         payload=list(struct.pack("<QI", a.first + i, p) + b"\x5a" * fill)))
         if a.pace_ms:
             time.sleep(a.pace_ms / 1000.0)  # the pace of the stream, not a wait for an event
     say("written")
