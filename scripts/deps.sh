@@ -4,6 +4,7 @@
 # it is missing: a C toolchain, CMake >= 3.25, Ninja, and for the tools the
 # peer baselines (Boost.Lockfree, Concurrency Kit), libclang for `mca hint`,
 # peer baselines (Boost.Lockfree, Concurrency Kit, ZeroMQ, nng, iceoryx),
+# Eclipse Cyclone DDS and its Python binding for `mca dds` and its tests,
 # Jinja2 and plotly.js for `mca report`, Chromium to check the report in the
 # test suite, and SimPy.
 # Safe to run again: it only installs what is absent.
@@ -29,6 +30,12 @@ command -v valgrind >/dev/null || need_apt+=(valgrind)
 # nng is also the transport of `mca bridge` (optional: MCX_BRIDGE); its TLS test makes certificates with openssl.
 [ -f /usr/include/nng/nng.h ] || need_apt+=(libnng-dev)
 command -v openssl >/dev/null || need_apt+=(openssl)
+# Eclipse Cyclone DDS: the transport of `mca dds` (optional: MCX_WITH_DDS); idlc
+# (cyclonedds-tools) generates the sample's C type; its tests use the Python
+# binding, installed below into a venv (python3-venv).
+[ -f /usr/include/dds/dds.h ] || need_apt+=(cyclonedds-dev)
+command -v idlc >/dev/null || need_apt+=(cyclonedds-tools)
+/usr/bin/python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 # Whether Debian has iceoryx is asked of apt's package lists. A machine with
 # none yet (a fresh container) reads them first, so the first run decides as
 # every later one: otherwise the next run (scripts/run.sh after
@@ -113,4 +120,24 @@ if ! python3 -c 'import simpy' 2>/dev/null; then
   echo "deps: installing simpy for $(command -v python3)"
   python3 -m pip install -q simpy 2>/dev/null ||
     python3 -m pip install -q --break-system-packages simpy
+fi
+
+# The Python binding of Cyclone DDS (PyPI cyclonedds, the version of the C
+# library) for the tests of `mca dds` (tests/dds.cmake finds build/dds-venv).
+# It is built against Debian's libddsc, whose files are not laid out as its
+# setup.py looks for them: CYCLONEDDS_HOME is a directory of links.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f /usr/include/dds/dds.h ] && ! "$root/build/dds-venv/bin/python" -c 'import cyclonedds' 2>/dev/null; then
+  ver=$(dpkg-query -W -f '${Version}' cyclonedds-dev 2>/dev/null | sed 's/-.*//')
+  home="$root/build/cyclone-home"
+  mkdir -p "$home/lib"
+  ln -sfn /usr/include "$home/include"
+  ln -sfn /usr/bin "$home/bin"
+  for f in /usr/lib/*-linux-gnu/libddsc.so* /usr/lib/*-linux-gnu/libcycloneddsidl.so*; do
+    [ -e "$f" ] && ln -sf "$f" "$home/lib/"
+  done
+  echo "deps: installing cyclonedds==${ver:-0.10.2} into $root/build/dds-venv"
+  /usr/bin/python3 -m venv "$root/build/dds-venv" &&
+    CYCLONEDDS_HOME="$home" "$root/build/dds-venv/bin/pip" install -q "cyclonedds==${ver:-0.10.2}" ||
+    echo "deps: the Python binding of Cyclone DDS could not be installed; the dds_* tests will be skipped" >&2
 fi

@@ -42,6 +42,8 @@ static const mca_subcommand_t subcommands[] = {
                          "(getrusage RUSAGE_THREAD); Windows has neither")},
     {"bridge", "join this machine's domain to domains on other hosts over nng; --bench",
      WIN_NS(mca_cmd_bridge, "nng is not part of the Windows build")},
+    {"dds", "MCAPI endpoints on DDS topics through Eclipse Cyclone DDS; --bench",
+     WIN_NS(mca_cmd_dds, "Cyclone DDS is not part of the Windows build")},
     {"hint", "find blocking calls followed by a semaphore acquire; rewrite them into _then_lock",
      WIN_NS(mca_cmd_hint, "it runs its libclang Python helper through a POSIX shell, which Windows has not")},
 };

@@ -21,6 +21,7 @@ int mca_cmd_sem(int argc, char **argv);
 int mca_cmd_model(int argc, char **argv);
 int mca_cmd_hint(int argc, char **argv);
 int mca_cmd_bridge(int argc, char **argv);
+int mca_cmd_dds(int argc, char **argv);
 
 #include <stddef.h>
 /* Finds helper @p name (report.py, model.py, ...) in libexec/mca next to the
