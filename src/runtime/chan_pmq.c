@@ -81,8 +81,11 @@ static int buffer_of(const mcx__domain_t *d, const void *p, mcx__chan_t **out, u
   if (mcx__pmq_pkt_locate(d->pmq, p, &rec, &idx) != MCX_OK)
     return MCX_EBADBUF;
   mcx__chan_t *ch = mcx__chan_at(d, rec);
-  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
-  if (!(st & ST_LIVE) || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN ||
+  /* Not necessarily LIVE: a buffer held across its connection's tear-down
+   * is released as before (the record is not reused while any is held:
+   * mcx__chan_holds_kept). */
+  (void)mcx_load_acquire(&ch->state); /* A-C1 */
+  if (mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN ||
       idx >= mcx_load_relaxed(&ch->nbuf) ||
       mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]) != mcx__self.node_slot)
     return MCX_EBADBUF;

@@ -276,19 +276,6 @@ static int precheck(const mcx__pmq_t *p, const char *name, uint32_t depth, uint3
   return MCX_OK;
 }
 
-/* Creates queue @p name; a leftover of the same name (a dead process with our
- * pid, where /dev/mqueue could not be listed) is replaced once. */
-static int create_queue(const mcx__pmq_t *p, const char *name, uint32_t depth, int *fd)
-{
-  int r = precheck(p, name, depth, p->msgsize);
-  if (r)
-    return r;
-  r = mcx_port_mq_create(name, depth, p->msgsize, fd);
-  if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK)
-    r = mcx_port_mq_create(name, depth, p->msgsize, fd);
-  return r ? create_failed(p, r, name, depth, p->msgsize) : MCX_OK;
-}
-
 /* ------------------------------------------------------------ domain */
 
 struct sweep {
@@ -422,9 +409,16 @@ int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *de
   char name[MCX_PORT_MQ_NAME_MAX];
   q_name(p, mcx_port_pid(), idx, epoch, name);
   int fd;
-  int r = create_queue(p, name, p->depth, &fd);
+  int r = precheck(p, name, p->depth, p->msgsize);
   if (r)
     return r;
+  r = mcx_port_mq_create(name, p->depth, p->msgsize, &fd);
+  /* A leftover of the same name (a dead process with our pid, where
+   * /dev/mqueue could not be listed) is replaced once. */
+  if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK)
+    r = mcx_port_mq_create(name, p->depth, p->msgsize, &fd);
+  if (r)
+    return create_failed(p, r, name, p->depth, p->msgsize);
   pmq_q_t *q = q_new(fd, epoch);
   if (!q) {
     mcx_port_mq_close(fd);
@@ -434,6 +428,33 @@ int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *de
   q_install(p, idx, q);
   *depth = p->depth;
   return MCX_OK;
+}
+
+/* The queue of endpoint @p e, made again if it was parked (an endpoint
+ * connected to a channel gives its empty queue up: mcx__msg_pmq_park) or
+ * re-sized: by whichever process of the owner's user gets there first (exclusively; a
+ * loser of that race opens the winner's), named with the owner's pid so
+ * the owner's cleanup covers it. *made tells the caller it was this call. */
+static int ep_acquire(mcx__pmq_t *p, const mcx__pmq_ep_t *e, int blocking, pmq_q_t **out, int *made)
+{
+  *made = 0;
+  int r = q_get(p, e, blocking, out);
+  if (r != MCX_ENOENT)
+    return r;
+  char name[MCX_PORT_MQ_NAME_MAX];
+  q_name(p, e->pid, e->idx, e->epoch, name);
+  uint32_t depth = e->depth ? e->depth : p->depth;
+  int fd = -1;
+  if ((r = precheck(p, name, depth, p->msgsize)) != MCX_OK)
+    return r;
+  r = mcx_port_mq_create(name, depth, p->msgsize, &fd);
+  if (r == MCX_OK) {
+    mcx_port_mq_close(fd); /* q_acquire opens and checks it as any other */
+    *made = 1;
+  } else if (r != MCX_EEXIST) {
+    return create_failed(p, r, name, depth, p->msgsize);
+  }
+  return q_get(p, e, blocking, out);
 }
 
 uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *e)
@@ -451,34 +472,46 @@ uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *e)
   return dropped;
 }
 
-int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *e, uint32_t next, uint32_t depth)
+int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *e, uint32_t next, uint32_t depth,
+                        int make)
 {
+  char name[MCX_PORT_MQ_NAME_MAX], old_name[MCX_PORT_MQ_NAME_MAX];
+  q_name(p, e->pid, e->idx, next, name);
+  int r = make ? precheck(p, name, depth, p->msgsize) : MCX_OK;
+  if (r)
+    return r;
   uint32_t queued = 0;
   pmq_q_t *old;
-  int r = q_get(p, e, 0, &old);
+  r = q_get(p, e, 0, &old);
   if (r == MCX_OK) {
     if (mcx_port_mq_count(old->nb, &queued) != MCX_OK || queued)
       r = MCX_EBUSY;
     q_put(p, e->idx, old);
+  } else if (r == MCX_ENOENT) {
+    r = MCX_OK; /* parked: no queue, nothing queued */
   }
   if (r)
     return r;
-  char name[MCX_PORT_MQ_NAME_MAX], old_name[MCX_PORT_MQ_NAME_MAX];
-  int fd;
-  q_name(p, mcx_port_pid(), e->idx, next, name);
-  q_name(p, mcx_port_pid(), e->idx, e->epoch, old_name);
   pmq_q_t *q = NULL;
-  r = create_queue(p, name, depth, &fd);
-  if (!r && !(q = q_new(fd, next))) {
-    mcx_port_mq_close(fd);
-    mcx_port_mq_unlink(name);
-    r = MCX_ENOMEM;
+  if (make) {
+    int fd;
+    r = mcx_port_mq_create(name, depth, p->msgsize, &fd);
+    if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK) /* a dead process's */
+      r = mcx_port_mq_create(name, depth, p->msgsize, &fd);
+    if (r)
+      return create_failed(p, r, name, depth, p->msgsize);
+    if (!(q = q_new(fd, next))) {
+      mcx_port_mq_close(fd);
+      mcx_port_mq_unlink(name);
+      return MCX_ENOMEM;
+    }
   }
-  if (!r) {
-    mcx_port_mq_unlink(old_name);
-    q_install(p, e->idx, q);
-  }
-  return r;
+  /* Empty and no sender inside (the caller's handshake). Parked (!make):
+   * the next incarnation's queue is made by its first use (ep_acquire). */
+  q_name(p, e->pid, e->idx, e->epoch, old_name);
+  mcx_port_mq_unlink(old_name);
+  q_install(p, e->idx, q);
+  return MCX_OK;
 }
 
 /* ------------------------------------------------------------ messages */
@@ -490,10 +523,10 @@ uint64_t mcx__pmq_tick_deadline(uint64_t deadline)
 }
 
 int mcx__pmq_ep_send(mcx__pmq_t *p, const mcx__pmq_ep_t *e, const void *buf, size_t size,
-                     uint32_t prio, uint64_t dl)
+                     uint32_t prio, uint64_t dl, int *made)
 {
   pmq_q_t *q;
-  int r = q_get(p, e, dl != 0, &q);
+  int r = ep_acquire(p, e, dl != 0, &q, made);
   if (r == MCX_OK) {
     r = mcx_port_mq_send(dl ? q->blk : q->nb, buf, size, MCAPI_MAX_PRIORITY - prio, dl);
     q_put(p, e->idx, q);
@@ -507,7 +540,8 @@ int mcx__pmq_ep_recv(mcx__pmq_t *p, const mcx__pmq_ep_t *e, void *buf, size_t ca
                      uint64_t dl)
 {
   pmq_q_t *q;
-  int r = q_get(p, e, dl != 0, &q);
+  int made;
+  int r = ep_acquire(p, e, dl != 0, &q, &made);
   if (r)
     return r == MCX_ENOENT ? MCX_ECLOSED : r;
   int fd = dl ? q->blk : q->nb;
@@ -539,8 +573,12 @@ int mcx__pmq_ep_count(mcx__pmq_t *p, const mcx__pmq_ep_t *e, uint32_t *count)
 {
   pmq_q_t *q;
   int r = q_get(p, e, 0, &q);
+  if (r == MCX_ENOENT) { /* not made yet: nothing was sent */
+    *count = 0;
+    return MCX_OK;
+  }
   if (r)
-    return r == MCX_ENOENT ? MCX_ECLOSED : r;
+    return r;
   r = mcx_port_mq_count(q->nb, count);
   q_put(p, e->idx, q);
   return r;
@@ -600,7 +638,7 @@ out:
   return r;
 }
 
-void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c)
+void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c, int keep_pool)
 {
   char name[MCX_PORT_MQ_NAME_MAX];
   chan_name(p, c, name);
@@ -608,8 +646,12 @@ void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c)
   q_install(p, p->neps + c->idx, NULL);
   pmq_rx_t *rx = &p->rx[c->idx];
   mcx__mutex_lock(&p->rx_lock, 0);
-  free(rx->pool);
-  memset(rx, 0, sizeof *rx);
+  if (!keep_pool || rx->gen != c->gen) {
+    free(rx->pool);
+    memset(rx, 0, sizeof *rx);
+  } else {
+    rx->pb_valid = 0; /* the pool stays for the held buffers' releases */
+  }
   mcx__mutex_unlock(&p->rx_lock, 0);
 }
 
