@@ -312,6 +312,46 @@ static void sweep(const mcx__pmq_t *p, uint32_t only_pid)
               only_pid ? "this process" : "dead processes");
 }
 
+/* Once per process, whatever the debug level: the system limits that make
+ * this transport hold less than the shared-memory one (the MCAPI sizes in
+ * mca_config.h and the domain's queue depth @p want), each with what lifts it.
+ * A program written for those sizes (a full queue at MCAPI_MAX_QUEUE_ELEMENTS
+ * messages, MCAPI_MAX_MSG_SIZE bytes) then knows why it sees MEM_LIMIT or
+ * MSG_LIMIT earlier. */
+static void say_limits(const mcx__pmq_t *p, uint32_t want)
+{
+  static mcx_atomic_u32 said;
+  char line[512];
+  size_t n = 0;
+  uint32_t size = MCAPI_MAX_MSG_SIZE > MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_MSG_SIZE : MCAPI_MAX_PKT_SIZE;
+  if (p->depth < want && p->sys.msg_max && p->sys.msg_max < want)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; queues hold %u messages, not %u: fs.mqueue.msg_max is %u "
+                          "(sysctl -w fs.mqueue.msg_max=%u lifts it)",
+                          p->depth, want, p->sys.msg_max, want);
+  else if (p->depth < want)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; queues hold %u messages, not %u: RLIMIT_MSGQUEUE is %llu bytes "
+                          "(ulimit -q %llu lifts it)",
+                          p->depth, want, (unsigned long long)p->sys.rlimit,
+                          (unsigned long long)mcx_port_mq_bytes(want, p->msgsize));
+  if (p->sys.msgsize_max && p->sys.msgsize_max < size)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; messages and packets are limited to %u bytes, not %u: "
+                          "fs.mqueue.msgsize_max is %u (sysctl -w fs.mqueue.msgsize_max=%u lifts it)",
+                          p->sys.msgsize_max, size, p->sys.msgsize_max, size);
+  if (p->sys.queues_max && p->sys.queues_max < MCAPI_MAX_ENDPOINTS)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; at most %u queues in the system, fewer than a node's %u endpoints: "
+                          "fs.mqueue.queues_max is %u (sysctl -w fs.mqueue.queues_max=%u lifts it)",
+                          p->sys.queues_max, MCAPI_MAX_ENDPOINTS, p->sys.queues_max,
+                          MCAPI_MAX_ENDPOINTS);
+  /* Acq_rel, no partner: the flag publishes nothing, it only picks the one
+   * caller that prints. */
+  if (n && n < sizeof line && mcx_exchange_acq_rel(&said, 1) == 0)
+    mcx_port_log("pmq: the system's queue limits are below the MCAPI sizes%s", line);
+}
+
 int mcx__pmq_open(const mcx__pmq_cfg_t *cfg, mcx__pmq_t **out)
 {
   uint32_t n = cfg->n_eps + cfg->n_chans;
@@ -352,6 +392,7 @@ int mcx__pmq_open(const mcx__pmq_cfg_t *cfg, mcx__pmq_t **out)
     depth /= 2;
   p->depth = depth ? depth : 1;
   *out = p;
+  say_limits(p, cfg->qcap);
   sweep(p, 0);
   PMQ_DEBUG(p->debug, 1, "pmq: domain %u: queues of %u messages x %u bytes (%llu bytes of "
                          "RLIMIT_MSGQUEUE %llu each)",
