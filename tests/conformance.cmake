@@ -28,10 +28,8 @@ endif()
 # MCX_TRANSPORT=pmq (<test>_pmq), one at a time (the per-user queue budget,
 # RESOURCE_LOCK mqueue, as tests/pmq.cmake's) inside the pmq fixture. A
 # program that needs deeper queues than fs.mqueue.msg_max gives is skipped
-# with the reason (pmq_run.sh). Not on pmq: conf_headers (compiles headers)
-# and conf_limits (holds 256 packets; a pmq receiver's pool is one buffer per
-# queue slot, docs/pmq.md).
-set(MCX_CONF_PMQ_EXCLUDE conf_headers conf_limits)
+# with the reason (pmq_run.sh). Not on pmq: conf_headers (compiles headers).
+set(MCX_CONF_PMQ_EXCLUDE conf_headers)
 # <program>:<queue depth it needs>; the others need none in particular.
 set(MCX_CONF_PMQ_DEPTH conf_param_uninit:64 conf_queue_full_203:64 conf_chan_queues_203:16)
 function(mcx_conf_register_pmq test prog env)

@@ -44,12 +44,23 @@ typedef struct pmq_slot {
   pmq_q_t *q;        /* the current incarnation's queue, or NULL */
 } pmq_slot_t;
 
-/* The receiving side of a channel in this process (written by that side's
- * node only, freed at tear-down): the packet pool and the scalar push-back. */
+/* Packet buffers of a receiving side come in chunks of this many, made as
+ * the receiver holds more (up to the domain's buffer count, as on shm). */
+#define RX_CHUNK 64u
+
+typedef struct pmq_chunk {
+  uint8_t *mem;             /* RX_CHUNK buffers of stride bytes, MCAPI_BUF_ALIGN aligned */
+  uint8_t held[RX_CHUNK];   /* 1: handed out, not released */
+} pmq_chunk_t;
+
+/* The receiving side of a channel in this process (its node receives; any
+ * thread of the process may release; the chunks and states under rx_lock;
+ * freed at the record's next connection or the close): the packet pool and
+ * the scalar push-back. */
 typedef struct pmq_rx {
   uint32_t gen;     /* the connection these belong to */
-  uint8_t *pool;    /* nbuf buffers of stride bytes, MCAPI_BUF_ALIGN aligned */
-  uint32_t stride, nbuf;
+  pmq_chunk_t *chunk; /* nchunks chunks */
+  uint32_t stride, nchunks;
   int pb_valid;     /* a scalar of another width, taken out of the queue */
   uint32_t pb_width;
   uint64_t pb_value;
@@ -67,7 +78,7 @@ struct mcx__pmq {
   uint32_t neps, nchans;
   uint32_t pkt_size; /* mq_msgsize of a packet channel's queue */
   pmq_rx_t *rx;      /* per channel record */
-  mcx__mutex_t rx_lock; /* pool allocation and release's pointer look-up (any thread) */
+  mcx__mutex_t rx_lock; /* the pools' chunks and buffer states (receiver and releasing threads) */
   mcx_port_mq_sys_t sys;
   pmq_slot_t slot[];
 };
@@ -79,6 +90,15 @@ struct mcx__pmq {
   } while (0)
 
 static _Thread_local char last_error[192];
+
+/* Frees a receiving side's pool and push-back (caller holds rx_lock or owns p alone). */
+static void rx_free(pmq_rx_t *rx)
+{
+  for (uint32_t i = 0; i < rx->nchunks; i++)
+    free(rx->chunk[i].mem);
+  free(rx->chunk);
+  memset(rx, 0, sizeof *rx);
+}
 
 static void limit_hit(const mcx__pmq_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void limit_hit(const mcx__pmq_t *p, const char *fmt, ...)
@@ -418,7 +438,7 @@ void mcx__pmq_close(mcx__pmq_t *p, int last_in_domain)
   if (last_in_domain)
     sweep(p, 0);
   for (uint32_t i = 0; i < p->nchans; i++)
-    free(p->rx[i].pool);
+    rx_free(&p->rx[i]);
   free(p->rx);
   free(p);
 }
@@ -438,7 +458,7 @@ void mcx__pmq_forget(mcx__pmq_t *p)
     }
   }
   for (uint32_t i = 0; i < p->nchans; i++)
-    free(p->rx[i].pool);
+    rx_free(&p->rx[i]);
   free(p->rx);
   free(p);
 }
@@ -688,8 +708,7 @@ void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c, int keep_poo
   pmq_rx_t *rx = &p->rx[c->idx];
   mcx__mutex_lock(&p->rx_lock, 0);
   if (!keep_pool || rx->gen != c->gen) {
-    free(rx->pool);
-    memset(rx, 0, sizeof *rx);
+    rx_free(rx);
   } else {
     rx->pb_valid = 0; /* the pool stays for the held buffers' releases */
   }
@@ -743,8 +762,7 @@ static pmq_rx_t *rx_of(mcx__pmq_t *p, const mcx__pmq_chan_t *c)
   pmq_rx_t *rx = &p->rx[c->idx];
   if (rx->gen != c->gen) { /* a new connection on this record */
     mcx__mutex_lock(&p->rx_lock, 0);
-    free(rx->pool);
-    memset(rx, 0, sizeof *rx);
+    rx_free(rx);
     rx->gen = c->gen;
     mcx__mutex_unlock(&p->rx_lock, 0);
   }
@@ -786,46 +804,90 @@ int mcx__pmq_scl_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, ui
 
 size_t mcx__pmq_pkt_size(const mcx__pmq_t *p) { return p->pkt_size; }
 
-int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
-                     void **out, size_t *len)
+/* A free buffer of the pool, growing it by a chunk if every buffer is held
+ * and fewer than @p limit exist (rx_lock held). */
+static int rx_free_buffer(const mcx__pmq_t *p, pmq_rx_t *rx, uint32_t limit, uint32_t *at)
 {
-  pmq_rx_t *rx = rx_of(p, c);
-  if (!rx->pool) { /* only this (receiving) thread allocates; release may look it up */
-    size_t stride = (p->pkt_size + MCAPI_BUF_ALIGN - 1) / MCAPI_BUF_ALIGN * MCAPI_BUF_ALIGN;
-    uint8_t *pool = aligned_alloc(MCAPI_BUF_ALIGN, stride * nbuf);
-    if (!pool)
-      return MCX_ENOMEM;
-    mcx__mutex_lock(&p->rx_lock, 0);
-    rx->pool = pool;
-    rx->stride = (uint32_t)stride;
-    rx->nbuf = nbuf;
-    mcx__mutex_unlock(&p->rx_lock, 0);
-  }
-  if (b >= rx->nbuf)
-    return MCX_EINVAL;
-  uint8_t *buf = rx->pool + (size_t)b * rx->stride;
-  int r = chan_get(p, c, buf, rx->stride, len);
-  if (r == MCX_OK)
-    *out = buf;
-  return r;
+  for (uint32_t i = 0; i < rx->nchunks; i++)
+    for (uint32_t k = 0; k < RX_CHUNK; k++)
+      if (!rx->chunk[i].held[k] && i * RX_CHUNK + k < limit) {
+        *at = i * RX_CHUNK + k;
+        return MCX_OK;
+      }
+  if ((uint64_t)rx->nchunks * RX_CHUNK >= limit)
+    return MCX_ENOMEM; /* the receiver holds every buffer it may */
+  size_t stride = (p->pkt_size + MCAPI_BUF_ALIGN - 1) / MCAPI_BUF_ALIGN * MCAPI_BUF_ALIGN;
+  pmq_chunk_t *more = realloc(rx->chunk, (rx->nchunks + 1) * sizeof *more);
+  if (!more)
+    return MCX_ENOMEM;
+  rx->chunk = more;
+  uint8_t *mem = aligned_alloc(MCAPI_BUF_ALIGN, stride * RX_CHUNK);
+  if (!mem)
+    return MCX_ENOMEM;
+  memset(&rx->chunk[rx->nchunks], 0, sizeof *more);
+  rx->chunk[rx->nchunks].mem = mem;
+  rx->stride = (uint32_t)stride;
+  *at = rx->nchunks++ * RX_CHUNK;
+  return MCX_OK;
 }
 
-int mcx__pmq_pkt_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *b)
+int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t limit, void **out,
+                     size_t *len)
+{
+  pmq_rx_t *rx = rx_of(p, c);
+  uint32_t at;
+  mcx__mutex_lock(&p->rx_lock, 0);
+  int r = rx_free_buffer(p, rx, limit, &at);
+  mcx__mutex_unlock(&p->rx_lock, 0);
+  if (r)
+    return r;
+  /* Only this (receiving) thread hands buffers out: the free one stays free
+   * while it is filled, and the chunk array is not moved but by us. */
+  pmq_chunk_t *ck = &rx->chunk[at / RX_CHUNK];
+  uint8_t *buf = ck->mem + (size_t)(at % RX_CHUNK) * rx->stride;
+  r = chan_get(p, c, buf, rx->stride, len);
+  if (r != MCX_OK)
+    return r;
+  mcx__mutex_lock(&p->rx_lock, 0);
+  ck->held[at % RX_CHUNK] = 1;
+  mcx__mutex_unlock(&p->rx_lock, 0);
+  *out = buf;
+  return MCX_OK;
+}
+
+/* The record and the buffer a pointer handed out by mcx__pmq_pkt_get is
+ * (rx_lock held). */
+static pmq_chunk_t *rx_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *k)
 {
   const uint8_t *u = ptr;
-  int r = MCX_EBADBUF;
-  mcx__mutex_lock(&p->rx_lock, 0); /* other channels' pools change under their receivers */
   for (uint32_t i = 0; u && i < p->nchans; i++) {
     const pmq_rx_t *rx = &p->rx[i];
-    if (rx->pool && u >= rx->pool && u < rx->pool + (size_t)rx->nbuf * rx->stride) {
-      size_t off = (size_t)(u - rx->pool);
-      if (off % rx->stride == 0) { /* else not the start of a buffer */
+    for (uint32_t j = 0; j < rx->nchunks; j++) {
+      const uint8_t *m = rx->chunk[j].mem;
+      if (u >= m && u < m + (size_t)RX_CHUNK * rx->stride) {
+        size_t off = (size_t)(u - m);
+        if (off % rx->stride)
+          return NULL; /* not the start of a buffer */
         *idx = i;
-        *b = (uint32_t)(off / rx->stride);
-        r = MCX_OK;
+        *k = (uint32_t)(off / rx->stride);
+        return &rx->chunk[j];
       }
-      break;
     }
+  }
+  return NULL;
+}
+
+int mcx__pmq_pkt_release(mcx__pmq_t *p, const void *ptr, uint32_t *idx, int test_only)
+{
+  uint32_t k;
+  mcx__mutex_lock(&p->rx_lock, 0); /* other channels' pools change under their receivers */
+  pmq_chunk_t *ck = rx_locate(p, ptr, idx, &k);
+  int r = MCX_EBADBUF;
+  if (ck && test_only) {
+    r = ck->held[k] ? 0 : 1;
+  } else if (ck && ck->held[k]) { /* only a held buffer is released, once */
+    ck->held[k] = 0;
+    r = MCX_OK;
   }
   mcx__mutex_unlock(&p->rx_lock, 0);
   return r;

@@ -151,11 +151,15 @@ int mcx__pmq_chan_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, const void *buf, 
 int mcx__pmq_scl_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, uint64_t value);
 /** One try. @retval 0, MCX_EAGAIN (empty), MCX_EWIDTH (kept for a receive of that width) */
 int mcx__pmq_scl_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, uint64_t *value);
-/** One try into buffer @p b of the process-local pool (of @p nbuf buffers). */
-int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
-                     void **out, size_t *len);
-/** Which channel record and buffer a pointer handed out by mcx__pmq_pkt_get is. */
-int mcx__pmq_pkt_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *b);
+/** One try into a free buffer of the receiving side's process-local pool,
+ * which grows by chunks while fewer than @p limit buffers are held.
+ * @retval 0, MCX_EAGAIN (empty), MCX_ENOMEM (@p limit buffers held), MCX_ECLOSED */
+int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t limit, void **out,
+                     size_t *len);
+/** Releases the held buffer at @p ptr (handed out by mcx__pmq_pkt_get), or with
+ * @p test_only tells whether it is free (1) or held (0); *idx: its channel record.
+ * @retval MCX_EBADBUF not such a buffer, or (releasing) not held */
+int mcx__pmq_pkt_release(mcx__pmq_t *p, const void *ptr, uint32_t *idx, int test_only);
 /** Largest packet a channel queue carries (bytes of a local pool buffer in use). */
 size_t mcx__pmq_pkt_size(const mcx__pmq_t *p);
 /** Items queued (plus a scalar in the push-back). */
