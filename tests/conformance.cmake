@@ -23,6 +23,32 @@ if(WIN32)
   set(MCX_CONF_LIBS "-static -pthread -lsynchronization -ladvapi32")
 endif()
 
+# The POSIX message-queue transport (MCA_WITH_PMQ): the programs whose
+# behaviour does not depend on the transport's sizes run once more with
+# MCX_TRANSPORT=pmq (<test>_pmq), one at a time (the per-user queue budget,
+# RESOURCE_LOCK mqueue, as tests/pmq.cmake's) inside the pmq fixture. A
+# program that needs deeper queues than fs.mqueue.msg_max gives is skipped
+# with the reason (pmq_run.sh). Not on pmq: conf_headers (compiles headers).
+set(MCX_CONF_PMQ_EXCLUDE conf_headers)
+# <program>:<queue depth it needs>; the others need none in particular.
+set(MCX_CONF_PMQ_DEPTH conf_param_uninit:64 conf_queue_full_203:64 conf_chan_queues_203:16)
+function(mcx_conf_register_pmq test prog env)
+  if(NOT MCA_WITH_PMQ OR WIN32 OR CMAKE_CROSSCOMPILING OR prog IN_LIST MCX_CONF_PMQ_EXCLUDE)
+    return()
+  endif()
+  set(need 1)
+  foreach(entry ${MCX_CONF_PMQ_DEPTH})
+    string(REPLACE ":" ";" parts ${entry})
+    list(GET parts 0 p)
+    if(p STREQUAL prog)
+      list(GET parts 1 need)
+    endif()
+  endforeach()
+  add_test(NAME ${test}_pmq COMMAND sh ${MCX_CONF_DIR}/pmq_run.sh ${need} $<TARGET_FILE:${prog}>)
+  set_tests_properties(${test}_pmq PROPERTIES LABELS conformance TIMEOUT 120 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${env};MCX_TRANSPORT=pmq" RESOURCE_LOCK mqueue FIXTURES_REQUIRED pmq)
+endfunction()
+
 function(mcx_conf_register test cmd env)
   if(MCX_CONF_EMU_ENV)
     set(env "${env};${MCX_CONF_EMU_ENV}")
@@ -75,14 +101,18 @@ foreach(src ${MCX_CONF_SOURCES})
   endif()
   if(n MATCHES "_203$")
     mcx_conf_register(${n} "${cmd}" "MCX_COMPAT=mca-2.0.3")
+    mcx_conf_register_pmq(${n} ${n} "MCX_COMPAT=mca-2.0.3")
     if(n IN_LIST MCX_CONF_SPEC_TOO)
       string(REGEX REPLACE "_203$" "_spec" spec_name ${n})
       mcx_conf_register(${spec_name} "${cmd}" "MCX_COMPAT=spec")
+      mcx_conf_register_pmq(${spec_name} ${n} "MCX_COMPAT=spec")
     endif()
   else()
     mcx_conf_register(${n} "${cmd}" "MCX_COMPAT=spec")
+    mcx_conf_register_pmq(${n} ${n} "MCX_COMPAT=spec")
     if(n IN_LIST MCX_CONF_BOTH)
       mcx_conf_register(${n}_203 "${cmd}" "MCX_COMPAT=mca-2.0.3")
+      mcx_conf_register_pmq(${n}_203 ${n} "MCX_COMPAT=mca-2.0.3")
     endif()
   endif()
 endforeach()

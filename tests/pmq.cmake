@@ -11,7 +11,7 @@ set_tests_properties(pmq_no_queues_left PROPERTIES LABELS unit FIXTURES_CLEANUP 
 # name:label (the C++ conformance target is defined after this file is included,
 # so its test properties cannot be read here; the target name resolves later).
 set(MCX_PMQ_TESTS unit_test_mcapi_core:unit unit_test_mcapi_proc:unit stress_messages:stress
-    stress_mcapi_crash:stress conf_reference_style:conformance conf_reference_style_cxx:conformance
+    stress_mcapi_crash:stress conf_reference_style_cxx:conformance
     # Channels: one queue per connection on pmq (docs/pmq.md).
     unit_test_channels:unit unit_test_chan_proc:unit stress_channels:stress
     # Claim/commit sends: a claim is process memory, the commit a send.

@@ -135,7 +135,8 @@ enum { B_FREE = 0, B_HELD = 1 };
 /* Slots own at most this share of the pool; the rest serves the per-item
  * path (a receiver that holds many packets, the mca-2.0.3 profile). */
 #define OWN_BUDGET(n) ((n) / 2)
-/* pmq: packets are copied out of the queue into a process-local pool of this many per channel. */
+/* pmq: the most packets a connection's queue holds (nbuf); the receiver's
+ * local pool grows past it, up to the domain's buffer count. */
 #define PMQ_CHAN_BUFS 64
 
 /* Handles (endpoint.h): kind << 30 | direction << 29 | generation << 12 |
@@ -178,8 +179,8 @@ typedef struct mcx__chan {
   mcx__spsc_ring_t data;
   /* Return ring: receiver produces (release), sender consumes. */
   mcx__spsc_ring_t ret;
-  /* pmq: local buffer states, written by the receiver only (HELD at
-   * receive, FREE at release); read by release_test. */
+  /* pmq: unused since the receiver's buffer states live beside its local
+   * pool (transport/pmq.c); reset by connect, kept so the layout stays. */
   MCX_ALIGNED_LINE mcx_atomic_u32 buf[PMQ_CHAN_BUFS];
 } mcx__chan_t;
 

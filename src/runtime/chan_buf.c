@@ -140,8 +140,14 @@ static uint32_t free_kept_all(const mcx__domain_t *d, mcx__chan_t *ch)
  * mcx__chan_reclaim_buffers_locked frees them). */
 bool mcx__chan_holds_kept(const mcx__domain_t *d, mcx__chan_t *ch)
 {
-  if (d->transport == MCX_TRANSPORT_PMQ_ || mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN)
+  if (mcx_load_relaxed(&ch->type) != MCAPI_PKT_CHAN)
     return false;
+  if (d->transport == MCX_TRANSPORT_PMQ_)
+    /* The receiver's local copies outlive the connection until released
+     * (chan_pmq.c): the record's buffer words are theirs until then, unless
+     * the receiver is gone. A-B2: pairs with R-B2 (release). */
+    return mcx_load_acquire(&ch->held) != 0 &&
+           mcx__node_alive(d, mcx_load_relaxed(&ch->owner[MCX_CHAN_RECV]));
   mcx__spsc_view_t v = mcx__chan_data_view_at(d, ch, mcx__chan_idx(d, ch), MCAPI_PKT_CHAN);
   for (uint32_t i = 0; i <= v.mask; i++) {
     mcx__spsc_slot_t *s = mcx__spsc_at(&v, i);

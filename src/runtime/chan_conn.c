@@ -15,6 +15,7 @@
 #include "runtime/chan.h"
 #include "runtime/domain.h"
 #include "runtime/endpoint.h"
+#include "runtime/msg_pmq.h"
 #include "runtime/request.h"
 
 #include "transport/buf_pool.h"
@@ -223,6 +224,11 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type)
     mcx__pkt_init(&dv); /* no slot owns a buffer (tear-down returned them) */
   mcx__spsc_init(&rv);
   if (d->transport == MCX_TRANSPORT_PMQ_) {
+    /* The endpoints carry no message while connected: their empty queues are
+     * given up first (made again by a message use after the tear-down), so a
+     * connection costs one queue of the user's RLIMIT_MSGQUEUE, not three. */
+    for (uint32_t dir = 0; dir < 2; dir++)
+      mcx__msg_pmq_park(d, e[dir], mcx__ep_idx(d, e[dir]));
     /* The connection's queue is made here, once, exclusively (O_EXCL), before
      * anything is published: no side ever takes an existing object for it. */
     mcx__pmq_chan_t c = mcx__chan_pmq(d, ch, gen << 16);
@@ -269,7 +275,9 @@ static void teardown_locked(mcx__domain_t *d, mcx__chan_t *ch, uint32_t st)
   }
   if (d->transport == MCX_TRANSPORT_PMQ_) {
     mcx__pmq_chan_t c = mcx__chan_pmq(d, ch, st);
-    mcx__pmq_chan_destroy(d->pmq, &c); /* unlinks the connection's queue */
+    /* Unlinks the connection's queue; the receiver's local copies it still
+     * holds stay until released. A-B2: pairs with R-B2 (release). */
+    mcx__pmq_chan_destroy(d->pmq, &c, mcx_load_acquire(&ch->held) != 0);
   }
   uint32_t gen = (ST_GEN(st) + 1) & 0x7fffu;
   uint32_t retired = !gen && d->compat != MCX_COMPAT_MCA203_ ? ST_RETIRED : 0;
@@ -578,11 +586,9 @@ int mcx__chan_close_progress(uint32_t handle)
   mcx__chan_t *ch = mcx__chan_at(d, mcx__h_idx(handle));
   /* A receiver's close does not wait for the buffers it holds: they go back
    * to the pool when released (spec: pending packets are discarded). pmq:
-   * the buffers are the receiver's local copies, bound to this connection:
-   * its close waits for them (docs/pmq.md). */
-  if (dir == MCX_CHAN_RECV && d->transport == MCX_TRANSPORT_PMQ_ &&
-      mcx_load_acquire(&ch->held) != 0) /* A-B2: pairs with R-B2 */
-    return MCX_EAGAIN;
+   * the buffers are the receiver's local copies; the record is not
+   * reconnected and the copies stay valid until released
+   * (mcx__chan_holds_kept, mcx__pmq_chan_destroy). */
   uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
   for (;;) {
     if (!(st & ST_LIVE) || ST_GEN(st) != gen || ST_SIDE(st, dir) != S_CLOSEP)

@@ -20,7 +20,7 @@ static mcx__pmq_ep_t pmq_ep(const mcx__domain_t *d, const mcx__endpoint_t *e, ui
                             uint32_t epoch)
 {
   mcx__pmq_ep_t q = {idx, mcx_load_relaxed(&mcx__nodes(d)[mcx_load_relaxed(&e->owner_slot)].pid),
-                     epoch};
+                     epoch, mcx_load_relaxed(&e->depth)};
   return q;
 }
 
@@ -30,7 +30,7 @@ uint32_t mcx__msg_pmq_delete(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx)
   return mcx__pmq_ep_delete(d->pmq, &q);
 }
 
-int mcx__msg_pmq_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth)
+static int requeue(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth, int make)
 {
   uint32_t st = mcx_load_relaxed(&e->state);
   /* P1 — seq_cst store, then a seq_cst load of pmq_senders; pairs with P2 in
@@ -47,7 +47,7 @@ int mcx__msg_pmq_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint
   } else {
     uint32_t next = (epoch + 1) & MCX_RING_GEN_MASK;
     mcx__pmq_ep_t q = pmq_ep(d, e, idx, epoch);
-    if ((r = mcx__pmq_ep_requeue(d->pmq, &q, next, depth)) == MCX_OK) {
+    if ((r = mcx__pmq_ep_requeue(d->pmq, &q, next, depth, make)) == MCX_OK) {
       mcx_store_relaxed(&e->depth, depth);
       mcx_store_release(&e->ring_epoch, next); /* R-E4 */
     }
@@ -55,6 +55,19 @@ int mcx__msg_pmq_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint
   mcx_store_release(&e->state, (st & ~0xffu) | EP_ACTIVE); /* R-E1 */
   mcx__wp_broadcast(&e->space_wp, d->shared);
   return r;
+}
+
+int mcx__msg_pmq_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth)
+{
+  return requeue(d, e, idx, depth, 1);
+}
+
+void mcx__msg_pmq_park(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx)
+{
+  /* Under the admin lock, as a re-size: the same handshake with senders, the
+   * next incarnation, its queue made by its first use. Messages queued (or a
+   * sender inside): the queue stays. */
+  (void)requeue(d, e, idx, mcx_load_relaxed(&e->depth), 0);
 }
 
 /*
@@ -78,7 +91,17 @@ static int send_attempt(mcx__domain_t *d, mcx__endpoint_t *dst, uint32_t to, con
     /* The state load (seq_cst, so acquire) pairs with R-E1: the epoch of
      * this active incarnation is visible. */
     mcx__pmq_ep_t q = pmq_ep(d, dst, mcx__ep_idx(d, dst), mcx_load_relaxed(&dst->ring_epoch));
-    r = mcx__pmq_ep_send(d->pmq, &q, buf, size, prio, dl);
+    int made = 0;
+    r = mcx__pmq_ep_send(d->pmq, &q, buf, size, prio, dl, &made);
+    /* We made the queue (its first use). A delete stores DELETING (seq_cst)
+     * before it unlinks; our create came before this seq_cst load: either we
+     * see DELETING or the delete's unlink comes after our create. So a queue
+     * made for an endpoint deleted meanwhile is unlinked here or there. */
+    uint32_t now = made ? mcx_load_seq_cst(&dst->state) : st;
+    if (!mcx__ep_gen_ok(d, to, now) || (EP_STATE(now) != EP_ACTIVE && EP_STATE(now) != EP_RECONFIG)) {
+      mcx__pmq_ep_delete(d->pmq, &q);
+      r = MCX_ECLOSED;
+    }
   }
   mcx_fetch_sub_release(&dst->pmq_senders, 1); /* after our mq_send; read by P1 */
   /* A request sleeping in mcapi_wait for this endpoint: the kernel's queue

@@ -22,5 +22,9 @@ uint32_t mcx__msg_pmq_delete(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx)
 /** NUM_RECV_BUFFERS: re-creates the empty queue with @p depth messages (admin lock held).
  * @retval 0, MCX_EBUSY (messages queued or being sent), MCX_ELIMIT (with a message) */
 int mcx__msg_pmq_resize(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx, uint32_t depth);
+/* Endpoint @p e is being connected to a channel (admin lock held): its queue,
+ * if empty, is given up until a message use after the tear-down makes it
+ * again (it carries no message meanwhile); frees its RLIMIT_MSGQUEUE bytes. */
+void mcx__msg_pmq_park(mcx__domain_t *d, mcx__endpoint_t *e, uint32_t idx);
 
 #endif

@@ -44,12 +44,23 @@ typedef struct pmq_slot {
   pmq_q_t *q;        /* the current incarnation's queue, or NULL */
 } pmq_slot_t;
 
-/* The receiving side of a channel in this process (written by that side's
- * node only, freed at tear-down): the packet pool and the scalar push-back. */
+/* Packet buffers of a receiving side come in chunks of this many, made as
+ * the receiver holds more (up to the domain's buffer count, as on shm). */
+#define RX_CHUNK 64u
+
+typedef struct pmq_chunk {
+  uint8_t *mem;             /* RX_CHUNK buffers of stride bytes, MCAPI_BUF_ALIGN aligned */
+  uint8_t held[RX_CHUNK];   /* 1: handed out, not released */
+} pmq_chunk_t;
+
+/* The receiving side of a channel in this process (its node receives; any
+ * thread of the process may release; the chunks and states under rx_lock;
+ * freed at the record's next connection or the close): the packet pool and
+ * the scalar push-back. */
 typedef struct pmq_rx {
   uint32_t gen;     /* the connection these belong to */
-  uint8_t *pool;    /* nbuf buffers of stride bytes, MCAPI_BUF_ALIGN aligned */
-  uint32_t stride, nbuf;
+  pmq_chunk_t *chunk; /* nchunks chunks */
+  uint32_t stride, nchunks;
   int pb_valid;     /* a scalar of another width, taken out of the queue */
   uint32_t pb_width;
   uint64_t pb_value;
@@ -67,7 +78,7 @@ struct mcx__pmq {
   uint32_t neps, nchans;
   uint32_t pkt_size; /* mq_msgsize of a packet channel's queue */
   pmq_rx_t *rx;      /* per channel record */
-  mcx__mutex_t rx_lock; /* pool allocation and release's pointer look-up (any thread) */
+  mcx__mutex_t rx_lock; /* the pools' chunks and buffer states (receiver and releasing threads) */
   mcx_port_mq_sys_t sys;
   pmq_slot_t slot[];
 };
@@ -79,6 +90,15 @@ struct mcx__pmq {
   } while (0)
 
 static _Thread_local char last_error[192];
+
+/* Frees a receiving side's pool and push-back (caller holds rx_lock or owns p alone). */
+static void rx_free(pmq_rx_t *rx)
+{
+  for (uint32_t i = 0; i < rx->nchunks; i++)
+    free(rx->chunk[i].mem);
+  free(rx->chunk);
+  memset(rx, 0, sizeof *rx);
+}
 
 static void limit_hit(const mcx__pmq_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void limit_hit(const mcx__pmq_t *p, const char *fmt, ...)
@@ -276,19 +296,6 @@ static int precheck(const mcx__pmq_t *p, const char *name, uint32_t depth, uint3
   return MCX_OK;
 }
 
-/* Creates queue @p name; a leftover of the same name (a dead process with our
- * pid, where /dev/mqueue could not be listed) is replaced once. */
-static int create_queue(const mcx__pmq_t *p, const char *name, uint32_t depth, int *fd)
-{
-  int r = precheck(p, name, depth, p->msgsize);
-  if (r)
-    return r;
-  r = mcx_port_mq_create(name, depth, p->msgsize, fd);
-  if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK)
-    r = mcx_port_mq_create(name, depth, p->msgsize, fd);
-  return r ? create_failed(p, r, name, depth, p->msgsize) : MCX_OK;
-}
-
 /* ------------------------------------------------------------ domain */
 
 struct sweep {
@@ -323,6 +330,46 @@ static void sweep(const mcx__pmq_t *p, uint32_t only_pid)
   if (s.removed)
     PMQ_DEBUG(p->debug, 1, "pmq: domain %u: removed %u queue(s) of %s", p->domain_id, s.removed,
               only_pid ? "this process" : "dead processes");
+}
+
+/* Once per process, whatever the debug level: the system limits that make
+ * this transport hold less than the shared-memory one (the MCAPI sizes in
+ * mca_config.h and the domain's queue depth @p want), each with what lifts it.
+ * A program written for those sizes (a full queue at MCAPI_MAX_QUEUE_ELEMENTS
+ * messages, MCAPI_MAX_MSG_SIZE bytes) then knows why it sees MEM_LIMIT or
+ * MSG_LIMIT earlier. */
+static void say_limits(const mcx__pmq_t *p, uint32_t want)
+{
+  static mcx_atomic_u32 said;
+  char line[512];
+  size_t n = 0;
+  uint32_t size = MCAPI_MAX_MSG_SIZE > MCAPI_MAX_PKT_SIZE ? MCAPI_MAX_MSG_SIZE : MCAPI_MAX_PKT_SIZE;
+  if (p->depth < want && p->sys.msg_max && p->sys.msg_max < want)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; queues hold %u messages, not %u: fs.mqueue.msg_max is %u "
+                          "(sysctl -w fs.mqueue.msg_max=%u lifts it)",
+                          p->depth, want, p->sys.msg_max, want);
+  else if (p->depth < want)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; queues hold %u messages, not %u: RLIMIT_MSGQUEUE is %llu bytes "
+                          "(ulimit -q %llu lifts it)",
+                          p->depth, want, (unsigned long long)p->sys.rlimit,
+                          (unsigned long long)mcx_port_mq_bytes(want, p->msgsize));
+  if (p->sys.msgsize_max && p->sys.msgsize_max < size)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; messages and packets are limited to %u bytes, not %u: "
+                          "fs.mqueue.msgsize_max is %u (sysctl -w fs.mqueue.msgsize_max=%u lifts it)",
+                          p->sys.msgsize_max, size, p->sys.msgsize_max, size);
+  if (p->sys.queues_max && p->sys.queues_max < MCAPI_MAX_ENDPOINTS)
+    n += (size_t)snprintf(line + n, sizeof line - n,
+                          "; at most %u queues in the system, fewer than a node's %u endpoints: "
+                          "fs.mqueue.queues_max is %u (sysctl -w fs.mqueue.queues_max=%u lifts it)",
+                          p->sys.queues_max, MCAPI_MAX_ENDPOINTS, p->sys.queues_max,
+                          MCAPI_MAX_ENDPOINTS);
+  /* Acq_rel, no partner: the flag publishes nothing, it only picks the one
+   * caller that prints. */
+  if (n && n < sizeof line && mcx_exchange_acq_rel(&said, 1) == 0)
+    mcx_port_log("pmq: the system's queue limits are below the MCAPI sizes%s", line);
 }
 
 int mcx__pmq_open(const mcx__pmq_cfg_t *cfg, mcx__pmq_t **out)
@@ -365,6 +412,7 @@ int mcx__pmq_open(const mcx__pmq_cfg_t *cfg, mcx__pmq_t **out)
     depth /= 2;
   p->depth = depth ? depth : 1;
   *out = p;
+  say_limits(p, cfg->qcap);
   sweep(p, 0);
   PMQ_DEBUG(p->debug, 1, "pmq: domain %u: queues of %u messages x %u bytes (%llu bytes of "
                          "RLIMIT_MSGQUEUE %llu each)",
@@ -390,7 +438,7 @@ void mcx__pmq_close(mcx__pmq_t *p, int last_in_domain)
   if (last_in_domain)
     sweep(p, 0);
   for (uint32_t i = 0; i < p->nchans; i++)
-    free(p->rx[i].pool);
+    rx_free(&p->rx[i]);
   free(p->rx);
   free(p);
 }
@@ -410,7 +458,7 @@ void mcx__pmq_forget(mcx__pmq_t *p)
     }
   }
   for (uint32_t i = 0; i < p->nchans; i++)
-    free(p->rx[i].pool);
+    rx_free(&p->rx[i]);
   free(p->rx);
   free(p);
 }
@@ -422,9 +470,16 @@ int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *de
   char name[MCX_PORT_MQ_NAME_MAX];
   q_name(p, mcx_port_pid(), idx, epoch, name);
   int fd;
-  int r = create_queue(p, name, p->depth, &fd);
+  int r = precheck(p, name, p->depth, p->msgsize);
   if (r)
     return r;
+  r = mcx_port_mq_create(name, p->depth, p->msgsize, &fd);
+  /* A leftover of the same name (a dead process with our pid, where
+   * /dev/mqueue could not be listed) is replaced once. */
+  if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK)
+    r = mcx_port_mq_create(name, p->depth, p->msgsize, &fd);
+  if (r)
+    return create_failed(p, r, name, p->depth, p->msgsize);
   pmq_q_t *q = q_new(fd, epoch);
   if (!q) {
     mcx_port_mq_close(fd);
@@ -434,6 +489,33 @@ int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *de
   q_install(p, idx, q);
   *depth = p->depth;
   return MCX_OK;
+}
+
+/* The queue of endpoint @p e, made again if it was parked (an endpoint
+ * connected to a channel gives its empty queue up: mcx__msg_pmq_park) or
+ * re-sized: by whichever process of the owner's user gets there first (exclusively; a
+ * loser of that race opens the winner's), named with the owner's pid so
+ * the owner's cleanup covers it. *made tells the caller it was this call. */
+static int ep_acquire(mcx__pmq_t *p, const mcx__pmq_ep_t *e, int blocking, pmq_q_t **out, int *made)
+{
+  *made = 0;
+  int r = q_get(p, e, blocking, out);
+  if (r != MCX_ENOENT)
+    return r;
+  char name[MCX_PORT_MQ_NAME_MAX];
+  q_name(p, e->pid, e->idx, e->epoch, name);
+  uint32_t depth = e->depth ? e->depth : p->depth;
+  int fd = -1;
+  if ((r = precheck(p, name, depth, p->msgsize)) != MCX_OK)
+    return r;
+  r = mcx_port_mq_create(name, depth, p->msgsize, &fd);
+  if (r == MCX_OK) {
+    mcx_port_mq_close(fd); /* q_acquire opens and checks it as any other */
+    *made = 1;
+  } else if (r != MCX_EEXIST) {
+    return create_failed(p, r, name, depth, p->msgsize);
+  }
+  return q_get(p, e, blocking, out);
 }
 
 uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *e)
@@ -451,34 +533,46 @@ uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *e)
   return dropped;
 }
 
-int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *e, uint32_t next, uint32_t depth)
+int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *e, uint32_t next, uint32_t depth,
+                        int make)
 {
+  char name[MCX_PORT_MQ_NAME_MAX], old_name[MCX_PORT_MQ_NAME_MAX];
+  q_name(p, e->pid, e->idx, next, name);
+  int r = make ? precheck(p, name, depth, p->msgsize) : MCX_OK;
+  if (r)
+    return r;
   uint32_t queued = 0;
   pmq_q_t *old;
-  int r = q_get(p, e, 0, &old);
+  r = q_get(p, e, 0, &old);
   if (r == MCX_OK) {
     if (mcx_port_mq_count(old->nb, &queued) != MCX_OK || queued)
       r = MCX_EBUSY;
     q_put(p, e->idx, old);
+  } else if (r == MCX_ENOENT) {
+    r = MCX_OK; /* parked: no queue, nothing queued */
   }
   if (r)
     return r;
-  char name[MCX_PORT_MQ_NAME_MAX], old_name[MCX_PORT_MQ_NAME_MAX];
-  int fd;
-  q_name(p, mcx_port_pid(), e->idx, next, name);
-  q_name(p, mcx_port_pid(), e->idx, e->epoch, old_name);
   pmq_q_t *q = NULL;
-  r = create_queue(p, name, depth, &fd);
-  if (!r && !(q = q_new(fd, next))) {
-    mcx_port_mq_close(fd);
-    mcx_port_mq_unlink(name);
-    r = MCX_ENOMEM;
+  if (make) {
+    int fd;
+    r = mcx_port_mq_create(name, depth, p->msgsize, &fd);
+    if (r == MCX_EEXIST && (r = mcx_port_mq_unlink(name)) == MCX_OK) /* a dead process's */
+      r = mcx_port_mq_create(name, depth, p->msgsize, &fd);
+    if (r)
+      return create_failed(p, r, name, depth, p->msgsize);
+    if (!(q = q_new(fd, next))) {
+      mcx_port_mq_close(fd);
+      mcx_port_mq_unlink(name);
+      return MCX_ENOMEM;
+    }
   }
-  if (!r) {
-    mcx_port_mq_unlink(old_name);
-    q_install(p, e->idx, q);
-  }
-  return r;
+  /* Empty and no sender inside (the caller's handshake). Parked (!make):
+   * the next incarnation's queue is made by its first use (ep_acquire). */
+  q_name(p, e->pid, e->idx, e->epoch, old_name);
+  mcx_port_mq_unlink(old_name);
+  q_install(p, e->idx, q);
+  return MCX_OK;
 }
 
 /* ------------------------------------------------------------ messages */
@@ -490,10 +584,10 @@ uint64_t mcx__pmq_tick_deadline(uint64_t deadline)
 }
 
 int mcx__pmq_ep_send(mcx__pmq_t *p, const mcx__pmq_ep_t *e, const void *buf, size_t size,
-                     uint32_t prio, uint64_t dl)
+                     uint32_t prio, uint64_t dl, int *made)
 {
   pmq_q_t *q;
-  int r = q_get(p, e, dl != 0, &q);
+  int r = ep_acquire(p, e, dl != 0, &q, made);
   if (r == MCX_OK) {
     r = mcx_port_mq_send(dl ? q->blk : q->nb, buf, size, MCAPI_MAX_PRIORITY - prio, dl);
     q_put(p, e->idx, q);
@@ -507,7 +601,8 @@ int mcx__pmq_ep_recv(mcx__pmq_t *p, const mcx__pmq_ep_t *e, void *buf, size_t ca
                      uint64_t dl)
 {
   pmq_q_t *q;
-  int r = q_get(p, e, dl != 0, &q);
+  int made;
+  int r = ep_acquire(p, e, dl != 0, &q, &made);
   if (r)
     return r == MCX_ENOENT ? MCX_ECLOSED : r;
   int fd = dl ? q->blk : q->nb;
@@ -539,8 +634,12 @@ int mcx__pmq_ep_count(mcx__pmq_t *p, const mcx__pmq_ep_t *e, uint32_t *count)
 {
   pmq_q_t *q;
   int r = q_get(p, e, 0, &q);
+  if (r == MCX_ENOENT) { /* not made yet: nothing was sent */
+    *count = 0;
+    return MCX_OK;
+  }
   if (r)
-    return r == MCX_ENOENT ? MCX_ECLOSED : r;
+    return r;
   r = mcx_port_mq_count(q->nb, count);
   q_put(p, e->idx, q);
   return r;
@@ -600,7 +699,7 @@ out:
   return r;
 }
 
-void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c)
+void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c, int keep_pool)
 {
   char name[MCX_PORT_MQ_NAME_MAX];
   chan_name(p, c, name);
@@ -608,8 +707,11 @@ void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c)
   q_install(p, p->neps + c->idx, NULL);
   pmq_rx_t *rx = &p->rx[c->idx];
   mcx__mutex_lock(&p->rx_lock, 0);
-  free(rx->pool);
-  memset(rx, 0, sizeof *rx);
+  if (!keep_pool || rx->gen != c->gen) {
+    rx_free(rx);
+  } else {
+    rx->pb_valid = 0; /* the pool stays for the held buffers' releases */
+  }
   mcx__mutex_unlock(&p->rx_lock, 0);
 }
 
@@ -660,8 +762,7 @@ static pmq_rx_t *rx_of(mcx__pmq_t *p, const mcx__pmq_chan_t *c)
   pmq_rx_t *rx = &p->rx[c->idx];
   if (rx->gen != c->gen) { /* a new connection on this record */
     mcx__mutex_lock(&p->rx_lock, 0);
-    free(rx->pool);
-    memset(rx, 0, sizeof *rx);
+    rx_free(rx);
     rx->gen = c->gen;
     mcx__mutex_unlock(&p->rx_lock, 0);
   }
@@ -703,46 +804,90 @@ int mcx__pmq_scl_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, ui
 
 size_t mcx__pmq_pkt_size(const mcx__pmq_t *p) { return p->pkt_size; }
 
-int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
-                     void **out, size_t *len)
+/* A free buffer of the pool, growing it by a chunk if every buffer is held
+ * and fewer than @p limit exist (rx_lock held). */
+static int rx_free_buffer(const mcx__pmq_t *p, pmq_rx_t *rx, uint32_t limit, uint32_t *at)
 {
-  pmq_rx_t *rx = rx_of(p, c);
-  if (!rx->pool) { /* only this (receiving) thread allocates; release may look it up */
-    size_t stride = (p->pkt_size + MCAPI_BUF_ALIGN - 1) / MCAPI_BUF_ALIGN * MCAPI_BUF_ALIGN;
-    uint8_t *pool = aligned_alloc(MCAPI_BUF_ALIGN, stride * nbuf);
-    if (!pool)
-      return MCX_ENOMEM;
-    mcx__mutex_lock(&p->rx_lock, 0);
-    rx->pool = pool;
-    rx->stride = (uint32_t)stride;
-    rx->nbuf = nbuf;
-    mcx__mutex_unlock(&p->rx_lock, 0);
-  }
-  if (b >= rx->nbuf)
-    return MCX_EINVAL;
-  uint8_t *buf = rx->pool + (size_t)b * rx->stride;
-  int r = chan_get(p, c, buf, rx->stride, len);
-  if (r == MCX_OK)
-    *out = buf;
-  return r;
+  for (uint32_t i = 0; i < rx->nchunks; i++)
+    for (uint32_t k = 0; k < RX_CHUNK; k++)
+      if (!rx->chunk[i].held[k] && i * RX_CHUNK + k < limit) {
+        *at = i * RX_CHUNK + k;
+        return MCX_OK;
+      }
+  if ((uint64_t)rx->nchunks * RX_CHUNK >= limit)
+    return MCX_ENOMEM; /* the receiver holds every buffer it may */
+  size_t stride = (p->pkt_size + MCAPI_BUF_ALIGN - 1) / MCAPI_BUF_ALIGN * MCAPI_BUF_ALIGN;
+  pmq_chunk_t *more = realloc(rx->chunk, (rx->nchunks + 1) * sizeof *more);
+  if (!more)
+    return MCX_ENOMEM;
+  rx->chunk = more;
+  uint8_t *mem = aligned_alloc(MCAPI_BUF_ALIGN, stride * RX_CHUNK);
+  if (!mem)
+    return MCX_ENOMEM;
+  memset(&rx->chunk[rx->nchunks], 0, sizeof *more);
+  rx->chunk[rx->nchunks].mem = mem;
+  rx->stride = (uint32_t)stride;
+  *at = rx->nchunks++ * RX_CHUNK;
+  return MCX_OK;
 }
 
-int mcx__pmq_pkt_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *b)
+int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t limit, void **out,
+                     size_t *len)
+{
+  pmq_rx_t *rx = rx_of(p, c);
+  uint32_t at;
+  mcx__mutex_lock(&p->rx_lock, 0);
+  int r = rx_free_buffer(p, rx, limit, &at);
+  mcx__mutex_unlock(&p->rx_lock, 0);
+  if (r)
+    return r;
+  /* Only this (receiving) thread hands buffers out: the free one stays free
+   * while it is filled, and the chunk array is not moved but by us. */
+  pmq_chunk_t *ck = &rx->chunk[at / RX_CHUNK];
+  uint8_t *buf = ck->mem + (size_t)(at % RX_CHUNK) * rx->stride;
+  r = chan_get(p, c, buf, rx->stride, len);
+  if (r != MCX_OK)
+    return r;
+  mcx__mutex_lock(&p->rx_lock, 0);
+  ck->held[at % RX_CHUNK] = 1;
+  mcx__mutex_unlock(&p->rx_lock, 0);
+  *out = buf;
+  return MCX_OK;
+}
+
+/* The record and the buffer a pointer handed out by mcx__pmq_pkt_get is
+ * (rx_lock held). */
+static pmq_chunk_t *rx_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *k)
 {
   const uint8_t *u = ptr;
-  int r = MCX_EBADBUF;
-  mcx__mutex_lock(&p->rx_lock, 0); /* other channels' pools change under their receivers */
   for (uint32_t i = 0; u && i < p->nchans; i++) {
     const pmq_rx_t *rx = &p->rx[i];
-    if (rx->pool && u >= rx->pool && u < rx->pool + (size_t)rx->nbuf * rx->stride) {
-      size_t off = (size_t)(u - rx->pool);
-      if (off % rx->stride == 0) { /* else not the start of a buffer */
+    for (uint32_t j = 0; j < rx->nchunks; j++) {
+      const uint8_t *m = rx->chunk[j].mem;
+      if (u >= m && u < m + (size_t)RX_CHUNK * rx->stride) {
+        size_t off = (size_t)(u - m);
+        if (off % rx->stride)
+          return NULL; /* not the start of a buffer */
         *idx = i;
-        *b = (uint32_t)(off / rx->stride);
-        r = MCX_OK;
+        *k = (uint32_t)(off / rx->stride);
+        return &rx->chunk[j];
       }
-      break;
     }
+  }
+  return NULL;
+}
+
+int mcx__pmq_pkt_release(mcx__pmq_t *p, const void *ptr, uint32_t *idx, int test_only)
+{
+  uint32_t k;
+  mcx__mutex_lock(&p->rx_lock, 0); /* other channels' pools change under their receivers */
+  pmq_chunk_t *ck = rx_locate(p, ptr, idx, &k);
+  int r = MCX_EBADBUF;
+  if (ck && test_only) {
+    r = ck->held[k] ? 0 : 1;
+  } else if (ck && ck->held[k]) { /* only a held buffer is released, once */
+    ck->held[k] = 0;
+    r = MCX_OK;
   }
   mcx__mutex_unlock(&p->rx_lock, 0);
   return r;

@@ -79,39 +79,49 @@ typedef struct mcx__pmq_ep {
   uint32_t idx;   /* endpoint slot */
   uint32_t pid;   /* the process that created the queue (the owner node's) */
   uint32_t epoch; /* the endpoint's incarnation (ring epoch) */
+  uint32_t depth; /* its NUM_RECV_BUFFERS: mq_maxmsg of the queue when a use makes it */
 } mcx__pmq_ep_t;
 
 /**
- * @brief Creates (as this process) the queue of endpoint slot @p idx,
- * incarnation @p epoch. *depth receives the queue's mq_maxmsg (NUM_RECV_BUFFERS).
- * @retval 0 created
- * @retval MCX_ENOMEM queues_max reached (MCAPI_ERR_ENDP_LIMIT)
- * @retval MCX_ELIMIT RLIMIT_MSGQUEUE, msg_max or descriptor limits (MCAPI_ERR_MEM_LIMIT)
- * @retval MCX_EIO the OS refused otherwise
+ * @brief A new endpoint in slot @p idx, incarnation @p epoch: checks that a
+ * queue of the default size fits the limits and drops descriptors of earlier
+ * incarnations. The queue itself is made by the first send, receive or
+ * re-size that needs it (by any process of the user, exclusively), so an
+ * endpoint used only for a channel costs no queue. *depth receives the
+ * default mq_maxmsg (NUM_RECV_BUFFERS).
+ * @retval 0 fits
+ * @retval MCX_ELIMIT RLIMIT_MSGQUEUE or msg_max (MCAPI_ERR_MEM_LIMIT)
  */
 int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *depth);
 /** @brief Unlinks queue @p q and drops its descriptors; returns the messages dropped. */
 uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *q);
 /**
- * @brief Replaces the empty queue @p q by a new one of this process,
- * incarnation @p next, mq_maxmsg @p depth (no sender may be using it).
+ * @brief Replaces the empty (or parked) queue @p q by incarnation @p next,
+ * mq_maxmsg @p depth (no sender may be using it): made now with @p make,
+ * otherwise parked, i.e. made by its first use (an endpoint connected to a
+ * channel cannot carry messages, so its queue's bytes of RLIMIT_MSGQUEUE
+ * are given back meanwhile).
  * @retval 0, MCX_EBUSY (messages queued), MCX_ELIMIT (with a message), MCX_ENOMEM, MCX_EIO
  */
-int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *q, uint32_t next, uint32_t depth);
+int mcx__pmq_ep_requeue(mcx__pmq_t *p, const mcx__pmq_ep_t *q, uint32_t next, uint32_t depth,
+                        int make);
 /**
  * @brief One send to queue @p q, MCAPI priority @p prio. @p dl 0: one try,
- * otherwise a wait for space until that monotonic time.
- * @retval 0, MCX_EAGAIN (full), MCX_ETIMEDOUT, MCX_ECLOSED (unlinked), MCX_ELIMIT, MCX_EIO
+ * otherwise a wait for space until that monotonic time. *made: this call
+ * made the queue (its first use); the caller re-checks that the endpoint
+ * still exists and unlinks the queue if not (mcx__pmq_ep_delete).
+ * @retval 0, MCX_EAGAIN (full), MCX_ETIMEDOUT, MCX_ECLOSED (unlinked), MCX_ELIMIT,
+ * MCX_ENOMEM (queues_max), MCX_EIO
  */
 int mcx__pmq_ep_send(mcx__pmq_t *p, const mcx__pmq_ep_t *q, const void *buf, size_t size,
-                     uint32_t prio, uint64_t dl);
+                     uint32_t prio, uint64_t dl, int *made);
 /**
  * @brief One receive from queue @p q (@p dl as for mcx__pmq_ep_send).
  * @retval 0, MCX_ETRUNC (taken; full size in *size), MCX_EAGAIN, MCX_ETIMEDOUT, MCX_ECLOSED, MCX_EIO
  */
 int mcx__pmq_ep_recv(mcx__pmq_t *p, const mcx__pmq_ep_t *q, void *buf, size_t cap, size_t *size,
                      uint64_t dl);
-/** @brief Messages in queue @p q (mq_getattr). */
+/** @brief Messages in queue @p q (mq_getattr); 0 when it was never made. */
 int mcx__pmq_ep_count(mcx__pmq_t *p, const mcx__pmq_ep_t *q, uint32_t *count);
 /** @brief A deadline one tick (MCX_PMQ_TICK_MS) from now, or @p deadline if earlier. */
 uint64_t mcx__pmq_tick_deadline(uint64_t deadline);
@@ -131,19 +141,25 @@ typedef struct mcx__pmq_chan {
 /** @retval 0, MCX_ENOMEM (queues_max), MCX_ELIMIT (a limit; the message names it),
  * MCX_EIO (the name is held by another user's queue; left alone, the message says so) */
 int mcx__pmq_chan_create(mcx__pmq_t *p, const mcx__pmq_chan_t *c);
-/** Unlinks the queue, drops this process's descriptors, pool and push-back. */
-void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c);
+/** Unlinks the queue, drops this process's descriptors, pool and push-back;
+ * with @p keep_pool the packet pool stays (buffers the receiver still holds,
+ * released later) until the record's next connection or the close. */
+void mcx__pmq_chan_destroy(mcx__pmq_t *p, const mcx__pmq_chan_t *c, int keep_pool);
 /** One try. @retval 0, MCX_EAGAIN (full), MCX_EMSGSIZE, MCX_ECLOSED */
 int mcx__pmq_chan_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, const void *buf, size_t len);
 /** A scalar as a 9-byte message {width, value}. */
 int mcx__pmq_scl_put(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, uint64_t value);
 /** One try. @retval 0, MCX_EAGAIN (empty), MCX_EWIDTH (kept for a receive of that width) */
 int mcx__pmq_scl_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t width, uint64_t *value);
-/** One try into buffer @p b of the process-local pool (of @p nbuf buffers). */
-int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t nbuf, uint32_t b,
-                     void **out, size_t *len);
-/** Which channel record and buffer a pointer handed out by mcx__pmq_pkt_get is. */
-int mcx__pmq_pkt_locate(mcx__pmq_t *p, const void *ptr, uint32_t *idx, uint32_t *b);
+/** One try into a free buffer of the receiving side's process-local pool,
+ * which grows by chunks while fewer than @p limit buffers are held.
+ * @retval 0, MCX_EAGAIN (empty), MCX_ENOMEM (@p limit buffers held), MCX_ECLOSED */
+int mcx__pmq_pkt_get(mcx__pmq_t *p, const mcx__pmq_chan_t *c, uint32_t limit, void **out,
+                     size_t *len);
+/** Releases the held buffer at @p ptr (handed out by mcx__pmq_pkt_get), or with
+ * @p test_only tells whether it is free (1) or held (0); *idx: its channel record.
+ * @retval MCX_EBADBUF not such a buffer, or (releasing) not held */
+int mcx__pmq_pkt_release(mcx__pmq_t *p, const void *ptr, uint32_t *idx, int test_only);
 /** Largest packet a channel queue carries (bytes of a local pool buffer in use). */
 size_t mcx__pmq_pkt_size(const mcx__pmq_t *p);
 /** Items queued (plus a scalar in the push-back). */

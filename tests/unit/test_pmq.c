@@ -333,13 +333,138 @@ TEST(queues_of_a_dead_process_are_removed_at_domain_creation)
   CHECK_EQ_U(count_queues(36, 0, NULL, 0), 0);
 }
 
+/* Limits below the MCAPI sizes (a queue of MCAPI_MAX_QUEUE_ELEMENTS messages
+ * of MCAPI_MAX_MSG_SIZE bytes) are said once per process on stderr, whatever
+ * the debug level, naming the sysctl and the value that lifts it: a program
+ * written for those sizes then knows why its queue is full earlier. */
+static int child_limits_said_once(void)
+{
+  char path[] = "/tmp/mcx_pmq_said_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return 2;
+  unlink(path);
+  fflush(stderr);
+  if (dup2(fd, 2) < 0)
+    return 3;
+  init_pmq(38, 1, 0);
+  mcx_pmq_limits_t l;
+  mcx_pmq_limits(&l);
+  fini();
+  init_pmq(39, 1, 0); /* a second domain, and a second initialize */
+  fini();
+  fflush(stderr);
+  char text[4096] = "";
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = 0;
+  int lines = 0;
+  for (const char *t = text; (t = strstr(t, "queue limits are below the MCAPI sizes")) != NULL; t++)
+    lines++;
+  int low = l.default_depth < MCAPI_MAX_QUEUE_ELEMENTS ||
+            (l.msgsize_max && l.msgsize_max < MCAPI_MAX_MSG_SIZE) ||
+            (l.queues_max && l.queues_max < MCAPI_MAX_ENDPOINTS);
+  printf("   default depth %u, msg_max %u: %d line(s)\n", l.default_depth, l.msg_max, lines);
+  if (lines != low)
+    return 4;
+  if (l.msg_max && l.msg_max < MCAPI_MAX_QUEUE_ELEMENTS) {
+    char want[96];
+    snprintf(want, sizeof want, "fs.mqueue.msg_max is %u (sysctl -w fs.mqueue.msg_max=%d lifts it)",
+             l.msg_max, MCAPI_MAX_QUEUE_ELEMENTS);
+    if (!strstr(text, want))
+      return 5;
+  }
+  return 0;
+}
+
+TEST(limits_below_the_mcapi_sizes_are_said_once)
+{
+  /* First in the program: the notice is once per process (a fork inherits it). */
+  CHECK_EQ_U(in_child(child_limits_said_once), 0);
+}
+
+/* An endpoint connected to a channel carries no message: its empty queue is
+ * given up at connect and made again by the first message use after the
+ * tear-down, so a connection costs one queue of the user's RLIMIT_MSGQUEUE
+ * (the reference's pkt and scl programs connect 8 endpoints). */
+TEST(connected_endpoints_give_their_queues_up)
+{
+  if (!listable()) {
+    printf("   /dev/mqueue is not mounted: skipped\n");
+    return;
+  }
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  init_pmq(37, 1, 0);
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &st);
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(count_queues(37, getpid(), NULL, 0), 2);
+  mcapi_pktchan_connect_i(a, b, &r, &st);
+  CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(count_queues(37, getpid(), NULL, 0), 1); /* the connection's */
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_request_t r2;
+  mcapi_pktchan_send_open_i(&sh, a, &r, &st);
+  mcapi_pktchan_recv_open_i(&rh, b, &r2, &st);
+  CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(mcapi_wait(&r2, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_send(sh, "pkt", 4, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  void *p;
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 4 && !memcmp(p, "pkt", 4));
+  mcapi_pktchan_release(p, &st);
+  mcapi_pktchan_send_close_i(sh, &r, &st);
+  mcapi_pktchan_recv_close_i(rh, &r2, &st);
+  CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(mcapi_wait(&r2, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(count_queues(37, getpid(), NULL, 0), 0); /* torn down; the endpoints' not made yet */
+  /* Messages again: the first use makes the queue, sized as before. */
+  CHECK_EQ_U(mcapi_msg_available(b, &st), 0);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_msg_send(a, b, "msg", 4, 1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(count_queues(37, getpid(), NULL, 0), 1);
+  CHECK_EQ_U(mcapi_msg_available(b, &st), 1);
+  char buf[8];
+  mcapi_msg_recv(b, buf, sizeof buf, &n, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(n == 4 && !memcmp(buf, "msg", 4));
+  mcapi_uint_t depth = 0;
+  mcapi_endpoint_get_attribute(b, MCAPI_ENDP_ATTR_NUM_RECV_BUFFERS, &depth, sizeof depth, &st);
+  mcx_pmq_limits_t l;
+  mcx_pmq_limits(&l);
+  CHECK_EQ_U(depth, l.default_depth);
+  /* Filled to NUM_RECV_BUFFERS, then full, as before the connection. */
+  for (mcapi_uint_t i = 0; i < depth; i++) {
+    mcapi_msg_send(a, b, "f", 2, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  mcapi_boolean_t fail = MCAPI_TRUE;
+  mcapi_endpoint_set_attribute(a, MCAPI_ENDP_ATTR_FAIL_ON_MEM_LIMIT, &fail, sizeof fail, &st);
+  mcapi_msg_send(a, b, "f", 2, 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_MEM_LIMIT);
+  fini();
+  CHECK_EQ_U(count_queues(37, 0, NULL, 0), 0);
+}
+
 int main(void)
 {
+  RUN(limits_below_the_mcapi_sizes_are_said_once);
   RUN(selected_by_parameter_or_environment);
   RUN(limits_are_reported_and_bound_the_payload);
   RUN(one_queue_per_endpoint_sized_by_num_recv_buffers);
   RUN(rlimit_msgqueue_reports_mem_limit);
   RUN(unprivileged_process_within_msg_max_and_msgsize_max);
   RUN(queues_of_a_dead_process_are_removed_at_domain_creation);
+  RUN(connected_endpoints_give_their_queues_up);
   return mcx_test_report();
 }
