@@ -25,6 +25,13 @@
 
 static mcx_atomic_u32 next_node_key = 1;
 
+/* Whether the main thread's id is the process id (Linux). */
+#ifdef __linux__
+#define MCX_PROC_TID_IS_PID 1
+#else
+#define MCX_PROC_TID_IS_PID 0
+#endif
+
 /*
  * The process's node when it has process scope (MCX_NODE_SCOPE=process, or
  * the init parameter): one node table entry that every thread of the
@@ -423,9 +430,10 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx_store_relaxed(&n->node_id, node_id);
     mcx_store_relaxed(&n->pid, mcx_port_pid());
     /* Liveness is the node's thread's; a process-scope node's is its main
-     * thread (the thread id that is the process id), which lives as long
-     * as the process does. */
-    mcx_store_relaxed(&n->tid, proc_scope ? mcx_port_pid() : mcx__my_tid());
+     * thread (on Linux, the thread id that is the process id), which lives
+     * as long as the process does. Elsewhere thread and process ids differ:
+     * the thread that initialized. */
+    mcx_store_relaxed(&n->tid, proc_scope && MCX_PROC_TID_IS_PID ? mcx_port_pid() : mcx__my_tid());
     mcx_store_relaxed(&n->type, node_type);
     mcx_store_relaxed(&n->inflight, 0);
     for (uint32_t k = 0; k < MCAPI_MAX_ENDPOINTS; k++)
