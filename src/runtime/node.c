@@ -537,8 +537,13 @@ int mcx__node_finalize(void)
     mcx_store_release(&mcx__proc_gen, g + 1);
     mcx__domains_unlock();
   }
-  if (mcx__ep_delete_all_of_node() != MCX_OK)
-    return MCX_EIO; /* the control-plane lock could not be had: the node stays */
+  if (mcx__ep_delete_all_of_node() != MCX_OK) {
+    /* The control-plane lock could not be had: the node stays, for every
+     * thread (R-P1 again: the generation the threads took). */
+    if (proc_scope)
+      mcx_store_release(&mcx__proc_gen, mcx__self.proc_gen);
+    return MCX_EIO;
+  }
   mcx__req_release_node(mcx__self.key);
   mcx__admin_lock(d);
   mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
