@@ -540,8 +540,11 @@ int mcx__node_finalize(void)
   if (mcx__ep_delete_all_of_node() != MCX_OK) {
     /* The control-plane lock could not be had: the node stays, for every
      * thread (R-P1 again: the generation the threads took). */
-    if (proc_scope)
+    if (proc_scope) {
+      mcx__domains_lock();
       mcx_store_release(&mcx__proc_gen, mcx__self.proc_gen);
+      mcx__domains_unlock();
+    }
     return MCX_EIO;
   }
   mcx__req_release_node(mcx__self.key);
