@@ -207,6 +207,11 @@ extern mcx_atomic_u32 mcx__proc_gen;
  * while the thread has none of its own. 1 when it is (now) a node. */
 int mcx__node_adopt(void) __attribute__((noinline, cold));
 
+/** Whether the calling thread is a node of its own (thread scope, not a fork
+ * child's copy): the test alone, for paths that send the other threads out
+ * of line themselves. */
+static inline int mcx__is_own_node(void) { return mcx__self.dom && !mcx__self.forked; }
+
 /** Whether the calling thread is a node (and not a fork child's copy of one).
  * A thread of a process-scope node, and a thread that is no node, ask
  * mcx__node_adopt (out of line: a thread's own node takes the one test). */

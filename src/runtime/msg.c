@@ -589,10 +589,21 @@ static __attribute__((noinline)) int recv_waiting(mcx__domain_t *d, uint32_t h, 
   return recv_full(h, buf, cap, size, &b);
 }
 
+/* The receive of a thread that is no node of its own: one of a process-scope
+ * node (no fast path: its caches are one thread's), or none. Out of line, so
+ * a thread's own node's receive is compiled as if it were not there. */
+static __attribute__((noinline, cold)) int recv_not_own(uint32_t h, void *buf, size_t cap,
+                                                       size_t *size)
+{
+  if (!mcx__node_adopt())
+    return MCX_ENODE;
+  return recv_waiting(NULL, h, buf, cap, size);
+}
+
 int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size)
 {
-  if (!mcx__is_node())
-    return MCX_ENODE;
+  if (!mcx__is_own_node())
+    return recv_not_own(h, buf, cap, size);
   mcx__domain_t *d = mcx__self.fast;
   if (d && mcx__recv_queued == 0) { /* every ring in use, highest priority first */
     int r = recv_scan(h, buf, cap, size);
