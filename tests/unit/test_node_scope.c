@@ -2,8 +2,8 @@
 /*
  * Node scope (docs/compat.md): with process scope, every thread of the
  * process is its node. Threads that never called mcapi_initialize send and
- * receive through it; several of them block on one endpoint at once and
- * each message goes to exactly one; a request one thread starts another
+ * receive through it; several of them block on one endpoint, or on one
+ * packet channel, at once and each message or packet goes to exactly one; a request one thread starts another
  * waits on; mcapi_finalize from any thread ends the node for all (their
  * next call hears NODE_NOTINIT, a receiver blocked in it returns) and a new
  * initialize gives them the new node. Thread scope, the default, is
@@ -210,6 +210,69 @@ TEST(several_threads_block_at_once)
   fini();
 }
 
+/* ---- several threads blocked on one packet channel */
+static mcapi_pktchan_recv_hndl_t pkt_rx;
+
+static void *pkt_receiver(void *arg)
+{
+  int i = (int)(intptr_t)arg;
+  atomic_store(&recv_tid[i], mcx_test_tid());
+  mcapi_status_t st;
+  void *p = NULL;
+  size_t got = 0;
+  mcapi_pktchan_recv(pkt_rx, &p, &got, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(got == sizeof(uint32_t));
+  uint32_t v = 0;
+  if (p)
+    memcpy(&v, p, sizeof v);
+  atomic_store(&recv_got[i], (int)v);
+  mcapi_pktchan_release(p, &st); /* a buffer another thread's receive took */
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  return NULL;
+}
+
+TEST(several_threads_block_on_a_channel)
+{
+  init_process();
+  mcapi_status_t st;
+  mcapi_endpoint_t tx = mcapi_endpoint_create(20, &st), rx = mcapi_endpoint_create(21, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_request_t r;
+  size_t n;
+  mcapi_pktchan_connect_i(tx, rx, &r, &st);
+  CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_request_t r2;
+  mcapi_pktchan_recv_open_i(&pkt_rx, rx, &r, &st);
+  mcapi_pktchan_send_open_i(&sh, tx, &r2, &st);
+  CHECK(mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(mcapi_wait(&r2, &n, MCX_TEST_WAIT_MS, &st));
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  pthread_t t[NRECV];
+  for (int i = 0; i < NRECV; i++) {
+    atomic_store(&recv_tid[i], 0);
+    atomic_store(&recv_got[i], -1);
+    CHECK(pthread_create(&t[i], NULL, pkt_receiver, (void *)(intptr_t)i) == 0);
+  }
+  CHECK(mcx_test_wait_until(all_asleep, NULL, MCX_TEST_WAIT_MS));
+  for (uint32_t v = 200; v < 200 + NRECV; v++) {
+    mcapi_pktchan_send(sh, &v, sizeof v, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  for (int i = 0; i < NRECV; i++)
+    pthread_join(t[i], NULL);
+  int seen = 0;
+  for (int i = 0; i < NRECV; i++) {
+    int v = atomic_load(&recv_got[i]);
+    if (v >= 200 && v < 200 + NRECV)
+      seen |= 1 << (v - 200);
+  }
+  CHECK_EQ_U(seen, (1u << NRECV) - 1); /* each packet once */
+  fini();
+}
+
 /* ---- finalize from one thread */
 static atomic_int phase;
 static atomic_long sleeper_tid;
@@ -294,6 +357,7 @@ int main(void)
   RUN(thread_scope_is_unchanged);
   RUN(threads_without_init_use_the_process_node);
   RUN(several_threads_block_at_once);
+  RUN(several_threads_block_on_a_channel);
   RUN(finalize_from_one_thread);
   RUN(a_lockfree_domain_is_refused);
   return mcx_test_report();
