@@ -1037,4 +1037,10 @@ void mcapi_display_state(void *handle);
 }
 #endif
 
+/* MCAPI 1.0 programs (include/mcapi1.h): asked for before inclusion. */
+#if defined(MCX_API_1_0) || defined(MCAPI_VERSION_1)
+#define MCX_MCAPI1_INCLUDED_BY_MCAPI_H
+#include "mcapi1.h"
+#endif
+
 #endif /* MCAPI_H */

@@ -44,6 +44,20 @@ typedef enum mcx_transport {
   MCX_TRANSPORT_PMQ = 2,     /**< one POSIX message queue per receiving endpoint (docs/pmq.md) */
 } mcx_transport_t;
 
+/**
+ * What a node is (mcapi_param_t.node_scope, or MCX_NODE_SCOPE=thread|process).
+ * Thread (the default): the thread that called mcapi_initialize(); every
+ * other thread is its own node or none. Process: the process. Every thread
+ * of the process acts as the node, threads that never called
+ * mcapi_initialize() included, and mcapi_finalize() from any of them ends
+ * it for all. Its domain runs a lock-based mode (docs/compat.md).
+ */
+typedef enum mcx_node_scope {
+  MCX_NODE_SCOPE_DEFAULT = 0, /**< MCX_NODE_SCOPE from the environment, else thread */
+  MCX_NODE_SCOPE_THREAD = 1,
+  MCX_NODE_SCOPE_PROCESS = 2
+} mcx_node_scope_t;
+
 /** Value of mcapi_param_t.mcx_magic set by mcx_param_init(). */
 #define MCX_PARAM_MAGIC 0x4d435850u /* "MCXP" */
 
@@ -71,6 +85,8 @@ typedef struct mcapi_param {
   mca_uint32_t msg_buffers; /**< 0: MCAPI_MAX_BUFFERS; buffers of the domain's message payload pool,
                                  for messages larger than a queue slot's 48 inline bytes (at most
                                  2^20; used by the domain's creator) */
+  mcx_node_scope_t node_scope; /**< 0: MCX_NODE_SCOPE from the environment, else thread
+                                    (docs/compat.md, "Node scope") */
 } mcapi_param_t;
 
 /** Information returned by mcapi_initialize(). */

@@ -65,7 +65,7 @@ typedef struct mcx_pmq_limits {
   unsigned max_packet;       /**< largest packet there (0: not a pmq node) */
   unsigned default_depth;    /**< NUM_RECV_BUFFERS of a new endpoint there (0: not a pmq node) */
   unsigned long long queue_bytes; /**< RLIMIT_MSGQUEUE bytes one default endpoint queue takes */
-  char last_error[192];      /**< the last limit a pmq call of this thread ran into; "" if none */
+  char last_error[192];      /**< the last limit a pmq call of this process ran into; "" if none */
 } mcx_pmq_limits_t;
 
 /**

@@ -19,20 +19,20 @@ target_link_libraries(py_peer PRIVATE mca_static)
 if(CMAKE_C_FLAGS MATCHES "-fsanitize")
   add_test(NAME python_mcapi COMMAND sh -c "echo 'skipped: a sanitizer build of libmca.so cannot be loaded into python3'; exit 77")
 else()
-  # libmca keeps its node state in initial-exec TLS: python3, which loads it
-  # after start-up, reserves the static TLS for it (docs/python.md).
+  # python3 loads libmca after start-up, with glibc's default static TLS
+  # reserve (no GLIBC_TUNABLES: docs/python.md).
   add_test(NAME python_mcapi COMMAND sh -c
     "'${_pypy}' -c 'import cffi, pytest' 2>/dev/null || { echo 'skipped: python3 lacks cffi or pytest (scripts/deps.sh installs python3-cffi and python3-pytest)'; exit 77; }
      exec '${_pypy}' -m pytest -q -p no:cacheprovider '${CMAKE_CURRENT_SOURCE_DIR}/python'")
   set_tests_properties(python_mcapi PROPERTIES ENVIRONMENT
-    "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;MCAPI_PY_MODE=abi;GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096")
+    "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;MCAPI_PY_MODE=abi;GLIBC_TUNABLES=")
   # The same tests in API mode: the compiled module, its declarations read from
   # the headers by the C preprocessor, built for the run (tests/python/api_mode.py).
   add_test(NAME python_mcapi_api COMMAND sh -c
     "'${_pypy}' -c 'import cffi, pytest, pycparser, setuptools' 2>/dev/null || { echo 'skipped: python3 lacks cffi, pytest, pycparser or setuptools'; exit 77; }
      exec '${_pypy}' '${CMAKE_CURRENT_SOURCE_DIR}/python/api_mode.py' '${PROJECT_SOURCE_DIR}' '${PROJECT_BINARY_DIR}' '$<TARGET_FILE_DIR:mca_shared>'")
   set_tests_properties(python_mcapi_api PROPERTIES ENVIRONMENT
-    "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096")
+    "MCX_LIBMCA=$<TARGET_FILE:mca_shared>;MCX_PY_PEER=$<TARGET_FILE:py_peer>;GLIBC_TUNABLES=")
   # mca bench --python runs its cells and writes its JSON (no timing is checked).
   if(NOT WIN32)
   add_test(NAME mca_bench_python COMMAND sh -c

@@ -34,6 +34,8 @@ typedef enum mcx_compat { MCX_COMPAT_DEFAULT = 0, MCX_COMPAT_SPEC = 1,
                           MCX_COMPAT_MCA203 = 2 } mcx_compat_t;
 typedef enum mcx_transport { MCX_TRANSPORT_DEFAULT = 0, MCX_TRANSPORT_SHM = 1,
                              MCX_TRANSPORT_PMQ = 2 } mcx_transport_t;
+typedef enum mcx_node_scope { MCX_NODE_SCOPE_DEFAULT = 0, MCX_NODE_SCOPE_THREAD = 1,
+                              MCX_NODE_SCOPE_PROCESS = 2 } mcx_node_scope_t;
 
 typedef struct mcapi_param {
   uint32_t mcx_magic;
@@ -46,6 +48,7 @@ typedef struct mcapi_param {
   uint32_t shm_mode;
   uint32_t shm_allow_foreign_write;
   uint32_t msg_buffers;
+  mcx_node_scope_t node_scope;
 } mcapi_param_t;
 
 typedef struct mcapi_info {

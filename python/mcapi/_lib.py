@@ -16,13 +16,6 @@ _INSTALLED = ("/usr/local/lib/libmca.so.0", "/usr/local/lib/libmca.so",
               "/usr/lib/libmca.so.0", "/usr/lib/x86_64-linux-gnu/libmca.so.0")
 
 
-# libmca keeps its per-thread node state in initial-exec TLS (no call on the
-# fast path to find it), which a library loaded after start-up can have only
-# from glibc's small reserve: the process must reserve more when it starts.
-_TLS_HINT = ("libmca.so needs more static TLS than a library loaded after start-up gets: "
-             "start Python with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096 "
-             "(or LD_PRELOAD=libmca.so.0); see docs/python.md")
-
 
 def _abi():
     import cffi
@@ -40,8 +33,6 @@ def _abi():
             return ffi, ffi.dlopen(path), "abi"
         except OSError as e:
             tried.append(f"{path}: {e}")
-    if any("static TLS" in t for t in tried):
-        raise ImportError(_TLS_HINT + "; tried: " + "; ".join(tried))
     raise ImportError("libmca.so not found (set MCX_LIBMCA to its path); tried: "
                       + ("; ".join(tried) or "nothing"))
 
@@ -52,9 +43,7 @@ def load():
         try:
             from ._mcapi_api import ffi, lib
             return ffi, lib, "api"
-        except ImportError as e:
-            if "static TLS" in str(e):
-                raise ImportError(_TLS_HINT + ": " + str(e)) from None
+        except ImportError:
             if os.environ.get("MCAPI_PY_MODE", "") == "api":
                 raise
     return _abi()

@@ -30,10 +30,13 @@
  * that is not a node hears that first, as from REQUIRE_NODE. For the data
  * calls, which leave the node check to the runtime (its fast path serves
  * only nodes; its slow path reports MCX_ENODE), so the check costs nothing
- * on the way that succeeds. */
+ * on the way that succeeds. No call and no more loads than a thread's own
+ * node needs (the data calls inline it beside their fast paths): a thread
+ * that took its process's node counts as one (mcx__node_adopt), a thread
+ * that has not taken it yet does not. */
 static inline mcapi_status_t mcx__arg_error(mcapi_status_t st)
 {
-  return mcx__is_node() ? st : MCAPI_ERR_NODE_NOTINIT;
+  return mcx__self.dom && mcx__self.forked != 1 ? st : MCAPI_ERR_NODE_NOTINIT;
 }
 
 /** The context a result is mapped in: which object an error is about. */

@@ -44,7 +44,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
   if (init_parameters) {
     const mcapi_param_t *p = init_parameters;
     if ((unsigned)p->locking > MCX_LOCKING_KERNEL || (unsigned)p->compat > MCX_COMPAT_MCA203 ||
-        (unsigned)p->transport > MCX_TRANSPORT_PMQ ||
+        (unsigned)p->transport > MCX_TRANSPORT_PMQ || (unsigned)p->node_scope > MCX_NODE_SCOPE_PROCESS ||
         (p->queue_elements && (p->queue_elements < 2 || (p->queue_elements & (p->queue_elements - 1)))) ||
         p->msg_buffers > MCX_MSG_BUFS_MAX ||
         (p->shm_mode && ((p->shm_mode & ~0666u) || (p->shm_mode & 0600) != 0600)) ||
@@ -64,6 +64,7 @@ MCX_API void mcapi_initialize(mcapi_domain_t domain_id, mcapi_node_t node_id,
     o.max_msg = p->max_msg_size;
     o.msg_bufs = p->msg_buffers;
     o.shm_mode = p->shm_mode;
+    o.scope = (uint32_t)p->node_scope;
   }
   int r = mcx__node_init(domain_id, node_id, node_attributes ? node_attributes->type : 0, &o);
   switch (r) {

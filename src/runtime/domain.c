@@ -46,6 +46,7 @@ struct mcx__chc *const mcx__chc_none = (struct mcx__chc *)(uintptr_t)chc_none;
    .chc = {CHC_NONE(0), CHC_NONE(1), CHC_NONE(2), CHC_NONE(3)}}
 MCX_TLS mcx__self_t mcx__self = SELF_INIT;
 mcx_atomic_u32 mcx__debug_level;
+mcx_atomic_u32 mcx__proc_gen;
 
 /* The process's domain views. Control plane only: guarded by proc_lock. */
 static mcx__domain_t domains[MCA_MAX_DOMAINS];
@@ -92,7 +93,8 @@ int mcx__env_settings_ok(void)
     const char *name, *accepted;
   } vars[] = {{"MCX_LOCKING", "lockfree global kernel"},
               {"MCX_COMPAT", "spec mca-2.0.3"},
-              {"MCX_TRANSPORT", "shm pmq"}};
+              {"MCX_TRANSPORT", "shm pmq"},
+              {"MCX_NODE_SCOPE", "thread process"}};
   int ok = 1;
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
     const char *v = mcx_port_getenv(vars[i].name);
@@ -121,6 +123,26 @@ int mcx__env_settings_ok(void)
     }
   }
   return ok;
+}
+
+uint32_t mcx__resolve_scope(uint32_t requested)
+{
+  static const char *const names[] = {"thread", "process"};
+  static const uint32_t values[] = {MCX_NODE_SCOPE_THREAD_, MCX_NODE_SCOPE_PROCESS_};
+  return requested ? requested
+                   : env_choice("MCX_NODE_SCOPE", names, values, 2, MCX_NODE_SCOPE_THREAD_);
+}
+
+int mcx__locking_from_env(void)
+{
+  const char *s = mcx_port_getenv("MCX_LOCKING");
+  return s && *s;
+}
+
+int mcx__node_adopt(void)
+{
+  const mcx__upcalls_t *u = up();
+  return u ? u->adopt() : 0; /* no node init yet: no process node either */
 }
 
 static uint32_t resolve_locking(uint32_t requested)
@@ -514,7 +536,7 @@ int mcx__domain_attach(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domai
 {
   mcx__domain_t *free_slot = NULL;
   for (int i = 0; i < MCA_MAX_DOMAINS; i++) {
-    if (domains[i].refs && domains[i].domain_id == domain_id) {
+    if (domains[i].refs && !domains[i].retired_view && domains[i].domain_id == domain_id) {
       *out = &domains[i];
       return MCX_OK;
     }
@@ -539,6 +561,32 @@ void mcx__domain_detach(mcx__domain_t *d, int last_in_domain)
   }
   if (--d->refs == 0) {
     mcx__pmq_close(d->pmq, last_in_domain);
+    mcx_port_unmap(d->base, d->size);
+    memset(d, 0, sizeof *d);
+  }
+}
+
+void mcx__domain_detach_deferred(mcx__domain_t *d, int last_in_domain)
+{
+  if (d->refs > 1) { /* a thread-scope node of the process keeps it mapped anyway */
+    mcx__domain_detach(d, last_in_domain);
+    return;
+  }
+  if (last_in_domain)
+    mcx_port_shm_unlink(d->name); /* the name goes now; the semaphore with the mapping */
+  d->retired_view = 1 + (uint32_t)last_in_domain;
+}
+
+void mcx__domains_drop_retired(void)
+{
+  for (int i = 0; i < MCA_MAX_DOMAINS; i++) {
+    mcx__domain_t *d = &domains[i];
+    if (!d->refs || !d->retired_view)
+      continue;
+    int last = d->retired_view == 2;
+    if (last && d->locking == MCX_LOCK_KERNEL)
+      mcx_port_ksem_destroy(d->hdr->kernel_sem);
+    mcx__pmq_close(d->pmq, last);
     mcx_port_unmap(d->base, d->size);
     memset(d, 0, sizeof *d);
   }

@@ -70,6 +70,9 @@ typedef struct mcx__domain {
   uint8_t *pslots;
   size_t pslot_span;
   uint32_t pslot_rec_shift;
+  /* Kept mapped after a process-scope node's finalize, found by no attach
+   * (mcx__domain_detach_deferred). */
+  uint32_t retired_view;
 } mcx__domain_t;
 
 /** Fills d->g from the checked header of the mapping at d->base (d->size
@@ -88,7 +91,11 @@ typedef struct mcx__self {
    * this node's endpoint cache (process memory, this thread's only) and its
    * in-flight record in the partition. */
   mcx__domain_t *fast;
-  uint32_t forked; /* set in a fork child by the same hook: not a node there */
+  /* Set in a fork child by the same hook (1): not a node there. A thread that
+   * uses its process's node (process scope, mcx__node_adopt) has
+   * MCX_SELF_ADOPTED here, so mcx__is_node() asks out of line whether that
+   * node still is. */
+  uint32_t forked;
   struct mcx__epc *epc;
   /* The table the message receive's fast path looks in: `epc`, or the empty
    * one while this thread has receive requests queued (recv_queued), which
@@ -106,6 +113,16 @@ typedef struct mcx__self {
    * endpoint cache (0 before the first: every send takes the other paths). */
   size_t msg_lim;
   uint32_t recv_queued; /* mcx__recv_queued; written by mcx__self_recv_queued */
+  /* Below here: none of the fast paths reads them (their offsets are free
+   * to change). */
+  uint32_t proc_gen; /* the process node's generation it was adopted in */
+  /* The node's state that is too large for thread-local storage (the
+   * library's initial-exec block must fit what a dlopen() after start-up
+   * finds): the receive queues (request.c; a process-scope node's one table
+   * is shared by its threads) and the table of messages held in place
+   * (msg.c; each thread's own). Allocated at node init or adoption. */
+  struct mcx__recv_qs *rq;
+  struct mcx__held_tab *held;
 } mcx__self_t;
 
 /* An empty entry of those caches: no handle has this value, and a forged one
@@ -181,10 +198,28 @@ static inline uint64_t mcx__notify_fast_v(mcx__waitpoint_t *wp, uint64_t v)
   return v;
 }
 
-/** Whether the calling thread is a node (and not a fork child's copy of one). */
+#define MCX_SELF_ADOPTED 2u
+/** The generation of the process's node of process scope: odd while it
+ * lives (written by node.c under the domains lock, see its `proc`). */
+extern mcx_atomic_u32 mcx__proc_gen;
+/** The calling thread takes its process's node (node.c): a process-scope
+ * node's thread, or any thread of a process whose node has process scope
+ * while the thread has none of its own. 1 when it is (now) a node. */
+int mcx__node_adopt(void) __attribute__((noinline, cold));
+
+/** Whether the calling thread is a node of its own (thread scope, not a fork
+ * child's copy): the test alone, for paths that send the other threads out
+ * of line themselves. */
+static inline int mcx__is_own_node(void) { return mcx__self.dom && !mcx__self.forked; }
+
+/** Whether the calling thread is a node (and not a fork child's copy of one).
+ * A thread of a process-scope node, and a thread that is no node, ask
+ * mcx__node_adopt (out of line: a thread's own node takes the one test). */
 static inline int mcx__is_node(void)
 {
-  return mcx__self.dom && !mcx__self.forked;
+  if (__builtin_expect(mcx__self.dom && !mcx__self.forked, 1))
+    return 1;
+  return mcx__node_adopt();
 }
 extern mcx_atomic_u32 mcx__debug_level;
 
@@ -229,7 +264,14 @@ typedef struct mcx__init_opts {
   uint32_t locking, compat, transport; /* 0 = from environment / default */
   uint32_t max_endpoints, qcap, max_msg, msg_bufs;
   uint32_t shm_mode; /* 0 = 0600 */
+  uint32_t scope; /* MCX_NODE_SCOPE_*_; 0 = from environment / thread */
 } mcx__init_opts_t;
+#define MCX_NODE_SCOPE_THREAD_ 1u
+#define MCX_NODE_SCOPE_PROCESS_ 2u
+/** The node scope @p requested, or MCX_NODE_SCOPE's (domain.c). */
+uint32_t mcx__resolve_scope(uint32_t requested);
+/** Whether the environment asks for a locking mode (MCX_LOCKING set). */
+int mcx__locking_from_env(void);
 
 struct mcx__layout;
 /**
@@ -258,6 +300,9 @@ typedef struct mcx__upcalls {
   /* The request layer's wait until the receive requests of (kind, handle)
    * the calling thread queued are served (mcx__recv_queue_wait). */
   int (*recv_queue_wait)(uint32_t kind, uint32_t handle);
+  /* The calling thread takes its process's node, when it has one of
+   * process scope (node.c: mcx__node_adopt). */
+  int (*adopt)(void);
 } mcx__upcalls_t;
 /** Registers the table (idempotent; the same table every time). */
 void mcx__upcalls_register(const mcx__upcalls_t *u);
@@ -274,6 +319,12 @@ int mcx__domains_forget_parent(void);
 int mcx__domain_attach(uint32_t domain_id, const mcx__init_opts_t *o, mcx__domain_t **out);
 /** Drops a reference to a view; the last in the domain removes the partition. */
 void mcx__domain_detach(mcx__domain_t *d, int last_in_domain);
+/** A process-scope node's finalize: as mcx__domain_detach, but a view that
+ * only it held stays mapped (other threads may still be leaving calls that
+ * read it) and is no longer found by attach; mcx__domains_drop_retired()
+ * unmaps it at the process's next process-scope init. */
+void mcx__domain_detach_deferred(mcx__domain_t *d, int last_in_domain);
+void mcx__domains_drop_retired(void);
 /** Validates a mapped header (magic, version, sizes, layout); MCX_EAGAIN
  * while its creator still writes it; logs why not. */
 int mcx__part_header_check(const char *name, const mcx__part_hdr_t *h, size_t size);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Connectionless messages: per-priority MPSC rings of the receiving endpoint. */
+#include <stdlib.h>
+
 #include "mcapi.h"
 #include "ports/mcx_port.h"
 #include "runtime/domain.h"
 #include "runtime/endpoint.h"
 #include "runtime/msg.h"
 #include "runtime/msg_pmq.h"
+#include "runtime/node.h"
 #include "runtime/receipt.h"
 #include "runtime/request.h"
 
@@ -588,14 +591,26 @@ static __attribute__((noinline)) int recv_waiting(mcx__domain_t *d, uint32_t h, 
   return recv_full(h, buf, cap, size, &b);
 }
 
+/* The receive of a thread that is no node of its own: one of a process-scope
+ * node (no fast path: its caches are one thread's), or none. Out of line, so
+ * a thread's own node's receive is compiled as if it were not there. */
+static __attribute__((noinline, cold)) int recv_not_own(uint32_t h, void *buf, size_t cap,
+                                                       size_t *size)
+{
+  if (!mcx__node_adopt())
+    return MCX_ENODE;
+  return recv_waiting(NULL, h, buf, cap, size);
+}
+
 int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size)
 {
-  /* Every ring in use, highest priority first; only a node has a cache. */
+  /* Every ring in use, highest priority first; only a thread that is its
+   * own node of a lock-free shm domain has a cache. */
   int r = recv_scan(h, buf, cap, size);
   if (r != MCX_EAGAIN)
     return r;
-  if (!mcx__is_node())
-    return MCX_ENODE;
+  if (!mcx__is_own_node())
+    return recv_not_own(h, buf, cap, size);
   return recv_waiting(mcx__self.fast, h, buf, cap, size);
 }
 
@@ -638,8 +653,19 @@ typedef struct held {
   uint32_t ep, epoch;
 } held_t;
 
-static _Thread_local held_t held[INPLACE_MAX];
-static _Thread_local uint32_t nheld;
+/* The calling thread's table, in process memory (mcx__self.held, made at
+ * node init or adoption by mcx__held_new): thread-local storage keeps the
+ * pointer only. */
+struct mcx__held_tab {
+  uint32_t n;
+  held_t e[INPLACE_MAX];
+};
+
+struct mcx__held_tab *mcx__held_new(void) { return calloc(1, sizeof(struct mcx__held_tab)); }
+void mcx__held_free(struct mcx__held_tab *t) { free(t); }
+
+/* An empty table for a thread without one (never written: its n stays 0). */
+static struct mcx__held_tab held_none;
 
 static int held_valid(const held_t *hd)
 {
@@ -650,9 +676,10 @@ static int held_valid(const held_t *hd)
 
 int mcx__msg_inplace_held(uint32_t h)
 {
+  struct mcx__held_tab *tab = mcx__self.held ? mcx__self.held : &held_none;
   int n = 0;
-  for (uint32_t i = 0; i < nheld; i++)
-    n += held[i].ep == h && held_valid(&held[i]);
+  for (uint32_t i = 0; i < tab->n; i++)
+    n += tab->e[i].ep == h && held_valid(&tab->e[i]);
   return n;
 }
 
@@ -699,15 +726,18 @@ int mcx__msg_recv_inplace(uint32_t h, const void **data, size_t *size)
     return r;
   if (d->transport == MCX_TRANSPORT_PMQ_)
     return MCX_ENOSYS; /* a message queue has no slot to lend */
+  struct mcx__held_tab *tab = mcx__self.held;
+  if (!tab)
+    return MCX_ENOMEM; /* its table could not be had at init */
   /* Entries of deleted endpoints or reset rings are forgotten here. */
   uint32_t k = 0;
-  for (uint32_t i = 0; i < nheld; i++)
-    if (held_valid(&held[i]))
-      held[k++] = held[i];
-  nheld = k;
-  if (nheld == INPLACE_MAX)
+  for (uint32_t i = 0; i < tab->n; i++)
+    if (held_valid(&tab->e[i]))
+      tab->e[k++] = tab->e[i];
+  tab->n = k;
+  if (tab->n == INPLACE_MAX)
     return MCX_ENOMEM;
-  held_t *hd = &held[nheld];
+  held_t *hd = &tab->e[tab->n];
   struct lend l = {hd, size};
   if ((r = recv_wait(d, ep, h, take_lent, &l, NULL)) != MCX_OK)
     return r;
@@ -715,20 +745,21 @@ int mcx__msg_recv_inplace(uint32_t h, const void **data, size_t *size)
   hd->e = ep;
   hd->ep = h;
   hd->epoch = mcx_load_relaxed(&ep->ring_epoch);
-  nheld++;
+  tab->n++;
   *data = hd->data;
   return MCX_OK;
 }
 
 int mcx__msg_release_inplace(const void *data)
 {
+  struct mcx__held_tab *tab = mcx__self.held ? mcx__self.held : &held_none;
   uint32_t i = 0;
-  while (i < nheld && held[i].data != data)
+  while (i < tab->n && tab->e[i].data != data)
     i++;
-  if (i == nheld)
+  if (i == tab->n)
     return MCX_EINVAL; /* not a buffer this thread holds */
-  held_t hd = held[i];
-  held[i] = held[--nheld];
+  held_t hd = tab->e[i];
+  tab->e[i] = tab->e[--tab->n];
   /* The pool buffer first, whatever became of the endpoint: it is ours
    * while its state says so (a finalize or a sweep may have freed it). */
   if (hd.big != UINT32_MAX && hd.d == mcx__self.dom && hd.big < hd.d->mpool.pool.n &&

@@ -25,6 +25,46 @@
 
 static mcx_atomic_u32 next_node_key = 1;
 
+/* Whether the main thread's id is the process id (Linux). */
+#ifdef __linux__
+#define MCX_PROC_TID_IS_PID 1
+#else
+#define MCX_PROC_TID_IS_PID 0
+#endif
+
+/*
+ * The process's node when it has process scope (MCX_NODE_SCOPE=process, or
+ * the init parameter): one node table entry that every thread of the
+ * process uses. A thread takes it (mcx__node_adopt, from mcx__is_node())
+ * by copying its identity into its own mcx__self, marked MCX_SELF_ADOPTED;
+ * each later mcx__is_node() of that thread compares the generation it took
+ * with mcx__proc_gen (domain.c), so a finalize from any thread ends the node
+ * for all. The generation is odd while the node lives. Written under the
+ * domains lock (init, finalize); read without it.
+ *
+ * Its threads share the endpoints' receive sides, which the lock-free rings
+ * give one consumer each: its domain runs a lock-based mode (the queue
+ * operations under the domain's lock), chosen at creation when no mode is
+ * asked for, and a lock-free shm domain is refused. The fast paths (one
+ * thread's caches) are off for its threads, as in those modes. The receive
+ * queues are the node's, under their lock (request.c); each thread holds its
+ * own in-place messages (msg.c).
+ */
+static struct {
+  uint32_t pid;
+  mcx__domain_t *dom;
+  uint32_t node_slot, node_id, key;
+  mcx_atomic_u64 *intent;
+  struct mcx__recv_qs *rq;
+  /* The in-place tables of the threads that took the node: freed at the
+   * next process-scope init (a thread may still be leaving a call at
+   * finalize, see mcx__domain_detach_deferred). */
+  struct held_list {
+    struct held_list *next;
+    struct mcx__held_tab *t;
+  } *helds;
+} proc;
+
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 static int compute_layout(const mcx__init_opts_t *o, mcx__layout_t *l)
@@ -170,6 +210,8 @@ static void attach_pools(mcx__domain_t *d)
   mcx__msg_attach(d);
 }
 
+static int adopt(void);
+
 /* What the bottom of the runtime (domain.c) calls of the layers above it. */
 static const mcx__upcalls_t upcalls = {
     .layout = compute_layout,
@@ -180,6 +222,7 @@ static const mcx__upcalls_t upcalls = {
     .sweep_dead_locked = mcx__recovery_sweep_locked,
     .resolve_orphans_locked = mcx__recovery_resolve_orphans_locked,
     .recv_queue_wait = mcx__recv_queue_wait,
+    .adopt = adopt,
 };
 
 int mcx__part_check(const char *name, const void *base, size_t size)
@@ -209,11 +252,96 @@ static void forget_parent_state(void)
     mcx__req_forget_all();
 }
 
+/* Takes the identity of the process's node, generation @p g (domains lock
+ * held). */
+static int take_proc_node(uint32_t g)
+{
+  struct held_list *hl = malloc(sizeof *hl);
+  struct mcx__held_tab *t = hl ? mcx__held_new() : NULL;
+  if (hl && t) {
+    hl->t = t;
+    hl->next = proc.helds;
+    proc.helds = hl;
+  } else {
+    free(hl);
+  }
+  mcx__self_no_fast();
+  mcx__self.dom = proc.dom;
+  mcx__self.node_slot = proc.node_slot;
+  mcx__self.node_id = proc.node_id;
+  mcx__self.key = proc.key;
+  mcx__self.intent = proc.intent;
+  mcx__self.rq = proc.rq;
+  mcx__self.held = t; /* NULL: in-place receives report MEM_LIMIT */
+  mcx__self.proc_gen = g;
+  mcx__self.forked = MCX_SELF_ADOPTED;
+  /* Every blocking receive looks at the node's queue table (request.c). */
+  mcx__self_recv_queued(1);
+  return 1;
+}
+
+/* A thread's copy of a process node that ended: forgotten (what it points
+ * to is freed by the next process-scope init). */
+static void drop_adopted(void)
+{
+  memset(&mcx__self, 0, sizeof mcx__self);
+  mcx__self_no_fast();
+}
+
+static int adopt(void)
+{
+  /* A-P1 — acquire: pairs with R-P1 (init, finalize): the node's identity
+   * before its generation. */
+  uint32_t g = mcx_load_acquire(&mcx__proc_gen);
+  if (mcx__self.forked == MCX_SELF_ADOPTED && mcx__self.dom) {
+    if (mcx__self.proc_gen == g && proc.pid == mcx_port_pid())
+      return 1; /* the node this thread took still is */
+    drop_adopted();
+  } else if (mcx__self.dom) {
+    return 0; /* a fork child's copy of a thread's node */
+  }
+  if (!(g & 1))
+    return 0; /* no process node: the thread is none */
+  mcx__domains_lock();
+  int r = 0;
+  g = mcx_load_relaxed(&mcx__proc_gen); /* under the lock that writes it */
+  if ((g & 1) && proc.pid == mcx_port_pid())
+    r = take_proc_node(g);
+  mcx__domains_unlock();
+  return r;
+}
+
+/* A fork child has no process node: its parent's is not its own. */
+static void forget_proc_node(void)
+{
+  if ((mcx_load_relaxed(&mcx__proc_gen) & 1) && proc.pid != mcx_port_pid()) {
+    mcx_store_relaxed(&mcx__proc_gen, mcx_load_relaxed(&mcx__proc_gen) + 1);
+    proc.rq = NULL;
+    proc.helds = NULL; /* copies in the child's heap: left as they are */
+  }
+}
+
+/* Frees what the last process node's threads used (domains lock held; no
+ * thread is inside a call of that node any more). */
+static void drop_last_proc_node(void)
+{
+  mcx__domains_drop_retired();
+  while (proc.helds) {
+    struct held_list *hl = proc.helds;
+    proc.helds = hl->next;
+    mcx__held_free(hl->t);
+    free(hl);
+  }
+  mcx__recv_qs_free(proc.rq);
+  proc.rq = NULL;
+}
+
 int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
                    const mcx__init_opts_t *opts)
 {
   mcx__upcalls_register(&upcalls); /* before any domain is mapped */
   forget_parent_state();
+  forget_proc_node();
   if (mcx__is_node())
     return MCX_EEXIST;
   const char *dbg = mcx_port_getenv("MCX_DEBUG");
@@ -225,9 +353,18 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
   if (!opts)
     opts = &none;
   if (opts->locking > MCX_LOCK_KERNEL || opts->compat > MCX_COMPAT_MCA203_ ||
-      opts->transport > MCX_TRANSPORT_PMQ_)
+      opts->transport > MCX_TRANSPORT_PMQ_ || opts->scope > MCX_NODE_SCOPE_PROCESS_)
     return MCX_EINVAL;
+  int proc_scope = mcx__resolve_scope(opts->scope) == MCX_NODE_SCOPE_PROCESS_;
+  mcx__init_opts_t po;
+  if (proc_scope && !opts->locking && !mcx__locking_from_env()) {
+    po = *opts; /* a domain it creates runs the global lock (see proc) */
+    po.locking = MCX_LOCK_GLOBAL;
+    opts = &po;
+  }
   mcx__domains_lock();
+  if (proc_scope)
+    drop_last_proc_node();
   mcx__domain_t *d;
   int r;
   for (int attempt = 0;; attempt++) {
@@ -251,7 +388,12 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx__domain_detach(d, 0);
   }
   mcx__part_hdr_t *h = d->hdr;
-  if ((opts->locking && opts->locking != d->locking) ||
+  if (proc_scope && d->locking == MCX_LOCK_LOCKFREE && d->transport == MCX_TRANSPORT_SHM_) {
+    r = MCX_EINVAL; /* its threads would be several consumers of one lock-free ring */
+    mcx_port_log("mcapi_initialize: domain %u runs lock-free; a node of process scope needs "
+                 "a lock-based mode (MCX_LOCKING=global or kernel) or the pmq transport",
+                 domain_id);
+  } else if ((opts->locking && opts->locking != d->locking) ||
       (opts->compat && opts->compat != d->compat) ||
       (opts->transport && opts->transport != d->transport)) {
     r = MCX_EINVAL; /* the domain exists with another mode */
@@ -287,7 +429,11 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx__node_t *n = &nodes[slot];
     mcx_store_relaxed(&n->node_id, node_id);
     mcx_store_relaxed(&n->pid, mcx_port_pid());
-    mcx_store_relaxed(&n->tid, mcx__my_tid());
+    /* Liveness is the node's thread's; a process-scope node's is its main
+     * thread (on Linux, the thread id that is the process id), which lives
+     * as long as the process does. Elsewhere thread and process ids differ:
+     * the thread that initialized. */
+    mcx_store_relaxed(&n->tid, proc_scope && MCX_PROC_TID_IS_PID ? mcx_port_pid() : mcx__my_tid());
     mcx_store_relaxed(&n->type, node_type);
     mcx_store_relaxed(&n->inflight, 0);
     for (uint32_t k = 0; k < MCAPI_MAX_ENDPOINTS; k++)
@@ -309,14 +455,39 @@ int mcx__node_init(uint32_t domain_id, uint32_t node_id, uint32_t node_type,
     mcx__domains_unlock();
     return r;
   }
+  uint32_t key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
+  mcx_port_on_fork_child(fork_child_hook);
+  if (proc_scope) {
+    proc.pid = mcx_port_pid();
+    proc.dom = d;
+    proc.node_slot = (uint32_t)slot;
+    proc.node_id = node_id;
+    proc.key = key;
+    proc.intent = &mcx__nodes(d)[slot].inflight;
+    proc.rq = mcx__recv_qs_new(1);
+    uint32_t g = mcx_load_relaxed(&mcx__proc_gen) | 1u;
+    if (g == mcx_load_relaxed(&mcx__proc_gen))
+      g += 2; /* (never: an odd gen is a live node, which would have made us EEXIST) */
+    /* R-P1 — release: the identity above before the generation that says
+     * the node lives; pairs with A-P1 (adopt). */
+    mcx_store_release(&mcx__proc_gen, g);
+    take_proc_node(g);
+    mcx__domains_unlock();
+    MCX_DEBUG(1, "node %u initialized in domain %u with process scope (%s locking)", node_id,
+              domain_id, mcx__locking_name(d->locking));
+    return MCX_OK;
+  }
   mcx__domains_unlock();
+  /* A fork child's copies of its parent's tables are its own to free. */
+  mcx__held_free(mcx__self.held);
+  mcx__self.held = mcx__held_new(); /* NULL: in-place receives report MEM_LIMIT */
+  mcx__self.rq = mcx__recv_qs_new(0); /* NULL: receive requests are served unqueued */
   mcx__self.dom = d;
   mcx__self.forked = 0;
   mcx__self.node_slot = (uint32_t)slot;
   mcx__self.node_id = node_id;
-  mcx__self.key = mcx_fetch_add_relaxed(&next_node_key, 1); /* unique; no ordering */
+  mcx__self.key = key;
   mcx__self.intent = &mcx__nodes(d)[slot].inflight;
-  mcx_port_on_fork_child(fork_child_hook);
   /* The fast paths notify without a fence (mcx__notify_fast): only where
    * this process is registered for the asymmetric barrier. */
   int light = !MCX_FAST_NOTIFIER_LIGHT || mcx_load_relaxed(&mcx_port_asym_light);
@@ -350,8 +521,32 @@ int mcx__node_finalize(void)
   if (!mcx__is_node())
     return MCX_ENOENT;
   mcx__domain_t *d = mcx__self.dom;
-  if (mcx__ep_delete_all_of_node() != MCX_OK)
-    return MCX_EIO; /* the control-plane lock could not be had: the node stays */
+  int proc_scope = mcx__self.forked == MCX_SELF_ADOPTED;
+  if (proc_scope) {
+    /* The node ends for every thread: no thread takes it from here on, and
+     * each that took it finds its generation gone (adopt). Two finalizes at
+     * once: the second finds it gone. */
+    mcx__domains_lock();
+    uint32_t g = mcx_load_relaxed(&mcx__proc_gen);
+    if (g != mcx__self.proc_gen) {
+      mcx__domains_unlock();
+      drop_adopted();
+      return MCX_ENOENT;
+    }
+    /* R-P1 — release: pairs with A-P1 (the even generation: no node). */
+    mcx_store_release(&mcx__proc_gen, g + 1);
+    mcx__domains_unlock();
+  }
+  if (mcx__ep_delete_all_of_node() != MCX_OK) {
+    /* The control-plane lock could not be had: the node stays, for every
+     * thread (R-P1 again: the generation the threads took). */
+    if (proc_scope) {
+      mcx__domains_lock();
+      mcx_store_release(&mcx__proc_gen, mcx__self.proc_gen);
+      mcx__domains_unlock();
+    }
+    return MCX_EIO;
+  }
   mcx__req_release_node(mcx__self.key);
   mcx__pkt_claims_forget(); /* their buffers are the node's: reclaimed below */
   mcx__admin_lock(d);
@@ -370,9 +565,18 @@ int mcx__node_finalize(void)
   if (last)
     mcx_store_relaxed(&h->retired, 1); /* joiners that already mapped it re-open */
   mcx__admin_unlock(d);
-  mcx__domain_detach(d, last);
+  if (proc_scope)
+    mcx__domain_detach_deferred(d, last);
+  else
+    mcx__domain_detach(d, last);
   mcx__domains_unlock();
   MCX_DEBUG(1, "node %u finalized%s", mcx__self.node_id, last ? " (last: partition removed)" : "");
+  if (proc_scope) {
+    drop_adopted(); /* its tables are the node's: freed at the next process-scope init */
+    return MCX_OK;
+  }
+  mcx__held_free(mcx__self.held);
+  mcx__recv_qs_free(mcx__self.rq);
   if (mcx__self.epc != mcx__epc_none)
     free(mcx__self.epc);
   if (mcx__self.chc[0] != mcx__chc_none)

@@ -10,6 +10,7 @@
  * the receiver of its endpoints, so the single-consumer rule of the rings
  * holds). The handle carries a generation: a reported request's handle is stale.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ports/mcx_port.h"
@@ -129,8 +130,13 @@ static void free_slot(uint32_t idx, uint32_t gen)
 /* ---- receive queues: pending receive requests of one endpoint (messages)
  * or channel (packets), in the order they were posted. They are matched to
  * arriving items in that order, and before a later receive takes anything.
- * A node is a thread and only the owner of an endpoint receives on it, so
- * each queue belongs to one thread: thread-local, no atomics. */
+ * Only the owner of an endpoint receives on it. A node is a thread by default,
+ * and then each table belongs to one thread and takes no lock; a node of
+ * process scope has one table for all its threads, under its lock (`shared`).
+ * The table is in process memory, allocated with the node (mcx__recv_qs_new):
+ * thread-local storage keeps only a pointer to it (mcx__self.rq), so the
+ * library's initial-exec block stays small enough for a dlopen() after
+ * start-up. */
 #define MCX_RECV_QUEUES 64
 
 typedef struct recv_q {
@@ -138,13 +144,53 @@ typedef struct recv_q {
   uint32_t head, tail;   /* request index + 1; 0 = empty */
 } recv_q_t;
 
-static MCX_TLS recv_q_t recv_qs[MCX_RECV_QUEUES];
+struct mcx__recv_qs {
+  mcx__mutex_t lock; /* process scope: every access to q[] and the requests' links */
+  int shared;
+  recv_q_t q[MCX_RECV_QUEUES];
+};
+
+struct mcx__recv_qs *mcx__recv_qs_new(int shared)
+{
+  struct mcx__recv_qs *t = calloc(1, sizeof *t);
+  if (t)
+    t->shared = shared;
+  return t;
+}
+
+void mcx__recv_qs_free(struct mcx__recv_qs *t) { free(t); }
+
+/* The lock of a process-scope node's table; a thread's own takes none. */
+static void rq_lock(struct mcx__recv_qs *t)
+{
+  if (t && t->shared)
+    mcx__mutex_lock(&t->lock, 0);
+}
+static void rq_unlock(struct mcx__recv_qs *t)
+{
+  if (t && t->shared)
+    mcx__mutex_unlock(&t->lock, 0);
+}
+
+/* The calling thread's count of queued receives (mcx__recv_queued), which
+ * the blocking receives test. A process-scope node's threads keep theirs at
+ * 1 for good (mcx__node_adopt): every blocking receive looks at the shared
+ * table, and its count is not theirs to change. */
+static void queued_add(int n)
+{
+  struct mcx__recv_qs *t = mcx__self.rq;
+  if (t && !t->shared)
+    mcx__self_recv_queued(mcx__recv_queued + (uint32_t)n);
+}
 
 static recv_q_t *recv_q_find(uint32_t kind, uint32_t handle, int make)
 {
+  struct mcx__recv_qs *t = mcx__self.rq;
+  if (!t)
+    return NULL; /* not a node (a fork child's copy): no queue */
   recv_q_t *free_q = NULL;
   for (uint32_t i = 0; i < MCX_RECV_QUEUES; i++) {
-    recv_q_t *q = &recv_qs[i];
+    recv_q_t *q = &t->q[i];
     if (q->head && q->kind == kind && q->handle == handle)
       return q;
     if (!q->head && !free_q)
@@ -167,7 +213,7 @@ static void recv_q_pop(recv_q_t *q)
     q->tail = 0;
   r->next = 0;
   r->queued = 0;
-  mcx__self_recv_queued(mcx__recv_queued - 1);
+  queued_add(-1);
 }
 
 /* Takes request @p idx out of its queue (cancel, finalize). */
@@ -189,7 +235,7 @@ static void recv_q_remove(uint32_t idx)
       q->tail = prev;
     r->next = 0;
     r->queued = 0;
-    mcx__self_recv_queued(mcx__recv_queued - 1);
+    queued_add(-1);
     return;
   }
 }
@@ -211,12 +257,17 @@ static int recv_q_drain(recv_q_t *q, mcx__req_t *self)
   while (q->head) {
     mcx__req_t *r = &reqs[q->head - 1];
     if (r != self) {
-      uint32_t st = mcx_load_relaxed(&r->state); /* owner thread: its own writes */
-      if ((st & 0xff) != RS_VALID) {
+      uint32_t st = mcx_load_acquire(&r->state); /* pairs with R-Q2 of another thread's test */
+      if ((st & 0xff) == RS_BUSY)
+        return 0; /* a test of another thread of the node has it: it drains after us */
+      /* A-Q2 — acquire, as a test's: pairs with R-Q2. Only a process-scope
+       * node's threads compete for it (a test, a cancel). */
+      if ((st & 0xff) != RS_VALID || !mcx_cas_acquire(&r->state, &st, (st & ~0xffu) | RS_BUSY)) {
+        if ((st & 0xff) == RS_BUSY)
+          return 0;
         recv_q_pop(q); /* cancelled: leaves the queue */
         continue;
       }
-      mcx_store_relaxed(&r->state, (st & ~0xffu) | RS_BUSY);
     }
     size_t size = 0;
     int res = attempt_recv(r, &size);
@@ -239,11 +290,16 @@ static int recv_q_drain(recv_q_t *q, mcx__req_t *self)
 
 int mcx__recv_queue_drain(uint32_t kind, uint32_t handle)
 {
+  struct mcx__recv_qs *t = mcx__self.rq;
+  rq_lock(t);
   recv_q_t *q = recv_q_find(kind, handle, 0);
-  if (!q)
-    return 1;
-  recv_q_drain(q, NULL);
-  return q->head == 0;
+  int empty = 1;
+  if (q) {
+    recv_q_drain(q, NULL);
+    empty = q->head == 0;
+  }
+  rq_unlock(t);
+  return empty;
 }
 
 static int drain_try(void *ctx)
@@ -303,7 +359,7 @@ int mcx__req_start(const mcx__req_args_t *a, int completed, int result, size_t s
   return MCX_OK;
 }
 
-static int progress(mcx__req_t *r);
+static int progress_locked(mcx__req_t *r);
 
 int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size_t *size)
 {
@@ -321,6 +377,8 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
   mcx_store_relaxed(&r->born_done, 0);
   r->next = 0;
   r->queued = 0;
+  struct mcx__recv_qs *t = is_recv(a->kind) ? mcx__self.rq : NULL;
+  rq_lock(t);
   if (is_recv(a->kind)) {
     recv_q_t *q = recv_q_find(a->kind, a->ep, 1);
     if (q) { /* posted last: matched after every earlier request */
@@ -330,12 +388,13 @@ int mcx__req_begin(const mcx__req_args_t *a, uint32_t *handle, int *result, size
         q->head = idx + 1;
       q->tail = idx + 1;
       r->queued = 1;
-      mcx__self_recv_queued(mcx__recv_queued + 1);
+      queued_add(1);
     }
   }
   /* The first attempt, as a test would make it (the request is BUSY). */
   mcx_store_relaxed(&r->state, gen << 8 | RS_BUSY);
-  int done = progress(r);
+  int done = progress_locked(r);
+  rq_unlock(t);
   mcx_store_relaxed(&r->born_done, done ? next_born() : 0u);
   /* The outcome is read before the request is published: once it is, a
    * report (or a reclaim) may free the slot. */
@@ -369,8 +428,9 @@ static int lookup(uint32_t handle, mcx__req_t **out, uint32_t *st)
   return MCX_OK;
 }
 
-/* Tries the operation once. 1 = done (r->result set), 0 = still pending. */
-static int progress(mcx__req_t *r)
+/* Tries the operation once. 1 = done (r->result set), 0 = still pending.
+ * A receive's with its node's queue table locked (rq_lock). */
+static int progress_locked(mcx__req_t *r)
 {
   int res;
   size_t size = 0;
@@ -441,7 +501,10 @@ static int test_one(uint32_t handle, int *result, size_t *size)
     /* A-Q2 — acquire: we now own the request's fields; pairs with R-Q2. */
     if (!mcx_cas_acquire(&r->state, &expect, gen << 8 | RS_BUSY))
       return 0; /* being progressed or cancelled right now */
-    int done = progress(r);
+    struct mcx__recv_qs *t = is_recv(r->a.kind) ? mcx__self.rq : NULL;
+    rq_lock(t);
+    int done = progress_locked(r);
+    rq_unlock(t);
     /* R-Q2 — release: the outcome fields before the new state. */
     mcx_store_release(&r->state, gen << 8 | (done ? RS_COMPLETED : RS_VALID));
     if (!done)
@@ -555,8 +618,11 @@ int mcx__req_cancel(uint32_t handle)
     case RS_VALID:
       /* Acq_rel: a later test sees the cancellation and the fields with it. */
       if (mcx_cas_acq_rel(&r->state, &st, gen << 8 | RS_CANCELLED)) {
-        if (is_recv(r->a.kind))
+        if (is_recv(r->a.kind)) {
+          rq_lock(mcx__self.rq);
           recv_q_remove(req_idx(handle));
+          rq_unlock(mcx__self.rq);
+        }
         if (r->a.kind == REQ_POLL) /* never polled again: its context goes */
           r->a.poller->drop(r->a.buf, 1);
         return MCX_OK;
@@ -578,7 +644,8 @@ int mcx__req_cancel(uint32_t handle)
 
 void mcx__req_forget_all(void)
 {
-  memset(recv_qs, 0, sizeof recv_qs);
+  /* The parent's tables (copies in the child's heap) are not the child's. */
+  mcx__self.rq = NULL;
   mcx__self_recv_queued(0);
   /* A fork child runs this on its only thread before it makes any request. */
   for (uint32_t w = 0; w < NWORDS; w++)
@@ -597,8 +664,8 @@ void mcx__req_release_node(uint32_t key)
       free_slot(i, st >> 8);
     }
   }
-  if (key == mcx__self.key) { /* the finalizing thread's queues */
-    memset(recv_qs, 0, sizeof recv_qs);
+  if (key == mcx__self.key && mcx__self.rq) { /* the finalizing node's queues */
+    memset(mcx__self.rq->q, 0, sizeof mcx__self.rq->q);
     mcx__self_recv_queued(0);
   }
 }

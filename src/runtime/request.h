@@ -78,5 +78,10 @@ void mcx__req_forget_all(void);
 void mcx__req_release_node(uint32_t key);
 /** Requests in use (tests, display_state). */
 uint32_t mcx__req_in_use(void);
+/** A node's receive-queue table (process memory): a thread's own, or one
+ * that every thread of a process-scope node shares (@p shared: under its
+ * lock). NULL when out of memory. */
+struct mcx__recv_qs *mcx__recv_qs_new(int shared);
+void mcx__recv_qs_free(struct mcx__recv_qs *t);
 
 #endif

@@ -89,7 +89,11 @@ struct mcx__pmq {
       mcx_port_log(__VA_ARGS__);                              \
   } while (0)
 
-static _Thread_local char last_error[192];
+/* The last limit a pmq call of the process ran into (mcx_pmq_limits). Process
+ * memory under its lock, not thread-local: the library's initial-exec
+ * thread-local block stays small enough for a dlopen() after start-up. */
+static char last_error[192];
+static mcx__mutex_t last_error_lock;
 
 /* Frees a receiving side's pool and push-back (caller holds rx_lock or owns p alone). */
 static void rx_free(pmq_rx_t *rx)
@@ -104,10 +108,14 @@ static void limit_hit(const mcx__pmq_t *p, const char *fmt, ...) __attribute__((
 static void limit_hit(const mcx__pmq_t *p, const char *fmt, ...)
 {
   va_list ap;
+  char msg[sizeof last_error];
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  PMQ_DEBUG(p->debug, 1, "%s", last_error);
+  mcx__mutex_lock(&last_error_lock, 0);
+  memcpy(last_error, msg, sizeof msg);
+  mcx__mutex_unlock(&last_error_lock, 0);
+  PMQ_DEBUG(p->debug, 1, "%s", msg);
 }
 
 /* Names end in the partition's random tag: another user cannot guess one
@@ -926,5 +934,7 @@ void mcx__pmq_limits(const mcx__pmq_t *p, struct mcx_pmq_limits *out)
     out->default_depth = p->depth;
     out->queue_bytes = mcx_port_mq_bytes(p->depth, p->msgsize);
   }
+  mcx__mutex_lock(&last_error_lock, 0);
   snprintf(out->last_error, sizeof out->last_error, "%s", last_error);
+  mcx__mutex_unlock(&last_error_lock, 0);
 }
