@@ -46,7 +46,6 @@ from typing import Any, Callable, Dict, List, Optional
 MSG = 24
 PING_NODE, PONG_NODE = 1, 2
 PING_PORT, PONG_PORT = 20, 10
-TUNABLE = "glibc.rtld.optional_static_tls=4096"
 SPIN = 0.002  # .poll cells: seconds a receive polls before it sleeps
 
 
@@ -72,7 +71,7 @@ def _build_tree() -> Optional[Dict[str, str]]:
 
 def _setup(mode: str, tree: Optional[Dict[str, str]], tmp: str) -> Dict[str, str]:
     """The environment that makes `import mcapi` load libmca in @p mode (for this and the pong)."""
-    env = {"GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES") or TUNABLE}
+    env: Dict[str, str] = {}
     if tree:
         env["MCX_LIBMCA"] = os.environ.get("MCX_LIBMCA", tree["lib"])
         pkg = os.path.join(tree["source"], "python")

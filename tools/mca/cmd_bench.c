@@ -570,10 +570,8 @@ static int python_mode(int argc, char **argv)
   char *slash = strrchr(dir, '/');
   if (slash)
     *slash = 0;
-  /* The helper finds the build tree (library, C peer) from its own place;
-   * python3 reserves the static TLS libmca needs (docs/python.md). */
+  /* The helper finds the build tree (library, C peer) from its own place. */
   setenv("MCA_HELPER_DIR", dir, 1);
-  setenv("GLIBC_TUNABLES", "glibc.rtld.optional_static_tls=4096", 0);
   char **args = calloc((size_t)argc + 3, sizeof *args);
   if (!args)
     return MCA_EXIT_FAIL;
