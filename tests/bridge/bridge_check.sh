@@ -4,7 +4,7 @@
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
 # CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | geti | config | starve
-#       | flood | wrongkey | statedir | checkfiles
+#       | flood | wrongkey | statedir | checkfiles | killstorm
 # Exit 77 (skip) with the reason when the bridge is not built.
 #
 # Waits poll for the event they need (a log line, a status state, a count)
@@ -1177,6 +1177,52 @@ wrongkey)
   [ "$(grep -c "refused domain 1: wrong key" "$work/b2.log")" -ge 10 ] || fail "the refusals are not logged"
   grep -q "refused domain 1: no key proof\|domain 1 sent no key proof" "$work/b2.log" || fail "the hello without a proof is not logged"
   grep -q "peer domain 1 .* state down .*why \"connection lost" "$work/s2/status" || fail "the status lost why the peer is down"
+  ;;
+killstorm)
+  # kill -9 of the bridges at random moments of a stream, 100 times in all,
+  # either side at random, each restarted at once: the sending side's
+  # restart adopts its proxy (queue and all) and sends its journal's frames
+  # again, the receiving side's skips what its record has. The receiver
+  # counts: every item whose send succeeded arrives once, in order (a send
+  # refused while a bridge is away, MCAPI_ERR_TRANSMISSION, is made again);
+  # the sender never loses its proxy. A kill lands only once the stream has
+  # moved on since the last restart (the sender made 250 more items: more
+  # than the proxy's queue, the window and the remote queue hold, so both
+  # bridges are forwarding); then after 0..39 ms.
+  two_bridges tcp
+  kills=${MCX_BRIDGE_TEST_KILLS:-100}
+  # Its own count (not MCX_BRIDGE_TEST_ITEMS): it must outlast the kills.
+  n=${MCX_BRIDGE_KILLSTORM_ITEMS:-300000}
+  "$node" recv 2 2 14 "$n" pace >"$work/r.log" 2>&1 & r=$!; pids+=($r)
+  wait_line "$work/r.log" ready
+  "$node" send 1 3 2 2 14 "$n" 1 250 >"$work/s.log" 2>&1 & s=$!; pids+=($s)
+  k=0 k1=0 k2=0
+  while [ "$k" -lt "$kills" ]; do
+    prev=$(grep -c '^sent ' "$work/s.log")
+    moved=0
+    for _ in $(seq 1 "$(ticks 120)"); do
+      [ "$(grep -c '^sent ' "$work/s.log")" -gt "$prev" ] && { moved=1; break; }
+      alive "$s" || break
+      sleep 0.1
+    done
+    alive "$s" || fail "the stream ended after $k kills (before $kills): $(tail -n 3 "$work/s.log")"
+    [ "$moved" = 1 ] || fail "the stream did not move on within $(secs 120) s after kill $k"
+    sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", (r % 40) / 1000 }')"
+    side=$((RANDOM % 2 + 1))
+    kill -9 "${bpid[$side]}"; wait "${bpid[$side]}" 2>/dev/null
+    start_bridge "$side"
+    k=$((k + 1))
+    if [ "$side" = 1 ]; then k1=$((k1 + 1)); else k2=$((k2 + 1)); fi
+  done
+  echo "$k kills -9 mid-stream: $k1 of the sending side's bridge, $k2 of the receiving side's"
+  wait $s || fail "sender: $(tail -n 5 "$work/s.log")"
+  wait $r || fail "receiver: $(tail -n 5 "$work/r.log")"
+  tail -n 1 "$work/s.log"; tail -n 1 "$work/r.log"
+  grep -q "^recv: $n items, in order, no duplicate, 0 lost\$" "$work/r.log" || fail "the receiver's count"
+  grep -q "^send: $n items sent, 0 refused" "$work/s.log" || fail "the sender lost its proxy"
+  echo "sends refused while a bridge was away and made again: $(grep -c 'MCAPI_ERR_TRANSMISSION, sending it again' "$work/s.log") runs"
+  echo "adoptions: $(grep -c 'proxy port .* adopted' "$work/b1.log"); journal frames sent again: $(grep -c 'not known to be acknowledged' "$work/b1.log") times"
+  [ "$k1" -ge 10 ] && [ "$k2" -ge 10 ] || fail "one side was killed too seldom ($k1, $k2)"
   ;;
 statedir)
   # The state directory and its files: what another user could have made or
