@@ -399,7 +399,9 @@ int mcx__br_read_pem(const char *what, const char *path, int secret, char **pem,
 /* ---- statedir.c (any thread; the bridge's own files) */
 /**
  * @brief Opens the state directory: a directory (not a symbolic link to
- * one) owned by this user, not writable by group or others.
+ * one) owned by this user, not writable by group or others; each of its
+ * ancestors root's or this user's, not writable by group or others unless
+ * sticky (as OpenSSH's StrictModes).
  * @retval 0 *fd open.
  * @retval -1 refused: *why says why.
  */
@@ -437,14 +439,6 @@ int mcx__br_state_read(int dirfd, const char *what, const char *name, size_t max
                        size_t n);
 /** Replaces @p name with @p len bytes (NAME.tmp of @p mode renamed over it); @p fd: then opened. 0, or -1. */
 int mcx__br_state_replace(int dirfd, const char *name, const void *data, size_t len, unsigned mode, int *fd);
-/**
- * @brief Checks the ancestors of the state directory @p path (as OpenSSH's
- * StrictModes): each owned by root or this user, and not writable by group
- * or others unless sticky.
- * @retval 0 fine.
- * @retval -1 refused: *why names the directory and says why.
- */
-int mcx__br_state_parents(const char *path, char *why, size_t n);
 
 /* ---- journal.c (node thread) */
 /**

@@ -33,6 +33,78 @@ static const char *kind_name(int kind)
   }
 }
 
+/* The name of the directory @p up levels above @p path, as far as the
+ * path's own words tell (a relative path runs out: then "" ). */
+static void ancestor_name(const char *path, unsigned up, char *out, size_t n)
+{
+  snprintf(out, n, "%s", path);
+  for (unsigned k = 0; k < up; k++) {
+    size_t len = strlen(out);
+    while (len > 1 && out[len - 1] == '/')
+      out[--len] = 0;
+    char *slash = strrchr(out, '/');
+    if (!slash) {
+      out[0] = 0;
+      return;
+    }
+    slash[slash == out] = 0; /* "/x" -> "/" */
+  }
+}
+
+/* The ancestors of the state directory (opened as @p fd), as OpenSSH's
+ * StrictModes checks a file's: whoever may write to one of them could move
+ * the state directory away and put one of their own in its place, with
+ * records and journals that make the bridge skip or repeat deliveries. Each
+ * must be root's or this user's, and writable by group or others only when
+ * sticky (like /tmp: nobody removes or renames another user's entry). The
+ * walk goes up from the directory opened, by "..": the checks are of the
+ * directories it is in now, whatever symbolic links its name went through. */
+static int parents_check(int fd, const char *path, char *why, size_t n)
+{
+  uint32_t me = mcx_port_euid();
+  int cur = fd, rc = -1;
+  for (unsigned up = 1; up <= 4096; up++) {
+    int parent, top;
+    mcx_port_file_info_t in;
+    int r = mcx_port_dir_parent(cur, &parent, &in, &top);
+    if (cur != fd)
+      mcx_port_file_close(cur);
+    if (r) {
+      snprintf(why, n, "state_dir %s: its parent directories cannot be checked (%s)", path,
+               r == MCX_EPERM ? "permission denied" : "cannot be opened");
+      return -1;
+    }
+    cur = parent;
+    char name[256], at[300];
+    ancestor_name(path, up, name, sizeof name);
+    if (name[0])
+      snprintf(at, sizeof at, "%s", name);
+    else
+      snprintf(at, sizeof at, "%u level(s) above it", up);
+    if (in.uid != 0 && in.uid != me) {
+      snprintf(why, n,
+               "state_dir %s: its parent directory %s is owned by uid %u, neither root nor this bridge's user "
+               "(uid %u): that user could replace the state directory",
+               path, at, in.uid, me);
+      break;
+    }
+    if ((in.mode & 022) && !(in.mode & 01000)) {
+      snprintf(why, n,
+               "state_dir %s: its parent directory %s is writable by its group or others and not sticky (mode "
+               "%04o): they could replace the state directory (chmod go-w it)",
+               path, at, in.mode);
+      break;
+    }
+    if (top) {
+      rc = 0;
+      break;
+    }
+  }
+  if (cur != fd)
+    mcx_port_file_close(cur);
+  return rc;
+}
+
 int mcx__br_state_open(const char *path, int *fd, char *why, size_t n)
 {
   mcx_port_file_info_t in;
@@ -52,7 +124,7 @@ int mcx__br_state_open(const char *path, int *fd, char *why, size_t n)
     snprintf(why, n, "state_dir %s is owned by uid %u, not by this bridge's user (uid %u)", path, in.uid, me);
   } else if (in.mode & 022) {
     snprintf(why, n, "state_dir %s is writable by its group or others (mode %04o): chmod go-w it", path, in.mode);
-  } else {
+  } else if (parents_check(*fd, path, why, n) == 0) {
     return 0;
   }
   mcx_port_file_close(*fd);

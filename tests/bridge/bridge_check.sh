@@ -1251,6 +1251,30 @@ statedir)
   ln -s "$work/s2" "$work/s2link"
   sed "s|\"state_dir\": \"$work/s2\"|\"state_dir\": \"$work/s2link\"|" "$work/b2.json" >"$work/b2l.json"
   refused "$work/b2l.json" "state_dir $work/s2link is a symbolic link"
+  # Its ancestors (as OpenSSH's StrictModes): one writable by group or others
+  # and not sticky, or another user's, could have the state directory
+  # replaced: refused, naming it; a sticky one (as /tmp) is fine. Through a
+  # symbolic link, the directories it is in now are the ones checked.
+  mkdir -p "$work/anc/mid/s2"; chmod 755 "$work/anc" "$work/anc/mid" "$work/anc/mid/s2"
+  sed "s|\"state_dir\": \"$work/s2\"|\"state_dir\": \"$work/anc/mid/s2\"|" "$work/b2.json" >"$work/b2a.json"
+  out=$(timeout 20 "$mca" bridge --check "$work/b2a.json" 2>&1) || fail "--check of good ancestors: $out"
+  chmod 775 "$work/anc/mid"
+  refused "$work/b2a.json" "its parent directory $work/anc/mid is writable by its group or others and not sticky (mode 0775)"
+  chmod 755 "$work/anc/mid"; chmod 757 "$work/anc"
+  refused "$work/b2a.json" "its parent directory $work/anc is writable by its group or others and not sticky (mode 0757)"
+  chmod 1777 "$work/anc"
+  out=$(timeout 20 "$mca" bridge --check "$work/b2a.json" 2>&1) || fail "--check with a sticky ancestor: $out"
+  chmod 755 "$work/anc"
+  ln -s "$work/anc/mid" "$work/midlink"
+  sed "s|\"state_dir\": \"$work/s2\"|\"state_dir\": \"$work/midlink/s2\"|" "$work/b2.json" >"$work/b2m.json"
+  chmod 777 "$work/anc/mid"
+  refused "$work/b2m.json" "its parent directory $work/midlink is writable by its group or others and not sticky (mode 0777)"
+  chmod 755 "$work/anc/mid"
+  if [ "$(id -u)" = 0 ]; then
+    chown 65534 "$work/anc"
+    refused "$work/b2a.json" "its parent directory $work/anc is owned by uid 65534, neither root nor this bridge's user"
+    chown 0 "$work/anc"
+  fi
   # Links where the status file and its temporary go: neither is followed.
   printf precious >"$work/victim"; printf precious >"$work/victim2"; chmod 600 "$work/victim" "$work/victim2"
   ln -s "$work/victim" "$work/s2/status.tmp"
