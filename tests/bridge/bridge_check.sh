@@ -1202,9 +1202,10 @@ killstorm)
     moved=0
     for _ in $(seq 1 "$(ticks 120)"); do
       [ "$(grep -c '^sent ' "$work/s.log")" -gt "$prev" ] && { moved=1; break; }
-      alive "$s" || break
+      alive "$s" && alive "$r" || break
       sleep 0.1
     done
+    alive "$r" || fail "the receiver stopped after $k kills: $(tail -n 1 "$work/r.log")"
     alive "$s" || fail "the stream ended after $k kills (before $kills): $(tail -n 3 "$work/s.log")"
     [ "$moved" = 1 ] || fail "the stream did not move on within $(secs 120) s after kill $k"
     sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", (r % 40) / 1000 }')"
