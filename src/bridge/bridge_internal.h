@@ -571,5 +571,8 @@ void mcx__br_end_channels(bridge_t *b, int pi);
 /* ---- fault.c */
 /** Counts a message delivery; the one MCX_BRIDGE_FAULT names kills this process. Node thread. */
 void mcx__br_fault_arm(void);
+/** A step of a take from a proxy (0: taken held, 1: journaled, not given back);
+ * MCX_BRIDGE_TAKE_FAULT=K:S kills this process at step S of the K-th take. Node thread. */
+void mcx__br_fault_take(int step);
 
 #endif

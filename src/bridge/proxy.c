@@ -100,16 +100,17 @@ void mcx__br_proxy_adopt(bridge_t *b)
       dup |= b->proxies[i].local_port == lport;
     uint32_t prio = 0, h = 0;
     uint64_t pos = 0;
-    int drop = mcx__br_journal_last(b, lport, &prio, &pos);
-    if (dup || mcx__ep_adopt(lport, drop, prio, pos, &h) != MCX_OK)
+    int drop = mcx__br_journal_last(b, lport, &prio, &pos), dropped = 0;
+    if (dup || mcx__ep_adopt(lport, drop, prio, pos, &h, &dropped) != MCX_OK)
       continue; /* deleted meanwhile (or never left by a death) */
     proxy_t *x = &b->proxies[b->nproxies++];
     memset(x, 0, sizeof *x);
     x->ep = h, x->peer = pi, x->node = node, x->port = port, x->local_port = lport, x->mode = PX_MSG;
     mcapi_status_t st;
     mcapi_uint_t queued = mcapi_msg_available(x->ep, &st);
-    mcx__br_log(b, "proxy port %#x adopted: stands for domain %u node %u port %u again, %lu message(s) queued",
-                lport, dom, node, port, (unsigned long)(st == MCAPI_SUCCESS ? queued : 0));
+    mcx__br_log(b, "proxy port %#x adopted: stands for domain %u node %u port %u again, %lu message(s) queued%s",
+                lport, dom, node, port, (unsigned long)(st == MCAPI_SUCCESS ? queued : 0),
+                dropped ? " (and 1 discarded: the journal had it, the last run died before giving it back)" : "");
   }
   free(text);
   proxies_save(b);
@@ -363,7 +364,9 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
     int tr = mcx__msg_take_held(x->ep, buf, cap, &n, &hp, &pos);
     if (tr == MCX_OK) {
       busy = 1;
+      mcx__br_fault_take(0);
       int rc = mcx__br_emit_at(b, p, x->node, x->port, hp, buf, n, x->local_port, pos);
+      mcx__br_fault_take(1);
       mcx__msg_give_held(x->ep, hp, pos);
       if (rc)
         break;

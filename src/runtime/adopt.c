@@ -184,8 +184,9 @@ int mcx__ep_orphan_locked(mcx__domain_t *d, uint32_t idx, uint32_t dead_slot)
   return 1;
 }
 
-int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos, uint32_t *handle)
+int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos, uint32_t *handle, int *dropped)
 {
+  *dropped = 0;
   mcx__domain_t *d = mcx__self.dom;
   if (!d || !mcx__is_node())
     return MCX_ENODE;
@@ -225,6 +226,7 @@ int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos
           mcx__mpool_free(v.mp, b);
         mcx__mpsc_give_back(s, (h + v.mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
         mcx_store_relaxed(&v.ring->head, (h + 1) & MCX_RING_POS_MASK);
+        *dropped = 1;
       }
     }
     mcx_store_relaxed(&e->ref_index, k);

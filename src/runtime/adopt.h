@@ -29,13 +29,13 @@ int mcx__ep_keep(uint32_t h);
  * caller's (still unreachable: the caller marks it). When @p drop is set and
  * the message at the head of ring @p drop_prio is at position @p drop_pos
  * (the dead owner had taken it, recorded it elsewhere, and died before
- * mcx__msg_give_held()), that message is discarded.
- * @retval MCX_OK *@p handle set.
+ * mcx__msg_give_held()), that message is discarded (*@p dropped: 1).
+ * @retval MCX_OK *@p handle and *@p dropped set.
  * @retval MCX_ENOENT no orphan of that port.
  * @retval MCX_ENOMEM the node has no endpoint index free.
  * @retval MCX_EIO the admin lock could not be taken.
  */
-int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos, uint32_t *handle);
+int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos, uint32_t *handle, int *dropped);
 
 /**
  * Copies the oldest message of the caller's endpoint @p h (highest priority

@@ -1179,7 +1179,8 @@ wrongkey)
   grep -q "peer domain 1 .* state down .*why \"connection lost" "$work/s2/status" || fail "the status lost why the peer is down"
   ;;
 killstorm)
-  # kill -9 of the bridges at random moments of a stream, 100 times in all,
+  # kill -9 of the sending bridge at two chosen moments of a take from its
+  # proxy, then of the bridges at random moments of a stream, 100 times in all,
   # either side at random, each restarted at once: the sending side's
   # restart adopts its proxy (queue and all) and sends its journal's frames
   # again, the receiving side's skips what its record has. The receiver
@@ -1196,6 +1197,25 @@ killstorm)
   "$node" recv 2 2 14 "$n" pace >"$work/r.log" 2>&1 & r=$!; pids+=($r)
   wait_line "$work/r.log" ready
   "$node" send 1 3 2 2 14 "$n" 1 250 >"$work/s.log" 2>&1 & s=$!; pids+=($s)
+  # First the two moments of a take that a random kill seldom hits
+  # (MCX_BRIDGE_TAKE_FAULT=K:S, a fault injection for tests): the sending
+  # bridge killed with a message taken from its proxy's queue and held, not
+  # yet journaled (0: the sweep puts it back, the restart takes it again),
+  # then with it journaled and not yet given back (1: the restart discards
+  # it from the queue: the journal sends it). Each faulty bridge is the
+  # restart after the kill before it.
+  wait_line "$work/s.log" "^sent 1000\$"
+  kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
+  for step in 0 1; do
+    MCX_BRIDGE_TAKE_FAULT="300:$step" start_bridge 1
+    wait_gone "${bpid[1]}" || fail "the bridge with the fault at step $step of a take is still running"
+    wait "${bpid[1]}" 2>/dev/null
+    grep -q "MCX_BRIDGE_TAKE_FAULT: killed at step $step of take 300" "$work/b1.log" ||
+      fail "the fault at step $step of a take did not happen"
+    echo "the bridge of domain 1 killed itself at step $step of a take"
+  done
+  start_bridge 1
+  wait_line "$work/b1.log" "adopted: .*(and 1 discarded: the journal had it"
   k=0 k1=0 k2=0
   while [ "$k" -lt "$kills" ]; do
     prev=$(grep -c '^sent ' "$work/s.log")
