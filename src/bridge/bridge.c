@@ -283,6 +283,7 @@ stop:
     free(b->rchans[i].sbuf);
   for (unsigned i = 0; i < b->nproxies; i++)
     free(b->proxies[i].sbuf);
+  free(b->held);
   for (resolve_t *r = b->local_res, *n; r; r = n)
     n = r->next, free(r);
   for (resolve_t *r = b->remote_res, *n; r; r = n)

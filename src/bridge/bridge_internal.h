@@ -190,7 +190,9 @@ typedef struct peer {
   /* The journal (journal.c): this side's unacknowledged data frames, a slot
    * per place in the window, written before the frame leaves (-1: none). */
   int jr_fd;
-  uint8_t *jr_slot; /* one slot, composed before its pwrite */
+  uint8_t *jr_batch; /* the slots of this pass's frames, jr_first.., written at its end */
+  uint64_t jr_first;
+  unsigned jr_n;
   uint64_t rx_run; /* the peer's run seen last (0: none yet): a new one ends the channels */
   uint8_t *obuf; /* frames for the connection seen_gen, written at the end of the pass */
   size_t olen, ocap;
@@ -250,6 +252,14 @@ typedef struct bridge {
   uint64_t inc; /* of the numbered stream: kept by a restart that finds the journal */
   uint64_t run; /* of this start: new each time */
   uint32_t jr_slot_len; /* a journal slot's size (journal.c) */
+  /* The messages this pass took from the proxies, held in their slots until
+   * the journal has them (mcx__br_journal_flush), in the order taken. */
+  struct held_msg {
+    mcapi_endpoint_t ep;
+    uint32_t prio;
+    uint64_t pos;
+  } *held;
+  unsigned nheld, held_cap;
   peer_t peers[MCX_BRIDGE_MAX_PEERS];
   mcx__mutex_t evmtx;
   ev_t *ev_head, *ev_tail;
@@ -450,12 +460,24 @@ int mcx__br_state_replace(int dirfd, const char *name, const void *data, size_t 
  * @retval -1 a journal file refused by its checks (logged): the bridge does not start.
  */
 int mcx__br_journal_start(bridge_t *b);
-/** Writes the window's frame @p o to its slot of the journal, with the proxy
- * port and position (@p at) of the message it carries. */
+/** Adds the window's frame @p o to this pass's slots of the journal, with
+ * the proxy port and ring position (@p at) of the message it carries;
+ * written by mcx__br_journal_flush(). */
 void mcx__br_journal_put(bridge_t *b, peer_t *p, const out_frame_t *o, int at, uint32_t lport, uint32_t prio,
                          uint64_t pos);
-/** The position of the newest journaled message from proxy @p lport (loaded at the start): 1, or 0 when none. */
-int mcx__br_journal_last(const bridge_t *b, uint32_t lport, uint32_t *prio, uint64_t *pos);
+/** Writes this pass's slots, then gives the messages taken back to their
+ * queues (in the order taken): before the pass's frames are written to the
+ * connections. */
+void mcx__br_journal_flush(bridge_t *b);
+/** Messages held from the proxies before the journal is written and they
+ * are given back: one write for that many, and the rest of a proxy's
+ * queue stays free for its senders meanwhile. */
+#define JR_BATCH 16
+/** Priorities a journal position is kept for (MCAPI_MAX_PRIORITY + 1 at most). */
+#define MCX_JR_PRIOS 16
+/** The ring position of the newest journaled message of proxy @p lport per
+ * priority (loaded at the start; UINT64_MAX: none). */
+void mcx__br_journal_last(const bridge_t *b, uint32_t lport, uint64_t upto[MCX_JR_PRIOS]);
 /** Closes the journal. */
 void mcx__br_journal_close(peer_t *p);
 
@@ -571,8 +593,9 @@ void mcx__br_end_channels(bridge_t *b, int pi);
 /* ---- fault.c */
 /** Counts a message delivery; the one MCX_BRIDGE_FAULT names kills this process. Node thread. */
 void mcx__br_fault_arm(void);
-/** A step of a take from a proxy (0: taken held, 1: journaled, not given back);
- * MCX_BRIDGE_TAKE_FAULT=K:S kills this process at step S of the K-th take. Node thread. */
-void mcx__br_fault_take(int step);
+/** Step @p step of @p n takes from a proxy (0: taken held, 1: journaled, not
+ * given back); MCX_BRIDGE_TAKE_FAULT=K:S kills this process at step S of the
+ * K-th take. Node thread. */
+void mcx__br_fault_take(int step, unsigned n);
 
 #endif

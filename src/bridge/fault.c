@@ -4,7 +4,7 @@
  * this process with SIGKILL at step S (0..4, see mcx__mpsc_commit_t) of its
  * K-th message delivery; MCX_BRIDGE_TAKE_FAULT=K:S at step S of its K-th
  * take of a message from a proxy (0: taken and held, not yet journaled; 1:
- * journaled, not yet given back). Node thread only; nothing happens without
+ * its pass's frames journaled, the messages not yet given back). Node thread only; nothing happens without
  * the variables.
  */
 #include <stdio.h>
@@ -39,7 +39,7 @@ void mcx__br_fault_arm(void)
   }
 }
 
-void mcx__br_fault_take(int step)
+void mcx__br_fault_take(int step, unsigned n)
 {
   static long count, at = -1;
   static int want;
@@ -49,9 +49,9 @@ void mcx__br_fault_take(int step)
     if (f && sscanf(f, "%ld:%d", &at, &want) != 2)
       at = 0;
   }
-  if (at <= 0 || step != want || ++count != at)
+  if (at <= 0 || step != want || count >= at || (count += n) < at)
     return;
-  fprintf(stderr, "mca bridge: MCX_BRIDGE_TAKE_FAULT: killed at step %d of take %ld\n", step, count);
+  fprintf(stderr, "mca bridge: MCX_BRIDGE_TAKE_FAULT: killed at step %d of take %ld\n", step, at);
   fflush(stderr);
   mcx_port_kill_self();
 }

@@ -24,6 +24,7 @@
 
 #include "bridge_internal.h"
 #include "ports/mcx_port_file.h"
+#include "runtime/adopt.h"
 
 #define JR_MAGIC 0x4a58434du /* "MCXJ" */
 #define JR_VERSION 1u
@@ -39,10 +40,23 @@ typedef struct jr_head {
 
 typedef struct jr_slot {
   uint64_t seq;
-  uint32_t lport, prio;
+  uint32_t lport, prio_flags; /* priority | flags << 16 */
   uint64_t pos;
-  uint32_t flen, flags;
+  uint32_t flen, sum; /* sum: FNV-1a of the slot's head (sum 0) and frame: a torn write fails it */
 } jr_slot_t;
+
+static uint32_t fnv1a(uint32_t h, const uint8_t *p, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+static uint32_t slot_sum(jr_slot_t js, const uint8_t *frame)
+{
+  js.sum = 0;
+  return fnv1a(fnv1a(2166136261u, (const uint8_t *)&js, sizeof js), frame, js.flen);
+}
 
 _Static_assert(sizeof(jr_head_t) == JR_HEAD && sizeof(jr_slot_t) == JR_SLOT_HEAD, "journal layout");
 
@@ -75,8 +89,8 @@ static void jr_parse(const uint8_t *img, size_t len, jr_loaded_t *l)
     uint32_t flen;
     mcx__wire_data_t d;
     if (!s.seq || s.seq % h->window != i || s.flen < WIRE_HEAD || s.flen > h->slot - JR_SLOT_HEAD ||
-        mcx__wire_frame_len(f, &flen) || flen != s.flen - WIRE_PREFIX || f[WIRE_PREFIX] != F_DATA ||
-        mcx__wire_data_get(f + WIRE_HEAD, s.flen - WIRE_HEAD, &d) || d.seq != s.seq)
+        slot_sum(s, f) != s.sum || mcx__wire_frame_len(f, &flen) || flen != s.flen - WIRE_PREFIX ||
+        f[WIRE_PREFIX] != F_DATA || mcx__wire_data_get(f + WIRE_HEAD, s.flen - WIRE_HEAD, &d) || d.seq != s.seq)
       continue; /* never written, or not whole */
     uint8_t *buf = malloc(s.flen);
     if (!buf)
@@ -84,7 +98,8 @@ static void jr_parse(const uint8_t *img, size_t len, jr_loaded_t *l)
     memcpy(buf, f, s.flen);
     out_frame_t *o = &l->f[l->n++];
     o->seq = s.seq, o->buf = buf, o->len = s.flen;
-    o->at = (s.flags & JR_FLAG_AT) != 0, o->lport = s.lport, o->prio = s.prio, o->pos = s.pos;
+    o->at = ((s.prio_flags >> 16) & JR_FLAG_AT) != 0, o->lport = s.lport, o->prio = s.prio_flags & 0xffffu;
+    o->pos = s.pos;
   }
 }
 
@@ -173,7 +188,8 @@ static int jr_write_all(bridge_t *b, peer_t *p)
     out_frame_t *o = &p->win[s % b->window];
     if (!o->buf || o->seq != s || o->len > b->jr_slot_len - JR_SLOT_HEAD)
       continue;
-    jr_slot_t js = {s, o->lport, o->prio, o->pos, o->len, o->at ? JR_FLAG_AT : 0};
+    jr_slot_t js = {s, o->lport, (o->prio & 0xffffu) | (o->at ? JR_FLAG_AT : 0) << 16, o->pos, o->len, 0};
+    js.sum = slot_sum(js, o->buf);
     uint8_t *at = img + JR_HEAD + (s % b->window) * b->jr_slot_len;
     memcpy(at, &js, sizeof js);
     memcpy(at + JR_SLOT_HEAD, o->buf, o->len);
@@ -207,9 +223,10 @@ int mcx__br_journal_start(bridge_t *b)
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
     p->win = calloc(b->window, sizeof *p->win);
-    p->jr_slot = malloc(b->jr_slot_len);
-    if (!p->win || !p->jr_slot)
+    p->jr_batch = calloc(b->window, b->jr_slot_len);
+    if (!p->win || !p->jr_batch)
       rc = -1;
+    b->held_cap += b->window; /* a pass takes at most a window's room per peer */
     if (!rc && l[i].n && l[i].h.inc == b->inc) {
       jr_install(b, p, &l[i]);
     } else {
@@ -226,6 +243,9 @@ int mcx__br_journal_start(bridge_t *b)
       p->jr_fd = -1;
     }
   }
+  b->held = calloc(b->held_cap ? b->held_cap : 1, sizeof *b->held);
+  if (!b->held)
+    rc = -1;
   return rc;
 }
 
@@ -234,6 +254,10 @@ void mcx__br_journal_put(bridge_t *b, peer_t *p, const out_frame_t *o, int at, u
 {
   if (p->jr_fd < 0)
     return;
+  if (p->jr_n && o->seq != p->jr_first + p->jr_n)
+    mcx__br_journal_flush(b); /* not the next number: not expected, but the batch is contiguous */
+  if (!p->jr_n)
+    p->jr_first = o->seq;
   const uint8_t *f = o->buf;
   uint32_t len = o->len;
   uint8_t *vbuf = NULL;
@@ -243,35 +267,70 @@ void mcx__br_journal_put(bridge_t *b, peer_t *p, const out_frame_t *o, int at, u
     mcx__wire_data_t d;
     mcx__wire_data_get(f + WIRE_HEAD, len - WIRE_HEAD, &d);
     vbuf = mcx__wire_data(o->seq, d.node, d.port, K_VOID, NULL, 0, &len);
-    if (!vbuf)
-      return;
-    f = vbuf;
+    if (!vbuf) {
+      len = 0; /* the slot stays empty: it fails the check at the start */
+    } else {
+      f = vbuf;
+    }
     at = 0;
   }
-  jr_slot_t js = {o->seq, lport, prio, pos, len, at ? JR_FLAG_AT : 0};
-  memcpy(p->jr_slot, &js, sizeof js);
-  memcpy(p->jr_slot + JR_SLOT_HEAD, f, len);
-  if (mcx_port_file_pwrite(p->jr_fd, p->jr_slot, JR_SLOT_HEAD + (size_t)len,
-                           JR_HEAD + (o->seq % b->window) * (uint64_t)b->jr_slot_len)) {
+  uint8_t *slot = p->jr_batch + (size_t)p->jr_n++ * b->jr_slot_len;
+  jr_slot_t js = {o->seq, lport, (prio & 0xffffu) | (at ? JR_FLAG_AT : 0) << 16, pos, len, 0};
+  if (len)
+    js.sum = slot_sum(js, f);
+  else
+    js.seq = 0;
+  memcpy(slot, &js, sizeof js);
+  memcpy(slot + JR_SLOT_HEAD, f, len);
+  free(vbuf);
+  if (p->jr_n == b->window)
+    mcx__br_journal_flush(b);
+}
+
+/* The batch of slots jr_first.. of peer @p p, in at most two writes (the
+ * slots wrap round the window): in order, so a kill leaves a prefix. */
+static void jr_write_batch(bridge_t *b, peer_t *p)
+{
+  uint32_t w = b->window, first = (uint32_t)(p->jr_first % w), n = p->jr_n;
+  uint32_t n1 = first + n > w ? w - first : n;
+  size_t sl = b->jr_slot_len;
+  int rc = mcx_port_file_pwrite(p->jr_fd, p->jr_batch, n1 * sl, JR_HEAD + (uint64_t)first * sl);
+  if (!rc && n1 < n)
+    rc = mcx_port_file_pwrite(p->jr_fd, p->jr_batch + n1 * sl, (n - n1) * sl, JR_HEAD);
+  p->jr_n = 0;
+  if (rc) {
     mcx__br_log(b, "peer domain %u: the journal cannot be written (a kill -9 may now lose the window)", p->domain);
     mcx_port_file_close(p->jr_fd);
     p->jr_fd = -1;
   }
-  free(vbuf);
 }
 
-int mcx__br_journal_last(const bridge_t *b, uint32_t lport, uint32_t *prio, uint64_t *pos)
+void mcx__br_journal_flush(bridge_t *b)
 {
-  uint64_t best = 0;
+  for (unsigned i = 0; i < b->cfg.npeers; i++)
+    if (b->peers[i].jr_n)
+      jr_write_batch(b, &b->peers[i]);
+  if (b->nheld)
+    mcx__br_fault_take(1, b->nheld);
+  /* Written: the messages they carry leave their queues, in the order taken. */
+  for (unsigned i = 0; i < b->nheld; i++)
+    mcx__msg_give_held(b->held[i].ep, b->held[i].prio, b->held[i].pos);
+  b->nheld = 0;
+}
+
+void mcx__br_journal_last(const bridge_t *b, uint32_t lport, uint64_t upto[MCX_JR_PRIOS])
+{
+  for (unsigned k = 0; k < MCX_JR_PRIOS; k++)
+    upto[k] = UINT64_MAX;
+  uint64_t best[MCX_JR_PRIOS] = {0};
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     const peer_t *p = &b->peers[i];
     for (uint64_t s = p->acked + 1; s < p->next_seq; s++) {
       const out_frame_t *o = &p->win[s % b->window];
-      if (o->buf && o->seq == s && o->at && o->lport == lport && s > best)
-        best = s, *prio = o->prio, *pos = o->pos;
+      if (o->buf && o->seq == s && o->at && o->lport == lport && o->prio < MCX_JR_PRIOS && s > best[o->prio])
+        best[o->prio] = s, upto[o->prio] = o->pos;
     }
   }
-  return best != 0;
 }
 
 void mcx__br_journal_close(peer_t *p)
@@ -279,6 +338,7 @@ void mcx__br_journal_close(peer_t *p)
   if (p->jr_fd >= 0)
     mcx_port_file_close(p->jr_fd);
   p->jr_fd = -1;
-  free(p->jr_slot);
-  p->jr_slot = NULL;
+  free(p->jr_batch);
+  p->jr_batch = NULL;
+  p->jr_n = 0;
 }

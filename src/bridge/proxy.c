@@ -98,10 +98,10 @@ void mcx__br_proxy_adopt(bridge_t *b)
     int dup = 0;
     for (unsigned i = 0; i < b->nproxies; i++)
       dup |= b->proxies[i].local_port == lport;
-    uint32_t prio = 0, h = 0;
-    uint64_t pos = 0;
-    int drop = mcx__br_journal_last(b, lport, &prio, &pos), dropped = 0;
-    if (dup || mcx__ep_adopt(lport, drop, prio, pos, &h, &dropped) != MCX_OK)
+    uint32_t h = 0, dropped = 0;
+    uint64_t upto[MCX_JR_PRIOS];
+    mcx__br_journal_last(b, lport, upto);
+    if (dup || mcx__ep_adopt(lport, upto, MCX_JR_PRIOS, &h, &dropped) != MCX_OK)
       continue; /* deleted meanwhile (or never left by a death) */
     proxy_t *x = &b->proxies[b->nproxies++];
     memset(x, 0, sizeof *x);
@@ -110,7 +110,9 @@ void mcx__br_proxy_adopt(bridge_t *b)
     mcapi_uint_t queued = mcapi_msg_available(x->ep, &st);
     mcx__br_log(b, "proxy port %#x adopted: stands for domain %u node %u port %u again, %lu message(s) queued%s",
                 lport, dom, node, port, (unsigned long)(st == MCAPI_SUCCESS ? queued : 0),
-                dropped ? " (and 1 discarded: the journal had it, the last run died before giving it back)" : "");
+                dropped ? " (and the journal's, taken by the last run and not given back: discarded)" : "");
+    if (dropped)
+      mcx__br_log(b, "proxy port %#x: %u message(s) the journal has discarded from its queue", lport, dropped);
   }
   free(text);
   proxies_save(b);
@@ -356,20 +358,26 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
       continue;
     }
     /* The message stays held in its slot until its frame is in the window
-     * and the journal: a kill before that puts it back in the queue for
-     * the restart, one after finds it in the journal (adopt.h). */
+     * and the journal, written at the end of the pass (one write for all
+     * its frames): a kill before that puts it back in the queue for the
+     * restart, one after finds it in the journal (adopt.h). */
     uint32_t hp;
     uint64_t pos;
     size_t n;
+    if (b->nheld == b->held_cap)
+      break; /* the rest next pass */
     int tr = mcx__msg_take_held(x->ep, buf, cap, &n, &hp, &pos);
     if (tr == MCX_OK) {
       busy = 1;
-      mcx__br_fault_take(0);
+      mcx__br_fault_take(0, 1);
       int rc = mcx__br_emit_at(b, p, x->node, x->port, hp, buf, n, x->local_port, pos);
-      mcx__br_fault_take(1);
-      mcx__msg_give_held(x->ep, hp, pos);
+      /* Given back once the journal has its frame (mcx__br_journal_flush);
+       * one that could not be framed (out of memory) is lost. */
+      b->held[b->nheld++] = (struct held_msg){x->ep, hp, pos};
       if (rc)
         break;
+      if (b->nheld >= JR_BATCH)
+        mcx__br_journal_flush(b); /* the queue gets its slots back while the sender goes on */
       continue;
     }
     if (tr == MCX_EAGAIN)
@@ -408,6 +416,7 @@ int mcx__br_drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
   for (unsigned i = 0; i < MAX_RCHANS; i++)
     if (b->pulls[i].reverse && b->pulls[i].mode != PX_FREE)
       busy |= drain_one(b, &b->pulls[i], buf, cap);
+  mcx__br_journal_flush(b); /* the pass's frames journaled, the messages given back */
   return busy;
 }
 

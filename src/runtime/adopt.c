@@ -128,18 +128,13 @@ int mcx__msg_give_held(uint32_t h, uint32_t prio, uint64_t pos)
   return MCX_OK;
 }
 
-/* The slot at the position before ring @p v's head, when it is still held
- * (taken, not given back): it reads published at that position. */
-static mcx__msg_slot_t *held_before_head(const mcx__ring_view_t *v, uint64_t *pos)
+/* Whether the slot of position @p pos of ring @p v is held (taken, not
+ * given back): it still reads published at that position. */
+static mcx__msg_slot_t *held_at(const mcx__ring_view_t *v, uint64_t pos)
 {
-  uint64_t h = mcx_load_relaxed(&v->ring->head) & MCX_RING_POS_MASK; /* the consumer is dead or us */
-  uint64_t prev = (h - 1) & MCX_RING_POS_MASK;
-  mcx__msg_slot_t *s = &v->slots[prev & v->mask];
+  mcx__msg_slot_t *s = &v->slots[pos & v->mask];
   /* Acquire: pairs with R1 of its sender (the payload is there). */
-  if (mcx_load_acquire(&s->seq) != h)
-    return NULL;
-  *pos = prev;
-  return s;
+  return mcx_load_acquire(&s->seq) == ((pos + 1) & MCX_RING_POS_MASK) ? s : NULL;
 }
 
 int mcx__ep_orphan_locked(mcx__domain_t *d, uint32_t idx, uint32_t dead_slot)
@@ -151,23 +146,34 @@ int mcx__ep_orphan_locked(mcx__domain_t *d, uint32_t idx, uint32_t dead_slot)
     return 0;
   uint32_t depth = mcx_load_relaxed(&e->depth);
   for (uint32_t p = 0; p < d->g.nprio; p++) {
+    /* The held slots are the run just before the head (taken in order,
+     * given back together): the head moves back over them, so they are
+     * the next messages again, in their order. */
     mcx__ring_view_t v = mcx__ring_of(d, idx, p, depth);
-    uint64_t pos;
-    mcx__msg_slot_t *s = held_before_head(&v, &pos);
-    if (!s)
-      continue;
-    uint32_t n = s->size;
-    if (n > MCX_SLOT_INLINE) {
-      uint32_t b = mcx__slot_buf(s);
-      if (n > v.mp->stride || b >= v.mp->pool.n ||
-          mcx_load_relaxed(&v.mp->state[b]) != MCX_MBUF_HELD(dead_slot)) {
-        /* Shared memory is input: not a buffer the dead owner held. Given back, dropped. */
-        mcx__mpsc_give_back(s, (pos + v.mask + 1) & MCX_RING_POS_MASK);
+    uint64_t h = mcx_load_relaxed(&v.ring->head) & MCX_RING_POS_MASK; /* the consumer is dead */
+    uint64_t back = h, at = h;
+    int bad = 0;
+    for (uint32_t k = 0; k <= v.mask && at != 0; k++) { /* nothing was taken before position 0 */
+      uint64_t pos = (at - 1) & MCX_RING_POS_MASK;
+      mcx__msg_slot_t *s = held_at(&v, pos);
+      if (!s)
+        break;
+      at = pos;
+      uint32_t n = s->size, b = mcx__slot_buf(s);
+      /* Shared memory is input: a buffer the dead owner did not hold. That
+       * one and the held ones before it stay taken (given back, dropped):
+       * the head cannot move back past a slot given back. */
+      bad |= n > MCX_SLOT_INLINE && (n > v.mp->stride || b >= v.mp->pool.n ||
+                                     mcx_load_relaxed(&v.mp->state[b]) != MCX_MBUF_HELD(dead_slot));
+      if (bad) {
+        mcx__mpsc_give_back(s, (pos + v.mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
         continue;
       }
-      mcx_store_relaxed(&v.mp->state[b], v.tag | pos); /* queued again, before the reclaim of the dead node's */
+      if (n > MCX_SLOT_INLINE)
+        mcx_store_relaxed(&v.mp->state[b], v.tag | pos); /* queued again, before the reclaim of the dead node's */
+      back = pos;
     }
-    mcx_store_relaxed(&v.ring->head, pos); /* the held message is the next one again */
+    mcx_store_relaxed(&v.ring->head, back); /* the held messages are the next ones again */
   }
   /* Nobody's: no node slot names it (a new node in the dead one's slot must
    * not take it for its own), and sends are refused until it is adopted. */
@@ -184,7 +190,7 @@ int mcx__ep_orphan_locked(mcx__domain_t *d, uint32_t idx, uint32_t dead_slot)
   return 1;
 }
 
-int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos, uint32_t *handle, int *dropped)
+int mcx__ep_adopt(uint32_t port, const uint64_t *drop_upto, uint32_t ndrop, uint32_t *handle, uint32_t *dropped)
 {
   *dropped = 0;
   mcx__domain_t *d = mcx__self.dom;
@@ -212,21 +218,27 @@ int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos
       break;
     }
     uint32_t depth = mcx_load_relaxed(&e->depth);
-    if (drop && drop_prio < d->g.nprio) {
-      /* The dead owner's held message, put back by the sweep, which it had
-       * recorded elsewhere: discarded (taken and given back). */
-      mcx__ring_view_t v = mcx__ring_of(d, i, drop_prio, depth);
-      uint64_t h = mcx_load_relaxed(&v.ring->head) & MCX_RING_POS_MASK;
-      mcx__msg_slot_t *s = &v.slots[h & v.mask];
-      drop_pos &= MCX_RING_POS_MASK;
-      /* Acquire: pairs with R1 (published at h). */
-      if (h == drop_pos && mcx_load_acquire(&s->seq) == ((h + 1) & MCX_RING_POS_MASK)) {
+    for (uint32_t p = 0; p < ndrop && p < d->g.nprio; p++) {
+      if (drop_upto[p] == UINT64_MAX)
+        continue;
+      /* The dead owner's held messages, put back by the sweep, that it had
+       * recorded elsewhere (positions up to drop_upto[p]): discarded, taken
+       * and given back, from the head on. */
+      mcx__ring_view_t v = mcx__ring_of(d, i, p, depth);
+      uint64_t last = drop_upto[p] & MCX_RING_POS_MASK;
+      for (uint32_t c = 0; c <= v.mask; c++) {
+        uint64_t h = mcx_load_relaxed(&v.ring->head) & MCX_RING_POS_MASK;
+        mcx__msg_slot_t *s = &v.slots[h & v.mask];
+        /* h <= last, in positions that wrap at 2^48; acquire: pairs with R1 (published at h). */
+        if (((last - h) & MCX_RING_POS_MASK) >= (MCX_RING_POS_MASK >> 1) ||
+            mcx_load_acquire(&s->seq) != ((h + 1) & MCX_RING_POS_MASK))
+          break;
         uint32_t n = s->size, b = mcx__slot_buf(s);
         if (n > MCX_SLOT_INLINE && n <= v.mp->stride && mcx__mbuf_queued(&v, b, h))
           mcx__mpool_free(v.mp, b);
         mcx__mpsc_give_back(s, (h + v.mask + 1) & MCX_RING_POS_MASK); /* R2, pairs with A1 */
         mcx_store_relaxed(&v.ring->head, (h + 1) & MCX_RING_POS_MASK);
-        *dropped = 1;
+        (*dropped)++;
       }
     }
     mcx_store_relaxed(&e->ref_index, k);

@@ -26,23 +26,25 @@ int mcx__ep_keep(uint32_t h);
 
 /**
  * Adopts the orphaned endpoint of this node's id and @p port: it becomes the
- * caller's (still unreachable: the caller marks it). When @p drop is set and
- * the message at the head of ring @p drop_prio is at position @p drop_pos
- * (the dead owner had taken it, recorded it elsewhere, and died before
- * mcx__msg_give_held()), that message is discarded (*@p dropped: 1).
+ * caller's (still unreachable: the caller marks it). For each priority p
+ * below @p ndrop whose @p drop_upto[p] is not UINT64_MAX, the messages at
+ * the head of its ring at positions up to drop_upto[p] (the dead owner had
+ * taken them, recorded them elsewhere, and died before giving them back:
+ * the sweep put them back) are discarded; *@p dropped counts them.
  * @retval MCX_OK *@p handle and *@p dropped set.
  * @retval MCX_ENOENT no orphan of that port.
  * @retval MCX_ENOMEM the node has no endpoint index free.
  * @retval MCX_EIO the admin lock could not be taken.
  */
-int mcx__ep_adopt(uint32_t port, int drop, uint32_t drop_prio, uint64_t drop_pos, uint32_t *handle, int *dropped);
+int mcx__ep_adopt(uint32_t port, const uint64_t *drop_upto, uint32_t ndrop, uint32_t *handle, uint32_t *dropped);
 
 /**
  * Copies the oldest message of the caller's endpoint @p h (highest priority
  * first) into @p buf (@p cap bytes; a longer one is cut) and keeps its slot
  * held: the queue does not reuse it until mcx__msg_give_held(), and a kill
  * before then leaves it to the sweep, which puts it back at the head of a
- * kept endpoint. At most one held message per endpoint. *@p size is its
+ * kept endpoint. Several may be held; they are given back in the order
+ * they were taken (the held ones of a ring are the run before its head). *@p size is its
  * size, *@p prio its priority, *@p pos its ring position.
  * @retval MCX_OK taken.
  * @retval MCX_EAGAIN empty (or a corrupt slot was skipped: try again).

@@ -1201,9 +1201,10 @@ killstorm)
   # (MCX_BRIDGE_TAKE_FAULT=K:S, a fault injection for tests): the sending
   # bridge killed with a message taken from its proxy's queue and held, not
   # yet journaled (0: the sweep puts it back, the restart takes it again),
-  # then with it journaled and not yet given back (1: the restart discards
-  # it from the queue: the journal sends it). Each faulty bridge is the
-  # restart after the kill before it.
+  # then with its pass's frames journaled and the messages not yet given
+  # back (1: the sweep puts them back, the restart discards them from the
+  # queue: the journal sends them). Each faulty bridge is the restart after
+  # the kill before it.
   wait_line "$work/s.log" "^sent 1000\$"
   kill -9 "${bpid[1]}"; wait "${bpid[1]}" 2>/dev/null
   for step in 0 1; do
@@ -1215,7 +1216,7 @@ killstorm)
     echo "the bridge of domain 1 killed itself at step $step of a take"
   done
   start_bridge 1
-  wait_line "$work/b1.log" "adopted: .*(and 1 discarded: the journal had it"
+  wait_line "$work/b1.log" "message(s) the journal has discarded from its queue"
   k=0 k1=0 k2=0
   while [ "$k" -lt "$kills" ]; do
     prev=$(grep -c '^sent ' "$work/s.log")
