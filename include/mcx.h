@@ -218,6 +218,102 @@ void mcx_msg_recv_inplace(mcapi_endpoint_t receive_endpoint, const void **buffer
  */
 void mcx_msg_release(const void *buffer, mcapi_status_t *mcapi_status);
 
+/* ------------------------------------------------------------------------
+ * Claim/commit packet sends: the sender builds its packet where it travels
+ * (the queue's slot, or the pool buffer the slot owns), then publishes it;
+ * no copy on shared memory. The receive side is unchanged (mcapi_pktchan_recv
+ * hands the packet out in place, mcapi_pktchan_release gives it back).
+ * A claim is the calling thread's (the node's): one per send side, at most
+ * four at a time. While a side has a claim, mcapi_pktchan_send() and
+ * mcapi_pktchan_send_i() on it give MCAPI_ERR_MEM_LIMIT, and the receiver
+ * waits at the claimed slot as at a send under way (packets sent before it
+ * are received). A claim ends with mcx_pktchan_send_commit(),
+ * mcx_pktchan_send_abandon(), the side's close (abandoned) or the node's
+ * finalize; a process killed while it holds one leaves nothing behind once
+ * the dead-node sweep has run (its side goes away; the slot and any buffer
+ * lent to it are reclaimed). Every locking mode; over the POSIX
+ * message-queue transport the claim is process memory and the commit sends
+ * (copies) it.
+ * ---------------------------------------------------------------------- */
+
+/**
+ * @brief Claims room for a packet of up to @p size bytes on the send side
+ * @p send_handle: blocks for a free slot (and, for a large packet, a buffer)
+ * up to the endpoint's TIMEOUT, as mcapi_pktchan_send().
+ * @param send_handle the caller's open send side
+ * @param size the largest packet the caller will commit (0..MCAPI_MAX_PKT_SIZE)
+ * @param mcapi_status receives the outcome (below)
+ * @return where the caller writes the packet: at least @p size bytes
+ *         (aligned to 8), valid until the claim ends; NULL on failure
+ * @retval MCAPI_SUCCESS claimed.
+ * @retval MCAPI_TIMEOUT no room within the TIMEOUT (at once with a TIMEOUT of 0).
+ * @retval MCAPI_ERR_MEM_LIMIT the thread holds a claim on this side already,
+ *         or four claims; or no room and the endpoint is FAIL_ON_MEM_LIMIT,
+ *         or no pool buffer (the receiver holds them all).
+ * @retval MCAPI_ERR_PKT_SIZE @p size is above MCAPI_MAX_PKT_SIZE.
+ * @retval MCAPI_ERR_CHAN_INVALID not a packet channel send handle of this node.
+ * @retval MCAPI_ERR_CHAN_DIRECTION a receive side's handle.
+ * @retval MCAPI_ERR_CHAN_TYPE a scalar channel's handle.
+ * @retval MCAPI_ERR_CHAN_OPENPENDING the side's open is pending.
+ * @retval MCAPI_ERR_CHAN_NOTOPEN the side is not open, or the receiver has closed or gone.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @pre none. @post on success the caller owns the returned bytes (and the
+ *      slot) until mcx_pktchan_send_commit() or mcx_pktchan_send_abandon().
+ * Concurrency: the side's one sending node (thread); in the lock-free mode
+ * no lock, system call or allocation once the side has been used (a claim
+ * of up to 48 bytes is inlined); the lock-based modes take the domain's lock.
+ * Context: a node's thread; not from a signal handler.
+ */
+void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size_t size,
+                             mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Publishes the claimed packet: its first @p size bytes are received
+ * as one packet, in order after every packet sent before the claim. Never
+ * waits on shared memory (the slot is the claim's); over POSIX message
+ * queues it sends the bytes as mcapi_pktchan_send().
+ * @param send_handle the side of the claim
+ * @param buffer the pointer mcx_pktchan_send_alloc() returned
+ * @param size the packet's length (at most the size claimed)
+ * @param mcapi_status receives the outcome (below)
+ * @retval MCAPI_SUCCESS sent; the claim has ended.
+ * @retval MCAPI_ERR_BUF_INVALID the thread holds no claim on @p send_handle
+ *         at @p buffer (never claimed, committed or abandoned already, another
+ *         pointer).
+ * @retval MCAPI_ERR_PKT_SIZE @p size is above the size claimed (the claim stays).
+ * @retval MCAPI_ERR_CHAN_NOTOPEN the side is not open any more, or the
+ *         receiver has closed or gone: the claim has ended, nothing is sent.
+ * @retval MCAPI_ERR_CHAN_INVALID the handle is stale (the connection ended)
+ *         or not a send side's: as above when the thread had a claim there.
+ * @retval MCAPI_TIMEOUT, MCAPI_ERR_MEM_LIMIT POSIX message queues only: no
+ *         room in the queue within the TIMEOUT (the claim stays).
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @pre a claim of this thread on @p send_handle at @p buffer.
+ * @post on MCAPI_SUCCESS the bytes belong to the receiver: the caller must
+ *       not touch @p buffer again.
+ * Concurrency and context: as mcx_pktchan_send_alloc(); no lock, system call
+ * or allocation in the lock-free mode.
+ */
+void mcx_pktchan_send_commit(mcapi_pktchan_send_hndl_t send_handle, void *buffer, size_t size,
+                             mcapi_status_t *mcapi_status);
+
+/**
+ * @brief Ends a claim unsent: the slot and any buffer taken for it go back.
+ * @param send_handle the side of the claim
+ * @param buffer the pointer mcx_pktchan_send_alloc() returned
+ * @param mcapi_status receives the outcome (below)
+ * @retval MCAPI_SUCCESS abandoned (also when the side closed or the peer left meanwhile).
+ * @retval MCAPI_ERR_BUF_INVALID the thread holds no claim on @p send_handle at @p buffer.
+ * @retval MCAPI_ERR_PARAMETER @p buffer is NULL.
+ * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
+ * @pre a claim of this thread on @p send_handle at @p buffer.
+ * @post the caller must not touch @p buffer again; nothing was sent.
+ * Concurrency and context: as mcx_pktchan_send_alloc(); never waits.
+ */
+void mcx_pktchan_send_abandon(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
+                              mcapi_status_t *mcapi_status);
+
 /**
  * @brief Marks the caller's endpoint as (un)reachable: while it is not,
  * every message send to it gives MCAPI_ERR_TRANSMISSION (blocking, non-blocking and

@@ -14,6 +14,8 @@ set(MCX_PMQ_TESTS unit_test_mcapi_core:unit unit_test_mcapi_proc:unit stress_mes
     stress_mcapi_crash:stress conf_reference_style:conformance conf_reference_style_cxx:conformance
     # Channels: one queue per connection on pmq (docs/pmq.md).
     unit_test_channels:unit unit_test_chan_proc:unit stress_channels:stress
+    # Claim/commit sends: a claim is process memory, the commit a send.
+    unit_test_pkt_claim:unit
     # Receives that name the semaphore they lock next (docs/sem.md), on queues.
     unit_test_chan_sem:unit unit_test_pisem:unit)
 foreach(entry ${MCX_PMQ_TESTS})

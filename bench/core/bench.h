@@ -43,6 +43,7 @@ typedef struct bench_cfg {
   int locking;       /* MCX_LOCKING_LOCKFREE / _GLOBAL / _KERNEL */
   int transport;     /* 0 shm, 1 pmq */
   int blocking_wait; /* 1: mcx_set_wait_policy(0, 0) for the sample */
+  int claim;         /* packets: sent with mcx_pktchan_send_alloc / _commit */
 } bench_cfg_t;
 
 struct bench_ctx;

@@ -28,12 +28,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.append(os.path.join(HERE, "..", "..", "tools", "mca"))  # mca_cli.py, in the sources
 import mca_cli  # noqa: E402
 
-LIBMCA_CASES = ["msg24", "scl64", "pkt24", "pkt1k", "msg8k"]
+LIBMCA_CASES = ["msg24", "scl64", "pkt24", "pkt1k", "pktc24", "pkt8k", "pktc8k", "msg8k"]
 ROWS = [  # (label, libmca case, bare ring, ck, boost, target per pair)
     ("24 B message (send + recv)", "msg24", "ring_msg24", "ck_msg24", "boost_msg24", 150),
     ("uint64 scalar (send + recv)", "scl64", "ring_scl64", "ck_scl64", "boost_scl64", 80),
     ("24 B packet (send + recv + release)", "pkt24", "ring_pkt24", None, None, 200),
     ("1 KiB packet (send + recv + release)", "pkt1k", None, None, None, None),
+    ("24 B packet (claim + commit + recv + release)", "pktc24", None, None, None, None),
+    ("8 KiB packet (send + recv + release)", "pkt8k", None, None, None, None),
+    ("8 KiB packet (claim + commit + recv + release)", "pktc8k", None, None, None, None),
     ("8 KiB message (send + recv)", "msg8k", "ring_msg8k", None, None, None),
 ]
 
@@ -147,7 +150,7 @@ def main():
     results = {}
     for label, mine, ring, ck, boost, target in ROWS:
         row = {}
-        for m in modes:
+        for m in modes if mine in available else ():  # 8 KiB packets: MCAPI_MAX_PKT_SIZE >= 8192
             row["libmca " + m] = run_case(a.driver, mine, a.count, {"MCX_LOCKING": m}, locked)
         for name, case in (("bare ring", ring), ("ck_ring", ck), ("boost spsc", boost)):
             if case and case in available:
@@ -158,7 +161,7 @@ def main():
     print("Instructions per hand-off under callgrind (driver loop included; "
           f"{a.count} hand-offs per case; locked instructions in brackets"
           + ("" if locked is not None else ", locked: not supported on this machine") + ")")
-    print(f"{'hand-off':38s}" + "".join(f"{c:>18s}" for c in cols) + f"{'target':>8s}")
+    print(f"{'hand-off':46s}" + "".join(f"{c:>18s}" for c in cols) + f"{'target':>8s}")
     for label, r in results.items():
         cells = []
         for c in cols:
@@ -169,7 +172,7 @@ def main():
                 lk = f" [{v['locked']:.0f}]" if "locked" in v else ""
                 cells.append(f"{v['instr']:>13.0f}{lk:>5s}")
         t = r["target"]
-        print(f"{label:38s}" + "".join(cells) + (f"{'<= ' + str(t):>8s}" if t else f"{'':>8s}"))
+        print(f"{label:46s}" + "".join(cells) + (f"{'<= ' + str(t):>8s}" if t else f"{'':>8s}"))
     first = f"libmca {modes[0]}" if modes else None
     verdicts = []
     for label, r in results.items():

@@ -175,6 +175,62 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
     pkt_send_slow(send_handle, buffer, size, mcapi_status);
 }
 
+/* Claim/commit sends (mcx.h): the fast paths inlined, as the send's. */
+DATA_SLOW void *pkt_alloc_slow(mcapi_pktchan_send_hndl_t send_handle, size_t size,
+                               mcapi_status_t *mcapi_status)
+{
+  void *p = NULL;
+  int r = mcx__pkt_claim_slow(send_handle, size, &p);
+  /* One claim per side, at most MCX_PKT_CLAIMS a thread: as out of slots. */
+  *mcapi_status = DATA_ST(r);
+  return r == MCX_OK ? p : NULL;
+}
+
+MCX_API void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size_t size,
+                                     mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return NULL;
+  *mcapi_status = MCAPI_SUCCESS;
+  void *p = mcx__pkt_claim_fast(send_handle, size);
+  if (__builtin_expect(!p, 0))
+    return pkt_alloc_slow(send_handle, size, mcapi_status);
+  return p;
+}
+
+DATA_SLOW void pkt_commit_slow(mcapi_pktchan_send_hndl_t send_handle, void *buffer, size_t size,
+                               mcapi_status_t *mcapi_status)
+{
+  int r = mcx__pkt_commit_slow(send_handle, buffer, size);
+  *mcapi_status = DATA_ST(r);
+}
+
+MCX_API void mcx_pktchan_send_commit(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
+                                     size_t size, mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  if (!buffer) {
+    *mcapi_status = mcx__arg_error(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  *mcapi_status = MCAPI_SUCCESS;
+  if (!mcx__pkt_commit_fast(send_handle, buffer, size))
+    pkt_commit_slow(send_handle, buffer, size, mcapi_status);
+}
+
+MCX_API void mcx_pktchan_send_abandon(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
+                                      mcapi_status_t *mcapi_status)
+{
+  if (!mcapi_status)
+    return;
+  if (!buffer) {
+    *mcapi_status = mcx__arg_error(MCAPI_ERR_PARAMETER);
+    return;
+  }
+  *mcapi_status = ST(mcx__pkt_abandon(send_handle, buffer));
+}
+
 MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                   mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
@@ -263,6 +319,8 @@ MCX_API void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle
 MCX_API void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
                                         mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
+  if (mcapi_status && request)
+    mcx__pkt_claim_drop(send_handle); /* a claim of the side ends unsent */
   close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, request, mcapi_status);
 }
 
@@ -307,93 +365,36 @@ DATA_SLOW uint64_t scl_recv_slow(mcapi_sclchan_recv_hndl_t receive_handle, uint3
   return r == MCX_OK ? v : 0;
 }
 
-MCX_API void mcapi_sclchan_send_uint64(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint64_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 8, dataword))
-    scl_send_slow(send_handle, 8, dataword, mcapi_status);
-}
+/* The scalar calls of one width: mcapi_sclchan_send_uint<BITS> and
+ * mcapi_sclchan_recv_uint<BITS>, of BYTES bytes. */
+#define SCALAR_CALLS(BITS, BYTES)                                                               \
+  MCX_API void mcapi_sclchan_send_uint##BITS(mcapi_sclchan_send_hndl_t send_handle,             \
+                                             mcapi_uint##BITS##_t dataword,                     \
+                                             mcapi_status_t *mcapi_status)                      \
+  {                                                                                             \
+    if (!mcapi_status)                                                                          \
+      return;                                                                                   \
+    *mcapi_status = MCAPI_SUCCESS;                                                              \
+    if (!mcx__scl_send_fast(send_handle, BYTES, dataword))                                      \
+      scl_send_slow(send_handle, BYTES, dataword, mcapi_status);                                \
+  }                                                                                             \
+                                                                                                \
+  MCX_API mcapi_uint##BITS##_t mcapi_sclchan_recv_uint##BITS(                                   \
+      mcapi_sclchan_recv_hndl_t receive_handle, mcapi_status_t *mcapi_status)                   \
+  {                                                                                             \
+    if (!mcapi_status)                                                                          \
+      return 0;                                                                                 \
+    *mcapi_status = MCAPI_SUCCESS;                                                              \
+    uint64_t v;                                                                                 \
+    if (mcx__scl_recv_fast(receive_handle, BYTES, &v))                                          \
+      return (mcapi_uint##BITS##_t)v;                                                           \
+    return (mcapi_uint##BITS##_t)scl_recv_slow(receive_handle, BYTES, mcapi_status);            \
+  }
 
-MCX_API void mcapi_sclchan_send_uint32(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint32_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 4, dataword))
-    scl_send_slow(send_handle, 4, dataword, mcapi_status);
-}
-
-MCX_API void mcapi_sclchan_send_uint16(mcapi_sclchan_send_hndl_t send_handle,
-                                       mcapi_uint16_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 2, dataword))
-    scl_send_slow(send_handle, 2, dataword, mcapi_status);
-}
-
-MCX_API void mcapi_sclchan_send_uint8(mcapi_sclchan_send_hndl_t send_handle,
-                                      mcapi_uint8_t dataword, mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return;
-  *mcapi_status = MCAPI_SUCCESS;
-  if (!mcx__scl_send_fast(send_handle, 1, dataword))
-    scl_send_slow(send_handle, 1, dataword, mcapi_status);
-}
-
-MCX_API mcapi_uint64_t mcapi_sclchan_recv_uint64(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 8, &v))
-    return (mcapi_uint64_t)v;
-  return (mcapi_uint64_t)scl_recv_slow(receive_handle, 8, mcapi_status);
-}
-
-MCX_API mcapi_uint32_t mcapi_sclchan_recv_uint32(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 4, &v))
-    return (mcapi_uint32_t)v;
-  return (mcapi_uint32_t)scl_recv_slow(receive_handle, 4, mcapi_status);
-}
-
-MCX_API mcapi_uint16_t mcapi_sclchan_recv_uint16(mcapi_sclchan_recv_hndl_t receive_handle,
-                                                 mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 2, &v))
-    return (mcapi_uint16_t)v;
-  return (mcapi_uint16_t)scl_recv_slow(receive_handle, 2, mcapi_status);
-}
-
-MCX_API mcapi_uint8_t mcapi_sclchan_recv_uint8(mcapi_sclchan_recv_hndl_t receive_handle,
-                                               mcapi_status_t *mcapi_status)
-{
-  if (!mcapi_status)
-    return 0;
-  *mcapi_status = MCAPI_SUCCESS;
-  uint64_t v;
-  if (mcx__scl_recv_fast(receive_handle, 1, &v))
-    return (mcapi_uint8_t)v;
-  return (mcapi_uint8_t)scl_recv_slow(receive_handle, 1, mcapi_status);
-}
+SCALAR_CALLS(64, 8)
+SCALAR_CALLS(32, 4)
+SCALAR_CALLS(16, 2)
+SCALAR_CALLS(8, 1)
 
 MCX_API mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
                                              mcapi_status_t *mcapi_status)

@@ -10,6 +10,26 @@ static mcapi_status_t send_status(int r)
   return mcx__status(r, CTX_SEND);
 }
 
+/* A blocking call's slow path and status mapping: out of line, so that its
+ * call is the api function's last step (a jump) and the status pointer
+ * lives across no call (as DATA_SLOW in mcapi_chan.c). */
+static __attribute__((noinline)) void send_slow(uint32_t from, uint32_t to, const void *buf,
+                                                size_t size, uint32_t prio,
+                                                mcapi_status_t *mcapi_status)
+{
+  int r = mcx__msg_send_slow(from, to, buf, size, prio);
+  if (r != MCX_OK)
+    *mcapi_status = send_status(r);
+}
+
+static __attribute__((noinline)) void recv_slow(uint32_t h, void *buf, size_t cap, size_t *size,
+                                                mcapi_status_t *mcapi_status)
+{
+  int r = mcx__msg_recv_slow(h, buf, cap, size);
+  if (r != MCX_OK)
+    *mcapi_status = mcx__status(r, CTX_RECV);
+}
+
 MCX_API void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                               const void *buffer, size_t buffer_size, mcapi_priority_t priority,
                               mcapi_request_t *request, mcapi_status_t *mcapi_status)
@@ -48,9 +68,10 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
   /* SUCCESS unless the send says otherwise. The node check and the
    * priority's range are the runtime's (MCX_ENODE, MCX_EPRIO). */
   *mcapi_status = MCAPI_SUCCESS;
-  int r = mcx__msg_send(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
-  if (__builtin_expect(r != MCX_OK, 0))
-    *mcapi_status = send_status(r);
+  if (__builtin_expect(mcx__msg_send_fast(&send_endpoint, &receive_endpoint, buffer,
+                                          buffer_size, &priority), 1))
+    return;
+  send_slow(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
 }
 
 MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -85,9 +106,10 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
   /* SUCCESS unless the receive says otherwise (as in mcapi_msg_send). The
    * receive requests this thread queued before it go first (msg.h). */
   *mcapi_status = MCAPI_SUCCESS;
-  int r = mcx__msg_recv(receive_endpoint, buffer, buffer_size, received_size);
-  if (__builtin_expect(r != MCX_OK, 0))
-    *mcapi_status = mcx__status(r, CTX_RECV);
+  if (__builtin_expect(mcx__msg_recv_fast(&receive_endpoint, buffer, buffer_size,
+                                          received_size), 1))
+    return;
+  recv_slow(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
 }
 
 MCX_API mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint,

@@ -70,6 +70,9 @@ void mcx__chan_init_pool(uint8_t *base, const mcx__chan_layout_t *l);
 
 /** Returns the pool buffers held by node slot @p slot (dead; admin lock held). chan_buf.c. */
 void mcx__chan_reclaim_buffers_locked(mcx__domain_t *d, uint32_t slot);
+/** Forgets the calling thread's claims of packet sends (finalize: the
+ * buffers lent to them are the node's, reclaimed by its slot). chan_pkt.c. */
+void mcx__pkt_claims_forget(void);
 /** MCAPI_ENDP_STATUS_* flags of an endpoint's chan word. chan_conn.c. */
 uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t chan_word);
 /** Finalize: the endpoint leaves its channel (admin lock held). chan_conn.c. */
@@ -115,6 +118,11 @@ enum { B_FREE = 0, B_HELD = 1 };
 #define PB_SLOT(w) ((uint32_t)((w) >> 48))
 #define PB_GEN(w) ((uint32_t)((w) >> 32) & 0x7fffu)
 #define PB_REC(w) (((uint32_t)(w) >> 1) - 1)
+/* A held pool buffer lent to a sender's claim (chan_pkt.h), not a
+ * received packet: no release takes it; the dead-node sweep and finalize
+ * return it by PB_SLOT as any other. */
+#define PB_CLAIM (UINT64_C(1) << 47)
+#define PB_HELD_RECV(w, slot) (((w) & 1) && !((w) & PB_CLAIM) && PB_SLOT(w) == (slot))
 /* A buffer owned by a slot of a packet ring: generation << 48 | line << 2
  * | 2, line = record * chan_cap + slot, the slot's line in the rings' span
  * (mcx__pslot_line; bit 0 clear: no node holds it). Written by the sender

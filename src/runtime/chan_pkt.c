@@ -20,6 +20,7 @@
  * to a channel: a receiver may hold as many as the pool has. The buffers'
  * bookkeeping: chan_buf.c.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/chan_pkt.h"
@@ -35,11 +36,32 @@ CHAN_FAST bool pkt_in_slot(const mcx__domain_t *d, size_t size)
   return size <= MCX_PKT_INLINE && d->compat != MCX_COMPAT_MCA203_;
 }
 
+/* This thread's claims (chan_pkt.h). */
+MCX_TLS mcx__pkt_claim_t mcx__claims[MCX_PKT_CLAIMS];
+
+/* This thread's claim on send side @p handle, or NULL. */
+static mcx__pkt_claim_t *claim_of(uint32_t handle)
+{
+  for (uint32_t i = 0; i < MCX_PKT_CLAIMS; i++)
+    if (mcx__claims[i].kind && mcx__claims[i].handle == handle)
+      return &mcx__claims[i];
+  return NULL;
+}
+
+/* A free entry of this thread's claims, or NULL. */
+static mcx__pkt_claim_t *claim_free(void)
+{
+  for (uint32_t i = 0; i < MCX_PKT_CLAIMS; i++)
+    if (!mcx__claims[i].kind)
+      return &mcx__claims[i];
+  return NULL;
+}
+
 /* ---- sending */
 
 /* Reserves the data ring's next slot, retrying at once (a bounded number of
  * times) while the receiver is still reading the item it held. */
-static mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
+CHAN_FAST mcx__q_outcome_t reserve_retrying(const mcx__spsc_view_t *v)
 {
   mcx__q_outcome_t o;
   for (int i = 0;; i++) {
@@ -137,8 +159,15 @@ static inline __attribute__((always_inline)) int pkt_fill(const mcx__domain_t *d
 CHAN_FAST int pkt_put(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_view_t *v,
                       const mcx__xfer_t *a)
 {
-  if (reserve_retrying(v) != MCX_Q_OK)
+  if (reserve_retrying(v) != MCX_Q_OK) {
+    /* A slot left RESERVED at the tail between calls is this node's claim
+     * (the one producer): the send must not wait for it. Relaxed: our own
+     * write. */
+    uint32_t pos = v->ring->tail;
+    if (mcx_load_relaxed(&mcx__pkt_at(v, pos)->word) == mcx__spsc_word(pos, MCX_SPSC_RESERVED))
+      return MCX_EBUSY;
     return MCX_EAGAIN;
+  }
   /* Relaxed: our side is open, so the generation is the handle's (A-C1 read it). */
   return pkt_fill(d, ch, v, NULL, ST_GEN(mcx_load_relaxed(&ch->state)), a->src, a->size);
 }
@@ -187,6 +216,11 @@ int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size)
     return MCX_OK;
   if (!mcx__is_node())
     return MCX_ENODE;
+  /* pmq: a claim is process memory, the queue no slot of it; the side is
+   * the claim's until the commit all the same (on shm pkt_put finds the
+   * claim's slot). */
+  if (__builtin_expect(mcx__self.dom->transport == MCX_TRANSPORT_PMQ_, 0) && claim_of(handle))
+    return MCX_EBUSY;
   mcx__xfer_t a = {.src = buf, .size = size};
   return mcx__chan_data_call(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, send_attempt, &a, NULL);
 }
@@ -201,6 +235,8 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
     return r;
   if (size > MCAPI_MAX_PKT_SIZE) /* after the handle, as the spec orders the statuses */
     return MCX_EMSGSIZE;
+  if (d->transport == MCX_TRANSPORT_PMQ_ && claim_of(handle))
+    return MCX_EBUSY; /* the side is the claim's until the commit (shm: pkt_put says so) */
   mcx__xfer_t a = {.src = buf, .size = size};
   r = send_attempt(d, ch, &a);
   /* Out of buffers, or of slots, because the receiver died holding them
@@ -216,6 +252,286 @@ int mcx__pkt_try_send(uint32_t handle, const void *buf, size_t size)
       return MCX_ENOMEM;
   }
   return r;
+}
+
+/* ---- claim/commit sends (chan_pkt.h) */
+
+/* The place of the packet in the slot reserved in @p v (connection
+ * generation @p gen), as pkt_fill picks it, without the copy: the slot's
+ * bytes, the buffer the slot owns (taken now when it owns none), or a
+ * buffer for this packet, marked lent to our claim. Fills @p k but its
+ * kind; on a failure the reservation is undone and that status returned. */
+static int claim_place(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_view_t *v,
+                       uint32_t gen, size_t size, mcx__pkt_claim_t *k, uint32_t *kind)
+{
+  uint32_t pos = v->ring->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  uint64_t x = s->value; /* our own write of an earlier lap: the slot's buffer */
+  k->pos = pos;
+  k->slot = s;
+  k->fresh = 0;
+  k->cap = (uint32_t)size;
+  if (pkt_in_slot(d, size)) {
+    *kind = CL_SLOT;
+    k->ptr = mcx__pkt_bytes(s);
+    return MCX_OK;
+  }
+  uint32_t b;
+  if (d->compat != MCX_COMPAT_MCA203_) {
+    uint64_t own = PO_WORD(mcx__pslot_line(d, s), gen);
+    b = mcx__owned_buf(d, x, own);
+    if (b == UINT32_MAX) {
+      int r = mcx__chan_own_take(d, ch, &b);
+      if (r == MCX_OK) {
+        /* Published with the item (R1); a sender that dies first leaves it
+         * to the tear-down, which returns owned buffers by this word. */
+        mcx_store_relaxed(&d->pkt_state[b], own);
+        k->fresh = 1;
+      } else if (r != MCX_ENOMEM) { /* the sweep took the receiver's side away */
+        mcx__spsc_unreserve(v);
+        return r;
+      } else {
+        b = UINT32_MAX;
+      }
+    }
+    if (b != UINT32_MAX) {
+      *kind = CL_OWNED;
+      k->b = b;
+      k->ptr = mcx__pkt_buf(d, b);
+      return MCX_OK;
+    }
+  }
+  int r = mcx__chan_take_buffer(d, ch, &b); /* A2 of the return ring, or the pool's A-P2 */
+  if (r) {
+    mcx__spsc_unreserve(v);
+    return r;
+  }
+  /* Ours (holder-owned word) until the commit clears it before R1; the
+   * dead-node sweep and finalize return it by its slot. */
+  mcx_store_relaxed(&d->pkt_state[b],
+                    PB_WORD(mcx__self.node_slot, gen, mcx__chan_idx(d, ch)) | PB_CLAIM);
+  *kind = CL_ITEM;
+  k->b = b;
+  k->ptr = mcx__pkt_buf(d, b);
+  return MCX_OK;
+}
+
+/* What a claim attempt fills (mcx__chan_try_fn's arg: the xfer first). */
+typedef struct {
+  mcx__xfer_t a;
+  mcx__pkt_claim_t *k;
+  uint32_t kind;
+} claim_arg_t;
+
+/* One claim attempt on a checked channel (mcx__chan_try_fn). */
+static int claim_attempt(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
+{
+  claim_arg_t *c = arg;
+  if (!mcx__chan_peer_alive(ch, MCX_CHAN_SEND))
+    return MCX_ENOTOPEN;
+  if (d->transport == MCX_TRANSPORT_PMQ_) {
+    /* No slot to lend: process memory, sent (copied) by the commit. */
+    void *p = malloc(c->a.size ? c->a.size : 1);
+    if (!p)
+      return MCX_ENOMEM;
+    c->k->ptr = p;
+    c->k->cap = (uint32_t)c->a.size;
+    c->kind = CL_PMQ;
+    return MCX_OK;
+  }
+  mcx__spsc_view_t v = mcx__chan_data_view_at(d, ch, mcx__chan_idx(d, ch), MCAPI_PKT_CHAN);
+  mcx__glock(d);
+  /* Relaxed: our side is open, so the generation is the handle's (A-C1 read it). */
+  int r = reserve_retrying(&v) == MCX_Q_OK
+              ? claim_place(d, ch, &v, ST_GEN(mcx_load_relaxed(&ch->state)), c->a.size, c->k,
+                            &c->kind)
+              : MCX_EAGAIN;
+  mcx__gunlock(d);
+  return r;
+}
+
+int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out)
+{
+  if (!mcx__is_node())
+    return MCX_ENODE;
+  mcx__pkt_claim_t *k;
+  if (claim_of(handle))
+    return MCX_EBUSY;
+  if (!(k = claim_free()))
+    return MCX_ENOMEM;
+  claim_arg_t c = {.a = {.size = size}, .k = k, .kind = 0};
+  const mcx__domain_t *d = mcx__self.fast; /* set wherever the node's cache can hit */
+  struct mcx__chc *e;
+  mcx__chan_t *ch;
+  int r = MCX_EAGAIN;
+  /* The cached entry first (lock-free shm): one try at the slot. */
+  if (d && size <= MCAPI_MAX_PKT_SIZE &&
+      (e = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)) &&
+      mcx__pkt_reserve(&e->v) == MCX_Q_OK)
+    r = claim_place(d, ch, &e->v, ST_GEN(e->state), size, k, &c.kind);
+  if (r != MCX_OK)
+    r = mcx__chan_data_call(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, claim_attempt, &c.a,
+                            NULL);
+  if (r != MCX_OK)
+    return r;
+  k->handle = handle;
+  k->kind = c.kind;
+  *out = k->ptr;
+  return MCX_OK;
+}
+
+/* A buffer lent to claim @p b back to the pool, when it still is (its
+ * word names our claim). */
+static void item_return(mcx__domain_t *d, uint32_t b)
+{
+  uint64_t w = b < d->pkt_pool.n ? mcx_load_relaxed(&d->pkt_state[b]) : 0; /* holder-owned */
+  if ((w & PB_CLAIM) && PB_SLOT(w) == mcx__self.node_slot) {
+    mcx_store_relaxed(&d->pkt_state[b], 0); /* published by R-P2 */
+    mcx__pool_put(&d->pkt_pool, b);         /* R-P2: our writes before its reuse */
+  }
+}
+
+/* Whether claim @p k still holds its slot of @p v: the tail at the claim's
+ * position, the slot RESERVED for it (the producer's own words). */
+static bool claim_holds(const mcx__spsc_view_t *v, const mcx__pkt_claim_t *k)
+{
+  return v->ring->tail == k->pos &&
+         mcx_load_relaxed(&k->slot->word) == mcx__spsc_word(k->pos, MCX_SPSC_RESERVED);
+}
+
+/* Ends claim @p k unsent. With @p ch (our side of its connection is open)
+ * the slot is given back and a buffer taken for the claim with it; without
+ * (the connection is gone: its tear-down reset the ring and returned the
+ * buffers slots own) only a buffer still lent to the claim. */
+static void claim_end(mcx__domain_t *d, mcx__pkt_claim_t *k, mcx__chan_t *ch)
+{
+  if (k->kind == CL_PMQ) {
+    free(k->ptr);
+  } else if (ch) {
+    mcx__spsc_view_t v = mcx__chan_data_view_at(d, ch, mcx__chan_idx(d, ch), MCAPI_PKT_CHAN);
+    mcx__glock(d);
+    if (claim_holds(&v, k)) {
+      if (k->kind == CL_OWNED && k->fresh)
+        mcx__chan_own_return(d, k->b); /* the slot's value never named it */
+      else if (k->kind == CL_ITEM)
+        item_return(d, k->b);
+      mcx__spsc_unreserve(&v);
+    }
+    mcx__gunlock(d);
+  } else if (k->kind == CL_ITEM) {
+    item_return(d, k->b);
+  }
+  k->kind = 0;
+}
+
+/* Publishes claim @p k (its slot reserved in @p v, the tail) with @p size
+ * bytes at @p buf, by its kind (global lock held in its modes). */
+static void claim_publish(const mcx__domain_t *d, const mcx__spsc_view_t *v,
+                          const mcx__pkt_claim_t *k, const void *buf, size_t size)
+{
+  if (k->kind == CL_SLOT) {
+    uint64_t x = k->slot->value; /* a slot that owns a buffer keeps it */
+    mcx__pkt_commit(v, (uint32_t)size, mcx__pkt_kept(x) ? x : MCX_PKT_KEEP); /* R1 */
+  } else if (k->kind == CL_OWNED) {
+    /* A packet the slot's bytes hold travels there (the receive reads a
+     * short kept packet from the slot); the slot keeps its buffer. */
+    if (size <= MCX_PKT_INLINE)
+      mcx__copy_small(mcx__pkt_bytes(k->slot), buf, size);
+    mcx__pkt_commit(v, (uint32_t)size, MCX_PKT_OWNS | k->b); /* R1 */
+  } else {
+    /* Not ours before it is the item's: published by R1, the receiver's
+     * take marks it its own. */
+    mcx_store_relaxed(&d->pkt_state[k->b], 0);
+    mcx__pkt_commit(v, (uint32_t)size, k->b); /* R1 */
+  }
+}
+
+int mcx__pkt_commit_slow(uint32_t handle, void *buf, size_t size)
+{
+  const mcx__domain_t *fd = mcx__self.fast; /* set wherever the node's cache can hit */
+  mcx__pkt_claim_t *k = claim_of(handle);
+  struct mcx__chc *e;
+  mcx__chan_t *ch;
+  /* The cached entry (lock-free shm): an unchanged state word is the
+   * claim's connection, both sides open; the slot at the tail is the
+   * claim's (only this thread produces). */
+  if (fd && k && k->ptr == buf && size <= k->cap &&
+      (e = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)) && e->v.ring->tail == k->pos) {
+    claim_publish(fd, &e->v, k, buf, size); /* R1 */
+    k->kind = 0;
+    mcx__notify_fast(&ch->recv_wp); /* F-W2 after R1 */
+    return MCX_OK;
+  }
+  if (!mcx__is_node())
+    return MCX_ENODE;
+  mcx__domain_t *d = mcx__self.dom;
+  uint32_t st;
+  int r = mcx__chan_resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
+  if (r) {
+    if (k && k->ptr == buf)
+      claim_end(d, k, NULL); /* closed or gone: nothing is sent */
+    return r;
+  }
+  if (!k || k->ptr != buf)
+    return MCX_EBADBUF;
+  if (size > k->cap)
+    return MCX_EMSGSIZE; /* the claim stays */
+  if (k->kind == CL_PMQ) {
+    mcx__xfer_t a = {.src = buf, .size = size};
+    r = mcx__chan_data_call(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, size, send_attempt, &a, NULL);
+    if (r == MCX_ETIMEDOUT || r == MCX_ENOMEM)
+      return r; /* no room yet: the claim stays */
+    claim_end(d, k, NULL);
+    return r;
+  }
+  if (!mcx__chan_peer_alive(ch, MCX_CHAN_SEND)) {
+    claim_end(d, k, ch); /* the receiver closed or is gone, as a send says */
+    return MCX_ENOTOPEN;
+  }
+  mcx__spsc_view_t v = mcx__chan_data_view_at(d, ch, mcx__chan_idx(d, ch), MCAPI_PKT_CHAN);
+  mcx__glock(d);
+  if (__builtin_expect(!claim_holds(&v, k), 0)) {
+    /* Shared memory is input: the slot is no longer the claim's. */
+    mcx__gunlock(d);
+    claim_end(d, k, NULL);
+    return MCX_ENOTOPEN;
+  }
+  claim_publish(d, &v, k, buf, size); /* R1 */
+  mcx__gunlock(d);
+  k->kind = 0;
+  mcx__wp_notify(&ch->recv_wp, d->shared);
+  return MCX_OK;
+}
+
+int mcx__pkt_abandon(uint32_t handle, void *buf)
+{
+  if (!mcx__is_node())
+    return MCX_ENODE;
+  mcx__pkt_claim_t *k = claim_of(handle);
+  if (!k || k->ptr != buf)
+    return MCX_EBADBUF;
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__chan_t *ch;
+  uint32_t st;
+  int r = mcx__chan_resolve_open(d, handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch, &st);
+  claim_end(d, k, r == MCX_OK ? ch : NULL);
+  return MCX_OK;
+}
+
+void mcx__pkt_claim_drop(uint32_t handle)
+{
+  mcx__pkt_claim_t *k;
+  if (mcx__is_node() && (k = claim_of(handle)))
+    mcx__pkt_abandon(handle, k->ptr);
+}
+
+void mcx__pkt_claims_forget(void)
+{
+  for (uint32_t i = 0; i < MCX_PKT_CLAIMS; i++) {
+    if (mcx__claims[i].kind == CL_PMQ)
+      free(mcx__claims[i].ptr);
+    mcx__claims[i].kind = 0;
+  }
 }
 
 /* ---- receiving */
@@ -406,7 +722,8 @@ static bool pool_buffer_of(const mcx__domain_t *d, const void *p, uint32_t *b, u
   if (*b == UINT32_MAX)
     return false;
   *w = mcx_load_relaxed(&d->pkt_state[*b]); /* holder-owned word */
-  return (*w & 1) && PB_SLOT(*w) == mcx__self.node_slot; /* not held, or held by another node */
+  /* not held, held by another node, or lent to our own claim */
+  return PB_HELD_RECV(*w, mcx__self.node_slot);
 }
 
 /* The channel a held buffer (state word @p w) came from while our receive
@@ -518,7 +835,7 @@ static bool release_unlocked(mcx__domain_t *d, void *buf)
     mcx__notify_fast(&ch->space_wp); /* F-W2 after R2-K */
     return true;
   }
-  if (!(w & 1) || PB_SLOT(w) != mcx__self.node_slot || !(ch = held_chan_open(d, w, &rec)))
+  if (!PB_HELD_RECV(w, mcx__self.node_slot) || !(ch = held_chan_open(d, w, &rec)))
     return false;
   /* Not ours before it is the channel's, as in release_checked: a node that
    * dies in between leaves it to neither the sweep nor the ring twice. */
@@ -617,5 +934,7 @@ int mcx__pkt_release_test(void *buf)
   uint64_t w = mcx_load_relaxed(&d->pkt_state[b]);
   if (PO_IS(w)) /* a slot's buffer: held while its slot is */
     return !owned_slot_of(d, b, w, &kc, &at, &b);
-  return !((w & 1) && PB_SLOT(w) == mcx__self.node_slot); /* released: no longer ours */
+  if ((w & 1) && (w & PB_CLAIM) && PB_SLOT(w) == mcx__self.node_slot)
+    return MCX_EBADBUF; /* lent to our claim: not a packet we received */
+  return !PB_HELD_RECV(w, mcx__self.node_slot); /* released: no longer ours */
 }

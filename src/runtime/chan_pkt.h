@@ -85,9 +85,144 @@ CHAN_FAST bool mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size)
  * @retval MCX_ETIMEDOUT no room within the TIMEOUT (at once with a TIMEOUT of 0)
  * @retval MCX_ENOMEM no room, and the endpoint is FAIL_ON_MEM_LIMIT; or no
  *         pool buffer (the receiver holds them all)
+ * @retval MCX_EBUSY this thread holds a claim on the side (mcx__pkt_claim_slow)
  * @retval other the pmq transport's errors (MCX_ELIMIT, MCX_EIO)
  */
 int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);
+
+/* ---- claim/commit sends: the sender builds the packet where it travels.
+ *
+ * A claim reserves the send side's next slot (RESERVED: the receiver waits
+ * at it as at any send under way) and lends the caller the place its
+ * packet goes: the slot's bytes (up to MCX_PKT_INLINE, spec profile), the
+ * pool buffer the slot owns (larger, spec profile), or a pool buffer for
+ * this packet only (the per-item path), marked held by the sender's claim
+ * (PB_CLAIM) so the dead-node sweep and finalize return it. The commit
+ * publishes the slot (R1) as a send would; the abandon gives the slot and
+ * a buffer taken for the claim back. Over pmq a claim lends a buffer of
+ * process memory and the commit sends it (a copy).
+ *
+ * The thread's claims are process memory (one node is one thread): at most
+ * MCX_PKT_CLAIMS at a time, one per send side. The fast paths use the first
+ * entry only: a claim of up to MCX_PKT_INLINE bytes, on the cached entry of
+ * a lock-free shm node, into a slot that owns no buffer. */
+#define MCX_PKT_CLAIMS 4u
+enum { CL_SLOT = 1, CL_OWNED, CL_ITEM, CL_PMQ };
+typedef struct mcx__pkt_claim {
+  uint32_t kind;   /* 0: free; CL_* */
+  uint32_t handle; /* the send side's handle */
+  uint32_t pos;    /* shm: the position reserved (the ring's tail) */
+  uint32_t cap;    /* bytes claimed */
+  uint32_t b;      /* CL_OWNED, CL_ITEM: the pool buffer */
+  uint32_t fresh;  /* CL_OWNED: taken from the pool for this claim */
+  mcx__spsc_slot_t *slot; /* shm: the slot reserved */
+  void *ptr;              /* what the caller fills */
+} mcx__pkt_claim_t;
+extern MCX_TLS mcx__pkt_claim_t mcx__claims[MCX_PKT_CLAIMS];
+
+/**
+ * @brief The fast path of a claim: @p size (at most MCX_PKT_INLINE) bytes
+ * in the next slot of the send side @p handle, reserved; the slot's bytes,
+ * or NULL and nothing changed.
+ * @retval non-NULL claimed (mcx__claims[0])
+ * @retval NULL missed: the caller calls mcx__pkt_claim_slow
+ */
+CHAN_FAST void *mcx__pkt_claim_fast(uint32_t handle, size_t size)
+{
+  struct mcx__chc *c;
+  mcx__chan_t *ch;
+  mcx__pkt_claim_t *k = &mcx__claims[0];
+  if (__builtin_expect(size > MCX_PKT_INLINE || k->kind ||
+                           !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)),
+                       0))
+    return NULL;
+  /* A second claim on the side finds its slot RESERVED here: the slow
+   * path says why. */
+  mcx__spsc_view_t *v = &c->v;
+  uint32_t pos = v->ring->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  /* A1 (mcx__pkt_reserve's test): pairs with R2 in mcx__pkt_take and R2-K
+   * in mcx__pkt_free_kept; the holder's reads of the bytes are done. */
+  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE) ||
+                           s->value != MCX_PKT_KEEP,
+                       0))
+    return NULL;
+  /* Relaxed: a hint for a polling consumer, as in mcx__pkt_reserve. */
+  mcx_store_relaxed(&s->word, mcx__spsc_word(pos, MCX_SPSC_RESERVED));
+  k->kind = CL_SLOT;
+  k->handle = handle;
+  k->pos = pos;
+  k->cap = (uint32_t)size;
+  k->slot = s;
+  return k->ptr = mcx__pkt_bytes(s);
+}
+
+/**
+ * @brief The slow path of a claim: everything the fast path passes over
+ * (the node check, the handle's checks, a larger packet, a slot that owns
+ * a buffer, the wait for room up to the endpoint's TIMEOUT, the other
+ * locking modes, transports and profiles).
+ * @retval MCX_OK claimed: *@p out is at least @p size bytes the caller fills
+ * @retval MCX_EBUSY this thread holds a claim on @p handle already
+ * @retval MCX_ENOMEM this thread holds MCX_PKT_CLAIMS claims; or as mcx__pkt_send_slow
+ * @retval other as mcx__pkt_send_slow (MCX_ENODE, MCX_EBADCH, MCX_ECHDIR,
+ *         MCX_ECHTYPE, MCX_EOPENP, MCX_ENOTOPEN, MCX_EMSGSIZE, MCX_ETIMEDOUT)
+ */
+int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out);
+
+/**
+ * @brief The fast path of a commit: the claim in mcx__claims[0] of the
+ * slot's bytes on @p handle, at @p buf, published with @p size bytes
+ * (R1, then the notify). Or nothing changed.
+ * @retval true sent
+ * @retval false missed: the caller calls mcx__pkt_commit_slow
+ */
+CHAN_FAST bool mcx__pkt_commit_fast(uint32_t handle, void *buf, size_t size)
+{
+  struct mcx__chc *c;
+  mcx__chan_t *ch;
+  mcx__pkt_claim_t *k = &mcx__claims[0];
+  /* An unchanged state word: the connection of the claim, our side open. */
+  if (__builtin_expect(k->kind != CL_SLOT || k->handle != handle || k->ptr != buf ||
+                           size > k->cap ||
+                           !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)),
+                       0))
+    return false;
+  k->kind = 0;
+  /* R1, on the slot the claim reserved (the tail: ours); its value is MCX_PKT_KEEP. */
+  mcx__pkt_publish_meta(c->v.ring, k->slot, k->pos, (uint32_t)size);
+  mcx__notify_fast(&ch->recv_wp); /* F-W2 after R1 */
+  return true;
+}
+
+/**
+ * @brief The slow path of a commit: the claim on @p handle at @p buf
+ * published with @p size bytes, in every mode, transport and profile; the
+ * claim ends, unless the status says it stays.
+ * @retval MCX_OK sent
+ * @retval MCX_ENODE the calling thread is not a node
+ * @retval MCX_EBADBUF this thread holds no claim on @p handle at @p buf
+ *         (never claimed, committed or abandoned already, another pointer)
+ * @retval MCX_EMSGSIZE @p size is above the claim's (the claim stays)
+ * @retval MCX_ENOTOPEN, MCX_EBADCH the side is not open or the handle went
+ *         stale (closed, the peer gone): the claim ends, nothing is sent
+ * @retval MCX_ETIMEDOUT, MCX_ENOMEM pmq: no room in the queue within the
+ *         TIMEOUT (the claim stays)
+ */
+int mcx__pkt_commit_slow(uint32_t handle, void *buf, size_t size);
+
+/**
+ * @brief Abandons the claim on @p handle at @p buf: the slot and any buffer
+ * taken for it are given back, nothing is sent (also after the side
+ * closed or the peer left).
+ * @retval MCX_OK abandoned
+ * @retval MCX_ENODE the calling thread is not a node
+ * @retval MCX_EBADBUF this thread holds no claim on @p handle at @p buf
+ */
+int mcx__pkt_abandon(uint32_t handle, void *buf);
+
+/** Ends this thread's claim on @p handle, if any, as mcx__pkt_abandon (a close of the side). */
+void mcx__pkt_claim_drop(uint32_t handle);
 
 /**
  * @brief The fast path of a packet receive: a packet in the bytes of the

@@ -313,13 +313,15 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
 
 int mcx__msg_send_slow(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
 {
+  /* The cache first: only a node has one (mcx__self.fast), and a priority
+   * out of range finds no ring there (mcx__epc_prio). */
+  mcx__domain_t *d = mcx__self.fast;
+  if (d && send_cached(d, from, to, buf, size, prio))
+    return MCX_OK;
   if (!mcx__is_node())
     return MCX_ENODE;
   if (prio > MCAPI_MAX_PRIORITY)
     return MCX_EPRIO;
-  mcx__domain_t *d = mcx__self.fast;
-  if (d && send_cached(d, from, to, buf, size, prio))
-    return MCX_OK;
   mcx__epc_refill(to); /* for the fast path's next call */
   mcx__epc_refill(from);
   return send_impl(from, to, buf, size, prio, 1, NULL);
@@ -588,15 +590,13 @@ static __attribute__((noinline)) int recv_waiting(mcx__domain_t *d, uint32_t h, 
 
 int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size)
 {
+  /* Every ring in use, highest priority first; only a node has a cache. */
+  int r = recv_scan(h, buf, cap, size);
+  if (r != MCX_EAGAIN)
+    return r;
   if (!mcx__is_node())
     return MCX_ENODE;
-  mcx__domain_t *d = mcx__self.fast;
-  if (d && mcx__recv_queued == 0) { /* every ring in use, highest priority first */
-    int r = recv_scan(h, buf, cap, size);
-    if (r != MCX_EAGAIN)
-      return r;
-  }
-  return recv_waiting(d, h, buf, cap, size);
+  return recv_waiting(mcx__self.fast, h, buf, cap, size);
 }
 
 int mcx__msg_available(uint32_t h, uint32_t *count)

@@ -2,8 +2,9 @@
 /*
  * Connectionless messages (msg.c, msg_cache.c): what the api layer calls.
  *
- * A send and a blocking receive are each one entry here, mcx__msg_send and
- * mcx__msg_recv: an inline fast path and one out-of-line slow path. The fast
+ * A send and a blocking receive are each an inline fast path here,
+ * mcx__msg_send_fast and mcx__msg_recv_fast, and one out-of-line slow path
+ * in msg.c, mcx__msg_send_slow and mcx__msg_recv_slow. The fast
  * path serves a node of a lock-free shm domain from its endpoint cache
  * (below) with one ring operation and nothing else: no wait-policy setup, no
  * transport or locking branch. When it cannot finish (a cache miss, a ring
@@ -268,29 +269,36 @@ MCX_FAST int mcx__epc_send_small(const mcx__epc_t *s, const mcx__epc_t *t, const
 __attribute__((noinline)) int mcx__msg_send_slow(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio);
 
 /**
- * A blocking send of @p size bytes at @p buf from endpoint @p from to
- * endpoint @p to at priority @p prio (the api checked the buffer): MCX_OK,
- * or why nothing was sent.
+ * The fast path of a blocking send of @p size bytes at @p buf from endpoint
+ * *@p from to endpoint *@p to at priority *@p prio (the api checked the
+ * buffer): 1 when it sent, 0 when it did nothing and the caller must call
+ * mcx__msg_send_slow(*@p from, *@p to, @p buf, @p size, *@p prio).
  *
- * The fast path: both entries hit and are the incarnations they were filled
+ * It sends when both entries hit and are the incarnations they were filled
  * for, the source is ours, neither is a channel's, the payload fits a slot,
  * and the destination's entry has this priority's ring resolved. An entry
  * with no ring resolved matches only MCX_EPC_NOPRIO, out of range, and its
  * ring then refuses the reservation: one compare refuses every priority
  * out of range too, which the slow path reports.
+ *
+ * The handles and the priority are passed by address because, once the
+ * checks passed, the entries hold the same values: a miss after them
+ * stores those back, so the arguments need not live in registers across
+ * the ring operation (157 instructions a 24 B hand-off instead of 146).
  */
-MCX_FAST int mcx__msg_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+MCX_FAST int mcx__msg_send_fast(uint32_t *from, uint32_t *to, const void *buf, size_t size,
+                                uint32_t *prio)
 {
-  mcx__epc_t *s = mcx__epc_at(from), *t = mcx__epc_at(to);
-  if (__builtin_expect(size <= mcx__self.msg_lim && mcx__msg_send_checks(s, t, from, to) &&
-                           prio == t->prio, 1)) {
+  mcx__epc_t *s = mcx__epc_at(*from), *t = mcx__epc_at(*to);
+  if (__builtin_expect(size <= mcx__self.msg_lim && mcx__msg_send_checks(s, t, *from, *to) &&
+                           *prio == t->prio, 1)) {
     if (__builtin_expect(mcx__epc_send_small(s, t, buf, size), 1))
-      return MCX_OK;
-    /* The entries hold the handles and the priority, found equal to the
-     * arguments: those need not live across the attempt. */
-    return mcx__msg_send_slow(s->handle, t->handle, buf, size, t->prio);
+      return 1;
+    *from = s->handle;
+    *to = t->handle;
+    *prio = t->prio;
   }
-  return mcx__msg_send_slow(from, to, buf, size, prio);
+  return 0;
 }
 
 /** The priorities a used_prios word names: bits above the last priority are
@@ -429,22 +437,25 @@ MCX_FAST int mcx__epc_recv_small(const mcx__epc_t *c, void *buf, size_t cap, siz
 __attribute__((noinline)) int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size);
 
 /**
- * A blocking receive on endpoint @p h into @p buf of @p cap bytes, its size
- * in @p *size (the api checked the pointers): MCX_OK, MCX_ETRUNC, or why nothing was taken.
+ * The fast path of a blocking receive on endpoint *@p h into @p buf of
+ * @p cap bytes, its size in @p *size (the api checked the pointers): 1
+ * when it took a message, 0 when it did nothing and the caller must call
+ * mcx__msg_recv_slow(*@p h, @p buf, @p cap, @p size).
  *
- * The fast path: the entry hits, its ring is the only one in use and holds
- * a small message that fits. The table is the empty one while receive
- * requests are queued (mcx__self_t.epc_rx): they go first, in the slow path.
+ * It takes one when the entry hits, its ring is the only one in use and
+ * holds a small message that fits. The table is the empty one while receive
+ * requests are queued (mcx__self_t.epc_rx): they go first, in the slow
+ * path. The handle by address as in mcx__msg_send_fast.
  */
-MCX_FAST int mcx__msg_recv(uint32_t h, void *buf, size_t cap, size_t *size)
+MCX_FAST int mcx__msg_recv_fast(uint32_t *h, void *buf, size_t cap, size_t *size)
 {
-  mcx__epc_t *c = &mcx__self.epc_rx[h & (MCX_EPC_N - 1)];
-  if (__builtin_expect(c->handle == h, 1)) {
+  mcx__epc_t *c = &mcx__self.epc_rx[*h & (MCX_EPC_N - 1)];
+  if (__builtin_expect(c->handle == *h, 1)) {
     if (__builtin_expect(mcx__epc_recv_small(c, buf, cap, size), 1))
-      return MCX_OK;
-    return mcx__msg_recv_slow(c->handle, buf, cap, size); /* as in mcx__msg_send */
+      return 1;
+    *h = c->handle;
   }
-  return mcx__msg_recv_slow(h, buf, cap, size);
+  return 0;
 }
 
 /* ---- the other message calls (msg.c) */

@@ -9,7 +9,7 @@
 #include "runtime/endpoint.h"
 
 /* ---- messages over the pmq transport (msg_pmq.c): the endpoint's side of transport/pmq.c */
-/** A send with the endpoint's TIMEOUT (@p block 0: one try); statuses as mcx__msg_send's. */
+/** A send with the endpoint's TIMEOUT (@p block 0: one try); statuses as mcx__msg_send_slow's. */
 int mcx__msg_pmq_send(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *dst, uint32_t to,
                       const void *buf, size_t size, uint32_t prio, int block);
 /** A receive on the caller's endpoint @p h (@p block 0: one try); MCX_ETRUNC with the full size. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Message receive with a next-semaphore hint (docs/sem.md).
  *
- * The receiver's wait is mcx__msg_recv()'s (spin, yield, then sleep on the
+ * The receiver's wait is mcx__msg_recv_slow()'s (spin, yield, then sleep on the
  * endpoint's recv_wp), except that it sleeps in FUTEX_WAIT_REQUEUE_PI naming
  * the semaphore. Senders are unchanged: their mcx__wp_notify_after_rmw() sees
  * the PI part of the announcement and requeues instead of waking. */
@@ -39,7 +39,7 @@ int mcx__msg_recv_then_lock(uint32_t h, void *buf, size_t cap, size_t *size, mcx
 {
   *lock_r = MCX_EAGAIN;
   if (!s)
-    return mcx__msg_recv(h, buf, cap, size);
+    return mcx__msg_recv_fast(&h, buf, cap, size) ? MCX_OK : mcx__msg_recv_slow(h, buf, cap, size);
   mcx__domain_t *d = mcx__self.dom;
   mcx__endpoint_t *ep;
   int r = mcx__msg_check_recv(h);

@@ -9,12 +9,12 @@
 #include "sync/pisem.h"
 
 /**
- * mcx__msg_recv() that returns holding @p s when it returns a message. A
+ * mcx__msg_recv_fast/_slow() that returns holding @p s when it returns a message. A
  * receiver that must sleep does so in FUTEX_WAIT_REQUEUE_PI on its endpoint's
  * recv_wp, naming @p s; the sender's notify (wait.h) requeues it onto @p s.
  * @param lock_r receives the lock's outcome: 0 / MCX_EOWNERDEAD (held) or
  *        MCX_EAGAIN (not held: nothing was received)
- * @return as mcx__msg_recv(): 0 or MCX_ETRUNC (received, @p s held),
+ * @return as mcx__msg_recv_slow(): 0 or MCX_ETRUNC (received, @p s held),
  *         MCX_ETIMEDOUT, errors; MCX_EBUSY when the caller holds @p s already
  */
 /** Packet (type MCAPI_PKT_CHAN) or scalar receive naming @p s; see chan.c. */

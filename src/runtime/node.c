@@ -353,6 +353,7 @@ int mcx__node_finalize(void)
   if (mcx__ep_delete_all_of_node() != MCX_OK)
     return MCX_EIO; /* the control-plane lock could not be had: the node stays */
   mcx__req_release_node(mcx__self.key);
+  mcx__pkt_claims_forget(); /* their buffers are the node's: reclaimed below */
   mcx__admin_lock(d);
   mcx__state_delete_of_node_locked(d, mcx__self.node_slot);
   if (d->transport != MCX_TRANSPORT_PMQ_) {
