@@ -141,12 +141,20 @@ static void jr_install(bridge_t *b, peer_t *p, jr_loaded_t *l)
   uint64_t top = 0;
   for (unsigned i = 0; i < l->n; i++)
     top = l->f[i].seq > top ? l->f[i].seq : top;
+  /* The frames by their journal slot (a slot holds one number of its
+   * residue: the newest written to it); the run down from the newest. */
   uint64_t low = top + 1;
-  for (int found = 1; found && top - low + 1 < b->window && low > 1;) {
-    found = 0;
-    for (unsigned i = 0; i < l->n && !found; i++)
-      if (l->f[i].seq == low - 1)
-        found = 1, low--;
+  const out_frame_t **at = calloc(l->h.window, sizeof *at);
+  if (at) {
+    for (unsigned i = 0; i < l->n; i++)
+      at[l->f[i].seq % l->h.window] = &l->f[i];
+    while (low > 1 && top - low + 1 < b->window) {
+      const out_frame_t *o = at[(low - 1) % l->h.window];
+      if (!o || o->seq != low - 1)
+        break;
+      low--;
+    }
+    free(at);
   }
   unsigned kept = 0, voided = 0;
   for (unsigned i = 0; i < l->n; i++) {
