@@ -141,7 +141,10 @@ int mcx__ep_orphan_locked(mcx__domain_t *d, uint32_t idx, uint32_t dead_slot)
 {
   mcx__endpoint_t *e = &mcx__eps(d)[idx];
   uint32_t st = mcx_load_relaxed(&e->state);
-  if (!adoptable(d) || mcx_load_relaxed(&e->keep) != MCX_KEEP_ON || mcx_load_relaxed(&e->chan) ||
+  uint32_t keep = mcx_load_relaxed(&e->keep);
+  /* ORPHAN too: an adopter killed inside mcx__ep_adopt (its owner_slot
+   * already set) leaves it to be orphaned again. */
+  if (!adoptable(d) || (keep != MCX_KEEP_ON && keep != MCX_KEEP_ORPHAN) || mcx_load_relaxed(&e->chan) ||
       EP_STATE(st) != EP_ACTIVE)
     return 0;
   uint32_t depth = mcx_load_relaxed(&e->depth);
@@ -241,10 +244,12 @@ int mcx__ep_adopt(uint32_t port, const uint64_t *drop_upto, uint32_t ndrop, uint
         (*dropped)++;
       }
     }
-    mcx_store_relaxed(&e->ref_index, k);
-    mcx_store_relaxed(&e->keep, MCX_KEEP_ON);
-    d->ep_local[i] = (mcx__ep_local_t){mcx_load_relaxed(&e->timeout_ms), mcx_load_relaxed(&e->fail_on_mem_limit)};
+    /* The owner first: killed from here on, the sweep finds it this node's
+     * and orphans it again (it accepts ORPHAN). */
     mcx_store_relaxed(&e->owner_slot, mcx__self.node_slot);
+    mcx_store_relaxed(&e->ref_index, k);
+    d->ep_local[i] = (mcx__ep_local_t){mcx_load_relaxed(&e->timeout_ms), mcx_load_relaxed(&e->fail_on_mem_limit)};
+    mcx_store_relaxed(&e->keep, MCX_KEEP_ON);
     /* R-E3 — release: the endpoint before the node's index names it (A-E3). */
     mcx_store_release(&me->ep_slot[k], i + 1);
     *handle = mcx__ep_handle(d, i, st >> 8);
