@@ -78,6 +78,17 @@ int mcx_port_file_read_all(int fd, void *buf, size_t cap, size_t *got);
  */
 int mcx_port_dir_open(const char *path, int *fd, mcx_port_file_info_t *out);
 
+/**
+ * @brief Opens the parent of the directory @p dirfd (its "..") and
+ * describes it: the ancestors of a directory opened once, whatever names
+ * led to it.
+ * @retval 0 *parent open (mcx_port_file_close() it), *out set; *top is 1
+ *         when it is @p dirfd itself (the root).
+ * @retval MCX_EPERM not allowed.
+ * @retval MCX_EIO another failure.
+ */
+int mcx_port_dir_parent(int dirfd, int *parent, mcx_port_file_info_t *out, int *top);
+
 /** mcx_port_file_openat() @p flags. */
 enum { MCX_FILE_RDWR = 1,   /**< read and write (else write only) */
        MCX_FILE_CREATE = 2, /**< create it; fail when the name exists (O_EXCL) */

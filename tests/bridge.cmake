@@ -4,6 +4,17 @@
 add_executable(bridge_node ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_node.c)
 target_link_libraries(bridge_node PRIVATE mca_static)
 target_compile_definitions(bridge_node PRIVATE _GNU_SOURCE)
+# The runtime's part of a bridge's restart (runtime/adopt.h), processes and
+# no bridge: a kept endpoint's owner killed holding messages, the sweep,
+# the adoption.
+add_executable(bridge_test_adopt ${CMAKE_CURRENT_SOURCE_DIR}/bridge/test_adopt.c)
+target_include_directories(bridge_test_adopt PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
+                           ${PROJECT_SOURCE_DIR})
+target_link_libraries(bridge_test_adopt PRIVATE mca_static)
+target_compile_definitions(bridge_test_adopt PRIVATE _GNU_SOURCE)
+add_test(NAME bridge_adopt COMMAND bridge_test_adopt)
+set_tests_properties(bridge_adopt PROPERTIES LABELS unit TIMEOUT 120
+                     ENVIRONMENT "MCX_NAMESPACE=${MCX_BUILD_TAG}_bridge_adopt")
 if(MCX_BRIDGE)
   add_executable(bridge_test_hmac ${CMAKE_CURRENT_SOURCE_DIR}/bridge/test_hmac.c)
   target_link_libraries(bridge_test_hmac PRIVATE mca_bridge)
@@ -20,7 +31,7 @@ else()
   set(_mca "")
 endif()
 foreach(c messages priorities restart chankill refused channels scalars pktfrom sclfrom domains tls netns geti config starve
-          flood wrongkey statedir checkfiles)
+          flood wrongkey statedir checkfiles killstorm)
   add_test(NAME bridge_${c} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_check.sh ${c} "${_mca}"
            $<TARGET_FILE:bridge_node>)
   # The script bounds every wait itself (ceilings scaled by

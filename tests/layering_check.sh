@@ -50,6 +50,7 @@ layer_of() {
     src/runtime/chan_sem.c) echo "11.7 objects.chan_sem" ;;        # receive with a semaphore
     src/runtime/request.c) echo "12 objects.request" ;;            # requests over all of them
     src/runtime/endpoint_ctl.c) echo "13 objects.endpoint_ctl" ;;  # delete, attributes, re-size
+    src/runtime/adopt.c) echo "13.5 objects.adopt" ;;            # endpoints kept through a death, adopted
     # crash recovery: the dead-node sweep over all of them
     src/runtime/recovery.c) echo "14 recovery" ;;
     # node init and finalize, the partition's layout

@@ -112,6 +112,24 @@ int mcx_port_dir_open(const char *path, int *fd, mcx_port_file_info_t *out)
   return open_described(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, fd, out);
 }
 
+int mcx_port_dir_parent(int dirfd, int *parent, mcx_port_file_info_t *out, int *top)
+{
+  struct stat me, st;
+  if (fstat(dirfd, &me) != 0)
+    return MCX_EIO;
+  int f = openat(dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (f < 0)
+    return err_of(errno);
+  if (fstat(f, &st) != 0) {
+    close(f);
+    return MCX_EIO;
+  }
+  info_of(&st, out);
+  *top = st.st_dev == me.st_dev && st.st_ino == me.st_ino;
+  *parent = f;
+  return MCX_OK;
+}
+
 int mcx_port_file_openat(int dirfd, const char *name, unsigned flags, unsigned mode, int *fd,
                          mcx_port_file_info_t *out)
 {

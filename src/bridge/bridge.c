@@ -183,7 +183,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
   b->cfg = *cfg;
   b->state_fd = -1;
   for (unsigned i = 0; i < MCX_BRIDGE_MAX_PEERS; i++)
-    b->peers[i].rec_fd = -1;
+    b->peers[i].rec_fd = b->peers[i].jr_fd = -1;
   if (!b->cfg.node)
     b->cfg.node = mcx_bridge_node();
   b->window = cfg->window ? cfg->window : 64;
@@ -202,9 +202,13 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     mcx__br_log(b, "%s", why);
     return -1;
   }
+  /* The stream's incarnation, unless the journals name the last run's (journal.c). */
   b->inc = (uint64_t)nng_random() << 32 | nng_random();
   if (!b->inc)
     b->inc = 1;
+  b->run = (uint64_t)nng_random() << 32 | nng_random();
+  if (!b->run)
+    b->run = 1;
   mcapi_info_t info;
   mcapi_status_t st;
   mcapi_initialize(b->cfg.domain, b->cfg.node, NULL, NULL, &info, &st);
@@ -239,13 +243,23 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     p->domain = cfg->peers[i].domain;
     snprintf(p->url, sizeof p->url, "%s", cfg->peers[i].url);
     p->dialer = b->cfg.domain < p->domain;
-    p->win = calloc(b->window, sizeof *p->win);
     p->next_seq = 1;
     p->seen_gen = UINT32_MAX;
     snprintf(p->why, sizeof p->why, p->dialer ? "dialing" : "waiting for it to dial");
     if (mcx__br_record_load(b, p))
       goto stop;
   }
+  /* A journal slot holds a data frame of the largest message of this domain. */
+  size_t max_msg = MCAPI_MAX_MSG_SIZE;
+  mcapi_endpoint_get_attribute(b->send_ep, MCAPI_ENDP_ATTR_MAX_PAYLOAD_SIZE, &max_msg, sizeof max_msg, &st);
+  if (st != MCAPI_SUCCESS || max_msg > (size_t)MCAPI_MAX_MSG_SIZE * 64)
+    max_msg = MCAPI_MAX_MSG_SIZE;
+  b->jr_slot_len = (uint32_t)((32 + 25 + max_msg + 7) & ~(size_t)7);
+  /* The journals, then the proxies the last run's death left (their queues
+   * and the journal's last taken message go together: proxy.c). */
+  if (mcx__br_journal_start(b))
+    goto stop;
+  mcx__br_proxy_adopt(b);
   if (mcx__br_link_start(b) == 0) {
     node_loop(b);
     rc = 0;
@@ -257,6 +271,7 @@ stop:
     peer_t *p = &b->peers[i];
     mcx__br_record_flush(p);
     mcx__br_record_close(p);
+    mcx__br_journal_close(p);
     mcx__br_drop_pending(p);
     mcx__br_free_notes(p);
     for (unsigned k = 0; p->win && k < b->window; k++)
@@ -268,6 +283,7 @@ stop:
     free(b->rchans[i].sbuf);
   for (unsigned i = 0; i < b->nproxies; i++)
     free(b->proxies[i].sbuf);
+  free(b->held);
   for (resolve_t *r = b->local_res, *n; r; r = n)
     n = r->next, free(r);
   for (resolve_t *r = b->remote_res, *n; r; r = n)

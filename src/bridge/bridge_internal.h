@@ -99,6 +99,11 @@ typedef struct out_frame {
   uint64_t seq;
   uint8_t *buf; /* the whole frame, length prefix included */
   uint32_t len;
+  /* Loaded from the journal (journal.c): the proxy port and ring position
+   * of the message taken for it (at: set), or none. */
+  int at;
+  uint32_t lport, prio;
+  uint64_t pos;
 } out_frame_t;
 
 typedef struct resolve {
@@ -182,6 +187,13 @@ typedef struct peer {
   mcx_receipt_t rcpt; /* the same in the partition, set with each delivery (0: none) */
   uint64_t delivered_total, dropped_total, sent_total;
   note_t *notes, *notes_tail;
+  /* The journal (journal.c): this side's unacknowledged data frames, a slot
+   * per place in the window, written before the frame leaves (-1: none). */
+  int jr_fd;
+  uint8_t *jr_batch; /* the slots of this pass's frames, jr_first.., written at its end */
+  uint64_t jr_first;
+  unsigned jr_n;
+  uint64_t rx_run; /* the peer's run seen last (0: none yet): a new one ends the channels */
   uint8_t *obuf; /* frames for the connection seen_gen, written at the end of the pass */
   size_t olen, ocap;
 } peer_t;
@@ -237,7 +249,17 @@ typedef struct dest {
 
 typedef struct bridge {
   mcx_bridge_config_t cfg;
-  uint64_t inc;
+  uint64_t inc; /* of the numbered stream: kept by a restart that finds the journal */
+  uint64_t run; /* of this start: new each time */
+  uint32_t jr_slot_len; /* a journal slot's size (journal.c) */
+  /* The messages this pass took from the proxies, held in their slots until
+   * the journal has them (mcx__br_journal_flush), in the order taken. */
+  struct held_msg {
+    mcapi_endpoint_t ep;
+    uint32_t prio;
+    uint64_t pos;
+  } *held;
+  unsigned nheld, held_cap;
   peer_t peers[MCX_BRIDGE_MAX_PEERS];
   mcx__mutex_t evmtx;
   ev_t *ev_head, *ev_tail;
@@ -387,7 +409,9 @@ int mcx__br_read_pem(const char *what, const char *path, int secret, char **pem,
 /* ---- statedir.c (any thread; the bridge's own files) */
 /**
  * @brief Opens the state directory: a directory (not a symbolic link to
- * one) owned by this user, not writable by group or others.
+ * one) owned by this user, not writable by group or others; each of its
+ * ancestors root's or this user's, not writable by group or others unless
+ * sticky (as OpenSSH's StrictModes).
  * @retval 0 *fd open.
  * @retval -1 refused: *why says why.
  */
@@ -413,6 +437,49 @@ int mcx__br_state_write(int dirfd, const char *name, const void *text, size_t le
 int mcx__br_record_file(int dirfd, const char *name, int create, int *fd, uint64_t v[2], char *why, size_t n);
 /** Writes a record (v[0]: incarnation, v[1]: delivered) to its file: 0, or -1 (failed). */
 int mcx__br_record_write(int fd, const uint64_t v[2]);
+
+/**
+ * @brief Reads the file @p name of the state directory whole (@p what names
+ * it in *why): the checks of a record (a regular file of this user, not
+ * writable by others, one link, no link followed), at most @p max bytes.
+ * @retval 0 *buf (malloc'd) and *len set; *buf NULL when there is no such file.
+ * @retval -1 refused: *why says why.
+ */
+int mcx__br_state_read(int dirfd, const char *what, const char *name, size_t max, void **buf, size_t *len, char *why,
+                       size_t n);
+/** Replaces @p name with @p len bytes (NAME.tmp of @p mode renamed over it); @p fd: then opened. 0, or -1. */
+int mcx__br_state_replace(int dirfd, const char *name, const void *data, size_t len, unsigned mode, int *fd);
+
+/* ---- journal.c (node thread) */
+/**
+ * @brief Reads the journals of every peer (what was sent and not known to be
+ * acknowledged when the last run ended), keeps the stream's incarnation they
+ * name (b->inc; a new one when there is none) and the larger window, and
+ * writes each journal anew with the frames kept. Before the windows are used.
+ * @retval 0 done (a journal refused is logged and left out).
+ * @retval -1 a journal file refused by its checks (logged): the bridge does not start.
+ */
+int mcx__br_journal_start(bridge_t *b);
+/** Adds the window's frame @p o to this pass's slots of the journal, with
+ * the proxy port and ring position (@p at) of the message it carries;
+ * written by mcx__br_journal_flush(). */
+void mcx__br_journal_put(bridge_t *b, peer_t *p, const out_frame_t *o, int at, uint32_t lport, uint32_t prio,
+                         uint64_t pos);
+/** Writes this pass's slots, then gives the messages taken back to their
+ * queues (in the order taken): before the pass's frames are written to the
+ * connections. */
+void mcx__br_journal_flush(bridge_t *b);
+/** Messages held from the proxies before the journal is written and they
+ * are given back: one write for that many, and the rest of a proxy's
+ * queue stays free for its senders meanwhile. */
+#define JR_BATCH 16
+/** Priorities a journal position is kept for (MCAPI_MAX_PRIORITY + 1 at most). */
+#define MCX_JR_PRIOS 16
+/** The ring position of the newest journaled message of proxy @p lport per
+ * priority (loaded at the start; UINT64_MAX: none). */
+void mcx__br_journal_last(const bridge_t *b, uint32_t lport, uint64_t upto[MCX_JR_PRIOS]);
+/** Closes the journal. */
+void mcx__br_journal_close(peer_t *p);
 
 /* ---- delivery.c (node thread) */
 /** Loads the peer's delivery record (file and partition receipt): 0, or -1 when its file is refused (logged). */
@@ -441,6 +508,9 @@ int mcx__br_room(const bridge_t *b, const peer_t *p);
  * checked mcx__br_room(). 0, or -1 (out of memory: nothing sent). */
 int mcx__br_emit(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data,
                  size_t n);
+/** mcx__br_emit() of a message taken from proxy @p lport at ring (@p prio, @p pos): the journal names them. */
+int mcx__br_emit_at(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data, size_t n,
+                    uint32_t lport, uint64_t pos);
 /** A control frame sent when the window has room (mcx__br_flush_notes()). */
 void mcx__br_add_note(peer_t *p, uint32_t kind, uint32_t node, uint32_t port);
 int mcx__br_flush_notes(bridge_t *b, peer_t *p);
@@ -468,6 +538,13 @@ void mcx__br_resend_resolves(bridge_t *b, int pi);
 /* ---- proxy.c (node thread) */
 /** The proxy of (node, port) of peer @p pi, made when there is none; NULL when none can be. */
 proxy_t *mcx__br_proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port);
+/**
+ * @brief Adopts the proxies of the last run that its death left (their
+ * queues kept; the file proxies-d<domain> of the state directory names
+ * them): they forward again from where that run stopped. At the start,
+ * after the journals.
+ */
+void mcx__br_proxy_adopt(bridge_t *b);
 /** The proxy of (node, port) of peer @p pi, NULL when there is none. */
 proxy_t *mcx__br_proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port);
 /** Marks the peer's proxies reachable or not as the peer is up; logs it when @p changed. */
@@ -516,5 +593,9 @@ void mcx__br_end_channels(bridge_t *b, int pi);
 /* ---- fault.c */
 /** Counts a message delivery; the one MCX_BRIDGE_FAULT names kills this process. Node thread. */
 void mcx__br_fault_arm(void);
+/** Step @p step of @p n takes from a proxy (0: taken held, 1: journaled, not
+ * given back); MCX_BRIDGE_TAKE_FAULT=K:S kills this process at step S of the
+ * K-th take. Node thread. */
+void mcx__br_fault_take(int step, unsigned n);
 
 #endif

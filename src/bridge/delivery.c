@@ -129,7 +129,11 @@ int mcx__br_record_load(bridge_t *b, peer_t *p)
 /* ---- sending: the window */
 int mcx__br_room(const bridge_t *b, const peer_t *p) { return p->up && p->next_seq - 1 - p->acked < b->window; }
 
-int mcx__br_emit(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data, size_t n)
+/* The frame goes into the window and its journal slot (journal.c) before
+ * it is written, and before the caller gives its message back to the
+ * proxy's queue: a kill at any point leaves it in one of them. */
+static int emit(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data, size_t n,
+                int at, uint32_t lport, uint64_t pos)
 {
   uint32_t total;
   uint8_t *f = mcx__wire_data(p->next_seq, node, port, kind, data, n, &total);
@@ -138,9 +142,22 @@ int mcx__br_emit(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t 
   uint64_t seq = p->next_seq++;
   out_frame_t *o = &p->win[seq % b->window];
   o->seq = seq, o->buf = f, o->len = total;
+  o->at = at, o->lport = lport, o->prio = kind, o->pos = pos;
+  mcx__br_journal_put(b, p, o, at, lport, kind, pos);
   p->sent_total++;
   mcx__br_peer_write(p, f, total);
   return 0;
+}
+
+int mcx__br_emit(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data, size_t n)
+{
+  return emit(b, p, node, port, kind, data, n, 0, 0, 0);
+}
+
+int mcx__br_emit_at(bridge_t *b, peer_t *p, uint32_t node, uint32_t port, uint32_t kind, const void *data, size_t n,
+                    uint32_t lport, uint64_t pos)
+{
+  return emit(b, p, node, port, kind, data, n, 1, lport, pos);
 }
 
 /* A control frame that may have to wait for room in the window (sent from
@@ -305,11 +322,14 @@ void mcx__br_peer_up(bridge_t *b, int pi, uint32_t gen, const uint8_t *hello)
   p->olen = 0; /* made for the former connection: the window goes again below */
   p->seen_gen = gen;
   p->up = 1;
-  /* Receiving side: a new incarnation of the peer starts a new record. */
-  uint64_t inc = mcx__wire_hello_inc(hello);
+  /* Receiving side: a new incarnation of the peer starts a new record; a
+   * new run of it (a restart, which keeps its incarnation when its journal
+   * survived: journal.c) has none of the channels through it. */
+  uint64_t inc = mcx__wire_hello_inc(hello), run = mcx__wire_hello_run(hello);
   mcx__br_drop_pending(p); /* sent again by the peer, in order */
-  if (inc != p->rx_inc)
+  if (inc != p->rx_inc || (p->rx_run && run != p->rx_run))
     mcx__br_end_channels(b, pi); /* before the window is sent again */
+  p->rx_run = run;
   uint64_t old_inc = p->rx_inc;
   mcx__mutex_lock(&p->mtx, 0);
   if (inc != p->rx_inc) {

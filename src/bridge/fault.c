@@ -2,8 +2,10 @@
 /*
  * Fault injection for the tests (docs/bridge.md): MCX_BRIDGE_FAULT=K:S kills
  * this process with SIGKILL at step S (0..4, see mcx__mpsc_commit_t) of its
- * K-th message delivery. Node thread only; nothing happens without the
- * variable.
+ * K-th message delivery; MCX_BRIDGE_TAKE_FAULT=K:S at step S of its K-th
+ * take of a message from a proxy (0: taken and held, not yet journaled; 1:
+ * its pass's frames journaled, the messages not yet given back). Node thread only; nothing happens without
+ * the variables.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,4 +37,21 @@ void mcx__br_fault_arm(void)
     fflush(stderr);
     mcx__receipt_test_hook = fault_kill;
   }
+}
+
+void mcx__br_fault_take(int step, unsigned n)
+{
+  static long count, at = -1;
+  static int want;
+  if (at < 0) {
+    const char *f = getenv("MCX_BRIDGE_TAKE_FAULT");
+    at = 0;
+    if (f && sscanf(f, "%ld:%d", &at, &want) != 2)
+      at = 0;
+  }
+  if (at <= 0 || step != want || count >= at || (count += n) < at)
+    return;
+  fprintf(stderr, "mca bridge: MCX_BRIDGE_TAKE_FAULT: killed at step %d of take %ld\n", step, at);
+  fflush(stderr);
+  mcx_port_kill_self();
 }

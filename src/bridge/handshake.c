@@ -23,7 +23,7 @@ void mcx__br_hs_hello(bridge_t *b, int pi, uint8_t out[HELLO_LEN])
     rx_delivered = p->rx_delivered;
     mcx__mutex_unlock(&p->mtx, 0);
   }
-  mcx__wire_hello(out, b->cfg.domain, b->inc, rx_inc, rx_delivered, b->keepalive_ms);
+  mcx__wire_hello(out, b->cfg.domain, b->inc, rx_inc, rx_delivered, b->keepalive_ms, b->run);
 }
 
 /* The keep-alive interval of a connection: the smaller of both sides'; off

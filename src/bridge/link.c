@@ -668,9 +668,13 @@ void mcx__br_flush_out(peer_t *p)
   mcx__mutex_unlock(&p->mtx, 0);
   if (s) {
     nng_duration t = ka ? (nng_duration)ka * DEAD_AFTER_PINGS * 4 : IO_TIMEOUT_MS;
-    if (io_all_tracked(s, p->obuf, p->olen, 0, t, UINT64_MAX, p))
+    int rv = io_all_tracked(s, p->obuf, p->olen, 0, t, UINT64_MAX, p);
+    if (rv) {
       nng_stream_close(s); /* its reader reports the peer down */
-    else
+      if (!mcx__br_quitting())
+        mcx__br_log(p->owner, "peer domain %u: a write of %zu bytes failed (%s): the connection is closed", p->domain,
+                    p->olen, nng_strerror(rv));
+    } else
       mcx_store_relaxed(&p->last_tx, nng_clock()); /* a counter (see peer_t) */
   }
   mcx__mutex_unlock(&p->wmtx, 0);

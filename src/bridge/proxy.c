@@ -9,8 +9,13 @@
  * pull endpoints of chan.c are drained here too.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bridge_internal.h"
+#include "common/mcx_err.h"
+#include "runtime/adopt.h"
 
 proxy_t *mcx__br_proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port)
 {
@@ -28,6 +33,89 @@ static void proxy_mark(const bridge_t *b, const proxy_t *x)
 {
   mcapi_status_t st;
   mcx_endpoint_set_reachable(x->ep, b->peers[x->peer].up ? MCAPI_TRUE : MCAPI_FALSE, &st);
+}
+
+/* ---- adoption (docs/bridge.md: adoption): the proxies are kept through the
+ * bridge's death, their queues and all (runtime/adopt.h), and the file
+ * proxies-d<domain> of the state directory says what each stands for:
+ * a line "peer-domain node port proxy-port" per proxy. */
+#define PROXIES_MAX_BYTES (MAX_PROXIES * 64)
+
+static void proxies_name(const bridge_t *b, char *name, size_t n)
+{
+  snprintf(name, n, "proxies-d%u", b->cfg.domain);
+}
+
+/* The file written anew with every proxy that can be adopted (message mode). */
+static void proxies_save(bridge_t *b)
+{
+  if (b->state_fd < 0)
+    return;
+  char text[PROXIES_MAX_BYTES], name[64];
+  size_t len = 0;
+  for (unsigned i = 0; i < b->nproxies && len < sizeof text; i++) {
+    const proxy_t *x = &b->proxies[i];
+    len += (size_t)snprintf(text + len, sizeof text - len, "%u %u %u %u\n", b->peers[x->peer].domain, x->node,
+                            x->port, x->local_port);
+  }
+  proxies_name(b, name, sizeof name);
+  if (len >= sizeof text || mcx__br_state_replace(b->state_fd, name, text, len, 0600, NULL))
+    mcx__br_log(b, "state_dir %s: %s cannot be written: a restart after a kill -9 cannot adopt the proxies",
+                b->cfg.state_dir, name);
+}
+
+void mcx__br_proxy_adopt(bridge_t *b)
+{
+  char name[64], why[400];
+  void *img;
+  size_t len;
+  proxies_name(b, name, sizeof name);
+  if (mcx__br_state_read(b->state_fd, "proxy list", name, PROXIES_MAX_BYTES, &img, &len, why, sizeof why)) {
+    mcx__br_log(b, "state_dir %s: %s (no proxy adopted)", b->cfg.state_dir, why);
+    return;
+  }
+  if (!img)
+    return;
+  char *text = realloc(img, len + 1);
+  if (!text) {
+    free(img);
+    return;
+  }
+  text[len] = 0;
+  /* Input: each line's four numbers checked (a configured peer, a proxy
+   * port, no port twice); what does not fit is left out. */
+  for (char *line = text, *next; line && *line && b->nproxies < MAX_PROXIES; line = next) {
+    next = strchr(line, '\n');
+    if (next)
+      *next++ = 0;
+    unsigned dom, node, port, lport;
+    char extra;
+    if (sscanf(line, "%u %u %u %u %c", &dom, &node, &port, &lport, &extra) != 4)
+      continue;
+    int pi = mcx__br_find_peer(b, dom);
+    if (pi < 0 || lport < PROXY_PORT_BASE || lport >= PROXY_PORT_BASE + 4096 || mcx__br_proxy_find(b, pi, node, port))
+      continue;
+    int dup = 0;
+    for (unsigned i = 0; i < b->nproxies; i++)
+      dup |= b->proxies[i].local_port == lport;
+    uint32_t h = 0, dropped = 0;
+    uint64_t upto[MCX_JR_PRIOS];
+    mcx__br_journal_last(b, lport, upto);
+    if (dup || mcx__ep_adopt(lport, upto, MCX_JR_PRIOS, &h, &dropped) != MCX_OK)
+      continue; /* deleted meanwhile (or never left by a death) */
+    proxy_t *x = &b->proxies[b->nproxies++];
+    memset(x, 0, sizeof *x);
+    x->ep = h, x->peer = pi, x->node = node, x->port = port, x->local_port = lport, x->mode = PX_MSG;
+    mcapi_status_t st;
+    mcapi_uint_t queued = mcapi_msg_available(x->ep, &st);
+    mcx__br_log(b, "proxy port %#x adopted: stands for domain %u node %u port %u again, %lu message(s) queued%s",
+                lport, dom, node, port, (unsigned long)(st == MCAPI_SUCCESS ? queued : 0),
+                dropped ? " (and the journal's, taken by the last run and not given back: discarded)" : "");
+    if (dropped)
+      mcx__br_log(b, "proxy port %#x: %u message(s) the journal has discarded from its queue", lport, dropped);
+  }
+  free(text);
+  proxies_save(b);
 }
 
 proxy_t *mcx__br_proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port)
@@ -49,6 +137,10 @@ proxy_t *mcx__br_proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port)
     x->ep = ep, x->peer = pi, x->node = node, x->port = port, x->local_port = PROXY_PORT_BASE + k;
     mcx__br_log(b, "proxy port %#x stands for domain %u node %u port %u", x->local_port, b->peers[pi].domain,
                 node, port);
+    int kr = mcx__ep_keep(ep); /* kept through a kill -9, for the restart to adopt */
+    if (kr != MCX_OK && kr != MCX_ENOSYS)
+      mcx__br_log(b, "proxy port %#x cannot be kept through a restart (%d)", x->local_port, kr);
+    proxies_save(b);
     if (!b->peers[pi].up) /* gone since it answered */
       proxy_mark(b, x);
     return x;
@@ -265,8 +357,38 @@ static int drain_one(bridge_t *b, proxy_t *x, uint8_t *buf, size_t cap)
         break;
       continue;
     }
+    /* The message stays held in its slot until its frame is in the window
+     * and the journal, written at the end of the pass (one write for all
+     * its frames): a kill before that puts it back in the queue for the
+     * restart, one after finds it in the journal (adopt.h). */
+    uint32_t hp;
+    uint64_t pos;
+    size_t n;
+    if (b->nheld == b->held_cap)
+      break; /* the rest next pass */
+    int tr = mcx__msg_take_held(x->ep, buf, cap, &n, &hp, &pos);
+    if (tr == MCX_OK) {
+      busy = 1;
+      mcx__br_fault_take(0, 1);
+      int rc = mcx__br_emit_at(b, p, x->node, x->port, hp, buf, n, x->local_port, pos);
+      /* Given back once the journal has its frame (mcx__br_journal_flush);
+       * one that could not be framed (out of memory) is lost. */
+      b->held[b->nheld++] = (struct held_msg){x->ep, hp, pos};
+      if (rc)
+        break;
+      if (b->nheld >= JR_BATCH)
+        mcx__br_journal_flush(b); /* the queue gets its slots back while the sender goes on */
+      continue;
+    }
+    if (tr == MCX_EAGAIN)
+      break;
+    if (tr != MCX_ENOSYS) {
+      proxy_check_chan(b, p, x, MCAPI_ERR_ENDP_INVALID);
+      continue;
+    }
+    /* No held receive here (the mca-2.0.3 profile): a copy, as before adoption. */
     mcapi_priority_t prio;
-    size_t n = mcx_msg_try_recv_prio(x->ep, buf, cap, &prio, &st);
+    n = mcx_msg_try_recv_prio(x->ep, buf, cap, &prio, &st);
     if (st == MCAPI_ERR_MEM_LIMIT)
       break;
     if (st != MCAPI_SUCCESS) {
@@ -294,6 +416,7 @@ int mcx__br_drain_proxies(bridge_t *b, uint8_t *buf, size_t cap)
   for (unsigned i = 0; i < MAX_RCHANS; i++)
     if (b->pulls[i].reverse && b->pulls[i].mode != PX_FREE)
       busy |= drain_one(b, &b->pulls[i], buf, cap);
+  mcx__br_journal_flush(b); /* the pass's frames journaled, the messages given back */
   return busy;
 }
 

@@ -12,6 +12,7 @@
  * under the bridge is an error it reports at the start, never a SIGBUS.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bridge_internal.h"
@@ -30,6 +31,78 @@ static const char *kind_name(int kind)
   case MCX_FILE_SOCK: return "a socket";
   default: return "not a regular file";
   }
+}
+
+/* The name of the directory @p up levels above @p path, as far as the
+ * path's own words tell (a relative path runs out: then "" ). */
+static void ancestor_name(const char *path, unsigned up, char *out, size_t n)
+{
+  snprintf(out, n, "%s", path);
+  for (unsigned k = 0; k < up; k++) {
+    size_t len = strlen(out);
+    while (len > 1 && out[len - 1] == '/')
+      out[--len] = 0;
+    char *slash = strrchr(out, '/');
+    if (!slash) {
+      out[0] = 0;
+      return;
+    }
+    slash[slash == out] = 0; /* "/x" -> "/" */
+  }
+}
+
+/* The ancestors of the state directory (opened as @p fd), as OpenSSH's
+ * StrictModes checks a file's: whoever may write to one of them could move
+ * the state directory away and put one of their own in its place, with
+ * records and journals that make the bridge skip or repeat deliveries. Each
+ * must be root's or this user's, and writable by group or others only when
+ * sticky (like /tmp: nobody removes or renames another user's entry). The
+ * walk goes up from the directory opened, by "..": the checks are of the
+ * directories it is in now, whatever symbolic links its name went through. */
+static int parents_check(int fd, const char *path, char *why, size_t n)
+{
+  uint32_t me = mcx_port_euid();
+  int cur = fd, rc = -1;
+  for (unsigned up = 1; up <= 4096; up++) {
+    int parent, top;
+    mcx_port_file_info_t in;
+    int r = mcx_port_dir_parent(cur, &parent, &in, &top);
+    if (cur != fd)
+      mcx_port_file_close(cur);
+    if (r) {
+      snprintf(why, n, "state_dir %s: its parent directories cannot be checked (%s)", path,
+               r == MCX_EPERM ? "permission denied" : "cannot be opened");
+      return -1;
+    }
+    cur = parent;
+    char name[256], at[300];
+    ancestor_name(path, up, name, sizeof name);
+    if (name[0])
+      snprintf(at, sizeof at, "%s", name);
+    else
+      snprintf(at, sizeof at, "%u level(s) above it", up);
+    if (in.uid != 0 && in.uid != me) {
+      snprintf(why, n,
+               "state_dir %s: its parent directory %s is owned by uid %u, neither root nor this bridge's user "
+               "(uid %u): that user could replace the state directory",
+               path, at, in.uid, me);
+      break;
+    }
+    if ((in.mode & 022) && !(in.mode & 01000)) {
+      snprintf(why, n,
+               "state_dir %s: its parent directory %s is writable by its group or others and not sticky (mode "
+               "%04o): they could replace the state directory (chmod go-w it)",
+               path, at, in.mode);
+      break;
+    }
+    if (top) {
+      rc = 0;
+      break;
+    }
+  }
+  if (cur != fd)
+    mcx_port_file_close(cur);
+  return rc;
 }
 
 int mcx__br_state_open(const char *path, int *fd, char *why, size_t n)
@@ -51,7 +124,7 @@ int mcx__br_state_open(const char *path, int *fd, char *why, size_t n)
     snprintf(why, n, "state_dir %s is owned by uid %u, not by this bridge's user (uid %u)", path, in.uid, me);
   } else if (in.mode & 022) {
     snprintf(why, n, "state_dir %s is writable by its group or others (mode %04o): chmod go-w it", path, in.mode);
-  } else {
+  } else if (parents_check(*fd, path, why, n) == 0) {
     return 0;
   }
   mcx_port_file_close(*fd);
@@ -156,3 +229,81 @@ int mcx__br_record_file(int dirfd, const char *name, int create, int *fd, uint64
 }
 
 int mcx__br_record_write(int fd, const uint64_t v[2]) { return mcx_port_file_pwrite(fd, v, RECORD_LEN, 0) ? -1 : 0; }
+
+/* The checks of a file of the state directory opened as @p fd (@p in: its
+ * fstat): a regular file of this user, writable by nobody else, one link. */
+static int file_checks(const char *what, const char *name, const mcx_port_file_info_t *in, char *why, size_t n)
+{
+  uint32_t me = mcx_port_euid();
+  if (in->kind != MCX_FILE_REG)
+    snprintf(why, n, "%s %s is %s, not a regular file", what, name, kind_name(in->kind));
+  else if (in->uid != me)
+    snprintf(why, n, "%s %s is owned by uid %u, not by this bridge's user (uid %u)", what, name, in->uid, me);
+  else if (in->mode & 022)
+    snprintf(why, n, "%s %s is writable by its group or others (mode %04o)", what, name, in->mode);
+  else if (in->nlink != 1)
+    snprintf(why, n, "%s %s has %llu links (a hard link to another file?)", what, name,
+             (unsigned long long)in->nlink);
+  else
+    return 0;
+  return -1;
+}
+
+int mcx__br_state_read(int dirfd, const char *what, const char *name, size_t max, void **buf, size_t *len, char *why,
+                       size_t n)
+{
+  mcx_port_file_info_t in;
+  int fd;
+  *buf = NULL;
+  *len = 0;
+  int rc = mcx_port_file_openat(dirfd, name, MCX_FILE_RDWR | MCX_FILE_NONBLOCK, 0, &fd, &in);
+  if (rc == MCX_ENOENT)
+    return 0;
+  if (rc) {
+    snprintf(why, n, "%s %s: %s", what, name,
+             rc == MCX_EINVAL ? "a symbolic link (not followed): remove it"
+                              : rc == MCX_EPERM ? "permission denied" : "cannot be opened");
+    return -1;
+  }
+  if (file_checks(what, name, &in, why, n)) {
+    mcx_port_file_close(fd);
+    return -1;
+  }
+  if (in.size > max) {
+    snprintf(why, n, "%s %s has %llu bytes, more than %zu: not one of this bridge's (remove it)", what, name,
+             (unsigned long long)in.size, max);
+    mcx_port_file_close(fd);
+    return -1;
+  }
+  void *b = malloc(in.size ? (size_t)in.size : 1);
+  rc = b && in.size ? mcx_port_file_pread(fd, b, (size_t)in.size, 0) : !b;
+  mcx_port_file_close(fd);
+  if (rc) {
+    free(b);
+    snprintf(why, n, "%s %s cannot be read", what, name);
+    return -1;
+  }
+  *buf = b;
+  *len = (size_t)in.size;
+  return 0;
+}
+
+int mcx__br_state_replace(int dirfd, const char *name, const void *data, size_t len, unsigned mode, int *fd)
+{
+  char tmp[128];
+  int t;
+  mcx_port_file_info_t in;
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", name) >= sizeof tmp || create_tmp(dirfd, tmp, mode, &t))
+    return -1;
+  int rc = len ? mcx_port_file_pwrite(t, data, len, 0) : 0;
+  mcx_port_file_close(t);
+  if (!rc)
+    rc = mcx_port_file_renameat(dirfd, tmp, name);
+  if (rc) {
+    mcx_port_file_unlinkat(dirfd, tmp);
+    return -1;
+  }
+  if (fd && mcx_port_file_openat(dirfd, name, MCX_FILE_RDWR | MCX_FILE_NONBLOCK, 0, fd, &in))
+    return -1;
+  return 0;
+}

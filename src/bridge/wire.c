@@ -16,7 +16,7 @@
 enum { D_SEQ = 0, D_NODE = 8, D_PORT = 12, D_KIND = 16, D_BODY = 20 };
 /* ... and of a hello's. */
 enum { H_MAGIC = 0, H_VERSION = 4, H_DOMAIN = 8, H_INC = 12, H_NONCE = 20, H_RX_INC = 52,
-       H_RX_DELIVERED = 60, H_KEEPALIVE = 68 };
+       H_RX_DELIVERED = 60, H_KEEPALIVE = 68, H_RUN = 72 };
 
 /* ---- little-endian fields */
 static void put32(uint8_t *p, uint32_t v)
@@ -67,7 +67,7 @@ int mcx__wire_is(const uint8_t *frame, uint32_t n, uint8_t type, uint32_t len)
 
 /* ---- hello */
 void mcx__wire_hello(uint8_t out[HELLO_LEN], uint32_t domain, uint64_t inc, uint64_t rx_inc,
-                     uint64_t rx_delivered, uint32_t keepalive_ms)
+                     uint64_t rx_delivered, uint32_t keepalive_ms, uint64_t run)
 {
   memset(out, 0, HELLO_LEN);
   put32(out + H_MAGIC, HELLO_MAGIC);
@@ -79,6 +79,7 @@ void mcx__wire_hello(uint8_t out[HELLO_LEN], uint32_t domain, uint64_t inc, uint
   put64(out + H_RX_INC, rx_inc);
   put64(out + H_RX_DELIVERED, rx_delivered);
   put32(out + H_KEEPALIVE, keepalive_ms);
+  put64(out + H_RUN, run);
 }
 
 int mcx__wire_hello_check(const uint8_t *frame, uint32_t n, uint32_t *version)
@@ -96,6 +97,7 @@ uint64_t mcx__wire_hello_inc(const uint8_t *h) { return get64(h + H_INC); }
 uint64_t mcx__wire_hello_rx_inc(const uint8_t *h) { return get64(h + H_RX_INC); }
 uint64_t mcx__wire_hello_rx_delivered(const uint8_t *h) { return get64(h + H_RX_DELIVERED); }
 uint32_t mcx__wire_hello_keepalive(const uint8_t *h) { return get32(h + H_KEEPALIVE); }
+uint64_t mcx__wire_hello_run(const uint8_t *h) { return get64(h + H_RUN); }
 
 /* ---- data */
 uint8_t *mcx__wire_data(uint64_t seq, uint32_t node, uint32_t port, uint32_t kind, const void *body,

@@ -18,12 +18,15 @@ enum { F_HELLO = 1, F_AUTH = 2, F_DATA = 3, F_ACK = 4, F_RESOLVE = 5, F_RESOLVED
 
 #define HELLO_MAGIC 0x4258434du /* "MCXB" */
 /* 2: the hello carries the keep-alive interval, F_PING exists (a version 1
- * bridge sends no pings, so a version 2 one would take it for lost). */
-#define WIRE_VERSION 2u
+ * bridge sends no pings, so a version 2 one would take it for lost).
+ * 3: the hello carries the run (a new one at each start) apart from the
+ * incarnation of the numbered stream, which a restart keeps (its unacknowledged
+ * frames are sent again under their numbers): channels end on a new run. */
+#define WIRE_VERSION 3u
 #define MAX_FRAME (1u << 20)
 #define WIRE_PREFIX 4 /* the length field */
 #define WIRE_HEAD 5   /* the length field and the type */
-#define HELLO_LEN 72 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered), keep-alive ms */
+#define HELLO_LEN 80 /* magic, version, domain, incarnation, nonce[32], record (incarnation, delivered), keep-alive ms, run */
 #define AUTH_LEN 32     /* F_AUTH: the key proof (HMAC-SHA256) */
 #define ACK_LEN 8       /* F_ACK: delivered up to */
 #define RESOLVE_LEN 28  /* F_RESOLVE: id, node, port, time left (ms), 0 */
@@ -72,10 +75,10 @@ extern const uint8_t mcx__wire_ping[WIRE_HEAD];
  * @brief The hello this side sends: magic, wire version, @p domain,
  * incarnation @p inc, a fresh nonce, its delivery record of the peer's
  * frames (@p rx_inc, @p rx_delivered; 0, 0 when it has none) and its
- * keep-alive interval (0: off).
+ * keep-alive interval (0: off), and its @p run (a new value at each start).
  */
 void mcx__wire_hello(uint8_t out[HELLO_LEN], uint32_t domain, uint64_t inc, uint64_t rx_inc,
-                     uint64_t rx_delivered, uint32_t keepalive_ms);
+                     uint64_t rx_delivered, uint32_t keepalive_ms, uint64_t run);
 
 /**
  * @brief Checks a received frame (@p n bytes: type and body) for a hello;
@@ -93,6 +96,8 @@ uint64_t mcx__wire_hello_inc(const uint8_t *h);
 uint64_t mcx__wire_hello_rx_inc(const uint8_t *h);
 uint64_t mcx__wire_hello_rx_delivered(const uint8_t *h);
 uint32_t mcx__wire_hello_keepalive(const uint8_t *h);
+/** The sender's run: a new one means its channels are gone (it restarted). */
+uint64_t mcx__wire_hello_run(const uint8_t *h);
 
 /** Whether @p frame (@p n bytes: type and body) is of @p type with a body of exactly @p len bytes. */
 int mcx__wire_is(const uint8_t *frame, uint32_t n, uint8_t type, uint32_t len);

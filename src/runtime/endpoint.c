@@ -105,6 +105,7 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
     mcx_store_relaxed(&e->hwm, 0);
     mcx_store_relaxed(&e->ref_index, k);
     mcx_store_relaxed(&e->ref_closed, 0);
+    mcx_store_relaxed(&e->keep, MCX_KEEP_NONE);
     /* R-E1 — release: fields and reset rings before the endpoint reads as
      * active; pairs with A-E1 (mcx__ep_resolve) and A-E2 (lookup). */
     mcx_store_release(&e->state, gen << 8 | EP_ACTIVE);

@@ -45,6 +45,10 @@ enum { EP_FREE = 0, EP_ACTIVE = 1, EP_RECONFIG = 2, EP_DELETING = 3 };
  * other state change clears it. EP_STATE() is the state without it. */
 #define EP_UNREACH 0x80u
 #define EP_STATE(st) ((st) & 0x7fu)
+/* An endpoint's keep word (adopt.c): none; kept when its owner dies (a
+ * bridge's proxy); kept, its owner dead, waiting for adoption (owner_slot is
+ * then MCA_MAX_NODES: nobody's). */
+enum { MCX_KEEP_NONE = 0, MCX_KEEP_ON = 1, MCX_KEEP_ORPHAN = 2 };
 
 /** Partition header: written once by the creator, then read-only, except the
  * control-plane locks and counters, each on its own line. */
@@ -138,6 +142,7 @@ typedef struct mcx__endpoint {
   mcx_atomic_u32 get_count;
   mcx_atomic_u32 ref_index; /* its index among its node's endpoints (ep_slot) */
   mcx_atomic_u32 ref_closed; /* mca-2.0.3: type | side of its last channel, once closed */
+  mcx_atomic_u32 keep; /* MCX_KEEP_*: kept through its owner's death for a restart to adopt (adopt.c) */
   /* Line 1 — written by senders the first time they use a priority. */
   MCX_ALIGNED_LINE mcx_atomic_u32 used_prios;
   mcx_atomic_u32 pmq_senders; /* pmq: senders between their state check and mq_send (pmq.c) */

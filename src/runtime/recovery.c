@@ -11,6 +11,7 @@
  * says what each step recovers.
  */
 #include "ports/mcx_port.h"
+#include "runtime/adopt.h"
 #include "runtime/chan.h"
 #include "runtime/domain.h"
 #include "runtime/endpoint.h"
@@ -122,6 +123,8 @@ uint32_t mcx__recovery_sweep_locked(mcx__domain_t *d)
     for (uint32_t i = 0; i < d->g.max_endpoints; i++) {
       uint32_t st = mcx_load_relaxed(&eps[i].state);
       if ((st & 0xff) != EP_FREE && mcx_load_relaxed(&eps[i].owner_slot) == dead[k]) {
+        if (mcx__ep_orphan_locked(d, i, dead[k]))
+          continue; /* kept for its node's restart to adopt (adopt.c), queue and all */
         mcx__chan_ep_gone(d, i); /* its side of a channel goes away first */
         mcx__ep_delete_locked(d, i);
       }

@@ -50,10 +50,10 @@ def sources(spec):
 
 
 def hello(domain):
-    # The frame of a wire version 2 hello (src/bridge/wire.c): length, type,
-    # magic, version, domain, incarnation, nonce, record, keep-alive.
-    body = bytes([1]) + struct.pack("<III", 0x4258434D, 2, domain) + struct.pack("<Q", random.getrandbits(64))
-    body += os.urandom(32) + struct.pack("<QQI", 0, 0, 500)
+    # The frame of a wire version 3 hello (src/bridge/wire.c): length, type,
+    # magic, version, domain, incarnation, nonce, record, keep-alive, run.
+    body = bytes([1]) + struct.pack("<III", 0x4258434D, 3, domain) + struct.pack("<Q", random.getrandbits(64))
+    body += os.urandom(32) + struct.pack("<QQIQ", 0, 0, 500, random.getrandbits(64))
     return struct.pack("<I", len(body)) + body
 
 

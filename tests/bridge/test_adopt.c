@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a bridge's restart relies on (runtime/adopt.h, docs/bridge.md:
+ * adoption), without a bridge: a kept endpoint's owner takes three
+ * messages held (a small one, a large one in a pool buffer, a small one)
+ * and is killed; the sweep (a new node's initialize) leaves the endpoint,
+ * its queue and the held messages back at its head, and refuses sends to it
+ * (MCAPI_ERR_TRANSMISSION); a process with the owner's node id adopts it
+ * (the same handle), telling the position of the first message as recorded
+ * elsewhere: that one is discarded, the rest arrive once, in order, intact,
+ * and sends go through again once it is marked reachable. Each process says
+ * what it saw; the parent checks. Processes: the parent (node 1, the
+ * sender), the owner (node 2) and its restart (node 2 again).
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/mcx_err.h"
+#include "mcapi.h"
+#include "mcx.h"
+#include "mcx_test.h"
+#include "runtime/adopt.h"
+
+#define DOM 3
+#define PORT 10
+#define N 6
+
+static size_t size_of(int i) { return i % 2 ? 8 : 300; } /* items 1, 3, 5 inline; 2, 4, 6 in pool buffers */
+
+static void fill(uint8_t *m, int i)
+{
+  for (size_t k = 0; k < size_of(i); k++)
+    m[k] = (uint8_t)(i * 31 + k);
+}
+
+static void init(mcapi_node_t node)
+{
+  mcapi_info_t info;
+  mcapi_status_t st;
+  mcapi_initialize(DOM, node, NULL, NULL, &info, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+}
+
+static void put(int fd, const void *v, size_t n) { CHECK(write(fd, v, n) == (ssize_t)n); }
+static void get(int fd, void *v, size_t n) { CHECK(read(fd, v, n) == (ssize_t)n); }
+
+/* The owner: a kept endpoint; takes three messages held, says where the
+ * first one was, and waits to be killed. */
+static void owner(int to_parent, int from_parent)
+{
+  init(2);
+  mcapi_status_t st;
+  mcapi_endpoint_t ep = mcapi_endpoint_create(PORT, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcx__ep_keep(ep), MCX_OK);
+  put(to_parent, &ep, sizeof ep);
+  char go;
+  get(from_parent, &go, 1); /* all N queued */
+  uint64_t first_pos = 0;
+  uint32_t first_prio = 0;
+  for (int i = 1; i <= 3; i++) {
+    uint8_t buf[512], want[512];
+    size_t n;
+    uint32_t prio;
+    uint64_t pos;
+    CHECK_EQ_U(mcx__msg_take_held(ep, buf, sizeof buf, &n, &prio, &pos), MCX_OK);
+    fill(want, i);
+    CHECK(n == size_of(i) && !memcmp(buf, want, n));
+    if (i == 1)
+      first_pos = pos, first_prio = prio;
+  }
+  put(to_parent, &first_prio, sizeof first_prio);
+  put(to_parent, &first_pos, sizeof first_pos);
+  for (;;)
+    pause();
+}
+
+/* The restart: adopts the endpoint (first message discarded), marks it
+ * reachable when told, receives what is left. Exit status 0: all as
+ * expected (each check prints what failed). */
+static void restart(int to_parent, int from_parent, mcapi_endpoint_t old, uint32_t prio, uint64_t pos)
+{
+  init(2); /* sweeps the dead owner */
+  char c = 's';
+  put(to_parent, &c, 1);
+  get(from_parent, &c, 1); /* the parent saw its send refused */
+  uint64_t upto[16];
+  for (int p = 0; p < 16; p++)
+    upto[p] = UINT64_MAX;
+  upto[prio & 15] = pos;
+  uint32_t h = 0, dropped = 0;
+  CHECK_EQ_U(mcx__ep_adopt(PORT, upto, 16, &h, &dropped), MCX_OK);
+  CHECK(h == old);
+  CHECK_EQ_U(dropped, 1);
+  mcapi_status_t st;
+  CHECK_EQ_U(mcapi_msg_available(h, &st), N - 1);
+  CHECK_EQ_U(mcx__ep_adopt(PORT, upto, 0, &h, &dropped), MCX_ENOENT); /* adopted once */
+  mcx_endpoint_set_reachable(h, MCAPI_TRUE, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  put(to_parent, &c, 1);
+  get(from_parent, &c, 1); /* item N + 1 sent */
+  for (int i = 2; i <= N + 1; i++) {
+    uint8_t buf[512], want[512];
+    size_t n;
+    mcapi_msg_recv(h, buf, sizeof buf, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    fill(want, i);
+    CHECK(n == size_of(i) && !memcmp(buf, want, n));
+  }
+  CHECK_EQ_U(mcapi_msg_available(h, &st), 0);
+  mcapi_finalize(&st);
+  _exit(mcx_test_report());
+}
+
+TEST(adopt)
+{
+  int up[2], down[2];
+  CHECK(pipe(up) == 0 && pipe(down) == 0);
+  pid_t o = fork();
+  if (o == 0)
+    owner(up[1], down[0]);
+  init(1);
+  mcapi_status_t st;
+  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st), to;
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  get(up[0], &to, sizeof to);
+  for (int i = 1; i <= N; i++) {
+    uint8_t m[512];
+    fill(m, i);
+    mcapi_msg_send(me, to, m, size_of(i), 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  put(down[1], "g", 1);
+  uint32_t prio;
+  uint64_t pos;
+  get(up[0], &prio, sizeof prio);
+  get(up[0], &pos, sizeof pos);
+  kill(o, SIGKILL);
+  waitpid(o, NULL, 0);
+  pid_t r = fork();
+  if (r == 0)
+    restart(up[1], down[0], to, prio, pos);
+  char c;
+  get(up[0], &c, 1); /* swept, not adopted yet */
+  uint8_t m[512];
+  fill(m, N + 1);
+  mcapi_msg_send(me, to, m, size_of(N + 1), 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_TRANSMISSION); /* orphaned: refused, not deleted */
+  put(down[1], "a", 1);
+  get(up[0], &c, 1); /* adopted, reachable */
+  mcapi_msg_send(me, to, m, size_of(N + 1), 1, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS); /* the same handle as before the death */
+  put(down[1], "s", 1);
+  int status = 0;
+  waitpid(r, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  mcapi_finalize(&st);
+}
+
+int main(void)
+{
+  RUN(adopt);
+  return mcx_test_report();
+}
