@@ -271,9 +271,12 @@ static int claim_place(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_
   k->slot = s;
   k->fresh = 0;
   k->cap = (uint32_t)size;
+  k->fast_min = UINT32_MAX;
   if (pkt_in_slot(d, size)) {
     *kind = CL_SLOT;
     k->ptr = mcx__pkt_bytes(s);
+    if (mcx__pkt_kept(x))
+      k->fast_min = 0; /* the slot's value stays: the commit's fast path may publish it */
     return MCX_OK;
   }
   uint32_t b;
@@ -298,6 +301,8 @@ static int claim_place(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_
       *kind = CL_OWNED;
       k->b = b;
       k->ptr = mcx__pkt_buf(d, b);
+      if (!k->fresh) /* the slot's value names it already */
+        k->fast_min = MCX_PKT_INLINE + 1;
       return MCX_OK;
     }
   }
@@ -336,6 +341,7 @@ static int claim_attempt(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
       return MCX_ENOMEM;
     c->k->ptr = p;
     c->k->cap = (uint32_t)c->a.size;
+    c->k->fast_min = UINT32_MAX;
     c->kind = CL_PMQ;
     return MCX_OK;
   }
