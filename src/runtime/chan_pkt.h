@@ -104,10 +104,11 @@ int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);
  *
  * The thread's claims are process memory (one node is one thread): at most
  * MCX_PKT_CLAIMS at a time, one per send side. The fast paths use the first
- * entry only, on the cached entry of a lock-free shm node: a claim of the
- * slot's bytes (up to MCX_PKT_INLINE, a slot that owns no buffer) or of the
- * buffer the slot owns already (larger), whose commit publishes the slot
- * with the value it holds. */
+ * entry only, on the cached entry of a lock-free shm node: the claim's a
+ * claim of the slot's bytes (up to MCX_PKT_INLINE, a slot that owns no
+ * buffer); the commit's a claim whose slot keeps the value it holds (the
+ * slot's bytes, or the buffer the slot owns already, which the slow path
+ * lends first: claim_owned_cached). */
 #define MCX_PKT_CLAIMS 4u
 enum { CL_SLOT = 1, CL_OWNED, CL_ITEM, CL_PMQ };
 typedef struct mcx__pkt_claim {
@@ -127,61 +128,44 @@ typedef struct mcx__pkt_claim {
 extern MCX_TLS mcx__pkt_claim_t mcx__claims[MCX_PKT_CLAIMS];
 
 /**
- * @brief The fast path of a claim: @p size bytes in the next slot of the
- * send side @p handle, reserved; the slot's bytes (up to MCX_PKT_INLINE)
- * or the buffer the slot owns (larger), or NULL and nothing changed.
- * @retval non-NULL claimed (mcx__claims[0])
- * @retval NULL missed: the caller calls mcx__pkt_claim_slow
+ * @brief The fast path of a claim: @p size (at most MCX_PKT_INLINE) bytes
+ * in the next slot of the send side @p handle, reserved; *@p out the
+ * slot's bytes. Or nothing changed.
+ * @retval true claimed (mcx__claims[0])
+ * @retval false missed: the caller calls mcx__pkt_claim_slow
  */
-CHAN_FAST void *mcx__pkt_claim_fast(uint32_t handle, size_t size)
+CHAN_FAST bool mcx__pkt_claim_fast(uint32_t handle, size_t size, void **out)
 {
   struct mcx__chc *c;
   mcx__chan_t *ch;
   mcx__pkt_claim_t *k = &mcx__claims[0];
   /* Only a spec-profile channel has an entry. */
-  if (__builtin_expect(size > MCAPI_MAX_PKT_SIZE || k->kind ||
+  if (__builtin_expect(size > MCX_PKT_INLINE || k->kind ||
                            !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)),
                        0))
-    return NULL;
+    return false;
   /* A second claim on the side finds its slot RESERVED here: the slow
    * path says why. */
   mcx__spsc_view_t *v = &c->v;
   uint32_t pos = v->ring->tail; /* producer-owned */
   mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
   /* A1 (mcx__pkt_reserve's test): pairs with R2 in mcx__pkt_take and R2-K
-   * in mcx__pkt_free_kept; the holder's reads of the bytes (or of the
-   * slot's buffer) are done. */
-  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE), 0))
-    return NULL;
-  uint64_t x = s->value; /* our own write of an earlier lap */
-  void *p;
-  if (size <= MCX_PKT_INLINE) {
-    if (__builtin_expect(x != MCX_PKT_KEEP, 0))
-      return NULL; /* a slot that owns a buffer keeps it: the slow path's */
-    k->kind = CL_SLOT;
-    k->fast_min = 0;
-    p = mcx__pkt_bytes(s);
-  } else {
-    /* The buffer the slot owns, when it still does (its state word names
-     * this slot and connection; mcx__self.fast is set wherever an entry
-     * hits). A slot without one takes it in the slow path. */
-    const mcx__domain_t *d = mcx__self.fast;
-    uint32_t b = mcx__owned_buf(d, x, PO_WORD(mcx__pslot_line(d, s), ST_GEN(c->state)));
-    if (__builtin_expect(b == UINT32_MAX, 0))
-      return NULL;
-    k->kind = CL_OWNED;
-    k->fresh = 0;
-    k->b = b;
-    k->fast_min = MCX_PKT_INLINE + 1;
-    p = mcx__pkt_buf(d, b);
-  }
+   * in mcx__pkt_free_kept; the holder's reads of the bytes are done. A
+   * slot that owns a buffer keeps it: the slow path's. */
+  if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE) ||
+                           s->value != MCX_PKT_KEEP,
+                       0))
+    return false;
   /* Relaxed: a hint for a polling consumer, as in mcx__pkt_reserve. */
   mcx_store_relaxed(&s->word, mcx__spsc_word(pos, MCX_SPSC_RESERVED));
+  k->kind = CL_SLOT;
+  k->fast_min = 0;
   k->handle = handle;
   k->pos = pos;
   k->cap = (uint32_t)size;
   k->slot = s;
-  return k->ptr = p;
+  *out = k->ptr = mcx__pkt_bytes(s);
+  return true;
 }
 
 /**
