@@ -104,11 +104,12 @@ int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);
  *
  * The thread's claims are process memory (one node is one thread): at most
  * MCX_PKT_CLAIMS at a time, one per send side. The fast paths use the first
- * entry only, on the cached entry of a lock-free shm node: the claim's a
- * claim of the slot's bytes (up to MCX_PKT_INLINE, a slot that owns no
- * buffer); the commit's a claim whose slot keeps the value it holds (the
- * slot's bytes, or the buffer the slot owns already, which the slow path
- * lends first: claim_owned_cached). */
+ * entry only, on the cached entry of a lock-free shm node. The claim's
+ * fast path lends the slot's bytes (up to MCX_PKT_INLINE, a slot that owns
+ * no buffer); the slow path first lends the buffer the slot owns already
+ * (larger, claim_owned_cached in chan_pkt.c), also without a lock. The
+ * commit's fast path publishes either: a claim whose slot keeps the value
+ * it holds (fast_min). */
 #define MCX_PKT_CLAIMS 4u
 enum { CL_SLOT = 1, CL_OWNED, CL_ITEM, CL_PMQ };
 typedef struct mcx__pkt_claim {
@@ -120,7 +121,8 @@ typedef struct mcx__pkt_claim {
   uint32_t fresh;  /* CL_OWNED: taken from the pool for this claim */
   /* The least size the commit's fast path publishes: 0 (the slot's bytes),
    * MCX_PKT_INLINE + 1 (the buffer the slot owns already: a shorter packet
-   * goes into the slot's bytes), UINT32_MAX (the slow path's claim). */
+   * goes into the slot's bytes), UINT32_MAX (a claim only the slow path
+   * publishes: a buffer taken for it, a buffer of its own, pmq). */
   uint32_t fast_min;
   mcx__spsc_slot_t *slot; /* shm: the slot reserved */
   void *ptr;              /* what the caller fills */
@@ -182,9 +184,10 @@ CHAN_FAST bool mcx__pkt_claim_fast(uint32_t handle, size_t size, void **out)
 int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out);
 
 /**
- * @brief The fast path of a commit: the claim in mcx__claims[0] that the
- * claim's fast path made on @p handle, at @p buf, published with @p size
- * bytes (R1, then the notify). Or nothing changed.
+ * @brief The fast path of a commit: the claim in mcx__claims[0] on
+ * @p handle at @p buf whose slot keeps the value it holds (fast_min: the
+ * slot's bytes, or the buffer the slot owns already), published with
+ * @p size bytes (R1, then the notify). Or nothing changed.
  * @retval true sent
  * @retval false missed: the caller calls mcx__pkt_commit_slow
  */
