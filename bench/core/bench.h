@@ -44,6 +44,8 @@ typedef struct bench_cfg {
   int transport;     /* 0 shm, 1 pmq */
   int blocking_wait; /* 1: mcx_set_wait_policy(0, 0) for the sample */
   int claim;         /* packets: sent with mcx_pktchan_send_alloc / _commit */
+  int build;         /* packets: the sender writes the whole item (stamp and fill,
+                      * bench_build) where it sends it from: its own buffer, or the claim */
 } bench_cfg_t;
 
 struct bench_ctx;
@@ -245,6 +247,16 @@ static inline uint64_t bench_unstamp(const void *buf, size_t size)
   uint64_t v = 0;
   memcpy(&v, buf, size < 8 ? size : 8);
   return v;
+}
+/** The fill every item carries after its stamp (run_side fills the harness's buffers with it). */
+#define BENCH_FILL 0xa5
+/** Writes a whole item at @p dst, as a producer that builds its packet
+ * does: the stamp of @p from (the harness's item) and the fill. */
+static inline void bench_build(void *dst, const void *from, size_t size)
+{
+  memcpy(dst, from, size < 8 ? size : 8);
+  if (size > 8)
+    memset((unsigned char *)dst + 8, BENCH_FILL, size - 8);
 }
 /* bench_checksum of an item of more than 256 bytes (bench_util.c): four
  * words per trip into four sums, so that reading a large item costs every

@@ -24,6 +24,8 @@
 struct mside {
   int type;
   int claim; /* packets: claim/commit instead of mcapi_pktchan_send */
+  int build; /* packets: the item is written whole (bench_build) where it is sent from */
+  unsigned char *own; /* build without claim: the sender's own buffer */
   size_t size;
   mcapi_endpoint_t me, peer; /* messages */
   mcapi_endpoint_t tx, rx, peer_rx;
@@ -154,6 +156,7 @@ static int lm_open(bench_ctx_t *c, int side, void **hp)
   *hp = m;
   m->type = c->cfg.type;
   m->claim = c->cfg.claim;
+  m->build = c->cfg.build;
   m->size = c->size;
   if (m->type == 'p' && c->size > MCAPI_MAX_PKT_SIZE) {
     free(m);
@@ -162,10 +165,19 @@ static int lm_open(bench_ctx_t *c, int side, void **hp)
                MCAPI_MAX_PKT_SIZE);
     return BENCH_NA;
   }
+  if (m->build && !m->claim &&
+      !(m->own = bench_aligned_alloc(64, (c->size + 63) & ~(size_t)63))) {
+    free(m);
+    *hp = NULL;
+    bench_fail(c, BENCH_ERR, "no memory for the sender's buffer");
+    return BENCH_ERR;
+  }
   mcapi_status_t st;
   mcapi_node_t me = (mcapi_node_t)side + 1, other = (mcapi_node_t)(2 - side);
   int r = init_node(c, me, &st);
   if (r) {
+    if (m->own)
+      bench_aligned_free(m->own);
     free(m);
     *hp = NULL;
     return r;
@@ -243,12 +255,21 @@ static int lm_send(bench_ctx_t *c, void *h, const void *buf)
   case 'p':
     if (m->claim) {
       /* The item is written where it travels: into the claim, then
-       * published (the harness's item is copied in, as the send copies it). */
+       * published. Built whole there (build), or the harness's ready item
+       * copied in, as the send copies it. */
       void *p = mcx_pktchan_send_alloc(m->ps, m->size, &st);
       if (st == MCAPI_SUCCESS) {
-        memcpy(p, buf, m->size);
+        if (m->build)
+          bench_build(p, buf, m->size);
+        else
+          memcpy(p, buf, m->size);
         mcx_pktchan_send_commit(m->ps, p, m->size, &st);
       }
+    } else if (m->build) {
+      /* The same item built whole in the sender's own buffer, then sent
+       * (copied) from there: the producer a claim spares a copy. */
+      bench_build(m->own, buf, m->size);
+      mcapi_pktchan_send(m->ps, m->own, m->size, &st);
     } else {
       mcapi_pktchan_send(m->ps, buf, m->size, &st);
     }
@@ -402,6 +423,8 @@ static void lm_close(bench_ctx_t *c, int side, void *h)
       mcapi_wait(&r2, &sz, 5000, &st);
   }
   mcapi_finalize(&st);
+  if (m->own)
+    bench_aligned_free(m->own);
   free(m);
 }
 

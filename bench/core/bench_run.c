@@ -294,7 +294,7 @@ static void run_side(bench_ctx_t *c, int side)
   /* the stream's batch of stream_k items back to back (one item otherwise) */
   size_t bsz = (c->size * (c->mode == BENCH_STREAM ? c->stream_k : 1) + 63) & ~(size_t)63;
   unsigned char *buf = bench_aligned_alloc(64, bsz ? bsz : 64);
-  memset(buf, 0xa5, bsz ? bsz : 64);
+  memset(buf, BENCH_FILL, bsz ? bsz : 64);
   side_state_t ss = {c->size > 8 ? bench_checksum(buf + 8, c->size - 8) : 0, seq_mask(c->size), 0};
   void *h = NULL;
   int r = c->ops->open(c, side, &h);

@@ -28,15 +28,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.append(os.path.join(HERE, "..", "..", "tools", "mca"))  # mca_cli.py, in the sources
 import mca_cli  # noqa: E402
 
-LIBMCA_CASES = ["msg24", "scl64", "pkt24", "pkt1k", "pktc24", "pkt8k", "pktc8k", "msg8k"]
-ROWS = [  # (label, libmca case, bare ring, ck, boost, target per pair)
+LIBMCA_CASES = ["msg24", "scl64", "pkt24", "pktc24", "pktb24", "pktcb24", "pkt1k", "pktc1k",
+                "pktb1k", "pktcb1k", "pkt8k", "pktc8k", "pktb8k", "pktcb8k", "msg8k"]
+# (label, libmca case, bare ring, ck, boost, target per pair). Packets: every row
+# counts send (or claim + commit) + recv + release; "ready item" rows copy the
+# driver's item, "built" rows write each item whole (sequence number and fill)
+# where it is sent from: the producer's own buffer (then the send copies it) or
+# the claim.
+ROWS = [
     ("24 B message (send + recv)", "msg24", "ring_msg24", "ck_msg24", "boost_msg24", 150),
     ("uint64 scalar (send + recv)", "scl64", "ring_scl64", "ck_scl64", "boost_scl64", 80),
     ("24 B packet (send + recv + release)", "pkt24", "ring_pkt24", None, None, 200),
+    ("24 B packet, ready item copied into a claim", "pktc24", None, None, None, None),
+    ("24 B packet built in own buffer, sent", "pktb24", None, None, None, None),
+    ("24 B packet built in a claim, committed", "pktcb24", None, None, None, None),
     ("1 KiB packet (send + recv + release)", "pkt1k", None, None, None, None),
-    ("24 B packet (claim + commit + recv + release)", "pktc24", None, None, None, None),
+    ("1 KiB packet, ready item copied into a claim", "pktc1k", None, None, None, None),
+    ("1 KiB packet built in own buffer, sent", "pktb1k", None, None, None, None),
+    ("1 KiB packet built in a claim, committed", "pktcb1k", None, None, None, None),
     ("8 KiB packet (send + recv + release)", "pkt8k", None, None, None, None),
-    ("8 KiB packet (claim + commit + recv + release)", "pktc8k", None, None, None, None),
+    ("8 KiB packet, ready item copied into a claim", "pktc8k", None, None, None, None),
+    ("8 KiB packet built in own buffer, sent", "pktb8k", None, None, None, None),
+    ("8 KiB packet built in a claim, committed", "pktcb8k", None, None, None, None),
     ("8 KiB message (send + recv)", "msg8k", "ring_msg8k", None, None, None),
 ]
 

@@ -192,8 +192,8 @@ MCX_API void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size
   if (!mcapi_status)
     return NULL;
   *mcapi_status = MCAPI_SUCCESS;
-  void *p = mcx__pkt_claim_fast(send_handle, size);
-  if (__builtin_expect(!p, 0))
+  void *p;
+  if (__builtin_expect(!mcx__pkt_claim_fast(send_handle, size, &p), 0))
     return pkt_alloc_slow(send_handle, size, mcapi_status);
   return p;
 }

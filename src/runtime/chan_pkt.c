@@ -271,9 +271,12 @@ static int claim_place(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_
   k->slot = s;
   k->fresh = 0;
   k->cap = (uint32_t)size;
+  k->fast_min = UINT32_MAX;
   if (pkt_in_slot(d, size)) {
     *kind = CL_SLOT;
     k->ptr = mcx__pkt_bytes(s);
+    if (mcx__pkt_kept(x))
+      k->fast_min = 0; /* the slot's value stays: the commit's fast path may publish it */
     return MCX_OK;
   }
   uint32_t b;
@@ -298,6 +301,8 @@ static int claim_place(const mcx__domain_t *d, mcx__chan_t *ch, const mcx__spsc_
       *kind = CL_OWNED;
       k->b = b;
       k->ptr = mcx__pkt_buf(d, b);
+      if (!k->fresh) /* the slot's value names it already */
+        k->fast_min = MCX_PKT_INLINE + 1;
       return MCX_OK;
     }
   }
@@ -336,6 +341,7 @@ static int claim_attempt(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
       return MCX_ENOMEM;
     c->k->ptr = p;
     c->k->cap = (uint32_t)c->a.size;
+    c->k->fast_min = UINT32_MAX;
     c->kind = CL_PMQ;
     return MCX_OK;
   }
@@ -350,8 +356,51 @@ static int claim_attempt(const mcx__domain_t *d, mcx__chan_t *ch, void *arg)
   return r;
 }
 
+/* The claim on the cached entry of the buffer the next slot owns already
+ * (a packet larger than the slot's bytes, spec profile, lock-free shm),
+ * into mcx__claims[0] as the fast path's; NULL when it cannot (nothing
+ * changed). The first thing the slow path tries, as the send's
+ * send_cached: no lock, no loop over the claims (a claim on the side
+ * already holds its slot RESERVED: the word's test fails). */
+static void *claim_owned_cached(const mcx__domain_t *d, uint32_t handle, size_t size)
+{
+  struct mcx__chc *c;
+  mcx__chan_t *ch;
+  mcx__pkt_claim_t *k = &mcx__claims[0];
+  if (size <= MCX_PKT_INLINE || size > MCAPI_MAX_PKT_SIZE || k->kind ||
+      !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)))
+    return NULL;
+  mcx__spsc_view_t *v = &c->v;
+  uint32_t pos = v->ring->tail; /* producer-owned */
+  mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
+  /* A1 (mcx__pkt_reserve's test): pairs with R2 in mcx__pkt_take, R2-K in
+   * mcx__pkt_free_kept and R2-D in detach (the state word it rewrote, read
+   * by mcx__owned_buf below); the holder's reads of the buffer are done. */
+  if (mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE))
+    return NULL;
+  /* Our own write of an earlier lap; its state word names this slot and
+   * connection while the slot owns it. */
+  uint32_t b = mcx__owned_buf(d, s->value, PO_WORD(mcx__pslot_line(d, s), ST_GEN(c->state)));
+  if (b == UINT32_MAX)
+    return NULL;
+  /* Relaxed: a hint for a polling consumer, as in mcx__pkt_reserve. */
+  mcx_store_relaxed(&s->word, mcx__spsc_word(pos, MCX_SPSC_RESERVED));
+  k->kind = CL_OWNED;
+  k->fresh = 0;
+  k->b = b;
+  k->fast_min = MCX_PKT_INLINE + 1; /* the slot's value names it already */
+  k->handle = handle;
+  k->pos = pos;
+  k->cap = (uint32_t)size;
+  k->slot = s;
+  return k->ptr = mcx__pkt_buf(d, b);
+}
+
 int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out)
 {
+  const mcx__domain_t *fd = mcx__self.fast; /* set wherever the node's cache can hit */
+  if (fd && (*out = claim_owned_cached(fd, handle, size)))
+    return MCX_OK;
   if (!mcx__is_node())
     return MCX_ENODE;
   mcx__pkt_claim_t *k;

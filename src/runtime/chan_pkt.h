@@ -104,8 +104,12 @@ int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);
  *
  * The thread's claims are process memory (one node is one thread): at most
  * MCX_PKT_CLAIMS at a time, one per send side. The fast paths use the first
- * entry only: a claim of up to MCX_PKT_INLINE bytes, on the cached entry of
- * a lock-free shm node, into a slot that owns no buffer. */
+ * entry only, on the cached entry of a lock-free shm node. The claim's
+ * fast path lends the slot's bytes (up to MCX_PKT_INLINE, a slot that owns
+ * no buffer); the slow path first lends the buffer the slot owns already
+ * (larger, claim_owned_cached in chan_pkt.c), also without a lock. The
+ * commit's fast path publishes either: a claim whose slot keeps the value
+ * it holds (fast_min). */
 #define MCX_PKT_CLAIMS 4u
 enum { CL_SLOT = 1, CL_OWNED, CL_ITEM, CL_PMQ };
 typedef struct mcx__pkt_claim {
@@ -115,6 +119,11 @@ typedef struct mcx__pkt_claim {
   uint32_t cap;    /* bytes claimed */
   uint32_t b;      /* CL_OWNED, CL_ITEM: the pool buffer */
   uint32_t fresh;  /* CL_OWNED: taken from the pool for this claim */
+  /* The least size the commit's fast path publishes: 0 (the slot's bytes),
+   * MCX_PKT_INLINE + 1 (the buffer the slot owns already: a shorter packet
+   * goes into the slot's bytes), UINT32_MAX (a claim only the slow path
+   * publishes: a buffer taken for it, a buffer of its own, pmq). */
+  uint32_t fast_min;
   mcx__spsc_slot_t *slot; /* shm: the slot reserved */
   void *ptr;              /* what the caller fills */
 } mcx__pkt_claim_t;
@@ -122,39 +131,43 @@ extern MCX_TLS mcx__pkt_claim_t mcx__claims[MCX_PKT_CLAIMS];
 
 /**
  * @brief The fast path of a claim: @p size (at most MCX_PKT_INLINE) bytes
- * in the next slot of the send side @p handle, reserved; the slot's bytes,
- * or NULL and nothing changed.
- * @retval non-NULL claimed (mcx__claims[0])
- * @retval NULL missed: the caller calls mcx__pkt_claim_slow
+ * in the next slot of the send side @p handle, reserved; *@p out the
+ * slot's bytes. Or nothing changed.
+ * @retval true claimed (mcx__claims[0])
+ * @retval false missed: the caller calls mcx__pkt_claim_slow
  */
-CHAN_FAST void *mcx__pkt_claim_fast(uint32_t handle, size_t size)
+CHAN_FAST bool mcx__pkt_claim_fast(uint32_t handle, size_t size, void **out)
 {
   struct mcx__chc *c;
   mcx__chan_t *ch;
   mcx__pkt_claim_t *k = &mcx__claims[0];
+  /* Only a spec-profile channel has an entry. */
   if (__builtin_expect(size > MCX_PKT_INLINE || k->kind ||
                            !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)),
                        0))
-    return NULL;
+    return false;
   /* A second claim on the side finds its slot RESERVED here: the slow
    * path says why. */
   mcx__spsc_view_t *v = &c->v;
   uint32_t pos = v->ring->tail; /* producer-owned */
   mcx__spsc_slot_t *s = mcx__pkt_at(v, pos);
   /* A1 (mcx__pkt_reserve's test): pairs with R2 in mcx__pkt_take and R2-K
-   * in mcx__pkt_free_kept; the holder's reads of the bytes are done. */
+   * in mcx__pkt_free_kept; the holder's reads of the bytes are done. A
+   * slot that owns a buffer keeps it: the slow path's. */
   if (__builtin_expect(mcx_load_acquire(&s->word) != mcx__spsc_word(pos, MCX_SPSC_FREE) ||
                            s->value != MCX_PKT_KEEP,
                        0))
-    return NULL;
+    return false;
   /* Relaxed: a hint for a polling consumer, as in mcx__pkt_reserve. */
   mcx_store_relaxed(&s->word, mcx__spsc_word(pos, MCX_SPSC_RESERVED));
   k->kind = CL_SLOT;
+  k->fast_min = 0;
   k->handle = handle;
   k->pos = pos;
   k->cap = (uint32_t)size;
   k->slot = s;
-  return k->ptr = mcx__pkt_bytes(s);
+  *out = k->ptr = mcx__pkt_bytes(s);
+  return true;
 }
 
 /**
@@ -171,9 +184,10 @@ CHAN_FAST void *mcx__pkt_claim_fast(uint32_t handle, size_t size)
 int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out);
 
 /**
- * @brief The fast path of a commit: the claim in mcx__claims[0] of the
- * slot's bytes on @p handle, at @p buf, published with @p size bytes
- * (R1, then the notify). Or nothing changed.
+ * @brief The fast path of a commit: the claim in mcx__claims[0] on
+ * @p handle at @p buf whose slot keeps the value it holds (fast_min: the
+ * slot's bytes, or the buffer the slot owns already), published with
+ * @p size bytes (R1, then the notify). Or nothing changed.
  * @retval true sent
  * @retval false missed: the caller calls mcx__pkt_commit_slow
  */
@@ -182,14 +196,18 @@ CHAN_FAST bool mcx__pkt_commit_fast(uint32_t handle, void *buf, size_t size)
   struct mcx__chc *c;
   mcx__chan_t *ch;
   mcx__pkt_claim_t *k = &mcx__claims[0];
-  /* An unchanged state word: the connection of the claim, our side open. */
-  if (__builtin_expect(k->kind != CL_SLOT || k->handle != handle || k->ptr != buf ||
-                           size > k->cap ||
+  /* A claim of the slow path's (fast_min UINT32_MAX), a short packet in
+   * the slot's own buffer, no claim: the slow path's. An unchanged state
+   * word: the claim's connection, our side open (the slot at the tail is
+   * the claim's: only this thread produces). */
+  if (__builtin_expect(!k->kind || k->handle != handle || k->ptr != buf || size > k->cap ||
+                           size < k->fast_min ||
                            !(c = mcx__chc_get(handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, &ch)),
                        0))
     return false;
   k->kind = 0;
-  /* R1, on the slot the claim reserved (the tail: ours); its value is MCX_PKT_KEEP. */
+  /* R1, on the slot the claim reserved (the tail: ours); its value is the
+   * one the claim found (MCX_PKT_KEEP, or the buffer the slot owns). */
   mcx__pkt_publish_meta(c->v.ring, k->slot, k->pos, (uint32_t)size);
   mcx__notify_fast(&ch->recv_wp); /* F-W2 after R1 */
   return true;

@@ -4,7 +4,8 @@
  * the packet is built where it travels (a slot's bytes, the buffer a slot
  * owns, a pool buffer for one packet), then published. Each outcome the
  * header documents, the order with plain sends, the pool whole after
- * abandons and closes, and a sender process killed while it holds claims.
+ * abandons and closes, a sender process killed and a sender thread ended
+ * (without finalize) while they hold claims.
  * Every locking mode and both profiles (the mca-2.0.3 profile sends every
  * packet through a pool buffer of its own).
  */
@@ -15,6 +16,20 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
+
+/* LeakSanitizer: the node of a thread that ends without finalize leaves its
+ * per-thread caches behind (docs/channels.md), which the case below does on
+ * purpose. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CLAIM_EXIT_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLAIM_EXIT_LSAN 1
+#endif
+#endif
+#ifdef CLAIM_EXIT_LSAN
+#include <sanitizer/lsan_interface.h>
 #endif
 
 #include "mcapi.h"
@@ -558,6 +573,100 @@ TEST(killed_while_claiming_small) { killed_while_claiming(66, 40); }
 TEST(killed_while_claiming_large) { killed_while_claiming(67, BIG); }
 #endif
 
+/* A sender thread (node 2 of domain claim_exit.dom, endpoint 6): 3 packets
+ * with claim/commit, then a claim of claim_exit.size bytes, and it ends
+ * without mcapi_finalize. */
+static struct {
+  mcapi_domain_t dom;
+  size_t size;
+  int failed; /* the step that failed, 0 none */
+} claim_exit;
+
+static void *exiting_sender(void *arg)
+{
+  (void)arg;
+  size_t size = claim_exit.size;
+#ifdef CLAIM_EXIT_LSAN
+  __lsan_disable(); /* what the node allocates is left with the thread, on purpose */
+#endif
+  init_node(claim_exit.dom, 2);
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_endpoint_t out = mcapi_endpoint_create(6, &st);
+  mcapi_pktchan_send_hndl_t sh;
+  mcapi_pktchan_send_open_i(&sh, out, &r, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
+  if (st != MCAPI_SUCCESS) {
+    claim_exit.failed = 1;
+    return NULL;
+  }
+  for (uint32_t seq = 0; seq < 3; seq++) {
+    unsigned char *p = mcx_pktchan_send_alloc(sh, size, &st);
+    if (st != MCAPI_SUCCESS) {
+      claim_exit.failed = 2;
+      return NULL;
+    }
+    stamp(p, seq, size);
+    mcx_pktchan_send_commit(sh, p, size, &st);
+    if (st != MCAPI_SUCCESS) {
+      claim_exit.failed = 3;
+      return NULL;
+    }
+  }
+  unsigned char *p = mcx_pktchan_send_alloc(sh, size, &st);
+  if (st != MCAPI_SUCCESS)
+    claim_exit.failed = 4;
+  else
+    memset(p, 0xee, size / 2);
+  return NULL; /* no finalize: the node dies with its thread */
+}
+
+/* A sender thread that ends while it holds a claim, without finalize: its
+ * node is dead once the thread is gone, and the claim ends as a killed
+ * claimer's (docs/channels.md): the receiver gets what was committed, then
+ * CHAN_NOTOPEN after the sweep; the pool is whole after the close. */
+static void thread_exits_while_claiming(mcapi_domain_t dom, size_t size)
+{
+  init_node(dom, 1);
+  mcapi_status_t st;
+  mcapi_request_t r;
+  size_t n;
+  mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
+  uint32_t free0 = pool_free();
+  claim_exit.dom = dom;
+  claim_exit.size = size;
+  claim_exit.failed = 0;
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, exiting_sender, NULL) == 0);
+  mcapi_endpoint_t out = mcapi_endpoint_get(dom, 2, 6, MCX_TEST_WAIT_MS, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_connect_i(out, in, &r, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_pktchan_recv_hndl_t rh;
+  mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
+  mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK(pthread_join(t, NULL) == 0); /* it ended holding a claim */
+  CHECK_EQ_U(claim_exit.failed, 0);
+  for (uint32_t seq = 0; seq < 3; seq++)
+    recv_check(rh, seq, size);
+  /* The sweep takes the dead sender's side away: nothing more comes. */
+  mcx__sweep_dead(mcx__self.dom);
+  void *p;
+  mcapi_pktchan_recv(rh, &p, &n, &st);
+  CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
+  close_side(rh, 0);
+  CHECK_EQ_U(pool_free(), free0);
+  fini();
+}
+
+/* A domain of its own each: the process keeps its mapping of a domain
+ * whose node's thread ended without finalize. */
+TEST(thread_exits_while_claiming_small) { thread_exits_while_claiming(80, 40); }
+TEST(thread_exits_while_claiming_large) { thread_exits_while_claiming(81, BIG); }
+
 static void run_all(void)
 {
   RUN(claims_and_sends_arrive_in_order);
@@ -569,6 +678,11 @@ static void run_all(void)
   RUN(killed_while_claiming_small);
   RUN(killed_while_claiming_large);
 #endif
+  /* Once per process: each leaves its domain mapped (one of MCA_MAX_DOMAINS). */
+  if (locking == MCX_LOCKING_LOCKFREE && compat == MCX_COMPAT_SPEC) {
+    RUN(thread_exits_while_claiming_small);
+    RUN(thread_exits_while_claiming_large);
+  }
 }
 
 int main(void)

@@ -134,7 +134,7 @@ static bench_cell_t *add(plan_t *p, bench_cell_t *proto)
 }
 
 static void add_libmca_as(plan_t *p, const char *section, int type, int lock, int block, int place,
-                          int xproc, int pmq, size_t size, int msg_inplace, int claim)
+                          int xproc, int pmq, size_t size, int msg_inplace, int claim, int build)
 {
   bench_cell_t c;
   memset(&c, 0, sizeof c);
@@ -158,9 +158,10 @@ static void add_libmca_as(plan_t *p, const char *section, int type, int lock, in
   c.cfg.transport = pmq;
   c.cfg.blocking_wait = block;
   c.cfg.claim = claim;
+  c.cfg.build = build;
   if (!strcmp(section, "sweep"))
-    snprintf(c.id, sizeof c.id, "sweep.%s.%s%s.%s.%zuB.%s", tshort(type), c.locking,
-             claim ? ".claim" : "", c.placement, size, c.consume);
+    snprintf(c.id, sizeof c.id, "sweep.%s.%s%s%s.%s.%zuB.%s", tshort(type), c.locking,
+             claim ? ".claim" : "", build ? ".build" : "", c.placement, size, c.consume);
   else
     snprintf(c.id, sizeof c.id, "%s.%s%s.%s.%s.%s.%zuB.%s", tshort(type), c.locking,
              block ? ".block" : "", c.placement, c.process, c.transport, size, c.consume);
@@ -192,7 +193,7 @@ static void mark_unavailable(bench_results_t *r)
 static void add_libmca(plan_t *p, const char *section, int type, int lock, int block, int place,
                        int xproc, int pmq, size_t size)
 {
-  add_libmca_as(p, section, type, lock, block, place, xproc, pmq, size, 0, 0);
+  add_libmca_as(p, section, type, lock, block, place, xproc, pmq, size, 0, 0, 0);
 }
 
 static void add_peer(plan_t *p, const char *section, const bench_ops_t *ops, int place, size_t size)
@@ -500,10 +501,12 @@ static int build_plan(plan_t *p, group_t *groups)
       int first = r->ncells;
       add_libmca(p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
       /* the same messages received in place (mcx_msg_recv_inplace): one copy fewer */
-      add_libmca_as(p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 1, 0);
+      add_libmca_as(p, "sweep", 'm', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 1, 0, 0);
       add_libmca(p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size);
-      /* the same packets written into a claim and committed (mcx_pktchan_send_alloc) */
-      add_libmca_as(p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 0, 1);
+      /* a producer that builds each packet whole (stamp and fill): in its
+       * own buffer, then sent (copied); or in a claim, then committed */
+      add_libmca_as(p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 0, 0, 1);
+      add_libmca_as(p, "sweep", 'p', MCX_LOCKING_LOCKFREE, 0, 2, 0, 0, size, 0, 1, 1);
       if (!o->no_peers) {
         static const bench_ops_t *const sweep_peers[] = {&bench_peer_ideal, &bench_peer_boost,
                                                          &bench_peer_ck, &bench_peer_mutex,
