@@ -465,7 +465,7 @@ void mcx__pmq_forget(mcx__pmq_t *p)
 
 /* ------------------------------------------------------------ endpoints */
 
-int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *depth)
+int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, int defer, uint32_t *depth)
 {
   char name[MCX_PORT_MQ_NAME_MAX];
   q_name(p, mcx_port_pid(), idx, epoch, name);
@@ -473,6 +473,14 @@ int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *de
   int r = precheck(p, name, p->depth, p->msgsize);
   if (r)
     return r;
+  if (defer) {
+    /* The first use makes it (ep_acquire). A leftover of the same name (a
+     * dead process with our pid) goes now: no sender knows the endpoint yet. */
+    mcx_port_mq_unlink(name);
+    q_install(p, idx, NULL);
+    *depth = p->depth;
+    return MCX_OK;
+  }
   r = mcx_port_mq_create(name, p->depth, p->msgsize, &fd);
   /* A leftover of the same name (a dead process with our pid, where
    * /dev/mqueue could not be listed) is replaced once. */
