@@ -832,6 +832,10 @@ static int rx_free_buffer(const mcx__pmq_t *p, pmq_rx_t *rx, uint32_t limit, uin
   uint8_t *mem = aligned_alloc(MCAPI_BUF_ALIGN, stride * RX_CHUNK);
   if (!mem)
     return MCX_ENOMEM;
+  /* Zeros past a packet, as in the shm pool (a zeroed partition): programs
+   * send strings without their NUL and read them back with strcmp (the
+   * reference's pkt3); mca-2.0.3 zeroes released buffers too. */
+  memset(mem, 0, stride * RX_CHUNK);
   memset(&rx->chunk[rx->nchunks], 0, sizeof *more);
   rx->chunk[rx->nchunks].mem = mem;
   rx->stride = (uint32_t)stride;
