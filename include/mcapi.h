@@ -324,6 +324,8 @@ void mcapi_node_get_attribute(mcapi_domain_t domain_id, mcapi_node_t node_id,
  * @retval MCAPI_ERR_ENDP_NOPORTS MCAPI_PORT_ANY found no free port.
  * @retval MCAPI_ERR_MEM_LIMIT (pmq) the endpoint's queue could not be made:
  *         RLIMIT_MSGQUEUE, msg_max or a descriptor limit (mcx_pmq_limits() names it).
+ *         In the mca-2.0.3 profile only a queue that could never fit fails here;
+ *         the queue is made by the endpoint's first send or receive.
  * @retval MCAPI_ERR_GENERAL (pmq) the queue's name is held by another user's
  *         queue (left alone; the log names it), or the domain's control-plane
  *         lock could not be had: a thread that is alive held it for too long.

@@ -31,7 +31,8 @@ endif()
 # with the reason (pmq_run.sh). Not on pmq: conf_headers (compiles headers).
 set(MCX_CONF_PMQ_EXCLUDE conf_headers)
 # <program>:<queue depth it needs>; the others need none in particular.
-set(MCX_CONF_PMQ_DEPTH conf_param_uninit:64 conf_queue_full_203:64 conf_chan_queues_203:16)
+set(MCX_CONF_PMQ_DEPTH conf_param_uninit:64 conf_queue_full_203:64 conf_chan_queues_203:16
+  conf_endpoints_max_203:64)
 function(mcx_conf_register_pmq test prog env)
   if(NOT MCA_WITH_PMQ OR WIN32 OR CMAKE_CROSSCOMPILING OR prog IN_LIST MCX_CONF_PMQ_EXCLUDE)
     return()

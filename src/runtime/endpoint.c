@@ -82,9 +82,12 @@ int mcx__ep_create(uint32_t port, uint32_t *handle)
       gen = 1;
     uint32_t epoch = (mcx_load_relaxed(&e->ring_epoch) + 1) & MCX_RING_GEN_MASK;
     uint32_t depth = d->g.qcap;
-    /* pmq: the endpoint's queue first; nothing is published if that fails. */
+    /* pmq: the endpoint's queue first; nothing is published if that fails.
+     * mca-2.0.3: only the limits' check, the queue made by its first use, so
+     * a node may create all its endpoints whatever RLIMIT_MSGQUEUE holds. */
     if (d->transport == MCX_TRANSPORT_PMQ_ &&
-        (r = mcx__pmq_ep_create(d->pmq, (uint32_t)slot, epoch, &depth)) != MCX_OK)
+        (r = mcx__pmq_ep_create(d->pmq, (uint32_t)slot, epoch, d->compat == MCX_COMPAT_MCA203_,
+                                &depth)) != MCX_OK)
       goto out;
     mcx__ep_init_rings(d, (uint32_t)slot, depth, epoch);
     mcx_store_relaxed(&e->node_id, mcx__self.node_id);

@@ -473,7 +473,7 @@ void mcx__pmq_forget(mcx__pmq_t *p)
 
 /* ------------------------------------------------------------ endpoints */
 
-int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *depth)
+int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, int defer, uint32_t *depth)
 {
   char name[MCX_PORT_MQ_NAME_MAX];
   q_name(p, mcx_port_pid(), idx, epoch, name);
@@ -481,6 +481,14 @@ int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *de
   int r = precheck(p, name, p->depth, p->msgsize);
   if (r)
     return r;
+  if (defer) {
+    /* The first use makes it (ep_acquire). A leftover of the same name (a
+     * dead process with our pid) goes now: no sender knows the endpoint yet. */
+    mcx_port_mq_unlink(name);
+    q_install(p, idx, NULL);
+    *depth = p->depth;
+    return MCX_OK;
+  }
   r = mcx_port_mq_create(name, p->depth, p->msgsize, &fd);
   /* A leftover of the same name (a dead process with our pid, where
    * /dev/mqueue could not be listed) is replaced once. */
@@ -832,6 +840,10 @@ static int rx_free_buffer(const mcx__pmq_t *p, pmq_rx_t *rx, uint32_t limit, uin
   uint8_t *mem = aligned_alloc(MCAPI_BUF_ALIGN, stride * RX_CHUNK);
   if (!mem)
     return MCX_ENOMEM;
+  /* Zeros past a packet, as in the shm pool (a zeroed partition): programs
+   * send strings without their NUL and read them back with strcmp (the
+   * reference's pkt3); mca-2.0.3 zeroes released buffers too. */
+  memset(mem, 0, stride * RX_CHUNK);
   memset(&rx->chunk[rx->nchunks], 0, sizeof *more);
   rx->chunk[rx->nchunks].mem = mem;
   rx->stride = (uint32_t)stride;

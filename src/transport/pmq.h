@@ -85,14 +85,17 @@ typedef struct mcx__pmq_ep {
 /**
  * @brief A new endpoint in slot @p idx, incarnation @p epoch: checks that a
  * queue of the default size fits the limits and drops descriptors of earlier
- * incarnations. The queue itself is made by the first send, receive or
- * re-size that needs it (by any process of the user, exclusively), so an
- * endpoint used only for a channel costs no queue. *depth receives the
- * default mq_maxmsg (NUM_RECV_BUFFERS).
+ * incarnations. Without @p defer the queue is made here (a full
+ * RLIMIT_MSGQUEUE fails the create); with it (the mca-2.0.3 profile, where
+ * creating an endpoint never fails for memory, as on shm) the queue is made
+ * by the first send, receive or re-size that needs it (by any process of the
+ * user, exclusively), so an endpoint never used for messages costs no queue.
+ * A queue unlinked later (a channel connection parks it) is made again the
+ * same way. *depth receives the default mq_maxmsg (NUM_RECV_BUFFERS).
  * @retval 0 fits
  * @retval MCX_ELIMIT RLIMIT_MSGQUEUE or msg_max (MCAPI_ERR_MEM_LIMIT)
  */
-int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, uint32_t *depth);
+int mcx__pmq_ep_create(mcx__pmq_t *p, uint32_t idx, uint32_t epoch, int defer, uint32_t *depth);
 /** @brief Unlinks queue @p q and drops its descriptors; returns the messages dropped. */
 uint32_t mcx__pmq_ep_delete(mcx__pmq_t *p, const mcx__pmq_ep_t *q);
 /**
