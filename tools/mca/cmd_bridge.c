@@ -144,25 +144,12 @@ static void on_signal(int sig)
 
 static int fail(const char *path, const json_t *v, const char *what)
 {
-  if (v)
-    fprintf(stderr, "mca bridge: %s: line %d: %s\n", path, v->line, what);
-  else
-    fprintf(stderr, "mca bridge: %s: %s\n", path, what);
-  return -1;
+  return json_cfg_fail("bridge", path, v, what);
 }
 
 static int get_u32(const char *path, const json_t *o, const char *key, int required, uint32_t *out)
 {
-  const json_t *v = json_get(o, key);
-  if (!v)
-    return required ? fail(path, o, key) : 0;
-  if (v->type != JSON_NUMBER || v->num < 0 || v->num > 4294967294.0 || v->num != (double)(uint32_t)v->num) {
-    char m[128];
-    snprintf(m, sizeof m, "\"%s\" must be a whole number from 0 to 4294967294", key);
-    return fail(path, v, m);
-  }
-  *out = (uint32_t)v->num;
-  return 0;
+  return json_cfg_u32("bridge", path, o, key, required, 4294967294.0, out);
 }
 
 static int get_str(const char *path, const json_t *o, const char *key, char *out, size_t cap)

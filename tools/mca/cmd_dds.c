@@ -154,28 +154,13 @@ static void on_signal(int sig)
 
 static int fail(const char *path, const json_t *v, const char *what)
 {
-  if (v)
-    fprintf(stderr, "mca dds: %s: line %d: %s\n", path, v->line, what);
-  else
-    fprintf(stderr, "mca dds: %s: %s\n", path, what);
-  return -1;
+  return json_cfg_fail("dds", path, v, what);
 }
 
 /* A whole number in [0, max] at @p key of @p o; absent: left as it is unless @p required. */
 static int get_u32(const char *path, const json_t *o, const char *key, int required, double max, uint32_t *out)
 {
-  const json_t *v = json_get(o, key);
-  char m[160];
-  if (!v) {
-    snprintf(m, sizeof m, "\"%s\" is required", key);
-    return required ? fail(path, o, m) : 0;
-  }
-  if (v->type != JSON_NUMBER || v->num < 0 || v->num > max || v->num != (double)(uint32_t)v->num) {
-    snprintf(m, sizeof m, "\"%s\" must be a whole number from 0 to %.0f", key, max);
-    return fail(path, v, m);
-  }
-  *out = (uint32_t)v->num;
-  return 0;
+  return json_cfg_u32("dds", path, o, key, required, max, out);
 }
 
 static int only_keys(const char *path, const json_t *o, const char *const *known, size_t n)

@@ -416,3 +416,29 @@ const char *json_type_name(json_type_t t)
   static const char *const n[] = {"null", "boolean", "number", "string", "array", "object"};
   return n[t];
 }
+
+int json_cfg_fail(const char *sub, const char *path, const json_t *v, const char *what)
+{
+  if (v)
+    fprintf(stderr, "mca %s: %s: line %d: %s\n", sub, path, v->line, what);
+  else
+    fprintf(stderr, "mca %s: %s: %s\n", sub, path, what);
+  return -1;
+}
+
+int json_cfg_u32(const char *sub, const char *path, const json_t *o, const char *key,
+                 int required, double max, uint32_t *out)
+{
+  const json_t *v = json_get(o, key);
+  char m[160];
+  if (!v) {
+    snprintf(m, sizeof m, "\"%s\" is required", key);
+    return required ? json_cfg_fail(sub, path, o, m) : 0;
+  }
+  if (v->type != JSON_NUMBER || v->num < 0 || v->num > max || v->num != (double)(uint32_t)v->num) {
+    snprintf(m, sizeof m, "\"%s\" must be a whole number from 0 to %.0f", key, max);
+    return json_cfg_fail(sub, path, v, m);
+  }
+  *out = (uint32_t)v->num;
+  return 0;
+}

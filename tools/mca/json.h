@@ -8,6 +8,7 @@
 #define MCA_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_type_t;
 
@@ -33,5 +34,15 @@ void json_free(json_t *v);
 /** The member @p key of object @p o, or NULL (also when @p o is not an object). */
 const json_t *json_get(const json_t *o, const char *key);
 const char *json_type_name(json_type_t t);
+
+/* ---- a subcommand's configuration file (mca bridge, mca dds) */
+/** Prints "mca SUB: PATH: line L: WHAT" (the line of @p v, when there is
+ * one) and returns -1. */
+int json_cfg_fail(const char *sub, const char *path, const json_t *v, const char *what);
+/** The whole number in [0, @p max] at @p key of object @p o in *@p out: 0;
+ * absent: 0, *@p out unchanged, unless @p required (then an error); anything
+ * else: json_cfg_fail's -1. */
+int json_cfg_u32(const char *sub, const char *path, const json_t *o, const char *key,
+                 int required, double max, uint32_t *out);
 
 #endif
