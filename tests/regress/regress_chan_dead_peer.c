@@ -160,10 +160,17 @@ TEST(receiver_dies_holding_every_buffer)
   kill(c, SIGKILL);
   waitpid(c, NULL, 0);
   close(ready);
-  /* The non-blocking send says so too, at once or on completion. */
-  mcapi_pktchan_send_i(sh, pkt_bytes, pkt_size, &r, &st);
-  if (st == MCAPI_PENDING)
-    st = wait_req(&r, 10000);
+  /* The non-blocking send says so too, at once or on completion. On pmq a
+   * receiver killed between taking a packet out of the queue and counting it
+   * as held leaves room for one more: that send succeeds (the packet is lost
+   * with the receiver, as one sent just before the kill), the next one says so. */
+  for (int room = transport == MCX_TRANSPORT_PMQ ? 1 : 0;; room--) {
+    mcapi_pktchan_send_i(sh, pkt_bytes, pkt_size, &r, &st);
+    if (st == MCAPI_PENDING)
+      st = wait_req(&r, 10000);
+    if (st != MCAPI_SUCCESS || room == 0)
+      break;
+  }
   CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
   mcapi_pktchan_send(sh, pkt_bytes, pkt_size, &st);
   CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);

@@ -580,6 +580,7 @@ static struct {
   mcapi_domain_t dom;
   size_t size;
   int failed; /* the step that failed, 0 none */
+  pthread_barrier_t opened; /* the receive side is open: the sender may end */
 } claim_exit;
 
 static void *exiting_sender(void *arg)
@@ -599,19 +600,19 @@ static void *exiting_sender(void *arg)
   mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   if (st != MCAPI_SUCCESS) {
     claim_exit.failed = 1;
-    return NULL;
+    goto done;
   }
   for (uint32_t seq = 0; seq < 3; seq++) {
     unsigned char *p = mcx_pktchan_send_alloc(sh, size, &st);
     if (st != MCAPI_SUCCESS) {
       claim_exit.failed = 2;
-      return NULL;
+      goto done;
     }
     stamp(p, seq, size);
     mcx_pktchan_send_commit(sh, p, size, &st);
     if (st != MCAPI_SUCCESS) {
       claim_exit.failed = 3;
-      return NULL;
+      goto done;
     }
   }
   unsigned char *p = mcx_pktchan_send_alloc(sh, size, &st);
@@ -619,6 +620,10 @@ static void *exiting_sender(void *arg)
     claim_exit.failed = 4;
   else
     memset(p, 0xee, size / 2);
+done:
+  /* A sender gone before the receive side's open completes fails that open
+   * (its side is swept away); the case is a claim held when it ends. */
+  pthread_barrier_wait(&claim_exit.opened);
   return NULL; /* no finalize: the node dies with its thread */
 }
 
@@ -637,6 +642,7 @@ static void thread_exits_while_claiming(mcapi_domain_t dom, size_t size)
   claim_exit.dom = dom;
   claim_exit.size = size;
   claim_exit.failed = 0;
+  CHECK(pthread_barrier_init(&claim_exit.opened, NULL, 2) == 0);
   pthread_t t;
   CHECK(pthread_create(&t, NULL, exiting_sender, NULL) == 0);
   mcapi_endpoint_t out = mcapi_endpoint_get(dom, 2, 6, MCX_TEST_WAIT_MS, &st);
@@ -648,7 +654,9 @@ static void thread_exits_while_claiming(mcapi_domain_t dom, size_t size)
   mcapi_pktchan_recv_open_i(&rh, in, &r, &st);
   mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
+  pthread_barrier_wait(&claim_exit.opened);
   CHECK(pthread_join(t, NULL) == 0); /* it ended holding a claim */
+  pthread_barrier_destroy(&claim_exit.opened);
   CHECK_EQ_U(claim_exit.failed, 0);
   for (uint32_t seq = 0; seq < 3; seq++)
     recv_check(rh, seq, size);
