@@ -197,7 +197,7 @@ TEST(packet_channel_lifecycle_and_zero_copy)
   mcapi_pktchan_release_test(big, &st);
   CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
   CHECK(!mcapi_pktchan_release_test(p2, &st));
-  CHECK(memcmp(p2, big, bigsz) == 0); /* still intact */
+  CHECK(p2 && memcmp(p2, big, bigsz) == 0); /* still intact */
   mcapi_pktchan_release(p2, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   mcapi_pktchan_release(p3, &st);

@@ -76,6 +76,8 @@ static uint32_t pool_free(void)
 /* Packet @p seq of @p size bytes: each byte a function of both. */
 static void stamp(unsigned char *p, uint32_t seq, size_t size)
 {
+  if (!p) /* a failed claim, reported where it failed */
+    return;
   for (size_t i = 0; i < size; i++)
     p[i] = (unsigned char)(seq * 131u + i * 7u + size);
 }
