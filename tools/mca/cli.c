@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #endif
 
+#include "mcapi.h"
 #include "bench.h"
 #include "bench_report.h"
 #include "cli.h"
@@ -180,6 +181,63 @@ int mca_opts_next(mca_opts_t *s, const mca_opt_t *table)
   }
   mca_usage_error(s->cmd, "unknown option '%s' (mca %s --help lists the options)", a, s->cmd);
   return MCA_OPTS_ERROR;
+}
+
+/* ---- a configuration's run or a measurement's (cli.h: mca_run_opts_t) */
+void mca_run_opts_init(mca_run_opts_t *o)
+{
+  memset(o, 0, sizeof *o);
+  o->size = 64, o->count = 20000, o->rtts = 2000, o->rounds = 5, o->timeout_s = 600;
+}
+
+int mca_run_opt(const mca_opts_t *s, int k, mca_run_opts_t *o, long long max_rounds)
+{
+  const char *cmd = s->cmd;
+  if (k > 0 && k != 'c' && k != 'k' && k != 'b' && !o->bench_opt[0])
+    snprintf(o->bench_opt, sizeof o->bench_opt, "%s", s->name);
+  switch (k) {
+  case 'c':
+  case 'k':
+    if (o->config) {
+      mca_usage_error(cmd, "one configuration at a time (--config or --check)");
+      return -1;
+    }
+    o->config = s->value;
+    o->check = k == 'k';
+    return 1;
+  case 'b': o->bench = 1; return 1;
+  case 's': return mca_parse_int(cmd, "--size", s->value, 16, MCAPI_MAX_MSG_SIZE, &o->size) ? -1 : 1;
+  case 'N': return mca_parse_int(cmd, "--count", s->value, 100, 10000000, &o->count) ? -1 : 1;
+  case 'r': return mca_parse_int(cmd, "--rtts", s->value, 100, 10000000, &o->rtts) ? -1 : 1;
+  case 'R': return mca_parse_int(cmd, "--rounds", s->value, 1, max_rounds, &o->rounds) ? -1 : 1;
+  case 'T': return mca_parse_int(cmd, "--timeout", s->value, 5, 86400, &o->timeout_s) ? -1 : 1;
+  case 'j': o->json = s->value; return 1;
+  default: return 0;
+  }
+}
+
+int mca_run_opts_done(const mca_opts_t *s, const mca_run_opts_t *o, const char *bench_makes)
+{
+  const char *cmd = s->cmd;
+  if (o->bench && o->config) {
+    mca_usage_error(cmd, "--bench makes %s of its own: it takes no --config or --check", bench_makes);
+    return -1;
+  }
+  if (!o->bench && o->bench_opt[0]) {
+    mca_usage_error(cmd, "%s goes with --bench", o->bench_opt);
+    return -1;
+  }
+  if (!o->bench && !o->config) {
+    mca_usage_error(cmd, "expected --config FILE, --check FILE or --bench (mca %s --help)", cmd);
+    return -1;
+  }
+  if (o->bench && o->rtts / o->rounds < 20) {
+    mca_usage_error(cmd, "--rtts must give at least 20 round trips per round (--rounds)");
+    return -1;
+  }
+  if (o->json && mca_check_output(cmd, "--json", o->json))
+    return -1;
+  return 0;
 }
 
 /* ---- outputs */

@@ -79,6 +79,41 @@ int mca_opts_next(mca_opts_t *s, const mca_opt_t *table);
 int mca_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
+ * The options of a command that runs from a configuration file or makes its
+ * own set-up to measure it (`mca bridge`, `mca dds`): `--config FILE`,
+ * `--check FILE`, or `--bench` with the measurement's options. The command's
+ * option table starts with MCA_RUN_OPTS (keys 'c' 'k' 'b' 's' 'N' 'r' 'R'
+ * 'T' 'j'); its own options take other keys.
+ */
+typedef struct mca_run_opts {
+  const char *config; /* --config or --check FILE */
+  int check, bench;
+  long long size, count, rtts, rounds, timeout_s;
+  const char *json;   /* with --bench: NULL, a path or "-" */
+  char bench_opt[40]; /* the first option given that only --bench takes */
+} mca_run_opts_t;
+#define MCA_RUN_OPTS                                                                                    \
+  {"--config", MCA_OPT_VALUE, 'c'}, {"--check", MCA_OPT_VALUE, 'k'}, {"--bench", MCA_OPT_FLAG, 'b'},   \
+      {"--size", MCA_OPT_VALUE, 's'}, {"--count", MCA_OPT_VALUE, 'N'}, {"--rtts", MCA_OPT_VALUE, 'r'},  \
+      {"--rounds", MCA_OPT_VALUE, 'R'}, {"--timeout", MCA_OPT_VALUE, 'T'}, {"--json", MCA_OPT_VALUE, 'j'}
+/** The defaults: 64-byte messages, 20,000 of them, 2,000 round trips in 5 rounds, 600 s. */
+void mca_run_opts_init(mca_run_opts_t *o);
+/**
+ * Takes option @p k of @p s (from mca_opts_next) when it is one of
+ * MCA_RUN_OPTS: 1 taken, 0 the command's own (any option other than
+ * --config, --check and --bench is remembered as one only --bench takes), -1
+ * after a usage error. @p max_rounds bounds --rounds.
+ */
+int mca_run_opt(const mca_opts_t *s, int k, mca_run_opts_t *o, long long max_rounds);
+/**
+ * The checks once every option is read: --bench or a configuration, bench
+ * options only with --bench, enough round trips per round, a writable
+ * --json. @p bench_makes says what --bench sets up ("bridges", "a gateway").
+ * 0, or -1 after a usage error.
+ */
+int mca_run_opts_done(const mca_opts_t *s, const mca_run_opts_t *o, const char *bench_makes);
+
+/**
  * Checks, before any work, that @p path can be written: "-" (standard
  * output) always; otherwise its directory exists and is writable and the path
  * is not a directory. Creates nothing. 0, or -1 after one line.

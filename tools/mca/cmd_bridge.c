@@ -58,79 +58,42 @@ static int usage(FILE *f)
 
 /* What the command line asks for: run a bridge, check a configuration, or measure. */
 typedef struct bridge_args {
-  const char *config;
-  int check, bench;
-  mca_bridge_bench_opts_t b;
+  mca_run_opts_t r;
+  const char *transport; /* --bench: "ipc" or "tcp" */
+  int netns;
 } bridge_args_t;
 
 /* 0; 1: --help was asked for; -1 after a usage error (one line on stderr). */
 static int parse_args(int argc, char **argv, bridge_args_t *a)
 {
   static const mca_opt_t table[] = {
-      {"--config", MCA_OPT_VALUE, 'c'}, {"--check", MCA_OPT_VALUE, 'k'},   {"--bench", MCA_OPT_FLAG, 'b'},
-      {"--transport", MCA_OPT_VALUE, 't'}, {"--netns", MCA_OPT_FLAG, 'n'}, {"--size", MCA_OPT_VALUE, 's'},
-      {"--count", MCA_OPT_VALUE, 'N'},  {"--rtts", MCA_OPT_VALUE, 'r'},    {"--rounds", MCA_OPT_VALUE, 'R'},
-      {"--timeout", MCA_OPT_VALUE, 'T'}, {"--json", MCA_OPT_VALUE, 'j'},   {NULL, 0, 0}};
-  memset(a, 0, sizeof *a);
-  a->b = (mca_bridge_bench_opts_t){"ipc", 0, 64, 20000, 2000, 5, 600, NULL};
+      MCA_RUN_OPTS, {"--transport", MCA_OPT_VALUE, 't'}, {"--netns", MCA_OPT_FLAG, 'n'}, {NULL, 0, 0}};
+  mca_run_opts_init(&a->r);
+  a->transport = "ipc";
+  a->netns = 0;
   mca_opts_t s;
-  char bench_opt[sizeof s.name] = ""; /* the first option of --bench given */
   mca_opts_init(&s, "bridge", argc, argv);
   for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
-    int bad = 0;
-    if (k > 0 && k != 'c' && k != 'k' && k != 'b' && !bench_opt[0])
-      snprintf(bench_opt, sizeof bench_opt, "%s", s.name);
+    int taken = mca_run_opt(&s, k, &a->r, MCA_BRIDGE_BENCH_MAX_ROUNDS);
+    if (taken < 0)
+      return -1;
+    if (taken)
+      continue;
     switch (k) {
-    case 'c':
-    case 'k':
-      if (a->config) {
-        mca_usage_error("bridge", "one configuration at a time (--config or --check)");
-        return -1;
-      }
-      a->config = s.value;
-      a->check = k == 'k';
-      break;
-    case 'b': a->bench = 1; break;
     case 't':
       if (strcmp(s.value, "ipc") && strcmp(s.value, "tcp")) {
         mca_usage_error("bridge", "--transport: expected ipc or tcp, got '%s'", s.value);
         return -1;
       }
-      a->b.transport = s.value;
+      a->transport = s.value;
       break;
-    case 'n': a->b.netns = 1; break;
-    case 's': bad = mca_parse_int("bridge", "--size", s.value, 16, MCAPI_MAX_MSG_SIZE, &a->b.size); break;
-    case 'N': bad = mca_parse_int("bridge", "--count", s.value, 100, 10000000, &a->b.count); break;
-    case 'r': bad = mca_parse_int("bridge", "--rtts", s.value, 100, 10000000, &a->b.rtts); break;
-    case 'R': bad = mca_parse_int("bridge", "--rounds", s.value, 1, MCA_BRIDGE_BENCH_MAX_ROUNDS, &a->b.rounds); break;
-    case 'T': bad = mca_parse_int("bridge", "--timeout", s.value, 5, 86400, &a->b.timeout_s); break;
-    case 'j': a->b.json = s.value; break;
+    case 'n': a->netns = 1; break;
     case MCA_OPTS_HELP: return 1;
     case MCA_OPTS_OPERAND: mca_usage_error("bridge", "unexpected argument '%s'", s.value); return -1;
     default: return -1;
     }
-    if (bad)
-      return -1;
   }
-  if (a->bench && a->config) {
-    mca_usage_error("bridge", "--bench makes bridges of its own: it takes no --config or --check");
-    return -1;
-  }
-  if (!a->bench && bench_opt[0]) {
-    mca_usage_error("bridge", "%s goes with --bench", bench_opt);
-    return -1;
-  }
-  if (!a->bench && !a->config) {
-    mca_usage_error("bridge", "expected --config FILE, --check FILE or --bench (mca bridge --help)");
-    return -1;
-  }
-  if (a->bench && a->b.rtts / a->b.rounds < 20) {
-    mca_usage_error("bridge", "--rtts must give at least 20 round trips per round (--rounds)");
-    return -1;
-  }
-  if (a->b.json && mca_check_output("bridge", "--json", a->b.json))
-    return -1;
-  return 0;
+  return mca_run_opts_done(&s, &a->r, "bridges");
 }
 
 #ifdef MCA_HAVE_BRIDGE
@@ -289,13 +252,15 @@ int mca_cmd_bridge(int argc, char **argv)
   int prc = parse_args(argc, argv, &a);
   if (prc)
     return prc > 0 ? usage(stdout) : MCA_EXIT_USAGE;
-  if (a.bench) {
-    if (a.b.json && !strcmp(a.b.json, "-"))
+  if (a.r.bench) {
+    if (a.r.json && !strcmp(a.r.json, "-"))
       mca_json_to_stdout();
-    return mca_bridge_bench(&a.b);
+    mca_bridge_bench_opts_t b = {a.transport, a.netns, a.r.size, a.r.count, a.r.rtts, a.r.rounds, a.r.timeout_s,
+                                 a.r.json};
+    return mca_bridge_bench(&b);
   }
-  const char *config = a.config;
-  int check = a.check;
+  const char *config = a.r.config;
+  int check = a.r.check;
   mcx_bridge_config_t c;
   if (mca_bridge_load_config(config, &c))
     return 1;

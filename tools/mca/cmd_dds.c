@@ -72,72 +72,35 @@ static int usage(FILE *f)
 }
 
 typedef struct dds_args {
-  const char *config;
-  int check, bench;
-  dds_bench_opts_t b;
+  mca_run_opts_t r;
+  long long dds_domain; /* --bench: the DDS domain of the run */
 } dds_args_t;
 
 /* 0; 1: --help was asked for; -1 after a usage error (one line on stderr). */
 static int parse_args(int argc, char **argv, dds_args_t *a)
 {
-  static const mca_opt_t table[] = {
-      {"--config", MCA_OPT_VALUE, 'c'}, {"--check", MCA_OPT_VALUE, 'k'},  {"--bench", MCA_OPT_FLAG, 'b'},
-      {"--size", MCA_OPT_VALUE, 's'},   {"--count", MCA_OPT_VALUE, 'N'},  {"--rtts", MCA_OPT_VALUE, 'r'},
-      {"--rounds", MCA_OPT_VALUE, 'R'}, {"--timeout", MCA_OPT_VALUE, 'T'}, {"--json", MCA_OPT_VALUE, 'j'},
-      {"--dds-domain", MCA_OPT_VALUE, 'D'}, {NULL, 0, 0}};
-  memset(a, 0, sizeof *a);
-  a->b = (dds_bench_opts_t){64, 20000, 2000, 5, 600, 0, NULL};
+  static const mca_opt_t table[] = {MCA_RUN_OPTS, {"--dds-domain", MCA_OPT_VALUE, 'D'}, {NULL, 0, 0}};
+  mca_run_opts_init(&a->r);
+  a->dds_domain = 0;
   mca_opts_t s;
-  char bench_opt[sizeof s.name] = "";
   mca_opts_init(&s, "dds", argc, argv);
   for (int k; (k = mca_opts_next(&s, table)) != MCA_OPTS_END;) {
-    int bad = 0;
-    if (k > 0 && k != 'c' && k != 'k' && k != 'b' && !bench_opt[0])
-      snprintf(bench_opt, sizeof bench_opt, "%s", s.name);
+    int taken = mca_run_opt(&s, k, &a->r, BENCH_MAX_ROUNDS);
+    if (taken < 0)
+      return -1;
+    if (taken)
+      continue;
     switch (k) {
-    case 'c':
-    case 'k':
-      if (a->config) {
-        mca_usage_error("dds", "one configuration at a time (--config or --check)");
+    case 'D':
+      if (mca_parse_int("dds", "--dds-domain", s.value, 0, 230, &a->dds_domain))
         return -1;
-      }
-      a->config = s.value;
-      a->check = k == 'k';
       break;
-    case 'b': a->bench = 1; break;
-    case 's': bad = mca_parse_int("dds", "--size", s.value, 16, MCAPI_MAX_MSG_SIZE, &a->b.size); break;
-    case 'N': bad = mca_parse_int("dds", "--count", s.value, 100, 10000000, &a->b.count); break;
-    case 'r': bad = mca_parse_int("dds", "--rtts", s.value, 100, 10000000, &a->b.rtts); break;
-    case 'R': bad = mca_parse_int("dds", "--rounds", s.value, 1, BENCH_MAX_ROUNDS, &a->b.rounds); break;
-    case 'T': bad = mca_parse_int("dds", "--timeout", s.value, 5, 86400, &a->b.timeout_s); break;
-    case 'D': bad = mca_parse_int("dds", "--dds-domain", s.value, 0, 230, &a->b.dds_domain); break;
-    case 'j': a->b.json = s.value; break;
     case MCA_OPTS_HELP: return 1;
     case MCA_OPTS_OPERAND: mca_usage_error("dds", "unexpected argument '%s'", s.value); return -1;
     default: return -1;
     }
-    if (bad)
-      return -1;
   }
-  if (a->bench && a->config) {
-    mca_usage_error("dds", "--bench makes a gateway of its own: it takes no --config or --check");
-    return -1;
-  }
-  if (!a->bench && bench_opt[0]) {
-    mca_usage_error("dds", "%s goes with --bench", bench_opt);
-    return -1;
-  }
-  if (!a->bench && !a->config) {
-    mca_usage_error("dds", "expected --config FILE, --check FILE or --bench (mca dds --help)");
-    return -1;
-  }
-  if (a->bench && a->b.rtts / a->b.rounds < 20) {
-    mca_usage_error("dds", "--rtts must give at least 20 round trips per round (--rounds)");
-    return -1;
-  }
-  if (a->b.json && mca_check_output("dds", "--json", a->b.json))
-    return -1;
-  return 0;
+  return mca_run_opts_done(&s, &a->r, "a gateway");
 }
 
 #ifdef MCA_HAVE_DDS
@@ -698,16 +661,17 @@ int mca_cmd_dds(int argc, char **argv)
   int prc = parse_args(argc, argv, &a);
   if (prc)
     return prc > 0 ? usage(stdout) : MCA_EXIT_USAGE;
-  if (a.bench) {
-    if (a.b.json && !strcmp(a.b.json, "-"))
+  if (a.r.bench) {
+    if (a.r.json && !strcmp(a.r.json, "-"))
       mca_json_to_stdout();
-    return dds_bench(&a.b);
+    dds_bench_opts_t b = {a.r.size, a.r.count, a.r.rtts, a.r.rounds, a.r.timeout_s, a.dds_domain, a.r.json};
+    return dds_bench(&b);
   }
   mcx_dds_config_t c;
-  if (load_config(a.config, &c))
+  if (load_config(a.r.config, &c))
     return 1;
-  if (a.check) {
-    printf("mca dds: %s: domain %u, DDS domain %u, %u outbound and %u inbound route(s)\n", a.config, c.domain,
+  if (a.r.check) {
+    printf("mca dds: %s: domain %u, DDS domain %u, %u outbound and %u inbound route(s)\n", a.r.config, c.domain,
            c.dds_domain, c.nout, c.nin);
     return 0;
   }
