@@ -21,6 +21,7 @@
 #include "mcapi.h"
 #include "mcx.h"
 #include "mcx_test.h"
+#include "mcx_test_chan.h"
 #include "ports/mcx_port.h"
 
 #define SEND_PORT 1
@@ -39,16 +40,8 @@ struct ctx {
 
 static void init_node(struct ctx *c, mcapi_node_t node)
 {
-  mcapi_param_t p;
-  mcapi_info_t info;
-  mcapi_status_t st;
-  mcx_param_init(&p);
-  p.locking = c->lk;
-  mcapi_initialize(c->dom, node, NULL, &p, &info, &st);
-  if (st != MCAPI_SUCCESS) {
-    fprintf(stderr, "initialize failed: %u\n", st);
+  if (mcx_test_node_init(c->dom, node, c->lk, MCX_COMPAT_DEFAULT) != MCAPI_SUCCESS)
     exit(2);
-  }
 }
 
 static void pin(int which)

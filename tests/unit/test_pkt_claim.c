@@ -36,42 +36,10 @@
 #include "mcx.h"
 #include "mcx_test.h"
 #include "runtime/runtime.h"
+#include "mcx_test_chan.h" /* after runtime.h: mcx_test_pool_free */
 
 static mcx_locking_t locking = MCX_LOCKING_LOCKFREE;
 static mcx_compat_t compat = MCX_COMPAT_SPEC;
-
-static void init_node(mcapi_domain_t dom, mcapi_node_t node)
-{
-  mcapi_status_t st;
-  mcapi_info_t info;
-  mcapi_param_t p;
-  mcx_param_init(&p);
-  p.locking = locking;
-  p.compat = compat;
-  mcapi_initialize(dom, node, NULL, &p, &info, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
-static void fini(void)
-{
-  mcapi_status_t st;
-  mcapi_finalize(&st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
-/* Buffers on the domain's packet pool (the stack, walked; nothing else runs on it). */
-static uint32_t pool_free(void)
-{
-  mcx__domain_t *d = mcx__self.dom;
-  if (mcx_transport() == MCX_TRANSPORT_PMQ)
-    return 0; /* no pool: packets are copied out of the queue */
-  uint32_t n = 0, top = (uint32_t)mcx_load_relaxed(&d->pkt_pool.hdr->head);
-  while (top && top <= d->pkt_pool.n && n <= d->pkt_pool.n) {
-    n++;
-    top = mcx_load_relaxed(&d->pkt_pool.next[top - 1]);
-  }
-  return n;
-}
 
 /* Packet @p seq of @p size bytes: each byte a function of both. */
 static void stamp(unsigned char *p, uint32_t seq, size_t size)
@@ -186,11 +154,11 @@ static const size_t sizes[] = {0, 1, 24, 48, 49, 200, MID, BIG};
  * it says (a large claim committed short travels in the slot's bytes). */
 TEST(claims_and_sends_arrive_in_order)
 {
-  init_node(61, 1);
+  mcx_test_node_init(61, 1, locking, compat);
   mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   open_pair(&tx, &rx, &sh, &rh);
   mcapi_status_t st;
   uint32_t seq = 0;
@@ -220,18 +188,18 @@ TEST(claims_and_sends_arrive_in_order)
   recv_nothing(rh);
   close_side(sh, 1);
   close_side(rh, 0);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* The statuses of mcx.h, one by one. */
 TEST(claim_errors)
 {
-  init_node(62, 1);
+  mcx_test_node_init(62, 1, locking, compat);
   mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   open_pair(&tx, &rx, &sh, &rh);
   mcapi_status_t st;
   char other[8];
@@ -331,8 +299,8 @@ TEST(claim_errors)
   /* A stale handle. */
   CHECK(mcx_pktchan_send_alloc(sh, 8, &st) == NULL);
   CHECK(st == MCAPI_ERR_CHAN_INVALID || st == MCAPI_ERR_CHAN_NOTOPEN);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
   /* Not a node. */
   CHECK(mcx_pktchan_send_alloc(sh, 8, &st) == NULL);
   CHECK_STATUS(st, MCAPI_ERR_NODE_NOTINIT);
@@ -345,11 +313,11 @@ TEST(claim_errors)
 /* Claims held at a close and at finalize end unsent; the pool is whole. */
 TEST(claims_end_with_close_and_finalize)
 {
-  init_node(63, 1);
+  mcx_test_node_init(63, 1, locking, compat);
   mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   open_pair(&tx, &rx, &sh, &rh);
   mcapi_status_t st;
   void *p = mcx_pktchan_send_alloc(sh, BIG, &st);
@@ -362,7 +330,7 @@ TEST(claims_end_with_close_and_finalize)
   mcx_pktchan_send_commit(sh, p, 10, &st);
   CHECK(st == MCAPI_ERR_CHAN_INVALID || st == MCAPI_ERR_CHAN_NOTOPEN);
   close_side(rh, 0);
-  CHECK_EQ_U(pool_free(), free0);
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
   /* A new connection on the same endpoints: a claim held at finalize. */
   mcapi_request_t r, r2;
   mcapi_pktchan_connect_i(tx, rx, &r, &st);
@@ -376,25 +344,25 @@ TEST(claims_end_with_close_and_finalize)
   claim_send(sh, 5, BIG, BIG);
   recv_check(rh, 5, BIG);
   CHECK(mcx_pktchan_send_alloc(sh, BIG, &st) != NULL);
-  fini();
+  mcx_test_node_fini();
   /* The next node of the domain finds the pool whole (the partition was
    * retired with the last node: a fresh one, as the first). */
-  init_node(63, 1);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  mcx_test_node_init(63, 1, locking, compat);
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* Four claims at a time, on four channels; a fifth is refused. */
 TEST(claims_on_several_channels)
 {
-  init_node(64, 1);
+  mcx_test_node_init(64, 1, locking, compat);
   mcapi_status_t st;
   mcapi_request_t r, r2;
   size_t n;
   mcapi_pktchan_send_hndl_t sh[5];
   mcapi_pktchan_recv_hndl_t rh[5];
   void *p[5];
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   for (int i = 0; i < 5; i++) {
     mcapi_endpoint_t tx = mcapi_endpoint_create(10 + i, &st), rx = mcapi_endpoint_create(20 + i, &st);
     mcapi_pktchan_connect_i(tx, rx, &r, &st);
@@ -426,19 +394,19 @@ TEST(claims_on_several_channels)
     close_side(sh[i], 1);
     close_side(rh[i], 0);
   }
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* The receiver holds packets (their slots are passed over): claims go on
  * past them, and the held ones stay whole. */
 TEST(claims_pass_held_slots)
 {
-  init_node(65, 1);
+  mcx_test_node_init(65, 1, locking, compat);
   mcapi_endpoint_t tx, rx;
   mcapi_pktchan_send_hndl_t sh;
   mcapi_pktchan_recv_hndl_t rh;
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   open_pair(&tx, &rx, &sh, &rh);
   mcapi_status_t st;
   void *held[8];
@@ -461,8 +429,8 @@ TEST(claims_pass_held_slots)
   }
   close_side(sh, 1);
   close_side(rh, 0);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 #ifndef _WIN32 /* process nodes are made with fork() */
@@ -473,7 +441,7 @@ static int ready_fd[2];
  * parent and waits to be killed. */
 static int claiming_sender(mcapi_domain_t dom, size_t size)
 {
-  init_node(dom, 2);
+  mcx_test_node_init(dom, 2, locking, compat);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
@@ -510,12 +478,12 @@ static int claiming_sender(mcapi_domain_t dom, size_t size)
  * buffer of its own). */
 static void killed_while_claiming(mcapi_domain_t dom, size_t size)
 {
-  init_node(dom, 1);
+  mcx_test_node_init(dom, 1, locking, compat);
   mcapi_status_t st;
   mcapi_request_t r, r2;
   size_t n;
   mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   CHECK(pipe(ready_fd) == 0);
   fflush(stdout);
   pid_t c = fork();
@@ -548,7 +516,7 @@ static void killed_while_claiming(mcapi_domain_t dom, size_t size)
   mcapi_pktchan_recv(rh, &p, &n, &st);
   CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
   close_side(rh, 0);
-  CHECK_EQ_U(pool_free(), free0);
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
   /* The channel's record and rings serve a new connection, whole. */
   mcapi_endpoint_t tx = mcapi_endpoint_create(3, &st);
   mcapi_pktchan_connect_i(tx, in, &r, &st);
@@ -567,8 +535,8 @@ static void killed_while_claiming(mcapi_domain_t dom, size_t size)
   }
   close_side(sh, 1);
   close_side(rh, 0);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 TEST(killed_while_claiming_small) { killed_while_claiming(66, 40); }
@@ -592,7 +560,7 @@ static void *exiting_sender(void *arg)
 #ifdef CLAIM_EXIT_LSAN
   __lsan_disable(); /* what the node allocates is left with the thread, on purpose */
 #endif
-  init_node(claim_exit.dom, 2);
+  mcx_test_node_init(claim_exit.dom, 2, locking, compat);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
@@ -635,12 +603,12 @@ done:
  * CHAN_NOTOPEN after the sweep; the pool is whole after the close. */
 static void thread_exits_while_claiming(mcapi_domain_t dom, size_t size)
 {
-  init_node(dom, 1);
+  mcx_test_node_init(dom, 1, locking, compat);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
   mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   claim_exit.dom = dom;
   claim_exit.size = size;
   claim_exit.failed = 0;
@@ -668,8 +636,8 @@ static void thread_exits_while_claiming(mcapi_domain_t dom, size_t size)
   mcapi_pktchan_recv(rh, &p, &n, &st);
   CHECK_STATUS(st, MCAPI_ERR_CHAN_NOTOPEN);
   close_side(rh, 0);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* A domain of its own each: the process keeps its mapping of a domain

@@ -20,42 +20,11 @@
 #include "mcapi.h"
 #include "mcx.h"
 #include "mcx_test.h"
-#include "mcx_test_chan.h"
 #include "runtime/runtime.h"
 #include "transport/pkt_ring.h"
+#include "mcx_test_chan.h" /* after runtime.h: mcx_test_pool_free */
 
 static mcx_locking_t locking = MCX_LOCKING_LOCKFREE;
-
-static void init_node(mcapi_domain_t dom, mcapi_node_t node)
-{
-  mcapi_status_t st;
-  mcapi_info_t info;
-  mcapi_param_t p;
-  mcx_param_init(&p);
-  p.locking = locking;
-  mcapi_initialize(dom, node, NULL, &p, &info, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
-static void fini(void)
-{
-  mcapi_status_t st;
-  mcapi_finalize(&st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
-/* Buffers on the domain's packet pool (the Treiber stack, walked; nothing
- * else runs on it meanwhile). */
-static uint32_t pool_free(void)
-{
-  mcx__domain_t *d = mcx__self.dom;
-  uint32_t n = 0, top = (uint32_t)mcx_load_relaxed(&d->pkt_pool.hdr->head);
-  while (top && top <= d->pkt_pool.n && n <= d->pkt_pool.n) {
-    n++;
-    top = mcx_load_relaxed(&d->pkt_pool.next[top - 1]);
-  }
-  return n;
-}
 
 /* The pool index of a pointer a receive handed out, or UINT32_MAX. */
 static uint32_t buf_index(const void *p)
@@ -151,14 +120,14 @@ static uint32_t open_pair(mcapi_domain_t dom, mcapi_uint_t depth, mcapi_endpoint
                           mcapi_pktchan_recv_hndl_t *rh)
 {
   mcapi_status_t st;
-  init_node(dom, 1);
+  mcx_test_node_init(dom, 1, locking, MCX_COMPAT_DEFAULT);
   *tx = mcapi_endpoint_create(1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   *rx = mcapi_endpoint_create(2, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   if (depth)
     set_depth(*rx, depth);
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   mcx_test_open_chan(*tx, *rx, 1, sh, rh);
   return free0;
 }
@@ -194,10 +163,10 @@ TEST(large_packets_arrive_exact_through_laps)
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
       release_ok(recv_pkt(rh, s0 + (uint32_t)i, sizes[i]));
   }
-  CHECK(pool_free() < free0); /* the slots own buffers */
+  CHECK(mcx_test_pool_free() < free0); /* the slots own buffers */
   close_both(sh, rh);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* A slot keeps its buffer: on a 4-slot ring, thousands of large packets
@@ -225,17 +194,17 @@ TEST(slot_reuses_its_buffer)
     CHECK(owner_line(buf_index(p)) != UINT32_MAX); /* a slot's buffer */
     release_ok(p);
     if (seq == 3)
-      free1 = pool_free();
-    if (seq > 3 && pool_free() != free1) {
-      CHECK_EQ_U(pool_free(), free1);
+      free1 = mcx_test_pool_free();
+    if (seq > 3 && mcx_test_pool_free() != free1) {
+      CHECK_EQ_U(mcx_test_pool_free(), free1);
       break;
     }
   }
   CHECK_EQ_U(nseen, 4); /* one buffer per slot */
   CHECK_EQ_U(free1, free0 - 4);
   close_both(sh, rh);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* The receiver holds large packets (in any pattern); the sender passes the
@@ -290,7 +259,7 @@ TEST(held_large_packets_passed_over_released_in_any_order)
     CHECK(held[i] && stamped(held[i], seq, seq < N ? 600 : 1024));
   }
   if (nheld != 67 + 40) { /* the checks above failed: do not release junk */
-    fini();
+    mcx_test_node_fini();
     return;
   }
   for (uint32_t i = 1; i < nheld; i += 2)
@@ -315,7 +284,7 @@ TEST(held_large_packets_passed_over_released_in_any_order)
   for (uint32_t seq = 0; seq < 4; seq++)
     release_ok(recv_pkt(rh, 500 + seq, 700));
   close_both(sh, rh);
-  fini();
+  mcx_test_node_fini();
 }
 
 /* Both sides close while the receiver holds large packets: the close
@@ -343,22 +312,22 @@ TEST(close_with_large_packets_held_then_release)
   send_pkt(sh, 200, 300, &st); /* queued, never received: dropped at tear-down */
   CHECK_STATUS(st, MCAPI_SUCCESS);
   close_both(sh, rh); /* packet 102 and 200 queued: discarded */
-  CHECK(pool_free() < free0);
+  CHECK(mcx_test_pool_free() < free0);
   CHECK(stamped(held[0], 100, 900) && stamped(held[1], 101, 899));
   release_ok(held[1]);
   CHECK(stamped(held[0], 100, 900));
   mcapi_pktchan_release(held[1], &st);
   CHECK_STATUS(st, MCAPI_ERR_BUF_INVALID);
   release_ok(held[0]);
-  CHECK_EQ_U(pool_free(), free0);
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
   /* The record is free again: a new connection works. */
   mcx_test_open_chan(tx, rx, 1, &sh, &rh);
   send_pkt(sh, 7, 1000, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   release_ok(recv_pkt(rh, 7, 1000));
   close_both(sh, rh);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* Slots own at most half the pool: channels beyond it send their large
@@ -366,10 +335,10 @@ TEST(close_with_large_packets_held_then_release)
  * empty, a channel whose slots own buffers goes on without it. */
 TEST(pool_exhausted_falls_back_per_item)
 {
-  init_node(75, 1);
+  mcx_test_node_init(75, 1, locking, MCX_COMPAT_DEFAULT);
   mcapi_status_t st;
   mcx__domain_t *d = mcx__self.dom;
-  uint32_t n = d->pkt_pool.n, free0 = pool_free();
+  uint32_t n = d->pkt_pool.n, free0 = mcx_test_pool_free();
   enum { NCH = 12 }; /* 12 x 64 slots > half of MCAPI_MAX_BUFFERS */
   mcapi_endpoint_t ep[2 * NCH];
   mcapi_pktchan_send_hndl_t sh[NCH];
@@ -392,26 +361,26 @@ TEST(pool_exhausted_falls_back_per_item)
         release_ok(p);
       }
   CHECK(per_item > 0);               /* some went the per-item way */
-  CHECK(pool_free() >= free0 - n / 2 - 2 * 64 - NCH); /* owned: at most half, plus return rings */
+  CHECK(mcx_test_pool_free() >= free0 - n / 2 - 2 * 64 - NCH); /* owned: at most half, plus return rings */
   /* The pool emptied (another user holds every buffer): channel 0's
    * slots all own buffers, so it goes on; a per-item send fails. */
   uint32_t *taken = malloc(n * sizeof *taken), nt = 0;
   while (nt < n && mcx__pool_get(&d->pkt_pool, &taken[nt]) == MCX_OK)
     nt++;
-  CHECK_EQ_U(pool_free(), 0);
+  CHECK_EQ_U(mcx_test_pool_free(), 0);
   for (uint32_t seq = 0; seq < 200; seq++) {
     send_pkt(sh[0], seq, 1024, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     release_ok(recv_pkt(rh[0], seq, 1024));
   }
-  CHECK_EQ_U(pool_free(), 0);
+  CHECK_EQ_U(mcx_test_pool_free(), 0);
   for (uint32_t i = 0; i < nt; i++)
     mcx__pool_put(&d->pkt_pool, taken[i]);
   free(taken);
   for (int c = 0; c < NCH; c++)
     close_both(sh[c], rh[c]);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* Shared memory is input: a slot value or a buffer state word that another
@@ -485,8 +454,8 @@ TEST(corrupt_owned_index_is_checked)
   mcx_store_relaxed(&d->pkt_state[b], w);
   release_ok(p);
   close_both(sh, rh);
-  CHECK_EQ_U(pool_free(), free0); /* every owned buffer back, by its state word */
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0); /* every owned buffer back, by its state word */
+  mcx_test_node_fini();
 }
 
 /* ---- a peer that dies: the sweep (or the close that runs it) returns its
@@ -506,7 +475,7 @@ static void say(void)
  * 3 of them, closes its side when @p close, and waits to be killed. */
 static int receive_holding_three(mcapi_domain_t dom, int close)
 {
-  init_node(dom, 2);
+  mcx_test_node_init(dom, 2, locking, MCX_COMPAT_DEFAULT);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
@@ -541,7 +510,7 @@ static int closing_receiver(void) { return receive_holding_three(79, 1); }
 /* Sender on node 2 port 6: sends 8 large packets and waits to be killed. */
 static int dying_sender(void)
 {
-  init_node(78, 2);
+  mcx_test_node_init(78, 2, locking, MCX_COMPAT_DEFAULT);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
@@ -617,15 +586,15 @@ static mcapi_pktchan_send_hndl_t send_8_to_child(mcapi_domain_t dom, mcapi_endpo
 
 TEST(crashed_receiver_gives_back_its_buffers)
 {
-  init_node(77, 1);
+  mcx_test_node_init(77, 1, locking, MCX_COMPAT_DEFAULT);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   pid_t c = spawn(holding_receiver);
   mcapi_pktchan_send_hndl_t sh = send_8_to_child(77, out); /* it holds three */
-  CHECK(pool_free() < free0);
+  CHECK(mcx_test_pool_free() < free0);
   reap(c);
   /* The send finds the receiver gone (the sweep ran), and the close tears
    * the connection down: every buffer is back. */
@@ -640,8 +609,8 @@ TEST(crashed_receiver_gives_back_its_buffers)
   mcapi_pktchan_send_close_i(sh, &r, &st);
   mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 /* The receiver closed while holding three packets and the sender closed
@@ -650,32 +619,32 @@ TEST(crashed_receiver_gives_back_its_buffers)
  * buffers. */
 TEST(sweep_returns_buffers_of_a_torn_down_connection)
 {
-  init_node(79, 1);
+  mcx_test_node_init(79, 1, locking, MCX_COMPAT_DEFAULT);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
   mcapi_endpoint_t out = mcapi_endpoint_create(1, &st);
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   pid_t c = spawn(closing_receiver);
   mcapi_pktchan_send_hndl_t sh = send_8_to_child(79, out); /* it holds three and has closed */
   mcapi_pktchan_send_close_i(sh, &r, &st);
   mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK_EQ_U(pool_free(), free0 - 3); /* the tear-down left the held ones */
+  CHECK_EQ_U(mcx_test_pool_free(), free0 - 3); /* the tear-down left the held ones */
   reap(c);
   mcx__sweep_dead(mcx__self.dom);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 
 TEST(crashed_sender_gives_back_its_buffers)
 {
-  init_node(78, 1);
+  mcx_test_node_init(78, 1, locking, MCX_COMPAT_DEFAULT);
   mcapi_status_t st;
   mcapi_request_t r;
   size_t n;
   mcapi_endpoint_t in = mcapi_endpoint_create(1, &st);
-  uint32_t free0 = pool_free();
+  uint32_t free0 = mcx_test_pool_free();
   pid_t c = spawn(dying_sender);
   mcapi_endpoint_t out = mcapi_endpoint_get(78, 2, 6, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
@@ -702,12 +671,12 @@ TEST(crashed_sender_gives_back_its_buffers)
   mcapi_pktchan_recv_close_i(rh, &r, &st);
   mcapi_wait(&r, &n, MCX_TEST_WAIT_MS, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  CHECK_EQ_U(pool_free(), free0 - 2); /* the two held ones */
+  CHECK_EQ_U(mcx_test_pool_free(), free0 - 2); /* the two held ones */
   CHECK(stamped(held[0], 2, 1000) && stamped(held[1], 5, 1000));
   release_ok(held[1]);
   release_ok(held[0]);
-  CHECK_EQ_U(pool_free(), free0);
-  fini();
+  CHECK_EQ_U(mcx_test_pool_free(), free0);
+  mcx_test_node_fini();
 }
 #endif
 
