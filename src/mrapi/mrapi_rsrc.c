@@ -5,13 +5,15 @@
  * registered in a process-wide list so a pointer handed back is checked
  * before use. Dynamic attributes are HPC groups of one event counting the
  * thread that started them. In the mca-2.0.3 profile the tree is the
- * reference implementation's invented machine (two cores, a crossbar, an L3
+ * reference implementation's example machine (two cores, a crossbar, an L3
  * cache, a DDR) unless MCX_MRAPI_RESOURCES=machine: its values are kept in
  * their own widths, and its one dynamic attribute (the cache's hits) is a
- * counter of this file that only the reference's test hook moves. One HPC ticker (one-second period) serves the
- * process: it checks started counters for a 32-bit rollover and counts down
- * the registered callbacks, which it delivers to the registering node's
- * thread with the notification signal.
+ * counter of this file that only the reference's test hook moves.
+ *
+ * One HPC ticker (one-second period) serves the process: it checks started
+ * counters for a 32-bit rollover and counts down the registered callbacks,
+ * which it delivers to the registering node's thread with the notification
+ * signal.
  *
  * Locking: one process-private mutex (rs.lock) guards the tree list, the
  * started counters and the callback table's non-atomic fields. The signal
@@ -53,7 +55,7 @@ typedef struct rattr {
   union {
     uint16_t u16;
     uint32_t u32;
-  } native;              /* where attribute_values points, as the reference's values */
+  } native;              /* where attribute_values points, as the reference's do */
   int soft;              /* dynamic, counted here (native.u32): the reference's cache hits */
   const char *event;     /* dynamic: the HPC event, NULL when none */
   mcx_hpc_group_t *g;    /* while started */
@@ -83,7 +85,7 @@ typedef struct cb {
   mcx_atomic_u64 fn;      /* void (*)(mrapi_event_t) */
   uint32_t event, frequency, count; /* under rs.lock */
   uint32_t pid;
-  int periodic; /* under rs.lock: registered on the reference's machine, whose events are all ticks */
+  int periodic; /* under rs.lock: registered on the example machine (every event a tick) */
 } cb_t;
 
 static struct {
@@ -334,56 +336,57 @@ static void add_native(rnode_t *n, mrapi_attribute_static kind, uint32_t size, u
   a->soft = kind == MRAPI_ATTR_DYNAMIC;
 }
 
-static uint32_t native_of(const rattr_t *a) { return a->nsize == 2 ? a->native.u16 : a->native.u32; }
-
-/* A leaf of the reference's machine with up to three attributes (size 0: none). */
-typedef struct ref_attr {
-  mrapi_attribute_static kind;
-  uint32_t size, value;
-} ref_attr_t;
-
-static int ref_leaf(rnode_t *root, mrapi_resource_type type, const char *name, const ref_attr_t *at)
+static uint32_t native_of(const rattr_t *a)
 {
-  rnode_t *n = new_node(type, name);
-  if (!n)
-    return MCX_ENOMEM;
-  for (int i = 0; i < 3 && at[i].size; i++)
-    add_native(n, at[i].kind, at[i].size, at[i].value);
-  publish_attrs(n);
-  if (add_child(root, n) != MCX_OK) {
-    free(n);
-    return MCX_ENOMEM;
-  }
-  return MCX_OK;
+  return a->nsize == 2 ? a->native.u16 : a->native.u32;
 }
 
-/* The reference implementation's example machine, as its mrapi_resources_get
- * gives it: the leaves of the filter's type, in its tree's order (a core
- * complex of two cores, a crossbar, an L3 cache, a DDR). Numbers and widths
- * are its own: a core's id (uint32) and L1 / L2 sizes in KB (uint16); the
+/* The reference implementation's example machine: the leaves of its tree in
+ * its order (a core complex of two cores, a crossbar, an L3 cache, a DDR),
+ * each with up to three attributes (width 0: none). Numbers and widths are
+ * its own: a core's id (uint32) and L1 / L2 sizes in KB (uint16); the
  * crossbar's port count; the cache's size in KB and its hits (uint32,
  * dynamic); the DDR's size (uint16) and base address (uint32). */
+#define ST MRAPI_ATTR_STATIC
+#define DY MRAPI_ATTR_DYNAMIC
+static const struct ref_leaf {
+  int filter;
+  mrapi_resource_type type;
+  const char *name;
+  struct {
+    mrapi_attribute_static kind;
+    uint32_t size, value;
+  } at[3];
+} ref_machine[] = {
+    {MRAPI_RSRC_CPU, CPU, "Core 0", {{ST, 4, 200000001u}, {ST, 2, 32}, {ST, 2, 128}}},
+    {MRAPI_RSRC_CPU, CPU, "Core 1", {{ST, 4, 400000002u}, {ST, 2, 64}, {ST, 2, 256}}},
+    {MRAPI_RSRC_CROSSBAR, CROSSBAR, "Crossbar", {{ST, 2, 8}}},
+    {MRAPI_RSRC_CACHE, CACHE, "L3 Cache", {{ST, 2, 1024}, {DY, 4, 0}}},
+    {MRAPI_RSRC_MEM, MEM, "DDR", {{ST, 2, 1024}, {ST, 4, 0xfffff000u}}},
+};
+#undef ST
+#undef DY
+
+/* The leaves of the example machine that @p filter names, as the reference's
+ * mrapi_resources_get gives them. */
 static int build_reference(rnode_t *root, int filter)
 {
-  const mrapi_attribute_static S = MRAPI_ATTR_STATIC, D = MRAPI_ATTR_DYNAMIC;
-  int r = MCX_OK;
-  switch (filter) {
-  case MRAPI_RSRC_CPU:
-    r = ref_leaf(root, CPU, "Core 0", (const ref_attr_t[3]){{S, 4, 200000001u}, {S, 2, 32}, {S, 2, 128}});
-    if (r == MCX_OK)
-      r = ref_leaf(root, CPU, "Core 1", (const ref_attr_t[3]){{S, 4, 400000002u}, {S, 2, 64}, {S, 2, 256}});
-    break;
-  case MRAPI_RSRC_CROSSBAR:
-    r = ref_leaf(root, CROSSBAR, "Crossbar", (const ref_attr_t[3]){{S, 2, 8}, {S, 0, 0}, {S, 0, 0}});
-    break;
-  case MRAPI_RSRC_CACHE:
-    r = ref_leaf(root, CACHE, "L3 Cache", (const ref_attr_t[3]){{S, 2, 1024}, {D, 4, 0}, {S, 0, 0}});
-    break;
-  default: /* MRAPI_RSRC_MEM */
-    r = ref_leaf(root, MEM, "DDR", (const ref_attr_t[3]){{S, 2, 1024}, {S, 4, 0xfffff000u}, {S, 0, 0}});
-    break;
+  for (size_t k = 0; k < sizeof ref_machine / sizeof ref_machine[0]; k++) {
+    const struct ref_leaf *l = &ref_machine[k];
+    if (l->filter != filter)
+      continue;
+    rnode_t *n = new_node(l->type, l->name);
+    if (!n)
+      return MCX_ENOMEM;
+    for (int i = 0; i < 3 && l->at[i].size; i++)
+      add_native(n, l->at[i].kind, l->at[i].size, l->at[i].value);
+    publish_attrs(n);
+    if (add_child(root, n) != MCX_OK) {
+      free(n);
+      return MCX_ENOMEM;
+    }
   }
-  return r;
+  return MCX_OK;
 }
 
 /* The reference's machine is the mca-2.0.3 profile's tree; MCX_MRAPI_RESOURCES
@@ -402,7 +405,9 @@ static int reference_machine(void)
   rs.warned_resources = 1;
   rs_unlock();
   if (say)
-    mcx_port_log("mrapi: MCX_MRAPI_RESOURCES=%s is not a tree (reference, machine): using reference", v);
+    mcx_port_log("mrapi: MCX_MRAPI_RESOURCES=%s is not a tree (reference, machine): "
+                 "using reference",
+                 v);
   return 1;
 }
 
@@ -783,8 +788,8 @@ int mcx__mr_rsrc_stop(const mrapi_resource_t *r, uint32_t num)
 /* ------------------------------------------------------------ the reference's test hooks */
 
 /* Counts shift by moving the base: the value read is count - base. The
- * reference's cache hits are moved started or not, as its hook moves them,
- * modulo 2^32 (its uint32_t); a started count stays where it was. */
+ * example machine's cache hits move started or not, as the reference's hook
+ * moves them, modulo 2^32 (its uint32_t). */
 int mcx__mr_rsrc_bump(const mrapi_resource_t *r, int64_t by)
 {
   uint32_t d, nd;

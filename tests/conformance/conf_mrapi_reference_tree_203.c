@@ -106,7 +106,8 @@ static void check_static(mrapi_resource_t *r, mrapi_uint_t num, uint32_t width, 
   EXPECT(*r->attribute_static[num] == MRAPI_ATTR_STATIC, "a static attribute");
   EXPECT(*r->attribute_started[num] == MRAPI_FALSE, "a static attribute is not started");
   EXPECT(*(const mrapi_uint32_t *)r->attribute_types[num] == width, "the attribute's width");
-  uint32_t through = width == 2 ? *(const uint16_t *)r->attribute_values[num] : *(const uint32_t *)r->attribute_values[num];
+  const void *p = r->attribute_values[num];
+  uint32_t through = width == 2 ? *(const uint16_t *)p : *(const uint32_t *)p;
   EXPECT(through == want, "the value attribute_values points at");
   if (width == 2) {
     uint16_t v = 0;
