@@ -190,26 +190,31 @@ extern "C" {
 #endif
 
 /**
- * @brief The reference implementation's test hook: moves a started dynamic
- * attribute as if the hardware had counted @p increment more events (the
- * reference adds to its cache's hits counter).
- * @param resource a node of a tree from mrapi_resources_get(); its first
+ * @brief The reference implementation's test hook: counts @p increment more
+ * hits of the L3 cache of the reference's example machine (the mca-2.0.3
+ * profile's resource tree), or, on this machine's tree
+ * (MCX_MRAPI_RESOURCES=machine), moves a started dynamic attribute as if the
+ * hardware had counted @p increment more events.
+ * @param resource a node of a tree from mrapi_resources_get(): the example's
+ *        "L3 Cache" (its hits move started or not, modulo 2^32, as the
+ *        reference's uint32_t), or a node of this machine's tree whose first
  *        started dynamic attribute (in attribute order) is moved
  * @param increment added to the value mrapi_resource_get_attribute() reads
  *        (until the next mrapi_dynamic_attribute_reset())
  *
  * Only in the mca-2.0.3 profile, called by a node: otherwise, and for a
- * resource with nothing started, it does nothing. MT-safe.
+ * resource with nothing to move, it does nothing. MT-safe.
  */
 void mrapi_impl_increment_cache_hits(mrapi_resource_t *resource, int increment);
 
 /**
  * @brief The reference implementation's test hook: a rollover of the dynamic
  * attribute that was started @p index-th (0 first, counted in this process
- * since none was started): its value goes to the next multiple of 2^32, so
- * its low 32 bits start again from 0, and its rollover callback runs in the
- * caller's thread before the hook returns (once: the periodic check does not
- * report it again).
+ * since none was started): its rollover callback runs in the caller's thread
+ * before the hook returns. The example machine's cache hits keep their count
+ * (the reference's hook only calls the callback); an attribute of this
+ * machine's tree first goes to the next multiple of 2^32, so its low 32 bits
+ * start again from 0 (once: the periodic check does not report it again).
  * @param index the attribute's place in the order of starts
  *
  * Only in the mca-2.0.3 profile, called by a node: otherwise, and for an

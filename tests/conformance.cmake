@@ -9,7 +9,8 @@ set(MCX_CONF_DIR ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
 set(MCX_CONF_INCLUDES ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
 set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo
   conf_close_held)
-set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203 conf_mrapi_hooks_203)
+set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203 conf_mrapi_hooks_203
+  conf_mrapi_reference_tree_203)
 
 # A cross build runs conf_headers' program under the emulator, as CMake runs
 # the other test programs.

@@ -4,10 +4,16 @@
  * Trees are process memory (malloc), one per mrapi_resources_get() call,
  * registered in a process-wide list so a pointer handed back is checked
  * before use. Dynamic attributes are HPC groups of one event counting the
- * thread that started them. One HPC ticker (one-second period) serves the
- * process: it checks started counters for a 32-bit rollover and counts down
- * the registered callbacks, which it delivers to the registering node's
- * thread with the notification signal.
+ * thread that started them. In the mca-2.0.3 profile the tree is the
+ * reference implementation's example machine (two cores, a crossbar, an L3
+ * cache, a DDR) unless MCX_MRAPI_RESOURCES=machine: its values are kept in
+ * their own widths, and its one dynamic attribute (the cache's hits) is a
+ * counter of this file that only the reference's test hook moves.
+ *
+ * One HPC ticker (one-second period) serves the process: it checks started
+ * counters for a 32-bit rollover and counts down the registered callbacks,
+ * which it delivers to the registering node's thread with the notification
+ * signal.
  *
  * Locking: one process-private mutex (rs.lock) guards the tree list, the
  * started counters and the callback table's non-atomic fields. The signal
@@ -45,6 +51,12 @@ typedef struct rattr {
   mca_boolean_t started;
   uint64_t value;        /* static integers */
   char text[64];         /* static strings */
+  uint32_t nsize;        /* the reference's machine: the value's width (2 or 4), held in `native` */
+  union {
+    uint16_t u16;
+    uint32_t u32;
+  } native;              /* where attribute_values points, as the reference's do */
+  int soft;              /* dynamic, counted here (native.u32): the reference's cache hits */
   const char *event;     /* dynamic: the HPC event, NULL when none */
   mcx_hpc_group_t *g;    /* while started */
   uint64_t base;         /* the count at the last reset */
@@ -73,6 +85,7 @@ typedef struct cb {
   mcx_atomic_u64 fn;      /* void (*)(mrapi_event_t) */
   uint32_t event, frequency, count; /* under rs.lock */
   uint32_t pid;
+  int periodic; /* under rs.lock: registered on the example machine (every event a tick) */
 } cb_t;
 
 static struct {
@@ -85,6 +98,7 @@ static struct {
   mcx_port_ticker_t *ticker;
   int handler_installed;
   uint64_t last_freq;
+  int warned_resources; /* MCX_MRAPI_RESOURCES had an unknown value (said once) */
 } rs;
 
 static void rs_lock(void)
@@ -140,7 +154,9 @@ static void publish_attrs(rnode_t *n)
   n->pub.number_of_attributes = n->nattr;
   for (uint32_t i = 0; i < n->nattr; i++) {
     n->types[i] = &n->a[i].size;
-    n->values[i] = n->a[i].text[0] ? (void *)n->a[i].text : (void *)&n->a[i].value;
+    n->values[i] = n->a[i].nsize    ? (void *)&n->a[i].native
+                   : n->a[i].text[0] ? (void *)n->a[i].text
+                                     : (void *)&n->a[i].value;
     n->statics[i] = &n->a[i].kind;
     n->starteds[i] = &n->a[i].started;
   }
@@ -166,8 +182,9 @@ static void free_tree(rnode_t *n)
   for (uint32_t i = 0; i < n->pub.number_of_children; i++)
     free_tree((rnode_t *)(void *)n->pub.children[i]);
   for (uint32_t i = 0; i < n->nattr; i++) {
-    if (n->a[i].g) {
-      mcx_hpc_group_close(n->a[i].g);
+    if (n->a[i].started) {
+      if (n->a[i].g)
+        mcx_hpc_group_close(n->a[i].g);
       started_gone();
     }
   }
@@ -302,6 +319,98 @@ static int build_memory(rnode_t *root, const mcx_port_topo_t *topo)
   return MCX_OK;
 }
 
+/* ------------------------------------------------------------ the reference's machine */
+
+/* An attribute of the reference's machine: @p size 2 or 4 bytes, as its
+ * uint16_t / uint32_t values. A dynamic one is a counter of this file. */
+static void add_native(rnode_t *n, mrapi_attribute_static kind, uint32_t size, uint32_t value)
+{
+  rattr_t *a = &n->a[n->nattr++];
+  a->kind = kind;
+  a->size = size;
+  a->nsize = size;
+  if (size == 2)
+    a->native.u16 = (uint16_t)value;
+  else
+    a->native.u32 = value;
+  a->soft = kind == MRAPI_ATTR_DYNAMIC;
+}
+
+static uint32_t native_of(const rattr_t *a)
+{
+  return a->nsize == 2 ? a->native.u16 : a->native.u32;
+}
+
+/* The reference implementation's example machine: the leaves of its tree in
+ * its order (a core complex of two cores, a crossbar, an L3 cache, a DDR),
+ * each with up to three attributes (width 0: none). Numbers and widths are
+ * its own: a core's id (uint32) and L1 / L2 sizes in KB (uint16); the
+ * crossbar's port count; the cache's size in KB and its hits (uint32,
+ * dynamic); the DDR's size (uint16) and base address (uint32). */
+#define ST MRAPI_ATTR_STATIC
+#define DY MRAPI_ATTR_DYNAMIC
+static const struct ref_leaf {
+  int filter;
+  mrapi_resource_type type;
+  const char *name;
+  struct {
+    mrapi_attribute_static kind;
+    uint32_t size, value;
+  } at[3];
+} ref_machine[] = {
+    {MRAPI_RSRC_CPU, CPU, "Core 0", {{ST, 4, 200000001u}, {ST, 2, 32}, {ST, 2, 128}}},
+    {MRAPI_RSRC_CPU, CPU, "Core 1", {{ST, 4, 400000002u}, {ST, 2, 64}, {ST, 2, 256}}},
+    {MRAPI_RSRC_CROSSBAR, CROSSBAR, "Crossbar", {{ST, 2, 8}}},
+    {MRAPI_RSRC_CACHE, CACHE, "L3 Cache", {{ST, 2, 1024}, {DY, 4, 0}}},
+    {MRAPI_RSRC_MEM, MEM, "DDR", {{ST, 2, 1024}, {ST, 4, 0xfffff000u}}},
+};
+#undef ST
+#undef DY
+
+/* The leaves of the example machine that @p filter names, as the reference's
+ * mrapi_resources_get gives them. */
+static int build_reference(rnode_t *root, int filter)
+{
+  for (size_t k = 0; k < sizeof ref_machine / sizeof ref_machine[0]; k++) {
+    const struct ref_leaf *l = &ref_machine[k];
+    if (l->filter != filter)
+      continue;
+    rnode_t *n = new_node(l->type, l->name);
+    if (!n)
+      return MCX_ENOMEM;
+    for (int i = 0; i < 3 && l->at[i].size; i++)
+      add_native(n, l->at[i].kind, l->at[i].size, l->at[i].value);
+    publish_attrs(n);
+    if (add_child(root, n) != MCX_OK) {
+      free(n);
+      return MCX_ENOMEM;
+    }
+  }
+  return MCX_OK;
+}
+
+/* The reference's machine is the mca-2.0.3 profile's tree; MCX_MRAPI_RESOURCES
+ * =machine gives this machine's there too (=reference: the default). */
+static int reference_machine(void)
+{
+  if (mcx__mr_profile() != MCX__MR_PROFILE_MCA203)
+    return 0;
+  const char *v = mcx_port_getenv("MCX_MRAPI_RESOURCES");
+  if (!v || !*v || strcmp(v, "reference") == 0)
+    return 1;
+  if (strcmp(v, "machine") == 0)
+    return 0;
+  rs_lock();
+  int say = !rs.warned_resources;
+  rs.warned_resources = 1;
+  rs_unlock();
+  if (say)
+    mcx_port_log("mrapi: MCX_MRAPI_RESOURCES=%s is not a tree (reference, machine): "
+                 "using reference",
+                 v);
+  return 1;
+}
+
 int mcx__mr_rsrc_get(int filter, mrapi_resource_t **out)
 {
   *out = NULL;
@@ -310,23 +419,29 @@ int mcx__mr_rsrc_get(int filter, mrapi_resource_t **out)
     return MCX_ENOENT;
   if (filter < MRAPI_RSRC_MEM || filter > MRAPI_RSRC_CROSSBAR)
     return MCX_EMR_RSRC_SUBSYS;
-  if (filter == MRAPI_RSRC_DMA || filter == MRAPI_RSRC_CROSSBAR)
-    return MCX_OK; /* a PC has neither as a resource of its own */
-  rnode_t *root = new_node(SYSTEM, "system");
+  int reference = reference_machine();
+  if (filter == MRAPI_RSRC_DMA || (filter == MRAPI_RSRC_CROSSBAR && !reference))
+    return MCX_OK; /* neither machine has a DMA engine as a resource; a PC has no crossbar */
+  rnode_t *root = new_node(SYSTEM, reference ? "filtered tree" : "system");
   if (!root)
     return MCX_ENOMEM;
   root->root = root;
   publish_attrs(root);
-  mcx_port_topo_t *topo = malloc(sizeof *topo);
-  if (!topo) {
-    free(root);
-    return MCX_ENOMEM;
+  int r;
+  if (reference) {
+    r = build_reference(root, filter);
+  } else {
+    mcx_port_topo_t *topo = malloc(sizeof *topo);
+    if (!topo) {
+      free(root);
+      return MCX_ENOMEM;
+    }
+    mcx_port_topo_read(topo);
+    r = filter == MRAPI_RSRC_CPU     ? build_cpus(root, topo)
+        : filter == MRAPI_RSRC_CACHE ? build_caches(root, topo)
+                                     : build_memory(root, topo);
+    free(topo);
   }
-  mcx_port_topo_read(topo);
-  int r = filter == MRAPI_RSRC_CPU     ? build_cpus(root, topo)
-          : filter == MRAPI_RSRC_CACHE ? build_caches(root, topo)
-                                       : build_memory(root, topo);
-  free(topo);
   if (r != MCX_OK) {
     rs_lock();
     free_tree(root);
@@ -431,12 +546,14 @@ int mcx__mr_rsrc_attr(const mrapi_resource_t *r, uint32_t num, void *out, size_t
   else {
     rattr_t *a = &n->a[num];
     if (a->kind == MRAPI_ATTR_DYNAMIC) {
-      if (!a->event)
+      if (!a->event && !a->soft)
         rc = MCX_EMR_NOTSUP;
       else if (!a->started)
         rc = MCX_EMR_NOTSTARTED;
       else
-        rc = store_int(out, size, count_of(a) - a->base);
+        rc = store_int(out, size, a->soft ? native_of(a) : count_of(a) - a->base);
+    } else if (a->nsize) {
+      rc = store_int(out, size, native_of(a));
     } else if (a->size == 0) {
       rc = MCX_EMR_NOTSUP;
     } else if (a->text[0]) {
@@ -470,11 +587,13 @@ static void on_notify(void)
   }
 }
 
-static int event_holds(uint32_t event, int freq_changed)
+static int event_holds(const cb_t *c, int freq_changed)
 {
-  if (event == MRAPI_EVENT_POWER_MANAGEMENT)
+  if (c->event == MRAPI_EVENT_POWER_MANAGEMENT && !c->periodic)
     return freq_changed;
-  return 1; /* crossbar events: no crossbar buffer on this machine; they are periodic ticks */
+  /* Crossbar events: no crossbar buffer on this machine; they are periodic
+   * ticks. On the reference's machine every event is (its alarm). */
+  return 1;
 }
 
 /* Under rs.lock: calls @p visit for every started attribute of every live tree. */
@@ -504,6 +623,8 @@ typedef struct rollovers {
 static void check_rollover(rattr_t *a, void *ctx)
 {
   rollovers_t *ro = ctx;
+  if (a->soft)
+    return; /* moved by the test hook only, which reports its own rollovers */
   uint32_t hi = (uint32_t)((count_of(a) - a->base) >> 32);
   if (hi != a->last_hi && a->rollover && ro->n < 64)
     ro->fn[ro->n++] = a->rollover;
@@ -527,7 +648,7 @@ static void tick(void *arg, uint64_t expirations)
     uint32_t tid = mcx_load_relaxed(&c->tid);
     if (!tid)
       continue;
-    if (++c->count % c->frequency == 0 && event_holds(c->event, freq_changed)) {
+    if (++c->count % c->frequency == 0 && event_holds(c, freq_changed)) {
       mcx_store_release(&c->pending, 1u); /* C-R1 */
       notify[nnotify++] = tid;
     }
@@ -590,9 +711,15 @@ int mcx__mr_rsrc_start(const mrapi_resource_t *r, uint32_t num, void (*rollover)
   int rc = dyn_attr(r, num, &n, &a);
   if (rc == MCX_OK && a->started)
     rc = MCX_EMR_STARTED;
-  if (rc == MCX_OK && !a->event)
+  if (rc == MCX_OK && !a->event && !a->soft)
     rc = MCX_EMR_NOTSUP;
-  if (rc == MCX_OK) {
+  if (rc == MCX_OK && a->soft) {
+    /* Counting goes on from the value it had (the spec's rule for a restart). */
+    a->started = MRAPI_TRUE;
+    a->rollover = rollover;
+    a->seq = rs.next_seq++;
+    rs.nstarted++;
+  } else if (rc == MCX_OK) {
     mcx_hpc_group_t *g = NULL;
     mcx_hpc_status_t st = MCX_HPC_NOT_SUPPORTED;
     if (mcx_hpc_group_create(&g, 0, -1) != 0) {
@@ -626,7 +753,9 @@ int mcx__mr_rsrc_reset(const mrapi_resource_t *r, uint32_t num)
   int rc = dyn_attr(r, num, &n, &a);
   if (rc == MCX_OK && !a->started)
     rc = MCX_EMR_NOTSTARTED;
-  if (rc == MCX_OK) {
+  if (rc == MCX_OK && a->soft) {
+    a->native.u32 = 0;
+  } else if (rc == MCX_OK) {
     a->base = count_of(a);
     a->last_hi = 0;
   }
@@ -644,7 +773,8 @@ int mcx__mr_rsrc_stop(const mrapi_resource_t *r, uint32_t num)
     rc = MCX_EMR_NOTSTARTED;
   mcx_port_ticker_t *t = NULL;
   if (rc == MCX_OK) {
-    mcx_hpc_group_close(a->g);
+    if (a->g)
+      mcx_hpc_group_close(a->g);
     a->g = NULL;
     a->started = MRAPI_FALSE;
     started_gone();
@@ -657,7 +787,9 @@ int mcx__mr_rsrc_stop(const mrapi_resource_t *r, uint32_t num)
 
 /* ------------------------------------------------------------ the reference's test hooks */
 
-/* Counts shift by moving the base: the value read is count - base. */
+/* Counts shift by moving the base: the value read is count - base. The
+ * example machine's cache hits move started or not, as the reference's hook
+ * moves them, modulo 2^32 (its uint32_t). */
 int mcx__mr_rsrc_bump(const mrapi_resource_t *r, int64_t by)
 {
   uint32_t d, nd;
@@ -667,7 +799,10 @@ int mcx__mr_rsrc_bump(const mrapi_resource_t *r, int64_t by)
   rnode_t *n = valid_node(r);
   int rc = n ? MCX_EMR_NOTSTARTED : MCX_EMR_RSRC_INVALID;
   for (uint32_t i = 0; n && i < n->nattr && rc != MCX_OK; i++) {
-    if (n->a[i].started) {
+    if (n->a[i].soft) {
+      n->a[i].native.u32 += (uint32_t)by;
+      rc = MCX_OK;
+    } else if (n->a[i].started) {
       n->a[i].base -= (uint64_t)by;
       rc = MCX_OK;
     }
@@ -697,7 +832,10 @@ int mcx__mr_rsrc_rollover(uint32_t seq)
   void (*fn)(void) = NULL;
   rs_lock();
   each_started(match_seq, &f);
-  if (f.a) {
+  if (f.a && f.a->soft) {
+    /* The reference's cache hits: its hook only runs the callback. */
+    fn = f.a->rollover;
+  } else if (f.a) {
     /* To the next multiple of 2^32: the low half starts again from 0. The
      * ticker is told (last_hi), so the callback runs once, here. */
     uint64_t v = count_of(f.a) - f.a->base;
@@ -723,6 +861,7 @@ int mcx__mr_rsrc_register(int event, unsigned frequency, void (*fn)(mrapi_event_
     return MCX_EMR_EVENT;
   if (!fn || frequency == 0)
     return MCX_EMR_CALLBACK;
+  int periodic = reference_machine();
   rs_lock();
   if (!rs.handler_installed) {
     mcx_port_notify_install(on_notify);
@@ -737,6 +876,7 @@ int mcx__mr_rsrc_register(int event, unsigned frequency, void (*fn)(mrapi_event_
     c->frequency = frequency;
     c->count = 0;
     c->pid = mcx_port_pid();
+    c->periodic = periodic;
     mcx_store_relaxed(&c->pending, 0u);
     mcx_store_relaxed(&c->fn, (uint64_t)(uintptr_t)fn);
     mcx_store_release(&c->tid, mcx_port_tid()); /* C-R2: pairs with C-A2 */

@@ -3,7 +3,9 @@
  * @file mrapi_rsrc.h
  * @brief MRAPI metadata: the machine's resource tree (from /sys), static and
  * dynamic attributes (dynamic ones counted by the HPC layer's counters),
- * resource callbacks fired from the HPC ticker. Results are 0 or MCX_E* /
+ * resource callbacks fired from the HPC ticker; in the mca-2.0.3 profile the
+ * reference implementation's example machine instead (MCX_MRAPI_RESOURCES=
+ * machine keeps this machine's). Results are 0 or MCX_E* /
  * the MCX_EMR_RSRC_* codes below; src/api maps them.
  */
 #ifndef MCX_MRAPI_RSRC_H
@@ -35,12 +37,15 @@ int mcx__mr_rsrc_stop(const mrapi_resource_t *r, uint32_t num);
 int mcx__mr_rsrc_register(int event, unsigned frequency, void (*fn)(mrapi_event_t));
 int mcx__mr_rsrc_unregister(int event, void (*fn)(mrapi_event_t));
 /** The reference's test hooks (mca-2.0.3 profile; src/api checks the profile).
- * bump: adds @p by to the first started dynamic attribute of @p r (in attribute order).
+ * bump: adds @p by to the first started dynamic attribute of @p r (in attribute order);
+ * on the reference's machine to its cache's hits, started or not (modulo 2^32).
  * @retval 0 @retval MCX_ENOENT not a node @retval MCX_EMR_RSRC_INVALID @retval MCX_EMR_NOTSTARTED none started */
 int mcx__mr_rsrc_bump(const mrapi_resource_t *r, int64_t by);
 /** Rolls the started dynamic attribute @p seq (its place in the order of
  * starts, counted from 0 since none was started) over to the next multiple
- * of 2^32 and calls its rollover callback in the caller's thread.
+ * of 2^32 and calls its rollover callback in the caller's thread. The
+ * reference's cache hits keep their value: only the callback runs, as with
+ * the reference's hook.
  * @retval 0 @retval MCX_ENOENT not a node @retval MCX_EMR_NOTSTARTED no such attribute */
 int mcx__mr_rsrc_rollover(uint32_t seq);
 /** Drops the calling node's callbacks (at finalize). */

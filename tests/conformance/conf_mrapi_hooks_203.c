@@ -12,7 +12,10 @@
  * The machine's counters are live (this thread's context switches, or a
  * cache's misses where the processor counts them), so the values are
  * compared with bounds, not equality: the increment is far larger than
- * anything counted between two reads.
+ * anything counted between two reads. The program asks for this machine's
+ * tree (MCX_MRAPI_RESOURCES=machine): the mca-2.0.3 profile's own is the
+ * reference's example machine, whose hits counter conf_mrapi_reference_tree_203
+ * checks.
  */
 #include <mrapi.h>
 #include <stdio.h>
@@ -99,6 +102,7 @@ int main(void)
   mrapi_resource_t *root, *r;
   mrapi_uint_t dyn, stat;
 
+  putenv("MCX_MRAPI_RESOURCES=machine");
   mrapi_initialize(DOMAIN, NODE, 0, &version, &status);
   EXPECT(status == MRAPI_SUCCESS, "mrapi_initialize");
   r = pick(&root, &dyn, &stat);
