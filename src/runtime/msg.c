@@ -353,7 +353,8 @@ static inline __attribute__((always_inline)) int send_checked(uint32_t from, uin
 static __attribute__((noinline)) int send_slow_cached(uint32_t from, uint32_t to,
                                                       const void *buf, size_t size, uint32_t prio)
 {
-  mcx__domain_t *d = mcx__self.fast; /* not NULL: read again, so the call passes the arguments as they came */
+  /* Not NULL; read again here, so the call passes the arguments as they came. */
+  mcx__domain_t *d = mcx__self.fast;
   /* A priority out of range finds no ring in the cache (mcx__epc_prio). */
   if (send_cached(d, from, to, buf, size, prio))
     return MCX_OK;
