@@ -94,18 +94,24 @@ static int send_cached(mcx__domain_t *d, uint32_t from, uint32_t to, const void 
     return 0;
   if (size <= MCX_SLOT_INLINE) /* and so within mcx__self.msg_lim */
     return mcx__epc_send_small(s, t, buf, size);
+  /* A pool buffer, then the slot, then the copy: once the slot is
+   * reserved nothing fails, so nothing of the call is kept across the
+   * copy but what the publish needs. The receiver reads the slot as being
+   * filled meanwhile, as in the small send. */
   const mcx__mpool_t *mp = &d->mpool;
   uint32_t b;
   if (mcx__pool_get(&mp->pool, &b) != MCX_OK)
     return 0; /* the full send waits for a buffer, or says why */
   mcx_store_relaxed(&mp->state[b], MCX_MBUF_HELD(mcx__self.node_slot)); /* as mbuf_fill */
-  memcpy(mcx__mpool_buf(mp, b), buf, size);
+  mcx__msg_slot_t *slot;
+  uint64_t pos;
   /* The ring's tail refuses an epoch other than the entry's (a re-size). */
-  if (mcx__mpsc_enqueue(&t->v, mcx__epc_epoch(t), buf, (uint32_t)size, b, s->intent, t->v.tag,
-                        NULL) != MCX_RING_OK) {
+  if (!mcx__mpsc_reserve_once(&t->v, t->ngen, s->intent, &slot, &pos)) {
     mcx__mpool_free(mp, b); /* not queued: still ours */
     return 0;
   }
+  memcpy(mcx__mpool_buf(mp, b), buf, size);
+  mcx__mpsc_publish_big(&t->v, slot, pos, (uint32_t)size, b, s->intent);
   mcx__ctr_add(&s->ep->n_sent, 1);
   mcx__msg_notify(&t->ep->recv_wp); /* F-W2 after R1 */
   return 1;
@@ -314,20 +320,56 @@ static int send_loop(mcx__domain_t *d, mcx__endpoint_t *src, mcx__endpoint_t *ds
   }
 }
 
-int mcx__msg_send_slow(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+/* The send of a thread that is no node of its own (one of a process-scope
+ * node, or none). Out of line and cold, as recv_not_own. */
+static __attribute__((noinline, cold)) int send_not_own(uint32_t from, uint32_t to,
+                                                        const void *buf, size_t size,
+                                                        uint32_t prio)
 {
-  /* The cache first: only a node has one (mcx__self.fast), and a priority
-   * out of range finds no ring there (mcx__epc_prio). */
-  mcx__domain_t *d = mcx__self.fast;
-  if (d && send_cached(d, from, to, buf, size, prio))
-    return MCX_OK;
-  if (!mcx__is_node())
+  if (!mcx__node_adopt())
     return MCX_ENODE;
   if (prio > MCAPI_MAX_PRIORITY)
     return MCX_EPRIO;
-  mcx__epc_refill(to); /* for the fast path's next call */
-  mcx__epc_refill(from);
   return send_impl(from, to, buf, size, prio, 1, NULL);
+}
+
+/* The send with every check, after the cache: the node, the priority's
+ * range, then send_impl. Its calls are tail calls, so a caller that has no
+ * cache keeps no registers for it. */
+static inline __attribute__((always_inline)) int send_checked(uint32_t from, uint32_t to,
+                                                              const void *buf, size_t size,
+                                                              uint32_t prio)
+{
+  if (__builtin_expect(!mcx__is_own_node(), 0))
+    return send_not_own(from, to, buf, size, prio);
+  if (prio > MCAPI_MAX_PRIORITY)
+    return MCX_EPRIO;
+  return send_impl(from, to, buf, size, prio, 1, NULL);
+}
+
+/* The slow path of a node that takes the fast path: the cache's other
+ * cases (send_cached), then the entries refilled for the fast path's next
+ * call and the full send. Out of line: its frame is not the other modes'. */
+static __attribute__((noinline)) int send_slow_cached(uint32_t from, uint32_t to,
+                                                      const void *buf, size_t size, uint32_t prio)
+{
+  /* Not NULL; read again here, so the call passes the arguments as they came. */
+  mcx__domain_t *d = mcx__self.fast;
+  /* A priority out of range finds no ring in the cache (mcx__epc_prio). */
+  if (send_cached(d, from, to, buf, size, prio))
+    return MCX_OK;
+  (void)mcx__epc_fill(d, to);
+  (void)mcx__epc_fill(d, from);
+  return send_checked(from, to, buf, size, prio);
+}
+
+int mcx__msg_send_slow(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
+{
+  /* Only a node that takes the fast path has a cache (mcx__self.fast); the
+   * others go straight to the full send. */
+  if (mcx__self.fast)
+    return send_slow_cached(from, to, buf, size, prio);
+  return send_checked(from, to, buf, size, prio);
 }
 
 int mcx__msg_try_send(uint32_t from, uint32_t to, const void *buf, size_t size, uint32_t prio)
@@ -602,16 +644,29 @@ static __attribute__((noinline, cold)) int recv_not_own(uint32_t h, void *buf, s
   return recv_waiting(NULL, h, buf, cap, size);
 }
 
-int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size)
+/* The slow path of a node that takes the fast path: every ring in use on
+ * the cache, highest priority first, then the wait. Out of line, as
+ * send_slow_cached. */
+static __attribute__((noinline)) int recv_slow_cached(uint32_t h, void *buf, size_t cap,
+                                                      size_t *size)
 {
-  /* Every ring in use, highest priority first; only a thread that is its
-   * own node of a lock-free shm domain has a cache. */
   int r = recv_scan(h, buf, cap, size);
   if (r != MCX_EAGAIN)
     return r;
+  /* A node of its own: mcx__self.fast is set only there (node.c; a fork
+   * child, an adopting thread and finalize clear it). */
+  return recv_waiting(mcx__self.fast, h, buf, cap, size);
+}
+
+int mcx__msg_recv_slow(uint32_t h, void *buf, size_t cap, size_t *size)
+{
+  /* Only a thread that is its own node of a lock-free shm domain has a
+   * cache (mcx__self.fast); the others go straight to the wait. */
+  if (mcx__self.fast)
+    return recv_slow_cached(h, buf, cap, size);
   if (!mcx__is_own_node())
     return recv_not_own(h, buf, cap, size);
-  return recv_waiting(mcx__self.fast, h, buf, cap, size);
+  return recv_waiting(NULL, h, buf, cap, size);
 }
 
 int mcx__msg_available(uint32_t h, uint32_t *count)

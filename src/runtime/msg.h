@@ -289,9 +289,12 @@ __attribute__((noinline)) int mcx__msg_send_slow(uint32_t from, uint32_t to, con
 MCX_FAST int mcx__msg_send_fast(uint32_t *from, uint32_t *to, const void *buf, size_t size,
                                 uint32_t *prio)
 {
+  /* The size first, on its own: a payload for a pool buffer (and every
+   * send of a thread without the fast path, msg_lim 0) leaves at once. */
+  if (__builtin_expect(size > mcx__self.msg_lim, 0))
+    return 0;
   mcx__epc_t *s = mcx__epc_at(*from), *t = mcx__epc_at(*to);
-  if (__builtin_expect(size <= mcx__self.msg_lim && mcx__msg_send_checks(s, t, *from, *to) &&
-                           *prio == t->prio, 1)) {
+  if (__builtin_expect(mcx__msg_send_checks(s, t, *from, *to) && *prio == t->prio, 1)) {
     if (__builtin_expect(mcx__epc_send_small(s, t, buf, size), 1))
       return 1;
     *from = s->handle;

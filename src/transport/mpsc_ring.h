@@ -401,6 +401,26 @@ mcx__mpsc_publish_small(mcx__msg_slot_t *s, uint64_t pos, const void *data, size
   mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
 }
 
+/** The second half for a payload in pool buffer @p big (held by the caller,
+ * state MCX_MBUF_HELD, filled after the reservation): slot @p s, reserved
+ * at @p pos by mcx__mpsc_reserve_once() on @p v, names the buffer, which
+ * becomes the ring's (its state tag | pos, as in mcx__mpsc_enqueue), and is
+ * published (R1); @p intent is cleared. A sender that dies between the two
+ * halves leaves the reservation to the tombstone and the buffer, still
+ * held, to the dead-node sweep. */
+static inline __attribute__((always_inline)) void
+mcx__mpsc_publish_big(const mcx__ring_view_t *v, mcx__msg_slot_t *s, uint64_t pos,
+                      uint32_t size, uint32_t big, mcx_atomic_u64 *intent)
+{
+  s->size = size;
+  memcpy(s->data, &big, sizeof big);
+  /* Relaxed: R1 publishes it with the slot (see mcx__mpsc_enqueue). */
+  mcx_store_relaxed(&v->mp->state[big], v->tag | pos);
+  /* R1 — release: pairs with A2 in mcx__mpsc_dequeue (see mcx__mpsc_enqueue). */
+  mcx_store_release(&s->seq, pos + 1);
+  mcx_store_release(intent, 0); /* after R1: recovery never sees "none" too early */
+}
+
 /* A consumer samples its queue's depth at every 64th take; while the last
  * depth it read was 1 (no backlog), it reads the producers' tail line only
  * at every MCX_HWM_QUIET-th sample, so once in 1024 takes. That read takes
