@@ -10,26 +10,6 @@ static mcapi_status_t send_status(int r)
   return mcx__status(r, CTX_SEND);
 }
 
-/* A blocking call's slow path and status mapping: out of line, so that its
- * call is the api function's last step (a jump) and the status pointer
- * lives across no call (as DATA_SLOW in mcapi_chan.c). */
-static __attribute__((noinline)) void send_slow(uint32_t from, uint32_t to, const void *buf,
-                                                size_t size, uint32_t prio,
-                                                mcapi_status_t *mcapi_status)
-{
-  int r = mcx__msg_send_slow(from, to, buf, size, prio);
-  if (r != MCX_OK)
-    *mcapi_status = send_status(r);
-}
-
-static __attribute__((noinline)) void recv_slow(uint32_t h, void *buf, size_t cap, size_t *size,
-                                                mcapi_status_t *mcapi_status)
-{
-  int r = mcx__msg_recv_slow(h, buf, cap, size);
-  if (r != MCX_OK)
-    *mcapi_status = mcx__status(r, CTX_RECV);
-}
-
 MCX_API void mcapi_msg_send_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
                               const void *buffer, size_t buffer_size, mcapi_priority_t priority,
                               mcapi_request_t *request, mcapi_status_t *mcapi_status)
@@ -71,7 +51,9 @@ MCX_API void mcapi_msg_send(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
   if (__builtin_expect(mcx__msg_send_fast(&send_endpoint, &receive_endpoint, buffer,
                                           buffer_size, &priority), 1))
     return;
-  send_slow(send_endpoint, receive_endpoint, buffer, buffer_size, priority, mcapi_status);
+  int r = mcx__msg_send_slow(send_endpoint, receive_endpoint, buffer, buffer_size, priority);
+  if (r != MCX_OK)
+    *mcapi_status = send_status(r);
 }
 
 MCX_API void mcapi_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buffer, size_t buffer_size,
@@ -109,7 +91,9 @@ MCX_API void mcapi_msg_recv(mcapi_endpoint_t receive_endpoint, void *buffer, siz
   if (__builtin_expect(mcx__msg_recv_fast(&receive_endpoint, buffer, buffer_size,
                                           received_size), 1))
     return;
-  recv_slow(receive_endpoint, buffer, buffer_size, received_size, mcapi_status);
+  int r = mcx__msg_recv_slow(receive_endpoint, buffer, buffer_size, received_size);
+  if (r != MCX_OK)
+    *mcapi_status = mcx__status(r, CTX_RECV);
 }
 
 MCX_API mcapi_uint_t mcapi_msg_available(mcapi_endpoint_t receive_endpoint,
