@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Builds OpenMCAPI's functional tests (its test/func front end and back end,
+# with its support_suite and mgmt_svc) against an installed libmca's MCAPI
+# 1.0 layer, with libmca's shim for their OS layer
+# (tests/mcapi1/openmcapi_os_shim.c, tests/mcapi1/openmcapi_shim/openmcapi.h),
+# runs them as OpenMCAPI does (back end node 1, front end node 0, each
+# process one node: MCX_NODE_SCOPE=process) and prints a table per test
+# group (fts_mcapi_*.c). Downloads nothing: the OpenMCAPI sources are the
+# user's. docs/compat.md, "OpenMCAPI's functional tests", says what to
+# expect.
+#
+#   scripts/openmcapi-check.sh [--prefix DIR] [--work DIR] [--timeout S] OPENMCAPI_TEST_DIR
+#
+# OPENMCAPI_TEST_DIR  an OpenMCAPI checkout's test/ folder (func/, support_suite/, mgmt_svc.c)
+# --prefix DIR        where libmca is installed (include/, lib/); default: pkg-config's mca
+# --work DIR          build and log directory (default: a new one under /tmp, kept)
+# --timeout S         seconds the front end may run in all (default 3600)
+#
+# Exit status: 0 when every test that ran passed, 1 when one failed or the
+# front end did not finish, 2 on a usage or build error.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+shim="$here/tests/mcapi1"
+prefix="" work="" limit=3600
+while [ $# -gt 1 ]; do
+  case "$1" in
+  --prefix) prefix="$2"; shift 2 ;;
+  --work) work="$2"; shift 2 ;;
+  --timeout) limit="$2"; shift 2 ;;
+  *) echo "openmcapi-check: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -eq 1 ] || { sed -n '12,16p' "$0" >&2; exit 2; }
+src=$(cd "$1" && pwd)
+for f in func/frontend.c func/backend.c func/fts_defs.h mgmt_svc.c support_suite/create_svc.c \
+  support_suite/destroy_svc.c support_suite/reg_svcs.c support_suite/mcapid_support.h \
+  support_suite/linux/mcapid.h; do
+  [ -f "$src/$f" ] || { echo "openmcapi-check: $src/$f is missing (not an OpenMCAPI test/ folder?)" >&2; exit 2; }
+done
+if [ -n "$prefix" ]; then
+  cflags="-I$prefix/include"
+  libdir="$prefix/lib"
+  [ -f "$libdir/libmca.so" ] || [ -f "$libdir/libmca.a" ] || libdir=$(dirname "$(ls "$prefix"/lib*/*/libmca.* 2>/dev/null | head -1)")
+  libs="-L$libdir -Wl,-rpath,$libdir -lmca"
+else
+  cflags=$(pkg-config --cflags mca)
+  libs=$(pkg-config --libs mca)
+fi
+work=${work:-$(mktemp -d /tmp/openmcapi-check.XXXXXX)}
+mkdir -p "$work"
+cc=${CC:-cc}
+# Their sources include <mcapi.h> for the 1.0 API and <openmcapi.h> for
+# the OS layer: MCX_API_1_0 selects libmca's 1.0 names, the shim's
+# openmcapi.h is included first in every file. Their code predates -Wall
+# cleanliness on 64-bit hosts (pointer-int casts): warnings are not errors.
+common=(-std=gnu11 -O2 -g -w -DMCX_API_1_0 -include openmcapi.h
+  -I"$shim/openmcapi_shim" -I"$src" -I"$src/support_suite" -I"$src/support_suite/linux" $cflags)
+support=("$src/mgmt_svc.c" "$src/support_suite/create_svc.c" "$src/support_suite/destroy_svc.c"
+  "$src/support_suite/reg_svcs.c")
+echo "openmcapi-check: building in $work"
+# shellcheck disable=SC2086
+if ! "$cc" "${common[@]}" -o "$work/func_frontend" "$src/func/frontend.c" "$src"/func/fts_mcapi_*.c \
+  "${support[@]}" "$shim/openmcapi_os_shim.c" $libs -lpthread -lrt >"$work/build.log" 2>&1 ||
+  ! "$cc" "${common[@]}" -DOMCAPI_SHIM_IDLE_MAIN -o "$work/func_backend" "$src/func/backend.c" \
+    "${support[@]}" "$shim/openmcapi_os_shim.c" $libs -lpthread -lrt >>"$work/build.log" 2>&1; then
+  cat "$work/build.log" >&2
+  echo "openmcapi-check: the build failed (log: $work/build.log)" >&2
+  exit 2
+fi
+
+export MCX_NODE_SCOPE=process
+export MCX_NAMESPACE=${MCX_NAMESPACE:-omcapi$$}
+stdbuf -oL "$work/func_backend" >"$work/backend.log" 2>&1 &
+backend=$!
+trap 'kill "$backend" 2>/dev/null; wait "$backend" 2>/dev/null || true' EXIT
+rc=0
+timeout "$limit" stdbuf -oL "$work/func_frontend" >"$work/frontend.log" 2>&1 || rc=$?
+
+# The table: a test passed when the front end printed no complaint between
+# the previous test's "complete" line and its own. A test group is the file
+# that defines its functions.
+awk -v srcdir="$src/func" -v rc="$rc" '
+  function group_file(g,   cmd, f) {
+    if (g in gfile) return gfile[g]
+    cmd = "grep -l \"^MCAPI_THREAD_ENTRY(MCAPI_FTS_Tx_" g "_\" " srcdir "/fts_mcapi_*.c 2>/dev/null | head -1"
+    f = ""; cmd | getline f; close(cmd)
+    sub(/.*\//, "", f); sub(/\.c$/, "", f)
+    gfile[g] = f == "" ? "?" : f
+    return gfile[g]
+  }
+  /status: expected|assertion failed|timeout at|error creating|error deleting|tried to|mcapi_initialize\(\) failed/ {
+    why = why (why == "" ? "" : "; ") $0; next
+  }
+  /^MCAPI Functional Test .* complete/ {
+    t = $4; split(t, p, "."); g = p[1] "_" p[2]
+    if (!(g in seen)) { seen[g] = 1; order[++ng] = g }
+    run[g]++
+    if (why != "") { failed[g] = failed[g] " " t; reason[g] = reason[g] "\n    " t ": " why; nfail++ }
+    why = ""; last = t; next
+  }
+  /MCAPI Functional Tests Complete/ { done = 1 }
+  END {
+    printf "%-40s %5s %5s %5s  %s\n", "group", "run", "pass", "fail", "failed tests"
+    for (i = 1; i <= ng; i++) {
+      g = order[i]; n = split(failed[g], x, " ")
+      printf "%-40s %5d %5d %5d %s\n", group_file(g) " (2." substr(g, 3) ")", run[g], run[g] - n, n, failed[g]
+    }
+    for (i = 1; i <= ng; i++) if (reason[order[i]] != "") printf "%s:%s\n", group_file(order[i]), reason[order[i]]
+    if (!done) {
+      printf "the front end did not finish (exit %d) after test %s%s\n", rc, last == "" ? "(none)" : last,
+        why == "" ? "" : "; then: " why
+      exit 1
+    }
+    exit nfail ? 1 : 0
+  }' "$work/frontend.log" || rc=1
+echo "openmcapi-check: logs in $work (frontend.log, backend.log)"
+exit $rc
