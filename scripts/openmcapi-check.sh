@@ -10,28 +10,48 @@
 # user's. docs/compat.md, "OpenMCAPI's functional tests", says what to
 # expect.
 #
-#   scripts/openmcapi-check.sh [--prefix DIR] [--work DIR] [--timeout S] OPENMCAPI_TEST_DIR
+#   scripts/openmcapi-check.sh [--prefix DIR] [--work DIR] [--timeout S] [--skip IDS] OPENMCAPI_TEST_DIR
 #
 # OPENMCAPI_TEST_DIR  an OpenMCAPI checkout's test/ folder (func/, support_suite/, mgmt_svc.c)
 # --prefix DIR        where libmca is installed (include/, lib/); default: pkg-config's mca
 # --work DIR          build and log directory (default: a new one under /tmp, kept)
 # --timeout S         seconds the front end may run in all (default 3600)
+# --skip IDS          comma-separated test ids left out of the front end's table
+#                     (default: $default_skip, below; --skip none runs all)
 #
 # Exit status: 0 when every test that ran passed, 1 when one failed or the
 # front end did not finish, 2 on a usage or build error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# Tests that stop the rest of the run on libmca, left out unless --skip says
+# otherwise (docs/compat.md, "OpenMCAPI's functional tests", has the why):
+# 2.9.3 2.10.3 2.18.3 count on OpenMCAPI's shared pool of 128 buffers being
+#   exhausted so that a 512-byte message to the back end's management
+#   service fails; on libmca it is delivered, the service's receive of 24
+#   bytes fails with MCAPI_ERR_MSG_TRUNCATED and its thread ends, so every
+#   later test that uses it waits for ever;
+# 2.18.1 2.18.2 pass an endpoint handle as a port to mcapi_get_endpoint
+#   (OpenMCAPI's handle holds the port in its low 16 bits); on libmca the
+#   get waits for ever for that port;
+# 2.11.2 receives a message into a 1-byte buffer and then again, blocking,
+#   into a large one: OpenMCAPI keeps a truncated message queued, libmca
+#   delivers it truncated (as MCAPI 1.0's reference implementation), so the
+#   second receive waits for ever.
+default_skip=2.9.3,2.10.3,2.11.2,2.18.1,2.18.2,2.18.3
 shim="$here/tests/mcapi1"
-prefix="" work="" limit=3600
+prefix="" work="" limit=3600 skip=$default_skip
 while [ $# -gt 1 ]; do
   case "$1" in
   --prefix) prefix="$2"; shift 2 ;;
   --work) work="$2"; shift 2 ;;
   --timeout) limit="$2"; shift 2 ;;
+  --skip) skip="$2"; shift 2 ;;
   *) echo "openmcapi-check: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { sed -n '12,16p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '12,19p' "$0" >&2; exit 2; }
+[ "$skip" = none ] && skip=""
+
 src=$(cd "$1" && pwd)
 for f in func/frontend.c func/backend.c func/fts_defs.h mgmt_svc.c support_suite/create_svc.c \
   support_suite/destroy_svc.c support_suite/reg_svcs.c support_suite/mcapid_support.h \
@@ -54,13 +74,19 @@ cc=${CC:-cc}
 # the OS layer: MCX_API_1_0 selects libmca's 1.0 names, the shim's
 # openmcapi.h is included first in every file. Their code predates -Wall
 # cleanliness on 64-bit hosts (pointer-int casts): warnings are not errors.
-common=(-std=gnu11 -O2 -g -w -DMCX_API_1_0 -include openmcapi.h
-  -I"$shim/openmcapi_shim" -I"$src" -I"$src/support_suite" -I"$src/support_suite/linux" $cflags)
+common=(-std=gnu11 -O2 -g -w -D_GNU_SOURCE -DMCX_API_1_0 -include openmcapi.h
+  -I"$shim/openmcapi_shim" -I"$src/func" -I"$src" -I"$src/support_suite" -I"$src/support_suite/linux" $cflags)
 support=("$src/mgmt_svc.c" "$src/support_suite/create_svc.c" "$src/support_suite/destroy_svc.c"
   "$src/support_suite/reg_svcs.c")
 echo "openmcapi-check: building in $work"
+# The front end's table without the skipped tests (a copy; their file is
+# not changed).
+cp "$src/func/frontend.c" "$work/frontend.c"
+for t in ${skip//,/ }; do
+  sed -i "/\"${t//./\\.}\", *MCAPI_FTS_Tx_/d" "$work/frontend.c"
+done
 # shellcheck disable=SC2086
-if ! "$cc" "${common[@]}" -o "$work/func_frontend" "$src/func/frontend.c" "$src"/func/fts_mcapi_*.c \
+if ! "$cc" "${common[@]}" -o "$work/func_frontend" "$work/frontend.c" "$src"/func/fts_mcapi_*.c \
   "${support[@]}" "$shim/openmcapi_os_shim.c" $libs -lpthread -lrt >"$work/build.log" 2>&1 ||
   ! "$cc" "${common[@]}" -DOMCAPI_SHIM_IDLE_MAIN -o "$work/func_backend" "$src/func/backend.c" \
     "${support[@]}" "$shim/openmcapi_os_shim.c" $libs -lpthread -lrt >>"$work/build.log" 2>&1; then
@@ -73,14 +99,18 @@ export MCX_NODE_SCOPE=process
 export MCX_NAMESPACE=${MCX_NAMESPACE:-omcapi$$}
 stdbuf -oL "$work/func_backend" >"$work/backend.log" 2>&1 &
 backend=$!
-trap 'kill "$backend" 2>/dev/null; wait "$backend" 2>/dev/null || true' EXIT
+frontend=""
+trap 'kill $frontend "$backend" 2>/dev/null; wait 2>/dev/null || true' EXIT
 rc=0
-timeout "$limit" stdbuf -oL "$work/func_frontend" >"$work/frontend.log" 2>&1 || rc=$?
+timeout "$limit" stdbuf -oL "$work/func_frontend" >"$work/frontend.log" 2>&1 &
+frontend=$!
+wait "$frontend" || rc=$?
+frontend=""
 
 # The table: a test passed when the front end printed no complaint between
 # the previous test's "complete" line and its own. A test group is the file
 # that defines its functions.
-awk -v srcdir="$src/func" -v rc="$rc" '
+awk -v srcdir="$src/func" -v rc="$rc" -v skip="$skip" '
   function group_file(g,   cmd, f) {
     if (g in gfile) return gfile[g]
     cmd = "grep -l \"^MCAPI_THREAD_ENTRY(MCAPI_FTS_Tx_" g "_\" " srcdir "/fts_mcapi_*.c 2>/dev/null | head -1"
@@ -101,6 +131,7 @@ awk -v srcdir="$src/func" -v rc="$rc" '
   }
   /MCAPI Functional Tests Complete/ { done = 1 }
   END {
+    if (skip != "") printf "skipped: %s\n", skip
     printf "%-40s %5s %5s %5s  %s\n", "group", "run", "pass", "fail", "failed tests"
     for (i = 1; i <= ng; i++) {
       g = order[i]; n = split(failed[g], x, " ")

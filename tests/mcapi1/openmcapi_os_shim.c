@@ -10,7 +10,9 @@
  * services: the suite's back end ends its start function in an endless
  * empty loop, which then takes only a core nobody else wants. Threads made
  * by MCAPID_Create_Thread keep the normal policy. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

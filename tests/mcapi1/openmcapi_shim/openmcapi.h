@@ -38,10 +38,12 @@ typedef pthread_mutex_t MCAPI_MUTEX;
 #define MCAPI_DEFAULT_PRIO MCAPI_MAX_PRIORITY
 #define MCAPI_MAX_DATA_LEN MCAPI_MAX_MSG_SIZE
 
-/* OpenMCAPI's status for a channel side opened before its connection
- * exists. libmca reports that open as started (MCAPI_SUCCESS in 1.0): no
- * libmca call returns this value. */
-#define MGC_MCAPI_ERR_NOT_CONNECTED (-1000)
+/* OpenMCAPI reports a channel side opened before its connection exists as
+ * MGC_MCAPI_ERR_NOT_CONNECTED (its own status, not a 1.0 one) and its
+ * programs treat it as "opened, waiting for the connection". libmca
+ * reports that open as started: MCAPI_SUCCESS in 1.0. The same value here,
+ * so a program's checks for either take the path OpenMCAPI meant. */
+#define MGC_MCAPI_ERR_NOT_CONNECTED MCAPI_SUCCESS
 
 /* Wire helpers: a 32-bit value at a byte offset of a message, in host
  * order (both sides of a test run on one machine). */
