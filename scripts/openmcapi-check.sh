@@ -56,12 +56,17 @@ src=$(cd "$1" && pwd)
 for f in func/frontend.c func/backend.c func/fts_defs.h mgmt_svc.c support_suite/create_svc.c \
   support_suite/destroy_svc.c support_suite/reg_svcs.c support_suite/mcapid_support.h \
   support_suite/linux/mcapid.h; do
-  [ -f "$src/$f" ] || { echo "openmcapi-check: $src/$f is missing (not an OpenMCAPI test/ folder?)" >&2; exit 2; }
+  [ -f "$src/$f" ] || {
+    echo "openmcapi-check: $src/$f is missing (not an OpenMCAPI test/ folder?)" >&2
+    exit 2
+  }
 done
 if [ -n "$prefix" ]; then
   cflags="-I$prefix/include"
   libdir="$prefix/lib"
-  [ -f "$libdir/libmca.so" ] || [ -f "$libdir/libmca.a" ] || libdir=$(dirname "$(ls "$prefix"/lib*/*/libmca.* 2>/dev/null | head -1)")
+  # Debian's multiarch libdir (lib/x86_64-linux-gnu) when lib/ has none.
+  [ -f "$libdir/libmca.so" ] || [ -f "$libdir/libmca.a" ] ||
+    libdir=$(dirname "$(ls "$prefix"/lib*/*/libmca.* 2>/dev/null | head -1)")
   libs="-L$libdir -Wl,-rpath,$libdir -lmca"
 else
   cflags=$(pkg-config --cflags mca)
@@ -75,7 +80,8 @@ cc=${CC:-cc}
 # openmcapi.h is included first in every file. Their code predates -Wall
 # cleanliness on 64-bit hosts (pointer-int casts): warnings are not errors.
 common=(-std=gnu11 -O2 -g -w -D_GNU_SOURCE -DMCX_API_1_0 -include openmcapi.h
-  -I"$shim/openmcapi_shim" -I"$src/func" -I"$src" -I"$src/support_suite" -I"$src/support_suite/linux" $cflags)
+  -I"$shim/openmcapi_shim" -I"$src/func" -I"$src" -I"$src/support_suite"
+  -I"$src/support_suite/linux" $cflags)
 support=("$src/mgmt_svc.c" "$src/support_suite/create_svc.c" "$src/support_suite/destroy_svc.c"
   "$src/support_suite/reg_svcs.c")
 echo "openmcapi-check: building in $work"
@@ -113,7 +119,8 @@ frontend=""
 awk -v srcdir="$src/func" -v rc="$rc" -v skip="$skip" '
   function group_file(g,   cmd, f) {
     if (g in gfile) return gfile[g]
-    cmd = "grep -l \"^MCAPI_THREAD_ENTRY(MCAPI_FTS_Tx_" g "_\" " srcdir "/fts_mcapi_*.c 2>/dev/null | head -1"
+    cmd = "grep -l \"^MCAPI_THREAD_ENTRY(MCAPI_FTS_Tx_" g "_\" " srcdir "/fts_mcapi_*.c" \
+      " 2>/dev/null | head -1"
     f = ""; cmd | getline f; close(cmd)
     sub(/.*\//, "", f); sub(/\.c$/, "", f)
     gfile[g] = f == "" ? "?" : f

@@ -67,7 +67,8 @@ int main(int argc, char *argv[])
   return mcapi_test_start(argc, argv);
 }
 
-mcapi_status_t MCAPID_Create_Thread(MCAPI_THREAD_PTR_ENTRY(thread_entry), MCAPID_STRUCT *mcapi_struct)
+mcapi_status_t MCAPID_Create_Thread(MCAPI_THREAD_PTR_ENTRY(thread_entry),
+                                    MCAPID_STRUCT *mcapi_struct)
 {
   pthread_attr_t attr;
   struct sched_param sp = {0};
