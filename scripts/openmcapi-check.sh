@@ -85,6 +85,17 @@ common=(-std=gnu11 -O2 -g -w -D_GNU_SOURCE -DMCX_API_1_0 -include openmcapi.h
 support=("$src/mgmt_svc.c" "$src/support_suite/create_svc.c" "$src/support_suite/destroy_svc.c"
   "$src/support_suite/reg_svcs.c")
 echo "openmcapi-check: building in $work"
+# The suite counts on TEST_BUF_COUNT buffers at a receiver ("MUST match the
+# number of buffers used in the transport"): libmca's are
+# MCAPI_MAX_QUEUE_ELEMENTS per receiving endpoint and priority, a build
+# setting (cmake -DMCAPI_MAX_QUEUE_ELEMENTS=128).
+want=$(sed -n 's/^#define[ \t]*TEST_BUF_COUNT[ \t]*\([0-9]*\).*/\1/p' "$src/func/fts_defs.h")
+have=$(echo '#include <mca_config.h>
+MCAPI_MAX_QUEUE_ELEMENTS' | "$cc" -E -P $cflags - 2>/dev/null | tail -1 | tr -d ' ')
+if [ -n "$want" ] && [ "$want" != "$have" ]; then
+  echo "openmcapi-check: the suite's TEST_BUF_COUNT is $want, this libmca's MCAPI_MAX_QUEUE_ELEMENTS" \
+    "$have: build it with -DMCAPI_MAX_QUEUE_ELEMENTS=$want for the tests that fill a receiver"
+fi
 # The front end's table without the skipped tests (a copy; their file is
 # not changed).
 cp "$src/func/frontend.c" "$work/frontend.c"
