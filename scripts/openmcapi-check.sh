@@ -70,7 +70,7 @@ if [ -n "$prefix" ]; then
   libs="-L$libdir -Wl,-rpath,$libdir -lmca"
 else
   cflags=$(pkg-config --cflags mca)
-  libs=$(pkg-config --libs mca)
+  libs="$(pkg-config --libs mca) -Wl,-rpath,$(pkg-config --variable=libdir mca)"
 fi
 work=${work:-$(mktemp -d /tmp/openmcapi-check.XXXXXX)}
 mkdir -p "$work"
