@@ -74,6 +74,12 @@ static void open_i(uint32_t *handle, mcapi_endpoint_t ep, uint32_t type, uint32_
     mcx__nb_fail(ST(e), 0, request, mcapi_status);
     return;
   }
+  /* mca-2.0.3: the handle is the endpoint's own, filled in at the call as
+   * the reference does (its programs, and MCAPI 1.0 code written for
+   * OpenMCAPI, may use it before the open completes); the completion writes
+   * the same value. */
+  if (mcx__ref())
+    *handle = ep;
   e = mcx__chan_open_progress(ep, type, dir, handle);
   mcx__req_args_t a = {.kind = REQ_CHAN_OPEN, .ep = ep, .chan = type | dir << 8,
                        .out_handle = handle};

@@ -35,12 +35,19 @@ static void open_packet_channel(mcapi_endpoint_t s, mcapi_endpoint_t r,
          (unsigned)status);
   mcapi_wait(&rc, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "connect");
+  /* The handles are filled in at the calls, as the reference does: a
+   * program may read them before the opens complete. */
+  *sh = *rh = 0xdeadbeef;
   mcapi_pktchan_send_open_i(sh, s, &rs, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_send_open_i status %u",
          (unsigned)status);
+  EXPECT(*sh == s, "send handle %#x at the open call, expected the endpoint's %#x", (unsigned)*sh,
+         (unsigned)s);
   mcapi_pktchan_recv_open_i(rh, r, &rr, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u",
          (unsigned)status);
+  EXPECT(*rh == r, "receive handle %#x at the open call, expected the endpoint's %#x",
+         (unsigned)*rh, (unsigned)r);
   mcapi_wait(&rs, &size, CONF_WAIT_MS, &status);
   CHECK(status, MCAPI_SUCCESS, "send side open");
   mcapi_wait(&rr, &size, CONF_WAIT_MS, &status);
@@ -93,6 +100,31 @@ int main(void)
   CHECK(status, MCAPI_SUCCESS, "send side close");
   mcapi_pktchan_send_close_i(sh, &request, &status);
   CHECK(status, MCAPI_ERR_CHAN_NOTOPEN, "second pktchan_send_close_i");
+
+  /* An open before the connect stays pending (the reference completes an
+   * open once the endpoint is connected); its handle is there at once. */
+  mcapi_endpoint_t s2 = mcapi_endpoint_create(3, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  mcapi_endpoint_t r2 = mcapi_endpoint_create(4, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  mcapi_request_t rr2, rs2, rc2;
+  rh = 0xdeadbeef;
+  mcapi_pktchan_recv_open_i(&rh, r2, &rr2, &status);
+  EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "pktchan_recv_open_i status %u",
+         (unsigned)status);
+  mcapi_boolean_t done = mcapi_test(&rr2, &size, &status);
+  EXPECT(!done, "an open before the connect completed (status %u)", (unsigned)status);
+  EXPECT(rh == r2, "receive handle %#x of a pending open, expected the endpoint's %#x",
+         (unsigned)rh, (unsigned)r2);
+  mcapi_pktchan_connect_i(s2, r2, &rc2, &status);
+  mcapi_wait(&rc2, &size, CONF_WAIT_MS, &status);
+  CHECK(status, MCAPI_SUCCESS, "connect after the receive side's open");
+  mcapi_pktchan_send_open_i(&sh, s2, &rs2, &status);
+  mcapi_wait(&rs2, &size, CONF_WAIT_MS, &status);
+  CHECK(status, MCAPI_SUCCESS, "send side open");
+  mcapi_wait(&rr2, &size, CONF_WAIT_MS, &status);
+  CHECK(status, MCAPI_SUCCESS, "receive side open, after the connect");
+  EXPECT(rh == r2, "receive handle %#x once open, expected %#x", (unsigned)rh, (unsigned)r2);
 
   mcapi_finalize(&status);
   CHECK(status, MCAPI_SUCCESS, "finalize");
