@@ -146,6 +146,7 @@ typedef struct peer {
   mcx__mutex_t mtx;
   mcx__mutex_t wmtx; /* one writer of the stream at a time */
   nng_stream *conn;
+  int conn_closed; /* conn was closed: no write starts on it (link.c: close_locked) */
   uint32_t gen;
   int state;
   unsigned attempts;
@@ -315,8 +316,8 @@ void mcx__br_link_stop(bridge_t *b);
 int mcx__br_quitting(void);
 /** Sets a peer's state and its reason (status file). Any thread. */
 void mcx__br_set_state(peer_t *p, int state, const char *why);
-/** Aborts a write to @p s in progress (the caller has closed @p s). Any thread. */
-void mcx__br_abort_write(peer_t *p, nng_stream *s);
+/** Closes the peer's connection, if any: its writes end, none starts on it again (link.c). Any thread. */
+void mcx__br_close_conn(peer_t *p);
 /**
  * @brief Makes the authenticated stream @p s the peer's connection: an
  * older one is closed (its reader ends), the keep-alive interval is
@@ -597,5 +598,11 @@ void mcx__br_fault_arm(void);
  * given back); MCX_BRIDGE_TAKE_FAULT=K:S kills this process at step S of the
  * K-th take. Node thread. */
 void mcx__br_fault_take(int step, unsigned n);
+/** Reads MCX_BRIDGE_IO_FAULT=read:K,write:K. At the start, before the I/O threads. */
+void mcx__br_fault_init(void);
+/** Counts a read (@p write 0: the link threads') or a write (1: the node
+ * thread's) of a peer's connection: 1 when it is the one
+ * MCX_BRIDGE_IO_FAULT names (the caller closes the connection first). */
+int mcx__br_fault_io(int write);
 
 #endif
