@@ -278,6 +278,7 @@ int mcx_bridge_run(const mcx_bridge_config_t *cfg)
     rc = 0;
   }
 stop:
+  mcx__br_proxy_leave(b); /* kept for the restart, as at a kill -9 (docs/bridge.md: adoption) */
   mcx__br_link_stop(b);
   write_status(b);
   for (unsigned i = 0; i < b->cfg.npeers; i++) {

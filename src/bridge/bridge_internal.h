@@ -546,6 +546,13 @@ proxy_t *mcx__br_proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port);
  * after the journals.
  */
 void mcx__br_proxy_adopt(bridge_t *b);
+/**
+ * @brief A clean stop (SIGTERM): the message proxies are left to the
+ * restart as a kill -9 leaves them (runtime/adopt.h: orphaned with their
+ * queues, sends refused with MCAPI_ERR_TRANSMISSION), not deleted with the
+ * node. Before mcapi_finalize().
+ */
+void mcx__br_proxy_leave(bridge_t *b);
 /** The proxy of (node, port) of peer @p pi, NULL when there is none. */
 proxy_t *mcx__br_proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port);
 /** Marks the peer's proxies reachable or not as the peer is up; logs it when @p changed. */
