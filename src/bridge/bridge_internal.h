@@ -155,6 +155,7 @@ typedef struct peer {
   unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
   uint32_t ka_lost_gen; /* the connection the keeper found silent (its gen; 0: none) */
   nng_aio *w_aio;       /* the write under way (under wmtx), and its stream: under mtx */
+  nng_aio *wr_aio;      /* the node thread's writes' aio, made at the start, reused */
   nng_stream *w_stream;
   nng_stream *ping_stream; /* the stream a ping is being written to (it holds wmtx) */
   /* Counters, no data hangs on them (relaxed): bytes read (by the reader),

@@ -123,8 +123,10 @@ static int io_step(nng_stream *s, nng_aio *aio, void *p, size_t len, int rx, nng
  * @p end. */
 static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration step, uint64_t end, peer_t *pr)
 {
-  nng_aio *aio;
-  int rv = nng_aio_alloc(&aio, NULL, NULL);
+  /* The node thread's writes reuse the peer's aio: an nng aio's making
+   * costs a getrandom() system call (Debian's nng 1.5), once per pass. */
+  nng_aio *aio = pr ? pr->wr_aio : NULL;
+  int rv = aio ? 0 : nng_aio_alloc(&aio, NULL, NULL);
   if (rv)
     return rv;
   if (pr)
@@ -139,7 +141,8 @@ static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_dura
   }
   if (pr)
     track_write(pr, NULL, NULL); /* before the free: close_locked() aborts it under mtx */
-  nng_aio_free(aio);
+  if (!pr || aio != pr->wr_aio)
+    nng_aio_free(aio);
   return rv;
 }
 
@@ -630,7 +633,8 @@ int mcx__br_link_start(bridge_t *b)
   /* Every thread now, a fixed number: per peer a keeper and a link thread. */
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
-    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_thread_create(&p->keeper, keeper, p) ||
+    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_aio_alloc(&p->wr_aio, NULL, NULL) ||
+        nng_thread_create(&p->keeper, keeper, p) ||
         nng_thread_create(&p->link, p->dialer ? dial_thread : serve, p)) {
       mcx__br_log(b, "cannot start the threads of peer domain %u", p->domain);
       return -1;
@@ -661,6 +665,9 @@ void mcx__br_link_stop(bridge_t *b)
       nng_aio_stop(p->ping_aio); /* its stream was closed above: ping_done() has run */
       nng_aio_free(p->ping_aio);
     }
+    if (p->wr_aio)
+      nng_aio_free(p->wr_aio); /* the node thread's: it writes no more */
+    p->wr_aio = NULL;
     /* Streams handed over and never read (their link thread stopped first). */
     for (handoff_t *h = p->hand_head, *n; h; h = n) {
       n = h->next;
