@@ -81,12 +81,13 @@ void mcx__br_fault_init(void)
 
 int mcx__br_fault_io(int write)
 {
-  /* Each kind is counted by one thread: reads by a link thread, writes by the node thread. */
-  static long count[2];
-  if (!io_at[write] || ++count[write] != io_at[write])
+  /* Reads come from the link threads (one per peer), writes from the node
+   * thread: a counter, no data hangs on it (relaxed). */
+  static mcx_atomic_u64 count[2];
+  if (!io_at[write] || mcx_fetch_add_relaxed(&count[write], 1) + 1 != (uint64_t)io_at[write])
     return 0;
   fprintf(stderr, "mca bridge: MCX_BRIDGE_IO_FAULT: the connection closed before %s %ld\n", write ? "write" : "read",
-          count[write]);
+          io_at[write]);
   fflush(stderr);
   return 1;
 }
