@@ -31,7 +31,7 @@ else()
   set(_mca "")
 endif()
 foreach(c messages priorities restart chankill refused channels scalars pktfrom sclfrom domains tls netns geti config starve
-          flood wrongkey statedir checkfiles killstorm)
+          flood wrongkey statedir checkfiles killstorm closerace)
   add_test(NAME bridge_${c} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bridge/bridge_check.sh ${c} "${_mca}"
            $<TARGET_FILE:bridge_node>)
   # The script bounds every wait itself (ceilings scaled by

@@ -146,6 +146,7 @@ typedef struct peer {
   mcx__mutex_t mtx;
   mcx__mutex_t wmtx; /* one writer of the stream at a time */
   nng_stream *conn;
+  int conn_closed; /* conn was closed: no write starts on it (link.c: close_locked) */
   uint32_t gen;
   int state;
   unsigned attempts;
@@ -154,6 +155,7 @@ typedef struct peer {
   unsigned ka_ms; /* the keep-alive interval of the connection gen (0: off) */
   uint32_t ka_lost_gen; /* the connection the keeper found silent (its gen; 0: none) */
   nng_aio *w_aio;       /* the write under way (under wmtx), and its stream: under mtx */
+  nng_aio *wr_aio;      /* the node thread's writes' aio, made at the start, reused */
   nng_stream *w_stream;
   nng_stream *ping_stream; /* the stream a ping is being written to (it holds wmtx) */
   /* Counters, no data hangs on them (relaxed): bytes read (by the reader),
@@ -315,8 +317,8 @@ void mcx__br_link_stop(bridge_t *b);
 int mcx__br_quitting(void);
 /** Sets a peer's state and its reason (status file). Any thread. */
 void mcx__br_set_state(peer_t *p, int state, const char *why);
-/** Aborts a write to @p s in progress (the caller has closed @p s). Any thread. */
-void mcx__br_abort_write(peer_t *p, nng_stream *s);
+/** Closes the peer's connection, if any: its writes end, none starts on it again (link.c). Any thread. */
+void mcx__br_close_conn(peer_t *p);
 /**
  * @brief Makes the authenticated stream @p s the peer's connection: an
  * older one is closed (its reader ends), the keep-alive interval is
@@ -545,6 +547,13 @@ proxy_t *mcx__br_proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port);
  * after the journals.
  */
 void mcx__br_proxy_adopt(bridge_t *b);
+/**
+ * @brief A clean stop (SIGTERM): the message proxies are left to the
+ * restart as a kill -9 leaves them (runtime/adopt.h: orphaned with their
+ * queues, sends refused with MCAPI_ERR_TRANSMISSION), not deleted with the
+ * node. Before mcapi_finalize().
+ */
+void mcx__br_proxy_leave(bridge_t *b);
 /** The proxy of (node, port) of peer @p pi, NULL when there is none. */
 proxy_t *mcx__br_proxy_find(bridge_t *b, int pi, uint32_t node, uint32_t port);
 /** Marks the peer's proxies reachable or not as the peer is up; logs it when @p changed. */
@@ -597,5 +606,11 @@ void mcx__br_fault_arm(void);
  * given back); MCX_BRIDGE_TAKE_FAULT=K:S kills this process at step S of the
  * K-th take. Node thread. */
 void mcx__br_fault_take(int step, unsigned n);
+/** Reads MCX_BRIDGE_IO_FAULT=read:K,write:K. At the start, before the I/O threads. */
+void mcx__br_fault_init(void);
+/** Counts a read (@p write 0: the link threads') or a write (1: the node
+ * thread's) of a peer's connection: 1 when it is the one
+ * MCX_BRIDGE_IO_FAULT names (the caller closes the connection first). */
+int mcx__br_fault_io(int write);
 
 #endif

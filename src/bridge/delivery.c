@@ -276,10 +276,7 @@ int mcx__br_deliver(bridge_t *b, peer_t *p)
       /* A gap cannot happen on one ordered stream: drop the connection. */
       mcx__br_log(b, "peer domain %u: data %" PRIu64 " after %" PRIu64 ", reconnecting", p->domain, d.seq,
                   p->rx_delivered);
-      mcx__mutex_lock(&p->mtx, 0);
-      if (p->conn)
-        nng_stream_close(p->conn);
-      mcx__mutex_unlock(&p->mtx, 0);
+      mcx__br_close_conn(p);
       break;
     } else if (!deliver_one(b, p, &d)) {
       break;

@@ -38,19 +38,38 @@ static void track_write(peer_t *pr, nng_stream *s, nng_aio *aio)
   mcx__mutex_unlock(&pr->mtx, 0);
 }
 
-/* Aborts a write to @p s in progress (the caller has closed @p s); under mtx. */
-static void abort_write_locked(peer_t *pr, nng_stream *s)
+/* Closes @p s, the peer's connection or an older stream of it; under mtx.
+ * Debian's nng (1.5) never ends a send or a receive started on a stream
+ * after its close (it is queued and nothing serves it: it waits for its
+ * timeout, forever without one), so every read and write of a peer's
+ * stream is started under mtx and only while the stream is p->conn and
+ * not closed (stream_open_locked): a close under mtx comes either before
+ * the start (refused) or after it (the close ends it). A stream that is no
+ * longer p->conn was closed: link_up() closes the one it replaces, the
+ * others are closed before p->conn lets go of them. A write under way is
+ * aborted too (one queued before nng closed the stream itself). */
+static void close_locked(peer_t *pr, nng_stream *s)
 {
+  nng_stream_close(s);
+  if (pr->conn == s)
+    pr->conn_closed = 1;
   if (pr->w_aio && pr->w_stream == s)
     nng_aio_abort(pr->w_aio, NNG_ECLOSED);
   if (pr->ping_stream == s)
     nng_aio_abort(pr->ping_aio, NNG_ECLOSED); /* ping_done() then gives wmtx back */
 }
 
-void mcx__br_abort_write(peer_t *pr, nng_stream *s)
+/* Whether a read or write of @p s may start: it is the peer's connection, not closed. Under mtx. */
+static int stream_open_locked(const peer_t *pr, const nng_stream *s)
+{
+  return s && pr->conn == s && !pr->conn_closed;
+}
+
+void mcx__br_close_conn(peer_t *pr)
 {
   mcx__mutex_lock(&pr->mtx, 0);
-  abort_write_locked(pr, s);
+  if (pr->conn)
+    close_locked(pr, pr->conn);
   mcx__mutex_unlock(&pr->mtx, 0);
 }
 
@@ -65,16 +84,32 @@ static nng_duration left(uint64_t end, nng_duration step)
 }
 
 /* One read (@p rx) or write of at most @p len bytes at @p p: 0 with *n the
- * bytes moved, or an nng error (NNG_ECLOSED when none moved). */
-static int io_step(nng_stream *s, nng_aio *aio, void *p, size_t len, int rx, nng_duration timeout, size_t *n)
+ * bytes moved, or an nng error (NNG_ECLOSED when none moved). A read or
+ * write of peer @p pr's connection starts only while it is open
+ * (close_locked()). */
+static int io_step(nng_stream *s, nng_aio *aio, void *p, size_t len, int rx, nng_duration timeout, size_t *n,
+                   peer_t *pr)
 {
   nng_iov iov = {.iov_buf = p, .iov_len = len};
   nng_aio_set_iov(aio, 1, &iov);
   nng_aio_set_timeout(aio, timeout);
-  if (rx)
+  if (pr) {
+    mcx__mutex_lock(&pr->mtx, 0);
+    if (mcx__br_fault_io(!rx) && pr->conn == s)
+      close_locked(pr, s); /* a test's: as another thread's close landing here */
+    int open = stream_open_locked(pr, s);
+    if (open && rx)
+      nng_stream_recv(s, aio); /* only queues it: nng completes it elsewhere */
+    else if (open)
+      nng_stream_send(s, aio);
+    mcx__mutex_unlock(&pr->mtx, 0);
+    if (!open)
+      return NNG_ECLOSED;
+  } else if (rx) {
     nng_stream_recv(s, aio);
-  else
+  } else {
     nng_stream_send(s, aio);
+  }
   nng_aio_wait(aio);
   int rv = nng_aio_result(aio);
   if (rv)
@@ -88,8 +123,10 @@ static int io_step(nng_stream *s, nng_aio *aio, void *p, size_t len, int rx, nng
  * @p end. */
 static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_duration step, uint64_t end, peer_t *pr)
 {
-  nng_aio *aio;
-  int rv = nng_aio_alloc(&aio, NULL, NULL);
+  /* The node thread's writes reuse the peer's aio: an nng aio's making
+   * costs a getrandom() system call (Debian's nng 1.5), once per pass. */
+  nng_aio *aio = pr ? pr->wr_aio : NULL;
+  int rv = aio ? 0 : nng_aio_alloc(&aio, NULL, NULL);
   if (rv)
     return rv;
   if (pr)
@@ -97,14 +134,15 @@ static int io_all_tracked(nng_stream *s, void *buf, size_t len, int rx, nng_dura
   uint8_t *p = buf;
   while (len) {
     size_t n;
-    if ((rv = io_step(s, aio, p, len, rx, left(end, step), &n)) != 0)
+    if ((rv = io_step(s, aio, p, len, rx, left(end, step), &n, pr)) != 0)
       break;
     p += n;
     len -= n;
   }
   if (pr)
-    track_write(pr, NULL, NULL); /* before the free: abort_write holds mtx */
-  nng_aio_free(aio);
+    track_write(pr, NULL, NULL); /* before the free: close_locked() aborts it under mtx */
+  if (!pr || aio != pr->wr_aio)
+    nng_aio_free(aio);
   return rv;
 }
 
@@ -243,15 +281,20 @@ static void ping_done(void *arg)
 {
   peer_t *p = arg;
   int rv = nng_aio_result(p->ping_aio);
-  if (rv == 0 && (p->ping_off += (unsigned)nng_aio_count(p->ping_aio)) < sizeof mcx__wire_ping) {
-    nng_iov iov = {.iov_buf = (void *)(mcx__wire_ping + p->ping_off), .iov_len = sizeof mcx__wire_ping - p->ping_off};
-    nng_aio_set_iov(p->ping_aio, 1, &iov);
-    nng_stream_send(p->ping_stream, p->ping_aio); /* the rest (a partial write) */
-    return;
-  }
   mcx__mutex_lock(&p->mtx, 0);
+  if (rv == 0 && (p->ping_off += (unsigned)nng_aio_count(p->ping_aio)) < sizeof mcx__wire_ping) {
+    if (stream_open_locked(p, p->ping_stream)) {
+      nng_iov iov = {.iov_buf = (void *)(mcx__wire_ping + p->ping_off),
+                     .iov_len = sizeof mcx__wire_ping - p->ping_off};
+      nng_aio_set_iov(p->ping_aio, 1, &iov);
+      nng_stream_send(p->ping_stream, p->ping_aio); /* the rest (a partial write) */
+      mcx__mutex_unlock(&p->mtx, 0);
+      return;
+    }
+    rv = NNG_ECLOSED; /* closed meanwhile: its reader reports it */
+  }
   if (rv)
-    nng_stream_close(p->ping_stream); /* its reader reports the peer down */
+    close_locked(p, p->ping_stream); /* its reader reports the peer down */
   p->ping_stream = NULL;
   mcx__mutex_unlock(&p->mtx, 0);
   if (!rv)
@@ -293,8 +336,7 @@ static void keeper(void *arg)
       mcx__mutex_lock(&p->mtx, 0);
       if (p->conn == s && p->gen == g) {
         p->ka_lost_gen = g;
-        nng_stream_close(s); /* its reader reports the peer down */
-        abort_write_locked(p, s);
+        close_locked(p, s); /* its reader reports the peer down */
       }
       mcx__mutex_unlock(&p->mtx, 0);
       quiet = 0;
@@ -302,24 +344,27 @@ static void keeper(void *arg)
     }
     if (now - mcx_load_relaxed(&p->last_tx) < ka || mcx__mutex_trylock(&p->wmtx))
       continue; /* written to lately, or a write is under way */
+    /* Started under mtx while the stream is open (close_locked()); the
+     * reader frees it only under wmtx. */
     mcx__mutex_lock(&p->mtx, 0);
-    int ok = p->conn == s && p->gen == g; /* the reader frees it only under wmtx */
-    if (ok)
+    int ok = p->gen == g && stream_open_locked(p, s);
+    if (ok) {
       p->ping_stream = s;
-    mcx__mutex_unlock(&p->mtx, 0);
-    if (!ok) {
-      mcx__mutex_unlock(&p->wmtx, 0);
-      continue;
+      p->ping_off = 0;
+      nng_iov iov = {.iov_buf = (void *)mcx__wire_ping, .iov_len = sizeof mcx__wire_ping};
+      nng_aio_set_iov(p->ping_aio, 1, &iov);
+      nng_aio_set_timeout(p->ping_aio, NNG_DURATION_INFINITE); /* ended by a close (the keeper's or the reader's) */
+      nng_stream_send(s, p->ping_aio); /* ping_done() gives wmtx back */
     }
-    p->ping_off = 0;
-    nng_iov iov = {.iov_buf = (void *)mcx__wire_ping, .iov_len = sizeof mcx__wire_ping};
-    nng_aio_set_iov(p->ping_aio, 1, &iov);
-    nng_aio_set_timeout(p->ping_aio, NNG_DURATION_INFINITE); /* ended by a close (the keeper's or the reader's) */
-    nng_stream_send(s, p->ping_aio); /* ping_done() gives wmtx back */
+    mcx__mutex_unlock(&p->mtx, 0);
+    if (!ok)
+      mcx__mutex_unlock(&p->wmtx, 0);
   }
 }
 
 /* ---- reading */
+#define READ_SLICE_MS 250
+
 /* Reads frames until the stream fails or the keeper closes it (silent);
  * then the peer is down (if this stream is still its connection). Frees the
  * stream. Each read takes whatever has come, as much as fits, and hands
@@ -337,8 +382,16 @@ static void reader(bridge_t *b, int pi, nng_stream *s, uint32_t gen)
   int rv = buf ? nng_aio_alloc(&aio, NULL, NULL) : NNG_ENOMEM;
   while (!rv) {
     size_t n;
-    /* No timeout: the keeper closes a silent connection. */
-    if ((rv = io_step(s, aio, buf + have, cap - have, 1, NNG_DURATION_INFINITE, &n)) != 0)
+    /* The keeper closes a silent connection. The slice only bounds a read
+     * started after nng closed the stream itself (a reset seen by a write):
+     * that write's failure closes it here too (close_locked()), and the
+     * next slice sees it. */
+    rv = io_step(s, aio, buf + have, cap - have, 1, READ_SLICE_MS, &n, p);
+    if (rv == NNG_ETIMEDOUT) {
+      rv = 0;
+      continue;
+    }
+    if (rv)
       break;
     mcx_fetch_add_relaxed(&p->rx_bytes, n); /* a counter: no data hangs on it (keeper()) */
     have += n;
@@ -390,8 +443,9 @@ static void reader(bridge_t *b, int pi, nng_stream *s, uint32_t gen)
     snprintf(cause, sizeof cause, "nothing received for %u ms: keep-alive", dead_after);
   else
     snprintf(cause, sizeof cause, "%s", nng_strerror(rv));
-  nng_stream_close(s);
-  mcx__br_abort_write(p, s);
+  mcx__mutex_lock(&p->mtx, 0);
+  close_locked(p, s); /* no write starts on it from here on */
+  mcx__mutex_unlock(&p->mtx, 0);
   mcx__mutex_lock(&p->wmtx, 0); /* the node thread is not writing to it */
   mcx__mutex_lock(&p->mtx, 0);
   int mine = p->conn == s;
@@ -429,19 +483,16 @@ int mcx__br_link_up(bridge_t *b, int pi, nng_stream *s, unsigned ka_ms, const ui
    * connection is installed before EV_UP is pushed, and EV_UP before
    * anything can be read from it (the dialer reads after this returns; a
    * listener's stream is handed to its reader only now). */
-  nng_stream *old;
   mcx__mutex_lock(&p->mtx, 0);
-  old = p->conn;
+  if (p->conn)
+    close_locked(p, p->conn); /* its reader ends and frees it */
   p->conn = s;
+  p->conn_closed = 0;
   *gen = ++p->gen;
   p->ka_ms = ka_ms; /* the keeper watches it from its next tick */
   p->state = PS_UP;
   snprintf(p->why, sizeof p->why, "connected");
   mcx__mutex_unlock(&p->mtx, 0);
-  if (old) {
-    nng_stream_close(old); /* its reader ends and frees it */
-    mcx__br_abort_write(p, old);
-  }
   mcx__br_push_ev(b, EV_UP, pi, *gen, h, HELLO_LEN);
   if (ho) {
     ho->next = NULL, ho->s = s, ho->gen = *gen;
@@ -582,7 +633,8 @@ int mcx__br_link_start(bridge_t *b)
   /* Every thread now, a fixed number: per peer a keeper and a link thread. */
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
-    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_thread_create(&p->keeper, keeper, p) ||
+    if (nng_aio_alloc(&p->ping_aio, ping_done, p) || nng_aio_alloc(&p->wr_aio, NULL, NULL) ||
+        nng_thread_create(&p->keeper, keeper, p) ||
         nng_thread_create(&p->link, p->dialer ? dial_thread : serve, p)) {
       mcx__br_log(b, "cannot start the threads of peer domain %u", p->domain);
       return -1;
@@ -599,10 +651,7 @@ void mcx__br_link_stop(bridge_t *b)
   mcx__br_preauth_stop(b); /* joins the pre-auth thread: no hand-off after this */
   for (unsigned i = 0; i < b->cfg.npeers; i++) {
     peer_t *p = &b->peers[i];
-    mcx__mutex_lock(&p->mtx, 0);
-    if (p->conn)
-      nng_stream_close(p->conn);
-    mcx__mutex_unlock(&p->mtx, 0);
+    mcx__br_close_conn(p);
     mcx_fetch_add_relaxed(&p->hand_seq, 1); /* only a wake-up (serve() polls g_quit_io) */
     mcx_port_futex_wake(&p->hand_seq, 1, 0);
   }
@@ -616,6 +665,9 @@ void mcx__br_link_stop(bridge_t *b)
       nng_aio_stop(p->ping_aio); /* its stream was closed above: ping_done() has run */
       nng_aio_free(p->ping_aio);
     }
+    if (p->wr_aio)
+      nng_aio_free(p->wr_aio); /* the node thread's: it writes no more */
+    p->wr_aio = NULL;
     /* Streams handed over and never read (their link thread stopped first). */
     for (handoff_t *h = p->hand_head, *n; h; h = n) {
       n = h->next;
@@ -663,14 +715,16 @@ void mcx__br_flush_out(peer_t *p)
     return;
   mcx__mutex_lock(&p->wmtx, 0);
   mcx__mutex_lock(&p->mtx, 0);
-  nng_stream *s = p->gen == p->seen_gen ? p->conn : NULL;
+  nng_stream *s = p->gen == p->seen_gen && stream_open_locked(p, p->conn) ? p->conn : NULL;
   unsigned ka = p->ka_ms;
   mcx__mutex_unlock(&p->mtx, 0);
   if (s) {
     nng_duration t = ka ? (nng_duration)ka * DEAD_AFTER_PINGS * 4 : IO_TIMEOUT_MS;
     int rv = io_all_tracked(s, p->obuf, p->olen, 0, t, UINT64_MAX, p);
     if (rv) {
-      nng_stream_close(s); /* its reader reports the peer down */
+      mcx__mutex_lock(&p->mtx, 0);
+      close_locked(p, s); /* its reader reports the peer down */
+      mcx__mutex_unlock(&p->mtx, 0);
       if (!mcx__br_quitting())
         mcx__br_log(p->owner, "peer domain %u: a write of %zu bytes failed (%s): the connection is closed", p->domain,
                     p->olen, nng_strerror(rv));

@@ -118,6 +118,31 @@ void mcx__br_proxy_adopt(bridge_t *b)
   proxies_save(b);
 }
 
+void mcx__br_proxy_leave(bridge_t *b)
+{
+  mcx__br_journal_flush(b); /* nothing held: every message taken is journaled and given back */
+  unsigned kept = 0, left = 0;
+  unsigned long queued = 0;
+  for (unsigned i = 0; i < b->nproxies; i++) {
+    proxy_t *x = &b->proxies[i];
+    if (x->mode != PX_MSG)
+      continue; /* a channel's: it ends with the bridge, as at a kill */
+    mcapi_status_t st;
+    mcapi_uint_t q = mcapi_msg_available(x->ep, &st);
+    int r = mcx__ep_leave(x->ep);
+    if (r == MCX_OK) {
+      kept++;
+      queued += st == MCAPI_SUCCESS ? q : 0;
+    } else if (r != MCX_ENOSYS) {
+      left++;
+      mcx__br_log(b, "proxy port %#x cannot be left for the restart (%d): deleted with the node", x->local_port, r);
+    }
+  }
+  if (kept || left)
+    mcx__br_log(b, "%u prox%s left for the restart to adopt, %lu message(s) queued%s", kept, kept == 1 ? "y" : "ies",
+                queued, left ? "; others deleted" : "");
+}
+
 proxy_t *mcx__br_proxy_for(bridge_t *b, int pi, uint32_t node, uint32_t port)
 {
   proxy_t *x = mcx__br_proxy_find(b, pi, node, port);

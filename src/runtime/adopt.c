@@ -193,6 +193,24 @@ int mcx__ep_orphan_locked(mcx__domain_t *d, uint32_t idx, uint32_t dead_slot)
   return 1;
 }
 
+int mcx__ep_leave(uint32_t h)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  int r = mine(d, h, &e);
+  if (r)
+    return r;
+  if (mcx_load_relaxed(&e->keep) != MCX_KEEP_ON) /* set by this node (mcx__ep_keep, mcx__ep_adopt) */
+    return MCX_EINVAL;
+  if (mcx__admin_lock_bounded(d))
+    return MCX_EIO;
+  /* What the sweep does for a dead owner, done by the owner itself: its
+   * held slots (none after a journal flush) are the run before the head. */
+  r = mcx__ep_orphan_locked(d, mcx__ep_idx(d, e), mcx__self.node_slot) ? MCX_OK : MCX_EINVAL;
+  mcx__admin_unlock(d);
+  return r;
+}
+
 int mcx__ep_adopt(uint32_t port, const uint64_t *drop_upto, uint32_t ndrop, uint32_t *handle, uint32_t *dropped)
 {
   *dropped = 0;

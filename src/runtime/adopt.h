@@ -25,6 +25,21 @@
 int mcx__ep_keep(uint32_t h);
 
 /**
+ * Leaves the caller's kept endpoint @p h to its restart, as its death would
+ * (a stop that loses nothing): orphaned, its queue and all, sends refused as
+ * unreachable (senders blocked on its full queue are woken with it), no
+ * longer the caller's, so finalize does not delete it; a later process of
+ * this node id adopts it (mcx__ep_adopt). Messages the caller holds
+ * (mcx__msg_take_held) go back to the head of their ring, in order.
+ * @retval MCX_OK left.
+ * @retval MCX_EINVAL not kept.
+ * @retval MCX_ENOSYS the domain's transport or profile has no adoption.
+ * @retval MCX_ECHAN, MCX_EPERM, MCX_ESTALE not a message endpoint of the caller's.
+ * @retval MCX_EIO the admin lock could not be taken.
+ */
+int mcx__ep_leave(uint32_t h);
+
+/**
  * Adopts the orphaned endpoint of this node's id and @p port: it becomes the
  * caller's (still unreachable: the caller marks it). For each priority p
  * below @p ndrop whose @p drop_upto[p] is not UINT64_MAX, the messages at

@@ -4,7 +4,7 @@
 # own node processes, joined over tcp:// on 127.0.0.1 or ipc:// (docs/bridge.md).
 #   bridge_check.sh CASE MCA BRIDGE_NODE
 # CASE: messages | priorities | restart | chankill | refused | channels | scalars | pktfrom | sclfrom | domains | tls | netns | geti | config | starve
-#       | flood | wrongkey | statedir | checkfiles | killstorm
+#       | flood | wrongkey | statedir | checkfiles | killstorm | closerace
 # Exit 77 (skip) with the reason when the bridge is not built.
 #
 # Waits poll for the event they need (a log line, a status state, a count)
@@ -64,6 +64,10 @@ cleanup() {
   for p in "${hogs[@]}"; do kill -9 "$p" 2>/dev/null; done
   for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
+  # MCX_BRIDGE_TEST_KEEP=DIR: the run's logs and state directories are kept there.
+  if [ -n "${MCX_BRIDGE_TEST_KEEP:-}" ]; then
+    mkdir -p "$MCX_BRIDGE_TEST_KEEP" && cp -r "$work"/. "$MCX_BRIDGE_TEST_KEEP"/ 2>/dev/null
+  fi
   "$mca" domains --clean >/dev/null 2>&1
   rm -rf "$work"
 }
@@ -160,11 +164,11 @@ netns_pair() {
 url() { # url DOMAIN KIND
   if [ "$2" = tcp ]; then echo "tcp://127.0.0.1:$(free_port)"; else echo "ipc://$work/d$1.sock"; fi
 }
-two_bridges() { # two_bridges KIND
+two_bridges() { # two_bridges KIND [MORE_JSON]
   newkey "$work/key"
   u1=$(url 1 "$1") u2=$(url 2 "$1")
-  conf 1 "$u1" "$work/key" 2 "$u2"
-  conf 2 "$u2" "$work/key" 1 "$u1"
+  conf 1 "$u1" "$work/key" 2 "$u2" "${2:-}"
+  conf 2 "$u2" "$work/key" 1 "$u1" "${2:-}"
   start_bridge 1
   start_bridge 2
   wait_state 1 2 up
@@ -1190,7 +1194,9 @@ killstorm)
   # moved on since the last restart (the sender made 250 more items: more
   # than the proxy's queue, the window and the remote queue hold, so both
   # bridges are forwarding); then after 0..39 ms.
-  two_bridges tcp
+  # MCX_BRIDGE_TEST_KEEPALIVE=MS: the bridges' keep-alive interval (more
+  # pings, more of their moments hit by a kill; default: the bridges' own).
+  two_bridges tcp "${MCX_BRIDGE_TEST_KEEPALIVE:+\"keepalive_ms\": $MCX_BRIDGE_TEST_KEEPALIVE}"
   kills=${MCX_BRIDGE_TEST_KILLS:-100}
   # Its own count (not MCX_BRIDGE_TEST_ITEMS): it must outlast the kills.
   n=${MCX_BRIDGE_KILLSTORM_ITEMS:-300000}
@@ -1217,21 +1223,54 @@ killstorm)
   done
   start_bridge 1
   wait_line "$work/b1.log" "message(s) the journal has discarded from its queue"
-  k=0 k1=0 k2=0
-  while [ "$k" -lt "$kills" ]; do
+  # moving_on WHAT: waits until the sender has made 250 more items (the
+  # stream runs), or fails naming WHAT (what happened last)
+  moving_on() {
+    local prev moved=0
     prev=$(grep -c '^sent ' "$work/s.log")
-    moved=0
     for _ in $(seq 1 "$(ticks 120)"); do
       [ "$(grep -c '^sent ' "$work/s.log")" -gt "$prev" ] && { moved=1; break; }
       alive "$s" && alive "$r" || break
       sleep 0.1
     done
-    alive "$r" || fail "the receiver stopped after $k kills: $(tail -n 1 "$work/r.log")"
-    alive "$s" || fail "the stream ended after $k kills (before $kills): $(tail -n 3 "$work/s.log")"
-    [ "$moved" = 1 ] || fail "the stream did not move on within $(secs 120) s after kill $k"
+    alive "$r" || fail "the receiver stopped after $1: $(tail -n 1 "$work/r.log")"
+    alive "$s" || fail "the stream ended after $1: $(tail -n 3 "$work/s.log")"
+    [ "$moved" = 1 ] || fail "the stream did not move on within $(secs 120) s after $1"
+  }
+  # A clean stop (SIGTERM, SIGINT) loses nothing either: the stopping
+  # bridge leaves its proxies, queues and all, to its restart, as a kill -9
+  # does (before, they were deleted with its node: the sender's next send
+  # got MCAPI_ERR_ENDP_DELETED and what the queue held was lost). Each side
+  # stopped three times mid-stream, each stop exits 0, each restart adopts.
+  stops=0
+  for sig in TERM TERM INT INT TERM TERM; do
+    side=$((stops % 2 + 1))
+    moving_on "$stops clean stops"
+    kill -"$sig" "${bpid[$side]}"
+    wait "${bpid[$side]}"; rc=$?
+    [ "$rc" = 0 ] || fail "bridge $side exited with $rc on SIG$sig"
+    echo "--- $(date -u +%T.%N) stopped by the test (SIG$sig), restarted" >>"$work/b$side.log"
+    start_bridge "$side"
+    stops=$((stops + 1))
+  done
+  [ "$(grep -c 'mca bridge d1: stopped' "$work/b1.log")" -ge 3 ] || fail "bridge 1 did not say it stopped"
+  grep 'left for the restart to adopt' "$work/b1.log"
+  [ "$(grep -c 'left for the restart to adopt' "$work/b1.log")" -ge 3 ] ||
+    fail "bridge 1 did not leave its proxy at each clean stop"
+  # The sender is faster than the paced receiver: the proxy's queue held
+  # messages at a stop (what was lost before).
+  grep -q 'left for the restart to adopt, [1-9][0-9]* message(s) queued' "$work/b1.log" ||
+    fail "no clean stop left messages queued in the proxy (the case is not shown)"
+  k=0 k1=0 k2=0
+  while [ "$k" -lt "$kills" ]; do
+    moving_on "$k kills"
     sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", (r % 40) / 1000 }')"
     side=$((RANDOM % 2 + 1))
+    # The kills' log: when, which side, how far the stream was (to place a stall).
+    echo "$(date -u +%T.%N) kill $((k + 1)) side $side sent $(sed -n 's/^sent //p' "$work/s.log" | tail -n1)" \
+      "received $(sed -n 's/^progress //p' "$work/r.log" | tail -n1)" >>"$work/kills.log"
     kill -9 "${bpid[$side]}"; wait "${bpid[$side]}" 2>/dev/null
+    echo "--- $(date -u +%T.%N) killed by the test (kill $((k + 1))), restarted" >>"$work/b$side.log"
     start_bridge "$side"
     k=$((k + 1))
     if [ "$side" = 1 ]; then k1=$((k1 + 1)); else k2=$((k2 + 1)); fi
@@ -1245,6 +1284,47 @@ killstorm)
   echo "sends refused while a bridge was away and made again: $(grep -c 'MCAPI_ERR_TRANSMISSION, sending it again' "$work/s.log") runs"
   echo "adoptions: $(grep -c 'proxy port .* adopted' "$work/b1.log"); journal frames sent again: $(grep -c 'not known to be acknowledged' "$work/b1.log") times"
   [ "$k1" -ge 10 ] && [ "$k2" -ge 10 ] || fail "one side was killed too seldom ($k1, $k2)"
+  ;;
+closerace)
+  # A close of a peer's connection by another thread (a new connection
+  # replacing it, its reader or keeper finding it lost) can land between
+  # the moment a read or write picks the stream and the moment it starts;
+  # Debian's nng never ends an operation started on a closed stream. Here
+  # the close is made to land there (MCX_BRIDGE_IO_FAULT), on each side,
+  # for a read (the link thread's: before, it waited forever and the
+  # stream stopped for good: the receiver's 60 s timeout ended the test)
+  # and for a write (the node thread's: before, it waited for its timeout,
+  # 5 s with the keep-alive off, and logged "Timed out"): each must be
+  # refused at once, the connection made again, and the stream go on: every
+  # item once, in order. The keep-alive is off, so nothing else ends them.
+  newkey "$work/key"
+  u1=$(url 1 tcp) u2=$(url 2 tcp)
+  conf 1 "$u1" "$work/key" 2 "$u2" '"keepalive_ms": "off"'
+  conf 2 "$u2" "$work/key" 1 "$u1" '"keepalive_ms": "off"'
+  MCX_BRIDGE_IO_FAULT=read:40,write:400 start_bridge 1
+  MCX_BRIDGE_IO_FAULT=read:400,write:40 start_bridge 2
+  wait_state 1 2 up; wait_state 2 1 up
+  m=${MCX_BRIDGE_TEST_ITEMS:-40000}
+  "$node" recv 2 2 10 "$m" pace >"$work/r2.log" 2>&1 & r2=$!; pids+=($r2)
+  wait_line "$work/r2.log" ready
+  "$node" send 1 3 2 2 10 "$m" >"$work/s1.log" 2>&1 & s1=$!; pids+=($s1)
+  for d in 1 2; do
+    for op in read write; do
+      wait_line "$work/b$d.log" "MCX_BRIDGE_IO_FAULT: the connection closed before $op"
+    done
+  done
+  for p in $s1 $r2; do wait "$p" || fail "a node failed: $(tail -n 2 "$work/s1.log" "$work/r2.log")"; done
+  tail -n 1 "$work/s1.log" "$work/r2.log"
+  grep -q "^recv: $m items, in order, no duplicate, 0 lost\$" "$work/r2.log" || fail "the receiver's count"
+  grep -q "^send: $m items sent, 0 refused" "$work/s1.log" || fail "the sender's count"
+  for d in 1 2; do
+    grep "MCX_BRIDGE_IO_FAULT\|failed\|down" "$work/b$d.log"
+    # the read refused: its reader reports the connection down at once
+    grep -A3 "closed before read" "$work/b$d.log" | grep -q "down (Object closed)" ||
+      fail "bridge $d: the refused read did not end its reader"
+    grep -q "a write of [0-9]* bytes failed (Object closed)" "$work/b$d.log" ||
+      fail "bridge $d: the write after the close was not refused (waited for its timeout?)"
+  done
   ;;
 statedir)
   # The state directory and its files: what another user could have made or

@@ -10,7 +10,9 @@
  * elsewhere: that one is discarded, the rest arrive once, in order, intact,
  * and sends go through again once it is marked reachable. Each process says
  * what it saw; the parent checks. Processes: the parent (node 1, the
- * sender), the owner (node 2) and its restart (node 2 again).
+ * sender), the owner (node 2) and its restart (node 2 again). Then the
+ * same after a clean stop: the owner leaves the endpoint (mcx__ep_leave)
+ * and finalizes instead of dying.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -161,8 +163,103 @@ TEST(adopt)
   mcapi_finalize(&st);
 }
 
+/* A clean stop (mcx__ep_leave): the owner takes two messages held (one
+ * inline, one in a pool buffer), leaves its kept endpoint and finalizes;
+ * sends are refused (MCAPI_ERR_TRANSMISSION, not deleted), and a new
+ * process of the same node id adopts it with all N queued, the held ones
+ * back at the head, in order. */
+static void leaver(int to_parent, int from_parent)
+{
+  init(2);
+  mcapi_status_t st;
+  mcapi_endpoint_t ep = mcapi_endpoint_create(PORT, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  CHECK_EQ_U(mcx__ep_leave(ep), MCX_EINVAL); /* not kept: finalize deletes it */
+  CHECK_EQ_U(mcx__ep_keep(ep), MCX_OK);
+  put(to_parent, &ep, sizeof ep);
+  char c;
+  get(from_parent, &c, 1); /* all N queued */
+  for (int i = 1; i <= 2; i++) {
+    uint8_t buf[512];
+    size_t n;
+    uint32_t prio;
+    uint64_t pos;
+    CHECK_EQ_U(mcx__msg_take_held(ep, buf, sizeof buf, &n, &prio, &pos), MCX_OK);
+  }
+  CHECK_EQ_U(mcx__ep_leave(ep), MCX_OK);
+  CHECK(mcx__ep_leave(ep) != MCX_OK); /* no longer this node's */
+  mcapi_finalize(&st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  put(to_parent, &c, 1);
+  _exit(mcx_test_report());
+}
+
+static void adopter(int to_parent, mcapi_endpoint_t old)
+{
+  init(2);
+  uint64_t upto[16];
+  for (int p = 0; p < 16; p++)
+    upto[p] = UINT64_MAX;
+  uint32_t h = 0, dropped = 0;
+  CHECK_EQ_U(mcx__ep_adopt(PORT, upto, 16, &h, &dropped), MCX_OK);
+  CHECK(h == old);
+  CHECK_EQ_U(dropped, 0);
+  mcapi_status_t st;
+  CHECK_EQ_U(mcapi_msg_available(h, &st), N);
+  for (int i = 1; i <= N; i++) {
+    uint8_t buf[512], want[512];
+    size_t n;
+    mcapi_msg_recv(h, buf, sizeof buf, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    fill(want, i);
+    CHECK(n == size_of(i) && !memcmp(buf, want, n));
+  }
+  mcapi_finalize(&st);
+  char c = 'd';
+  put(to_parent, &c, 1);
+  _exit(mcx_test_report());
+}
+
+TEST(leave)
+{
+  int up[2], down[2];
+  CHECK(pipe(up) == 0 && pipe(down) == 0);
+  pid_t o = fork();
+  if (o == 0)
+    leaver(up[1], down[0]);
+  init(1);
+  mcapi_status_t st;
+  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st), to;
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  get(up[0], &to, sizeof to);
+  for (int i = 1; i <= N; i++) {
+    uint8_t m[512];
+    fill(m, i);
+    mcapi_msg_send(me, to, m, size_of(i), 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  }
+  put(down[1], "g", 1);
+  char c;
+  get(up[0], &c, 1); /* left and finalized */
+  int status = 0;
+  waitpid(o, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  uint8_t m[512];
+  fill(m, N + 1);
+  mcapi_msg_send(me, to, m, size_of(N + 1), 1, &st);
+  CHECK_STATUS(st, MCAPI_ERR_TRANSMISSION); /* left, not deleted by the finalize */
+  pid_t r = fork();
+  if (r == 0)
+    adopter(up[1], to);
+  get(up[0], &c, 1);
+  waitpid(r, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  mcapi_finalize(&st);
+}
+
 int main(void)
 {
   RUN(adopt);
+  RUN(leave);
   return mcx_test_report();
 }
