@@ -118,25 +118,38 @@ static void restart(int to_parent, int from_parent, mcapi_endpoint_t old, uint32
   _exit(mcx_test_report());
 }
 
-TEST(adopt)
+/* The parent's side of both cases: forks @p child (node 2) with a pipe
+ * each way (@p up from it, @p down to it), becomes node 1, sends the N
+ * messages to the kept endpoint the child tells (@p to, from @p me) and says
+ * so ("g"). The child's pid. */
+static pid_t start_child(void (*child)(int, int), int up[2], int down[2], mcapi_endpoint_t *me,
+                         mcapi_endpoint_t *to)
 {
-  int up[2], down[2];
   CHECK(pipe(up) == 0 && pipe(down) == 0);
   pid_t o = fork();
   if (o == 0)
-    owner(up[1], down[0]);
+    child(up[1], down[0]);
   init(1);
   mcapi_status_t st;
-  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st), to;
+  *me = mcapi_endpoint_create(1, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  get(up[0], &to, sizeof to);
+  get(up[0], to, sizeof *to);
   for (int i = 1; i <= N; i++) {
     uint8_t m[512];
     fill(m, i);
-    mcapi_msg_send(me, to, m, size_of(i), 1, &st);
+    mcapi_msg_send(*me, *to, m, size_of(i), 1, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
   }
   put(down[1], "g", 1);
+  return o;
+}
+
+TEST(adopt)
+{
+  int up[2], down[2];
+  mcapi_endpoint_t me, to;
+  mcapi_status_t st;
+  pid_t o = start_child(owner, up, down, &me, &to);
   uint32_t prio;
   uint64_t pos;
   get(up[0], &prio, sizeof prio);
@@ -223,22 +236,9 @@ static void adopter(int to_parent, mcapi_endpoint_t old)
 TEST(leave)
 {
   int up[2], down[2];
-  CHECK(pipe(up) == 0 && pipe(down) == 0);
-  pid_t o = fork();
-  if (o == 0)
-    leaver(up[1], down[0]);
-  init(1);
+  mcapi_endpoint_t me, to;
   mcapi_status_t st;
-  mcapi_endpoint_t me = mcapi_endpoint_create(1, &st), to;
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  get(up[0], &to, sizeof to);
-  for (int i = 1; i <= N; i++) {
-    uint8_t m[512];
-    fill(m, i);
-    mcapi_msg_send(me, to, m, size_of(i), 1, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-  }
-  put(down[1], "g", 1);
+  pid_t o = start_child(leaver, up, down, &me, &to);
   char c;
   get(up[0], &c, 1); /* left and finalized */
   int status = 0;

@@ -35,18 +35,7 @@ static int rollovers;
 
 static void on_rollover(void) { rollovers++; }
 
-static void wrong(int line, const char *what)
-{
-  char b[MRAPI_MAX_STATUS_SIZE];
-  printf("FAIL line %d: %s (status %s)\n", line, what, mrapi_display_status(status, b, sizeof b));
-  fflush(stdout);
-  exit(1);
-}
-#define EXPECT(cond, what)                                                                         \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      wrong(__LINE__, what);                                                                       \
-  } while (0)
+#include "conf_mrapi_check.h"
 
 static uint64_t read64(mrapi_resource_t *r, mrapi_uint_t attr)
 {

@@ -55,19 +55,7 @@ static void on_power(mrapi_event_t event)
   power_events++;
 }
 
-static void fail(int line, const char *what)
-{
-  char b[MRAPI_MAX_STATUS_SIZE];
-  printf("FAIL line %d: %s (status %s)\n", line, what, mrapi_display_status(status, b, sizeof b));
-  fflush(stdout);
-  exit(1);
-}
-#define EXPECT(cond, what)                                                                         \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      fail(__LINE__, what);                                                                        \
-  } while (0)
-#define EXPECT_STATUS(want, what) EXPECT(status == (want), what)
+#include "conf_mrapi_check.h"
 
 /* Sleeps 10 ms in a wait that lets a callback in (an APC on Windows). */
 static void nap(void)
