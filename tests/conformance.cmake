@@ -7,7 +7,7 @@
 # registration runs once more with MCX_LOCKING=global (<name>_global).
 set(MCX_CONF_DIR ${CMAKE_CURRENT_SOURCE_DIR}/conformance)
 set(MCX_CONF_INCLUDES ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
-set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo
+set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo conf_open_handle
   conf_close_held)
 set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203 conf_mrapi_hooks_203
   conf_mrapi_reference_tree_203)

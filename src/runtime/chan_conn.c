@@ -441,6 +441,11 @@ again:;
         st = mcx_load_acquire(&ch->state); /* A-C1 */
         continue;
       }
+      /* The side's handle is known with its channel: written now, the value
+       * the completion writes, for programs that use it before the open
+       * completes (MCAPI 1.0 code written for OpenMCAPI); its data calls
+       * say CHAN_OPENPENDING meanwhile. */
+      *handle = canon_handle(type, dir, ST_GEN(st), mcx__chan_idx(d, ch));
       return MCX_EAGAIN;
     }
     /* Acq_rel: the OPEN side's later data calls follow the peer's open. */
