@@ -10,7 +10,7 @@ set(MCX_CONF_INCLUDES ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/includ
 set(MCX_CONF_BOTH conf_headers conf_limits conf_param_uninit conf_i_success conf_recv_fifo conf_open_handle
   conf_close_held)
 set(MCX_CONF_SPEC_TOO conf_pending_203 conf_scl_width_203 conf_mrapi_hooks_203
-  conf_mrapi_reference_tree_203)
+  conf_mrapi_reference_tree_203 conf_delete_connected_203)
 
 # A cross build runs conf_headers' program under the emulator, as CMake runs
 # the other test programs.

@@ -77,6 +77,9 @@ void mcx__pkt_claims_forget(void);
 uint32_t mcx__chan_ep_status(const mcx__domain_t *d, uint32_t chan_word);
 /** Finalize: the endpoint leaves its channel (admin lock held). chan_conn.c. */
 void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx);
+/** Whether the endpoint is connected with its side not open: never opened
+ * (no open pending either), closed, or gone (admin lock held). chan_conn.c. */
+bool mcx__chan_ep_side_quiet(const mcx__domain_t *d, uint32_t ep_idx);
 
 /* Connect, open and close (chan_conn.c); the api starts them, requests
  * progress them (request.c). */

@@ -318,6 +318,18 @@ void mcx__chan_ep_gone(mcx__domain_t *d, uint32_t ep_idx)
   announce(d, ch);
 }
 
+bool mcx__chan_ep_side_quiet(const mcx__domain_t *d, uint32_t ep_idx)
+{
+  const mcx__endpoint_t *e = &mcx__eps(d)[ep_idx];
+  uint32_t w = mcx_load_relaxed(&e->chan); /* admin lock held: connect and open change it there */
+  if (!W_REC(w) || W_REC(w) > d->g.n_chans)
+    return false; /* not connected (an open waiting for a connection), or corrupt */
+  const mcx__chan_t *ch = mcx__chan_at(d, W_REC(w) - 1);
+  uint32_t dir = (W_FLAGS(w) & MCX_CHW_RECV) ? MCX_CHAN_RECV : MCX_CHAN_SEND;
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  return (st & ST_LIVE) && QUIET(ST_SIDE(st, dir));
+}
+
 /* ---- open */
 
 int mcx__chan_open_start(uint32_t eh, uint32_t type, uint32_t dir)

@@ -91,12 +91,19 @@ int mcx__ep_delete(uint32_t handle)
   if (mcx__admin_lock_bounded(d) != MCX_OK)
     return MCX_EIO;
   mcx__glock(d);
+  uint32_t i = mcx__ep_idx(d, e);
   if (!mcx__ep_still(d, handle, e))
     r = MCX_ESTALE;
-  else if (mcx_load_relaxed(&e->chan)) /* under admin: connect and open change it there */
+  else if (mcx_load_relaxed(&e->chan) && /* under admin: connect and open change it there */
+           !(d->compat == MCX_COMPAT_MCA203_ && mcx__chan_ep_side_quiet(d, i)))
     r = MCX_ECHAN;
-  else
-    mcx__ep_delete_locked(d, mcx__ep_idx(d, e));
+  else {
+    /* mca-2.0.3: a connected endpoint whose side is not open is deleted, as
+     * the reference does (only an open side refuses); it leaves its channel
+     * as at finalize. */
+    mcx__chan_ep_gone(d, i);
+    mcx__ep_delete_locked(d, i);
+  }
   mcx__gunlock(d);
   mcx__admin_unlock(d);
   return r;

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mca-2.0.3 profile: an endpoint whose channel is connected but whose side
+ * is not open (never opened, or closed) can be deleted, as with the
+ * reference (only an open side refuses, MCAPI_ERR_CHAN_OPEN); its peer is
+ * then free to connect again. In the spec profile (conf_delete_connected_spec)
+ * a connected endpoint is deleted only after its channel is torn down.
+ */
+#include <mcapi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DOMAIN 1
+
+static mcapi_param_t
+    parms; /* never set by the program (reference programs pass one they never set) */
+
+#include "conf_check.h"
+
+#define NODE 1
+
+static int ref_profile(void)
+{
+  const char *c = getenv("MCX_COMPAT");
+  return c && !strcmp(c, "mca-2.0.3");
+}
+
+static void connect_chan(mcapi_endpoint_t s, mcapi_endpoint_t r, int pkt)
+{
+  mcapi_status_t status;
+  mcapi_request_t rc;
+  size_t size;
+  if (pkt)
+    mcapi_pktchan_connect_i(s, r, &rc, &status);
+  else
+    mcapi_sclchan_connect_i(s, r, &rc, &status);
+  mcapi_wait(&rc, &size, CONF_WAIT_MS, &status);
+  CHECK(status, MCAPI_SUCCESS, "connect");
+}
+
+int main(void)
+{
+  mcapi_status_t status;
+  mcapi_info_t info;
+  mcapi_request_t r1, r2;
+  size_t size;
+  int ref = ref_profile();
+  START_WATCHDOG();
+  mcapi_initialize(DOMAIN, NODE, NULL, &parms, &info, &status);
+  CHECK(status, MCAPI_SUCCESS, "initialize");
+  mcapi_endpoint_t a = mcapi_endpoint_create(1, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  mcapi_endpoint_t b = mcapi_endpoint_create(2, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  mcapi_endpoint_t c = mcapi_endpoint_create(3, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+
+  /* Connected, never opened: the sender is deleted (the reference's rule), or refused. */
+  connect_chan(a, b, 1);
+  mcapi_endpoint_delete(a, &status);
+  CHECK(status, ref ? MCAPI_SUCCESS : MCAPI_ERR_CHAN_OPEN, "delete of a connected, unopened endpoint");
+  if (ref) {
+    /* Its peer is free: connected again, opened, it carries packets. */
+    connect_chan(c, b, 1);
+    mcapi_pktchan_send_hndl_t sh;
+    mcapi_pktchan_recv_hndl_t rh;
+    mcapi_pktchan_send_open_i(&sh, c, &r1, &status);
+    mcapi_pktchan_recv_open_i(&rh, b, &r2, &status);
+    mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
+    CHECK(status, MCAPI_SUCCESS, "send side open on the freed peer's new channel");
+    mcapi_wait(&r2, &size, CONF_WAIT_MS, &status);
+    CHECK(status, MCAPI_SUCCESS, "receive side open");
+    void *buf;
+    mcapi_pktchan_send(sh, "again", 6, &status);
+    CHECK(status, MCAPI_SUCCESS, "pktchan_send");
+    mcapi_pktchan_recv(rh, &buf, &size, &status);
+    CHECK(status, MCAPI_SUCCESS, "pktchan_recv");
+    EXPECT(size == 6 && !strcmp(buf, "again"), "received %zu bytes", size);
+    mcapi_pktchan_release(buf, &status);
+    CHECK(status, MCAPI_SUCCESS, "pktchan_release");
+    /* An open side refuses; once closed, it is deleted. */
+    mcapi_endpoint_delete(b, &status);
+    CHECK(status, MCAPI_ERR_CHAN_OPEN, "delete of an open side");
+    mcapi_pktchan_recv_close_i(rh, &r2, &status);
+    mcapi_wait(&r2, &size, CONF_WAIT_MS, &status);
+    CHECK(status, MCAPI_SUCCESS, "receive side close");
+    mcapi_endpoint_delete(b, &status);
+    CHECK(status, MCAPI_SUCCESS, "delete of a closed side whose peer is still open");
+    mcapi_pktchan_send(sh, "x", 2, &status);
+    EXPECT(status != MCAPI_SUCCESS, "a send to a deleted receiver succeeded");
+    mcapi_pktchan_send_close_i(sh, &r1, &status);
+    mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
+    CHECK(status, MCAPI_SUCCESS, "send side close");
+    mcapi_endpoint_delete(c, &status);
+    CHECK(status, MCAPI_SUCCESS, "delete after the close");
+  }
+  /* Scalar channels alike: the receiver deleted before any open. */
+  mcapi_endpoint_t s2 = mcapi_endpoint_create(4, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  mcapi_endpoint_t r3 = mcapi_endpoint_create(5, &status);
+  CHECK(status, MCAPI_SUCCESS, "endpoint_create");
+  connect_chan(s2, r3, 0);
+  mcapi_endpoint_delete(r3, &status);
+  CHECK(status, ref ? MCAPI_SUCCESS : MCAPI_ERR_CHAN_OPEN, "delete of a connected scalar receiver");
+
+  mcapi_finalize(&status);
+  CHECK(status, MCAPI_SUCCESS, "finalize");
+  printf("delete_connected: PASSED\n");
+  return 0;
+}
