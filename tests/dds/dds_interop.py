@@ -76,7 +76,8 @@ class Proc:
                                   stderr=subprocess.STDOUT, text=True, bufsize=1)
         self.lines = queue.Queue()
         self.log = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
         procs.append(self)
 
     def _read(self):
@@ -113,8 +114,10 @@ class Proc:
     def kill9(self):
         self.p.send_signal(signal.SIGKILL)
         self.p.wait(timeout=ceiling(10))
+        self.reader.join(timeout=ceiling(10))
 
     def stop(self):
+        """Ends the child; its last lines are in self.log when this returns (the reader saw the end)."""
         if self.p.poll() is None:
             self.say("stop")
             self.p.send_signal(signal.SIGTERM)
@@ -123,6 +126,7 @@ class Proc:
             except subprocess.TimeoutExpired:
                 self.p.kill()
                 self.p.wait()
+        self.reader.join(timeout=ceiling(10))
 
 
 netns = []
