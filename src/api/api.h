@@ -50,6 +50,9 @@ typedef enum mcx__ctx {
 } mcx__ctx_t;
 
 mcapi_status_t mcx__status(int r, mcx__ctx_t ctx);
+/** mcx__status(r, CTX_CHAN) as a table (mcapi_status.c), which the channel
+ * data calls' slow paths store the status from. */
+extern mcx__status_map_t mcx__chan_status;
 
 /** mcapi_endpoint_get() of an endpoint in another domain, through the
  * local domain's bridge (mcx_foreign.c, docs/bridge.md). */

@@ -3,25 +3,20 @@
  * Packet and scalar channel calls: argument checks and status mapping; the
  * work is the runtime's (src/runtime/chan*.c).
  *
- * A data call (send, receive, release) is its checks, then the runtime's
- * fast path, inlined here (runtime/chan_pkt.h, runtime/chan_scl.h); when
- * that misses, the call ends with its DATA_SLOW function: the runtime's slow
- * path and the status mapping. The status is stored before the fast path,
- * whose notify is then its last step, and the slow path's replaces it; so
- * the status pointer lives across no call and the fast path saves no
- * register (mapped here after the slow path's call, the pointer would take a
- * saved register on every call).
+ * A data call (send, receive, release, claim, commit) is its checks, then
+ * the runtime's fast path, inlined here (runtime/chan_pkt.h,
+ * runtime/chan_scl.h); when that misses, the call ends with the runtime's
+ * slow path, which stores the status from this layer's mapping as a table
+ * (mcx__chan_status, mcapi_status.c). The status is stored before the fast
+ * path, whose notify is then its last step, and the slow path's replaces
+ * it; so the status pointer lives across no call and the fast path saves
+ * no register (docs/design.md, "Fast paths").
  */
 #include "api/api.h"
 #include "runtime/chan_pkt.h"
 #include "runtime/chan_scl.h"
 
 #define ST(r) mcx__status((r), CTX_CHAN)
-/* A data call's status: MCX_OK, the common result, maps with no call. */
-#define DATA_ST(r) ((r) == MCX_OK ? MCAPI_SUCCESS : ST(r))
-/* A data call's slow path and status mapping (see above): out of line, so
- * the call of it is the data call's last step (a jump). */
-#define DATA_SLOW static __attribute__((noinline))
 
 /* Starts a request whose operation already happened (or failed) or is pending. */
 static void start(const mcx__req_args_t *a, int r, size_t size, mcapi_request_t *request,
@@ -160,13 +155,6 @@ MCX_API void mcapi_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const v
   mcx__nb_start(&a, CTX_CHAN, 1, request, mcapi_status);
 }
 
-DATA_SLOW void pkt_send_slow(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
-                             size_t size, mcapi_status_t *mcapi_status)
-{
-  int r = mcx__pkt_send_slow(send_handle, buffer, size);
-  *mcapi_status = DATA_ST(r);
-}
-
 MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                 size_t size, mcapi_status_t *mcapi_status)
 {
@@ -178,20 +166,10 @@ MCX_API void mcapi_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const voi
   }
   *mcapi_status = MCAPI_SUCCESS;
   if (!mcx__pkt_send_fast(send_handle, buffer, size))
-    pkt_send_slow(send_handle, buffer, size, mcapi_status);
+    mcx__pkt_send_slow(send_handle, buffer, size, mcapi_status, &mcx__chan_status);
 }
 
 /* Claim/commit sends (mcx.h): the fast paths inlined, as the send's. */
-DATA_SLOW void *pkt_alloc_slow(mcapi_pktchan_send_hndl_t send_handle, size_t size,
-                               mcapi_status_t *mcapi_status)
-{
-  void *p = NULL;
-  int r = mcx__pkt_claim_slow(send_handle, size, &p);
-  /* One claim per side, at most MCX_PKT_CLAIMS a thread: as out of slots. */
-  *mcapi_status = DATA_ST(r);
-  return r == MCX_OK ? p : NULL;
-}
-
 MCX_API void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size_t size,
                                      mcapi_status_t *mcapi_status)
 {
@@ -200,15 +178,8 @@ MCX_API void *mcx_pktchan_send_alloc(mcapi_pktchan_send_hndl_t send_handle, size
   *mcapi_status = MCAPI_SUCCESS;
   void *p;
   if (__builtin_expect(!mcx__pkt_claim_fast(send_handle, size, &p), 0))
-    return pkt_alloc_slow(send_handle, size, mcapi_status);
+    return mcx__pkt_claim_slow(send_handle, size, mcapi_status, &mcx__chan_status);
   return p;
-}
-
-DATA_SLOW void pkt_commit_slow(mcapi_pktchan_send_hndl_t send_handle, void *buffer, size_t size,
-                               mcapi_status_t *mcapi_status)
-{
-  int r = mcx__pkt_commit_slow(send_handle, buffer, size);
-  *mcapi_status = DATA_ST(r);
 }
 
 MCX_API void mcx_pktchan_send_commit(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
@@ -222,7 +193,7 @@ MCX_API void mcx_pktchan_send_commit(mcapi_pktchan_send_hndl_t send_handle, void
   }
   *mcapi_status = MCAPI_SUCCESS;
   if (!mcx__pkt_commit_fast(send_handle, buffer, size))
-    pkt_commit_slow(send_handle, buffer, size, mcapi_status);
+    mcx__pkt_commit_slow(send_handle, buffer, size, mcapi_status, &mcx__chan_status);
 }
 
 MCX_API void mcx_pktchan_send_abandon(mcapi_pktchan_send_hndl_t send_handle, void *buffer,
@@ -256,14 +227,6 @@ MCX_API void mcapi_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void
   mcx__nb_start(&a, CTX_CHAN, 0, request, mcapi_status);
 }
 
-DATA_SLOW void pkt_recv_slow(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
-                             size_t *received_size, mcapi_status_t *mcapi_status)
-{
-  mcx__recv_after_queued(REQ_PKT_RECV, receive_handle);
-  int r = mcx__pkt_recv_slow(receive_handle, buffer, received_size);
-  *mcapi_status = DATA_ST(r);
-}
-
 MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                 size_t *received_size, mcapi_status_t *mcapi_status)
 {
@@ -275,10 +238,10 @@ MCX_API void mcapi_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void *
   }
   *mcapi_status = MCAPI_SUCCESS;
   /* Receive requests this thread queued come first: the slow path waits
-   * for them (mcx__recv_after_queued). */
+   * for them. */
   if (__builtin_expect(mcx__recv_queued != 0, 0) ||
       !mcx__pkt_recv_fast(receive_handle, buffer, received_size))
-    pkt_recv_slow(receive_handle, buffer, received_size, mcapi_status);
+    mcx__pkt_recv_slow(receive_handle, buffer, received_size, mcapi_status, &mcx__chan_status);
 }
 
 MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
@@ -287,19 +250,13 @@ MCX_API mcapi_uint_t mcapi_pktchan_available(mcapi_pktchan_recv_hndl_t receive_h
   return available(receive_handle, MCAPI_PKT_CHAN, mcapi_status);
 }
 
-DATA_SLOW void pkt_release_slow(void *buffer, mcapi_status_t *mcapi_status)
-{
-  int r = mcx__pkt_release_slow(buffer);
-  *mcapi_status = DATA_ST(r);
-}
-
 MCX_API void mcapi_pktchan_release(void *buffer, mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
   *mcapi_status = MCAPI_SUCCESS;
   if (!mcx__pkt_release_fast(buffer))
-    pkt_release_slow(buffer, mcapi_status);
+    mcx__pkt_release_slow(buffer, mcapi_status, &mcx__chan_status);
 }
 
 MCX_API mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t *mcapi_status)
@@ -355,22 +312,6 @@ MCX_API void mcapi_sclchan_send_open_i(mcapi_sclchan_send_hndl_t *send_handle,
 
 /* The scalar calls, one per width (no argument to check). A failed
  * receive returns 0. */
-DATA_SLOW void scl_send_slow(mcapi_sclchan_send_hndl_t send_handle, uint32_t width,
-                             uint64_t dataword, mcapi_status_t *mcapi_status)
-{
-  int r = mcx__scl_send_slow(send_handle, width, dataword);
-  *mcapi_status = DATA_ST(r);
-}
-
-DATA_SLOW uint64_t scl_recv_slow(mcapi_sclchan_recv_hndl_t receive_handle, uint32_t width,
-                                 mcapi_status_t *mcapi_status)
-{
-  uint64_t v = 0;
-  int r = mcx__scl_recv_slow(receive_handle, width, &v);
-  *mcapi_status = DATA_ST(r);
-  return r == MCX_OK ? v : 0;
-}
-
 /* The scalar calls of one width: mcapi_sclchan_send_uint<BITS> and
  * mcapi_sclchan_recv_uint<BITS>, of BYTES bytes. */
 #define SCALAR_CALLS(BITS, BYTES)                                                               \
@@ -382,7 +323,7 @@ DATA_SLOW uint64_t scl_recv_slow(mcapi_sclchan_recv_hndl_t receive_handle, uint3
       return;                                                                                   \
     *mcapi_status = MCAPI_SUCCESS;                                                              \
     if (!mcx__scl_send_fast(send_handle, BYTES, dataword))                                      \
-      scl_send_slow(send_handle, BYTES, dataword, mcapi_status);                                \
+      mcx__scl_send_slow(send_handle, BYTES, dataword, mcapi_status, &mcx__chan_status);        \
   }                                                                                             \
                                                                                                 \
   MCX_API mcapi_uint##BITS##_t mcapi_sclchan_recv_uint##BITS(                                   \
@@ -394,7 +335,8 @@ DATA_SLOW uint64_t scl_recv_slow(mcapi_sclchan_recv_hndl_t receive_handle, uint3
     uint64_t v;                                                                                 \
     if (mcx__scl_recv_fast(receive_handle, BYTES, &v))                                          \
       return (mcapi_uint##BITS##_t)v;                                                           \
-    return (mcapi_uint##BITS##_t)scl_recv_slow(receive_handle, BYTES, mcapi_status);            \
+    return (mcapi_uint##BITS##_t)mcx__scl_recv_slow(receive_handle, BYTES, mcapi_status,         \
+                                                    &mcx__chan_status);                         \
   }
 
 SCALAR_CALLS(64, 8)

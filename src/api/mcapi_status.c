@@ -80,6 +80,17 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
   }
 }
 
+/* The channel calls' mapping as a table, for their slow paths to store
+ * from (mcx__status_map_t): filled from mcx__status before main, so it is
+ * the one mapping, read by no data call sooner. */
+mcx__status_map_t mcx__chan_status;
+
+__attribute__((constructor)) static void chan_status_fill(void)
+{
+  for (int i = 0; i < MCX_ERR_COUNT; i++)
+    mcx__chan_status.of[i] = mcx__status(-i, CTX_CHAN);
+}
+
 static const char *const status_names[] = {
     [MCAPI_SUCCESS] = "MCAPI_SUCCESS",
     [MCAPI_PENDING] = "MCAPI_PENDING",

@@ -2,7 +2,8 @@
 /**
  * @file mcx_err.h
  * @brief Internal results: 0 or a negative MCX_E* code. Only src/api maps them
- * to mcapi_status_t / mrapi_status_t, once.
+ * to mcapi_status_t / mrapi_status_t, once: by a call of its mapping, or by
+ * a table of it (mcx__status_map_t) that a runtime call stores from.
  */
 #ifndef MCX_ERR_H
 #define MCX_ERR_H
@@ -45,5 +46,30 @@ enum mcx_err {
   MCX_EBADBUF = -27,   /**< not a buffer handed out by a packet receive */
   MCX_EISOPEN = -28,   /**< already open */
 };
+/** Every code is above -MCX_ERR_COUNT (MCX_EPRIO the lowest). */
+#define MCX_ERR_COUNT 46
+_Static_assert(MCX_EPRIO == 1 - MCX_ERR_COUNT, "MCX_ERR_COUNT follows the lowest code");
+
+#include <stdint.h>
+
+/**
+ * A caller's status for each result: the api's mapping as a table (src/api
+ * fills it), for a runtime call that ends by storing its caller's status
+ * (the channel data calls' slow paths), so that its caller's call of it is
+ * its last step. of[-r] is the status of result r.
+ */
+typedef struct mcx__status_map {
+  uint32_t of[MCX_ERR_COUNT];
+} mcx__status_map_t;
+
+/** Stores the status @p m gives a failed result @p r (an MCX_E* code: the
+ * runtime's own result, never a value read from shared memory) at
+ * *@p status; leaves it on MCX_OK, where the caller stored its success
+ * before the call. */
+static inline void mcx__status_store(uint32_t *status, const mcx__status_map_t *m, int r)
+{
+  if (r != MCX_OK)
+    *status = m->of[-r];
+}
 
 #endif /* MCX_ERR_H */

@@ -190,6 +190,10 @@ typedef struct mcx__chan {
 /* Always inlined: the fast paths' steps, and the ring steps each typed
  * caller specializes with constants. */
 #define CHAN_FAST static inline __attribute__((always_inline))
+/* A data call's one slow path (chan_pkt.c, chan_scl.c): out of line under
+ * LTO too, so the fast path inlined into the api keeps no registers for it
+ * and its call is the api's last step (a jump). */
+#define CHAN_SLOW __attribute__((noinline))
 
 static inline uint32_t mcx__chan_kind(uint32_t type)
 {

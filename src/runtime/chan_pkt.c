@@ -208,7 +208,7 @@ static bool send_cached(const mcx__domain_t *d, uint32_t handle, const void *buf
   return true;
 }
 
-int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size)
+static int send_slow(uint32_t handle, const void *buf, size_t size)
 {
   /* mcx__self.fast: set wherever the node's cache can hit (domain.h). */
   const mcx__domain_t *d = mcx__self.fast;
@@ -396,7 +396,7 @@ static void *claim_owned_cached(const mcx__domain_t *d, uint32_t handle, size_t 
   return k->ptr = mcx__pkt_buf(d, b);
 }
 
-int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out)
+static int claim_slow(uint32_t handle, size_t size, void **out)
 {
   const mcx__domain_t *fd = mcx__self.fast; /* set wherever the node's cache can hit */
   if (fd && (*out = claim_owned_cached(fd, handle, size)))
@@ -495,7 +495,7 @@ static void claim_publish(const mcx__domain_t *d, const mcx__spsc_view_t *v,
   }
 }
 
-int mcx__pkt_commit_slow(uint32_t handle, void *buf, size_t size)
+static int commit_slow(uint32_t handle, void *buf, size_t size)
 {
   const mcx__domain_t *fd = mcx__self.fast; /* set wherever the node's cache can hit */
   mcx__pkt_claim_t *k = claim_of(handle);
@@ -700,7 +700,7 @@ static take_t take_cached(const mcx__domain_t *d, uint32_t handle, void **buf, s
                                                                            : TAKE_DROPPED;
 }
 
-int mcx__pkt_recv_slow(uint32_t handle, void **buf, size_t *size)
+static int recv_slow(uint32_t handle, void **buf, size_t *size)
 {
   mcx__backoff_t b;
   b.begun = 0;
@@ -953,7 +953,7 @@ static int release_checked(mcx__domain_t *d, void *buf)
   return MCX_OK;
 }
 
-int mcx__pkt_release_slow(void *buf)
+static int release_slow(void *buf)
 {
   mcx__domain_t *d = mcx__self.fast; /* as in the send */
   if (d && release_unlocked(d, buf))
@@ -986,4 +986,41 @@ int mcx__pkt_release_test(void *buf)
   if ((w & 1) && (w & PB_CLAIM) && PB_SLOT(w) == mcx__self.node_slot)
     return MCX_EBADBUF; /* lent to our claim: not a packet we received */
   return !PB_HELD_RECV(w, mcx__self.node_slot); /* released: no longer ours */
+}
+
+/* The slow paths' entries (chan_pkt.h): the result as the caller's status. */
+void mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size, uint32_t *status,
+                        const mcx__status_map_t *map)
+{
+  mcx__status_store(status, map, send_slow(handle, buf, size));
+}
+
+void *mcx__pkt_claim_slow(uint32_t handle, size_t size, uint32_t *status,
+                          const mcx__status_map_t *map)
+{
+  void *p = NULL;
+  int r = claim_slow(handle, size, &p);
+  mcx__status_store(status, map, r);
+  return r == MCX_OK ? p : NULL;
+}
+
+void mcx__pkt_commit_slow(uint32_t handle, void *buf, size_t size, uint32_t *status,
+                          const mcx__status_map_t *map)
+{
+  mcx__status_store(status, map, commit_slow(handle, buf, size));
+}
+
+void mcx__pkt_recv_slow(uint32_t handle, void **buf, size_t *size, uint32_t *status,
+                        const mcx__status_map_t *map)
+{
+  /* The receive requests this thread queued come first (the fast path
+   * leaves them to here): a bad handle is reported by the receive. */
+  if (mcx__recv_queued != 0)
+    (void)mcx__recv_first(REQ_PKT_RECV, handle);
+  mcx__status_store(status, map, recv_slow(handle, buf, size));
+}
+
+void mcx__pkt_release_slow(void *buf, uint32_t *status, const mcx__status_map_t *map)
+{
+  mcx__status_store(status, map, release_slow(buf));
 }

@@ -18,6 +18,12 @@
  * the fast path has changed nothing and says so; the slow path does
  * everything else and says why a call fails.
  *
+ * A slow path's result (its @retval list below: MCX_OK or an MCX_E* code)
+ * reaches its caller as the caller's own status: a failure stores the
+ * status @p map gives it at *@p status (the api's mapping as a table,
+ * mcx__status_store in mcx_err.h); MCX_OK leaves the success the caller
+ * stored before its fast path. So the api's call of it is its last step.
+ *
  * Context: any thread (one that is not a node gets MCX_ENODE from the slow
  * path); a node on the channel side it opened (one sender and one receiver
  * per channel); a release by the node that received the packet. Blocking:
@@ -88,7 +94,8 @@ CHAN_FAST bool mcx__pkt_send_fast(uint32_t handle, const void *buf, size_t size)
  * @retval MCX_EBUSY this thread holds a claim on the side (mcx__pkt_claim_slow)
  * @retval other the pmq transport's errors (MCX_ELIMIT, MCX_EIO)
  */
-int mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size);
+CHAN_SLOW void mcx__pkt_send_slow(uint32_t handle, const void *buf, size_t size,
+                                  uint32_t *status, const mcx__status_map_t *map);
 
 /* ---- claim/commit sends: the sender builds the packet where it travels.
  *
@@ -181,7 +188,8 @@ CHAN_FAST bool mcx__pkt_claim_fast(uint32_t handle, size_t size, void **out)
  * @retval other as mcx__pkt_send_slow (MCX_ENODE, MCX_EBADCH, MCX_ECHDIR,
  *         MCX_ECHTYPE, MCX_EOPENP, MCX_ENOTOPEN, MCX_EMSGSIZE, MCX_ETIMEDOUT)
  */
-int mcx__pkt_claim_slow(uint32_t handle, size_t size, void **out);
+CHAN_SLOW void *mcx__pkt_claim_slow(uint32_t handle, size_t size, uint32_t *status,
+                                    const mcx__status_map_t *map);
 
 /**
  * @brief The fast path of a commit: the claim in mcx__claims[0] on
@@ -227,7 +235,8 @@ CHAN_FAST bool mcx__pkt_commit_fast(uint32_t handle, void *buf, size_t size)
  * @retval MCX_ETIMEDOUT, MCX_ENOMEM pmq: no room in the queue within the
  *         TIMEOUT (the claim stays)
  */
-int mcx__pkt_commit_slow(uint32_t handle, void *buf, size_t size);
+CHAN_SLOW void mcx__pkt_commit_slow(uint32_t handle, void *buf, size_t size, uint32_t *status,
+                                    const mcx__status_map_t *map);
 
 /**
  * @brief Abandons the claim on @p handle at @p buf: the slot and any buffer
@@ -273,8 +282,8 @@ CHAN_FAST bool mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
  * packet changes, then yield and sleep, up to the endpoint's TIMEOUT): the
  * packet's bytes at *@p buf (zero-copy: in its slot, a buffer its slot
  * owns, or a pool buffer), held until its release; *@p size its length.
- * @pre The receive requests this thread queued on @p handle were served
- *      (mcx__recv_after_queued, api.h).
+ * The receive requests this thread queued on @p handle are served first
+ * (through the upcalls: the request layer is above the channels).
  * @retval MCX_OK received
  * @retval MCX_ECORRUPT an item no sender could have written: taken off the
  *         ring and dropped (the next receive gets the next packet)
@@ -285,7 +294,8 @@ CHAN_FAST bool mcx__pkt_recv_fast(uint32_t handle, void **buf, size_t *size)
  * @retval other as mcx__pkt_send_slow (MCX_ENODE, MCX_EBADCH, MCX_ECHDIR,
  *         MCX_ECHTYPE, MCX_EOPENP, pmq)
  */
-int mcx__pkt_recv_slow(uint32_t handle, void **buf, size_t *size);
+CHAN_SLOW void mcx__pkt_recv_slow(uint32_t handle, void **buf, size_t *size, uint32_t *status,
+                                  const mcx__status_map_t *map);
 
 /* A pointer handed out by a packet receive of this node from the bytes of
  * a slot (kept: RECEIVED, a kept value): its record, its slot, the position
@@ -351,7 +361,7 @@ CHAN_FAST bool mcx__pkt_release_fast(void *buf)
  * @retval MCX_EIO the admin lock could not be taken (a slot's buffer after
  *         its connection was torn down: still held, a later release may succeed)
  */
-int mcx__pkt_release_slow(void *buf);
+CHAN_SLOW void mcx__pkt_release_slow(void *buf, uint32_t *status, const mcx__status_map_t *map);
 
 /** Whether @p buf, a packet this node received, was released: 1 released,
  * 0 still held, or MCX_EBADBUF (not one). */

@@ -70,7 +70,7 @@ static bool send_refilled(uint32_t handle, uint32_t width, uint64_t value)
   return true;
 }
 
-int mcx__scl_send_slow(uint32_t handle, uint32_t width, uint64_t value)
+static int send_slow(uint32_t handle, uint32_t width, uint64_t value)
 {
   /* Off the fast paths (no node, another mode or transport) there is no
    * entry to refill from: straight to the checks. */
@@ -97,7 +97,7 @@ static bool recv_cached(uint32_t handle, uint32_t width, uint64_t *value)
   return true;
 }
 
-int mcx__scl_recv_slow(uint32_t handle, uint32_t width, uint64_t *value)
+static int recv_slow(uint32_t handle, uint32_t width, uint64_t *value)
 {
   mcx__backoff_t b;
   b.begun = 0;
@@ -118,4 +118,19 @@ int mcx__scl_recv_slow(uint32_t handle, uint32_t width, uint64_t *value)
   if (r == MCX_OK)
     *value = a.value;
   return r;
+}
+
+void mcx__scl_send_slow(uint32_t handle, uint32_t width, uint64_t value, uint32_t *status,
+                        const mcx__status_map_t *map)
+{
+  mcx__status_store(status, map, send_slow(handle, width, value));
+}
+
+uint64_t mcx__scl_recv_slow(uint32_t handle, uint32_t width, uint32_t *status,
+                            const mcx__status_map_t *map)
+{
+  uint64_t v = 0;
+  int r = recv_slow(handle, width, &v);
+  mcx__status_store(status, map, r);
+  return r == MCX_OK ? v : 0;
 }

@@ -14,6 +14,12 @@
  * paths always misses) it has changed nothing and says so; the slow path
  * does everything else and says why a call fails.
  *
+ * A slow path's result (its @retval list below: MCX_OK or an MCX_E* code)
+ * reaches its caller as the caller's own status: a failure stores the
+ * status @p map gives it at *@p status (the api's mapping as a table,
+ * mcx__status_store in mcx_err.h); MCX_OK leaves the success the caller
+ * stored before its fast path. So the api's call of it is its last step.
+ *
  * Context: any thread (one that is not a node gets MCX_ENODE from the slow
  * path); a node on the channel side it opened (one sender and one receiver
  * per channel). Blocking: a send waits for room, a receive for a scalar,
@@ -57,7 +63,8 @@ CHAN_FAST bool mcx__scl_send_fast(uint32_t handle, uint32_t width, uint64_t valu
  * @retval MCX_ENOMEM no room, and the endpoint is FAIL_ON_MEM_LIMIT
  * @retval other the pmq transport's errors (MCX_ELIMIT, MCX_EIO)
  */
-int mcx__scl_send_slow(uint32_t handle, uint32_t width, uint64_t value);
+CHAN_SLOW void mcx__scl_send_slow(uint32_t handle, uint32_t width, uint64_t value, uint32_t *status,
+                                            const mcx__status_map_t *map);
 
 /**
  * @brief The fast path of a scalar receive: takes a scalar of @p width
@@ -92,6 +99,7 @@ CHAN_FAST bool mcx__scl_recv_fast(uint32_t handle, uint32_t width, uint64_t *val
  * @retval other as mcx__scl_send_slow (MCX_ENODE, MCX_EBADCH, MCX_ECHDIR,
  *         MCX_ECHTYPE, MCX_EOPENP, pmq)
  */
-int mcx__scl_recv_slow(uint32_t handle, uint32_t width, uint64_t *value);
+CHAN_SLOW uint64_t mcx__scl_recv_slow(uint32_t handle, uint32_t width, uint32_t *status,
+                                                const mcx__status_map_t *map);
 
 #endif
