@@ -81,11 +81,13 @@ mcapi_status_t mcx__status(int r, mcx__ctx_t ctx)
 }
 
 /* The channel calls' mapping as a table, for their slow paths to store
- * from (mcx__status_map_t): filled from mcx__status before main, so it is
- * the one mapping, read by no data call sooner. */
+ * from (mcx__status_map_t): filled from mcx__status when the library loads,
+ * so it is the one mapping. At the first constructor priority: before the
+ * constructors of a program linked with the static library (C++ static
+ * objects among them), which may already call MCAPI. */
 mcx__status_map_t mcx__chan_status;
 
-__attribute__((constructor)) static void chan_status_fill(void)
+__attribute__((constructor(101))) static void chan_status_fill(void)
 {
   for (int i = 0; i < MCX_ERR_COUNT; i++)
     mcx__chan_status.of[i] = mcx__status(-i, CTX_CHAN);
