@@ -2,7 +2,8 @@
 /*
  * MCAPI 1.0 calls in the situations OpenMCAPI's functional tests put them
  * in (docs/compat.md, "OpenMCAPI's functional tests"), one node, both ends:
- * the 1.0 attributes of an endpoint connected to a channel.
+ * the 1.0 attributes of an endpoint connected to a channel; a second open of
+ * a side whose open is pending (1.0 has no "open pending" status).
  *
  * With MCX_NODE_SCOPE=process (test mcapi1_openmcapi_process) the process
  * is the node and the cases run on a thread that never initialized.
@@ -107,10 +108,75 @@ TEST(recv_buffers_available_of_a_connected_endpoint)
   buffers_of_connected(0);
 }
 
+/* A second open of the side of an endpoint whose open waits for its
+ * connection: MCAPI_ECONNECTED (OpenMCAPI's 2.15.2, 2.16.2, 2.26.2, 2.27.2);
+ * the first open is still pending, and completes once connected. */
+TEST(second_open_of_a_pending_side)
+{
+  for (int k = 0; k < 4; k++) {
+    int pkt = k < 2, recv = !(k & 1);
+    mcapi_status_t st;
+    mcapi_endpoint_t e = make((mcapi_port_t)(40 + 2 * k)),
+                     peer = make((mcapi_port_t)(41 + 2 * k));
+    mcapi_request_t r1, r2, cr, pr;
+    uint32_t h = 0, ph = 0;
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+      mcapi_request_t *r = i ? &r2 : &r1;
+      if (pkt && recv)
+        mcapi_open_pktchan_recv_i(&h, e, r, &st);
+      else if (pkt)
+        mcapi_open_pktchan_send_i(&h, e, r, &st);
+      else if (recv)
+        mcapi_open_sclchan_recv_i(&h, e, r, &st);
+      else
+        mcapi_open_sclchan_send_i(&h, e, r, &st);
+      CHECK_STATUS(st, i ? MCAPI_ECONNECTED : MCAPI_SUCCESS);
+    }
+    CHECK(mcapi_test(&r1, &n, &st) == MCAPI_FALSE);
+    CHECK_STATUS(st, MCAPI_INCOMPLETE);
+    /* Connected and its peer opened: the first open completes. */
+    mcapi_endpoint_t tx = recv ? peer : e, rx = recv ? e : peer;
+    if (pkt)
+      mcapi_connect_pktchan_i(tx, rx, &cr, &st);
+    else
+      mcapi_connect_sclchan_i(tx, rx, &cr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    done(&cr);
+    if (pkt && recv)
+      mcapi_open_pktchan_send_i(&ph, peer, &pr, &st);
+    else if (pkt)
+      mcapi_open_pktchan_recv_i(&ph, peer, &pr, &st);
+    else if (recv)
+      mcapi_open_sclchan_send_i(&ph, peer, &pr, &st);
+    else
+      mcapi_open_sclchan_recv_i(&ph, peer, &pr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    done(&r1);
+    done(&pr);
+    uint32_t sh = recv ? ph : h, rh = recv ? h : ph;
+    if (pkt) {
+      mcapi_packetchan_send_close_i(sh, &cr, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      mcapi_packetchan_recv_close_i(rh, &pr, &st);
+    } else {
+      mcapi_sclchan_send_close_i(sh, &cr, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      mcapi_sclchan_recv_close_i(rh, &pr, &st);
+    }
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    done(&cr);
+    done(&pr);
+    drop(e);
+    drop(peer);
+  }
+}
+
 static void *cases(void *arg)
 {
   (void)arg;
   RUN(recv_buffers_available_of_a_connected_endpoint);
+  RUN(second_open_of_a_pending_side);
   return NULL;
 }
 
