@@ -369,7 +369,9 @@ mcapi_endpoint_t mcapi_endpoint_get(mcapi_domain_t domain_id, mcapi_node_t node_
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_ENDP_INVALID the handle is stale or forged.
  * @retval MCAPI_ERR_ENDP_NOTOWNER the endpoint belongs to another node.
- * @retval MCAPI_ERR_CHAN_OPEN the endpoint is connected to a channel.
+ * @retval MCAPI_ERR_CHAN_OPEN the endpoint's channel side is open, or its open
+ *         waits for a connection (a connected endpoint whose side is not open
+ *         is deleted: it leaves its channel).
  * @retval MCAPI_ERR_GENERAL the domain's control-plane lock could not be had: a
  *         thread that is alive held it for too long (the log names it).
  */

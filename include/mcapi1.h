@@ -183,33 +183,42 @@ static inline void mcx1_connect_sclchan_i(mcapi_endpoint_t send_endpoint,
   mcapi_sclchan_connect_i(send_endpoint, receive_endpoint, request, mcapi_status);
   mcx1_started(mcapi_status);
 }
+/* 1.0 names no "open pending" status: a second open of a side whose open
+ * is pending is MCAPI_ECONNECTED (the endpoint is taken by a channel), as
+ * for an endpoint already connected; a started open is SUCCESS. */
+static inline void mcx1_opened(mcapi_status_t *mcapi_status)
+{
+  if (mcapi_status && *mcapi_status == MCAPI_ERR_CHAN_OPENPENDING)
+    *mcapi_status = MCAPI_ERR_CHAN_CONNECTED;
+  mcx1_started(mcapi_status);
+}
 static inline void mcx1_open_pktchan_recv_i(mcapi_pktchan_recv_hndl_t *recv_handle,
                                             mcapi_endpoint_t receive_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_recv_open_i(recv_handle, receive_endpoint, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  mcx1_opened(mcapi_status);
 }
 static inline void mcx1_open_pktchan_send_i(mcapi_pktchan_send_hndl_t *send_handle,
                                             mcapi_endpoint_t send_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_send_open_i(send_handle, send_endpoint, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  mcx1_opened(mcapi_status);
 }
 static inline void mcx1_open_sclchan_recv_i(mcapi_sclchan_recv_hndl_t *recv_handle,
                                             mcapi_endpoint_t receive_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
   mcapi_sclchan_recv_open_i(recv_handle, receive_endpoint, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  mcx1_opened(mcapi_status);
 }
 static inline void mcx1_open_sclchan_send_i(mcapi_sclchan_send_hndl_t *send_handle,
                                             mcapi_endpoint_t send_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
   mcapi_sclchan_send_open_i(send_handle, send_endpoint, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  mcx1_opened(mcapi_status);
 }
 static inline void mcx1_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                        size_t size, mcapi_request_t *request,

@@ -95,12 +95,13 @@ int mcx__ep_delete(uint32_t handle)
   if (!mcx__ep_still(d, handle, e))
     r = MCX_ESTALE;
   else if (mcx_load_relaxed(&e->chan) && /* under admin: connect and open change it there */
-           !(d->compat == MCX_COMPAT_MCA203_ && mcx__chan_ep_side_quiet(d, i)))
-    r = MCX_ECHAN;
+           !mcx__chan_ep_side_quiet(d, i))
+    r = MCX_ECHAN; /* its side is open, or its open waits for a connection */
   else {
-    /* mca-2.0.3: a connected endpoint whose side is not open is deleted, as
-     * the reference does (only an open side refuses); it leaves its channel
-     * as at finalize. */
+    /* A connected endpoint whose side is not open (never opened, or closed)
+     * is deleted, in both profiles: only an open side refuses (the close the
+     * spec asks for first cannot be called on a side never opened), as the
+     * reference and OpenMCAPI do. It leaves its channel as at finalize. */
     mcx__chan_ep_gone(d, i);
     mcx__ep_delete_locked(d, i);
   }

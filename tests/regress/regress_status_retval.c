@@ -392,7 +392,10 @@ TEST(messages)
   EXACT(mcapi_msg_send, st, MCAPI_ERR_CHAN_CONNECTED);
   mcapi_msg_recv_i(b, buf, sizeof buf, &r, &st);
   EXACT(mcapi_msg_recv_i, st, MCAPI_ERR_CHAN_CONNECTED);
-  mcapi_endpoint_delete(b, &st);
+  mcapi_sclchan_recv_hndl_t rh;
+  mcapi_sclchan_recv_open_i(&rh, b, &r, &st);
+  IN(mcapi_sclchan_recv_open_i, st);
+  mcapi_endpoint_delete(b, &st); /* its side is open, or its open pending */
   EXACT(mcapi_endpoint_delete, st, MCAPI_ERR_CHAN_OPEN);
   mcapi_finalize(&st);
 }
