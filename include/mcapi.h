@@ -1008,7 +1008,9 @@ mcapi_uint_t mcapi_wait_any(size_t number, mcapi_request_t **requests, size_t *s
  * @brief Cancels a pending request; a later test/wait reports
  * MCAPI_ERR_REQUEST_CANCELLED and frees it. A send whose message is already
  * queued, or a receive that already took a message, has completed and can no
- * longer be cancelled.
+ * longer be cancelled. A cancelled channel open is withdrawn: the endpoint is
+ * as before the open (a message endpoint when not connected; connected, its
+ * side not open, when connected).
  * @retval MCAPI_SUCCESS cancelled.
  * @retval MCAPI_ERR_NODE_NOTINIT this thread is not a node.
  * @retval MCAPI_ERR_PARAMETER @p request is NULL.

@@ -87,6 +87,8 @@ int mcx__chan_connect(uint32_t send_ep, uint32_t recv_ep, uint32_t type);
 int mcx__chan_open_start(uint32_t ep, uint32_t type, uint32_t dir);
 /** 0 open (handle set), MCX_EAGAIN pending, or why it failed. */
 int mcx__chan_open_progress(uint32_t ep, uint32_t type, uint32_t dir, uint32_t *handle);
+/** A cancelled open's request (request.c): the endpoint as before the open. */
+void mcx__chan_open_withdraw(uint32_t ep, uint32_t dir);
 /** Starts a close; *canon receives the side's canonical handle for close_progress. */
 int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir, uint32_t *canon);
 int mcx__chan_close_progress(uint32_t canon);

@@ -472,6 +472,36 @@ again:;
   return MCX_OK;
 }
 
+/* A cancelled open (request.c) leaves no trace: an endpoint not connected
+ * is a message endpoint again, one whose open waited for the next
+ * connection waits no more, and an open-pending side is IDLE again
+ * (connected, not open: it may open, or be deleted, as before the open). */
+void mcx__chan_open_withdraw(uint32_t eh, uint32_t dir)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  if (mcx__ep_resolve(d, eh, &e) || mcx__admin_lock_bounded(d) != MCX_OK)
+    return; /* deleted meanwhile, or no admin lock: as before */
+  mcx__chan_t *ch = NULL;
+  uint32_t w = mcx_load_relaxed(&e->chan); /* under admin */
+  if (!(W_FLAGS(w) & MCX_CHW_OPEN_PENDING) || !(W_FLAGS(w) & dir_flag(dir))) {
+    if (W_REC(w) && W_REC(w) <= d->g.n_chans && (W_FLAGS(w) & dir_flag(dir))) {
+      ch = mcx__chan_at(d, W_REC(w) - 1);
+      uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+      /* Acq_rel: as every side change. */
+      while ((st & ST_LIVE) && ST_SIDE(st, dir) == S_OPENP &&
+             !mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_IDLE)))
+        ;
+    }
+  } else if (!W_REC(w)) {
+    mcx_store_release(&e->chan, 0); /* R-C2: a message endpoint again */
+  } else {
+    mcx_store_release(&e->chan, w & ~(MCX_CHW_OPEN_PENDING << 8)); /* R-C2 */
+  }
+  mcx__admin_unlock(d);
+  announce(d, ch);
+}
+
 /* ---- handle checks */
 
 #define MCX_CHAN_ANY 2u /* resolve_side: the side the endpoint is on */
