@@ -20,33 +20,10 @@
 #define MCX_MCAPI1_DOMAIN 5
 #include "mcapi1.h"
 #include "mcx_test.h"
+#include "mcapi1/mcapi1_test.h"
 
 #define NODE 1
 
-static mcapi_endpoint_t make(mcapi_port_t port)
-{
-  mcapi_status_t st;
-  mcapi_endpoint_t e = mcapi_create_endpoint(port, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  return e;
-}
-
-static void drop(mcapi_endpoint_t e)
-{
-  mcapi_status_t st;
-  mcapi_delete_endpoint(e, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
-/* Waits for a started request: TRUE and SUCCESS. */
-static size_t done(mcapi_request_t *r)
-{
-  mcapi_status_t st;
-  size_t n = 0;
-  CHECK(mcapi_wait(r, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  return n;
-}
 
 TEST(node)
 {
@@ -300,8 +277,6 @@ static void *families(void *arg)
 
 int main(void)
 {
-  const char *scope = getenv("MCX_NODE_SCOPE");
-  int process = scope && !strcmp(scope, "process");
   mcapi_status_t st;
   mcapi_version_t version = 0;
   mcapi_initialize(NODE, &version, &st);
@@ -309,13 +284,7 @@ int main(void)
   CHECK(version != 0);
   mcapi_initialize(NODE, &version, &st);
   CHECK_STATUS(st, MCAPI_INITIALIZED);
-  if (process) { /* the families on a thread that never initialized */
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, families, NULL) == 0);
-    pthread_join(t, NULL);
-  } else {
-    families(NULL);
-  }
+  mcapi1_run_cases(families);
   mcapi_finalize(&st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   (void)mcapi_get_node_id(&st);

@@ -15,32 +15,10 @@
 #define MCX_MCAPI1_DOMAIN 6
 #include "mcapi1.h"
 #include "mcx_test.h"
+#include "mcapi1/mcapi1_test.h"
 
 #define NODE 1
 
-static mcapi_endpoint_t make(mcapi_port_t port)
-{
-  mcapi_status_t st;
-  mcapi_endpoint_t e = mcapi_create_endpoint(port, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  return e;
-}
-
-static void drop(mcapi_endpoint_t e)
-{
-  mcapi_status_t st;
-  mcapi_delete_endpoint(e, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
-
-/* Waits for a started request: TRUE and SUCCESS. */
-static void done(mcapi_request_t *r)
-{
-  mcapi_status_t st;
-  size_t n = 0;
-  CHECK(mcapi_wait(r, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-}
 
 /* MCAPI_ATTR_RECV_BUFFERS_AVAILABLE of an endpoint whose packet or scalar
  * channel is connected and open (OpenMCAPI's 2.7.4 asks it of the send
@@ -86,18 +64,10 @@ static void buffers_of_connected(int pkt)
     CHECK_STATUS(st, MCAPI_SUCCESS);
     CHECK_EQ_U(avail, (unsigned long)bufs * prios);
   }
-  if (pkt) {
-    mcapi_packetchan_send_close_i(psh, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_packetchan_recv_close_i(prh, &rr, &st);
-  } else {
-    mcapi_sclchan_send_close_i(ssh, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_sclchan_recv_close_i(srh, &rr, &st);
-  }
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  done(&sr);
-  done(&rr);
+  if (pkt)
+    close_both(1, psh, prh);
+  else
+    close_both(0, ssh, srh);
   drop(tx);
   drop(rx);
 }
@@ -155,18 +125,7 @@ TEST(second_open_of_a_pending_side)
     done(&r1);
     done(&pr);
     uint32_t sh = recv ? ph : h, rh = recv ? h : ph;
-    if (pkt) {
-      mcapi_packetchan_send_close_i(sh, &cr, &st);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-      mcapi_packetchan_recv_close_i(rh, &pr, &st);
-    } else {
-      mcapi_sclchan_send_close_i(sh, &cr, &st);
-      CHECK_STATUS(st, MCAPI_SUCCESS);
-      mcapi_sclchan_recv_close_i(rh, &pr, &st);
-    }
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    done(&cr);
-    done(&pr);
+    close_both(pkt, sh, rh);
     drop(e);
     drop(peer);
   }
@@ -182,19 +141,11 @@ static void *cases(void *arg)
 
 int main(void)
 {
-  const char *scope = getenv("MCX_NODE_SCOPE");
-  int process = scope && !strcmp(scope, "process");
   mcapi_status_t st;
   mcapi_version_t version = 0;
   mcapi_initialize(NODE, &version, &st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
-  if (process) {
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, cases, NULL) == 0);
-    pthread_join(t, NULL);
-  } else {
-    cases(NULL);
-  }
+  mcapi1_run_cases(cases);
   mcapi_finalize(&st);
   CHECK_STATUS(st, MCAPI_SUCCESS);
   return mcx_test_report();
