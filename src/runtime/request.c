@@ -626,7 +626,7 @@ int mcx__req_cancel(uint32_t handle)
         if (r->a.kind == REQ_POLL) /* never polled again: its context goes */
           r->a.poller->drop(r->a.buf, 1);
         /* Never progressed again: the open it started is withdrawn (the
-         * reference's profile keeps it, as the reference). */
+         * mca-2.0.3 profile keeps it pending, as it always did). */
         if (r->a.kind == REQ_CHAN_OPEN && mcx__self.dom && mcx__self.dom->compat != MCX_COMPAT_MCA203_)
           mcx__chan_open_withdraw(r->a.ep, r->a.chan >> 8);
         return MCX_OK;
