@@ -19,21 +19,15 @@
 static mcapi_param_t parms; /* never set by the program, as the reference's programs */
 
 #include "conf_check.h"
+#include "conf_chan.h"
 
 static void cancel_pending_open(mcapi_endpoint_t ep, int pkt, int send, const char *what)
 {
   mcapi_status_t status;
   mcapi_request_t r;
-  mcapi_pktchan_send_hndl_t h;
+  uint32_t h;
   size_t size;
-  if (pkt && send)
-    mcapi_pktchan_send_open_i(&h, ep, &r, &status);
-  else if (pkt)
-    mcapi_pktchan_recv_open_i(&h, ep, &r, &status);
-  else if (send)
-    mcapi_sclchan_send_open_i(&h, ep, &r, &status);
-  else
-    mcapi_sclchan_recv_open_i(&h, ep, &r, &status);
+  conf_open(&h, ep, pkt, send, &r, &status);
   CHECK(status, MCAPI_PENDING, what);
   EXPECT(!mcapi_test(&r, &size, &status), "%s: the open completed with no peer open", what);
   mcapi_cancel(&r, &status);
@@ -69,27 +63,11 @@ int main(void)
     /* Connected: the cancelled open leaves the side connected, not open. */
     a = mcapi_endpoint_create(1, &status);
     CHECK(status, MCAPI_SUCCESS, "endpoint_create");
-    if (pkt)
-      mcapi_pktchan_connect_i(a, b, &r1, &status);
-    else
-      mcapi_sclchan_connect_i(a, b, &r1, &status);
-    mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
-    CHECK(status, MCAPI_SUCCESS, "connect");
+    conf_connect(a, b, pkt);
     cancel_pending_open(b, pkt, 0, "receive-side open, sender not open");
     /* It opens again, and with the sender open the channel carries data. */
-    mcapi_pktchan_send_hndl_t sh;
-    mcapi_pktchan_recv_hndl_t rh;
-    if (pkt) {
-      mcapi_pktchan_recv_open_i(&rh, b, &r2, &status);
-      mcapi_pktchan_send_open_i(&sh, a, &r1, &status);
-    } else {
-      mcapi_sclchan_recv_open_i(&rh, b, &r2, &status);
-      mcapi_sclchan_send_open_i(&sh, a, &r1, &status);
-    }
-    mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
-    CHECK(status, MCAPI_SUCCESS, "send-side open");
-    mcapi_wait(&r2, &size, CONF_WAIT_MS, &status);
-    CHECK(status, MCAPI_SUCCESS, "receive-side open after the cancelled one");
+    uint32_t sh, rh;
+    conf_open_both(a, b, pkt, &sh, &rh);
     if (pkt) {
       void *p;
       mcapi_pktchan_send(sh, "pkt", 4, &status);
@@ -116,12 +94,7 @@ int main(void)
     CHECK(status, MCAPI_SUCCESS, "receive-side close");
 
     /* Connected again, the sender's open cancelled: the sender is deleted. */
-    if (pkt)
-      mcapi_pktchan_connect_i(a, b, &r1, &status);
-    else
-      mcapi_sclchan_connect_i(a, b, &r1, &status);
-    mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
-    CHECK(status, MCAPI_SUCCESS, "connect again");
+    conf_connect(a, b, pkt);
     cancel_pending_open(a, pkt, 1, "send-side open, receiver not open");
     mcapi_endpoint_delete(a, &status);
     CHECK(status, MCAPI_SUCCESS, "delete of a connected endpoint after its cancelled open");

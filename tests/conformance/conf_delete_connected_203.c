@@ -20,21 +20,9 @@ static mcapi_param_t
     parms; /* never set by the program (reference programs pass one they never set) */
 
 #include "conf_check.h"
+#include "conf_chan.h"
 
 #define NODE 1
-
-static void connect_chan(mcapi_endpoint_t s, mcapi_endpoint_t r, int pkt)
-{
-  mcapi_status_t status;
-  mcapi_request_t rc;
-  size_t size;
-  if (pkt)
-    mcapi_pktchan_connect_i(s, r, &rc, &status);
-  else
-    mcapi_sclchan_connect_i(s, r, &rc, &status);
-  mcapi_wait(&rc, &size, CONF_WAIT_MS, &status);
-  CHECK(status, MCAPI_SUCCESS, "connect");
-}
 
 int main(void)
 {
@@ -53,20 +41,15 @@ int main(void)
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
 
   /* Connected, never opened: the sender is deleted. */
-  connect_chan(a, b, 1);
+  conf_connect(a, b, 1);
   mcapi_endpoint_delete(a, &status);
   CHECK(status, MCAPI_SUCCESS, "delete of a connected, unopened endpoint");
   {
     /* Its peer is free: connected again, opened, it carries packets. */
-    connect_chan(c, b, 1);
+    conf_connect(c, b, 1);
     mcapi_pktchan_send_hndl_t sh;
     mcapi_pktchan_recv_hndl_t rh;
-    mcapi_pktchan_send_open_i(&sh, c, &r1, &status);
-    mcapi_pktchan_recv_open_i(&rh, b, &r2, &status);
-    mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
-    CHECK(status, MCAPI_SUCCESS, "send side open on the freed peer's new channel");
-    mcapi_wait(&r2, &size, CONF_WAIT_MS, &status);
-    CHECK(status, MCAPI_SUCCESS, "receive side open");
+    conf_open_both(c, b, 1, &sh, &rh);
     void *buf;
     mcapi_pktchan_send(sh, "again", 6, &status);
     CHECK(status, MCAPI_SUCCESS, "pktchan_send");
@@ -96,21 +79,16 @@ int main(void)
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
   mcapi_endpoint_t r3 = mcapi_endpoint_create(5, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
-  connect_chan(s2, r3, 0);
+  conf_connect(s2, r3, 0);
   mcapi_endpoint_delete(r3, &status);
   CHECK(status, MCAPI_SUCCESS, "delete of a connected scalar receiver");
   /* Its sender is free: connected to a new receiver, it carries scalars. */
   mcapi_endpoint_t r4 = mcapi_endpoint_create(6, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
-  connect_chan(s2, r4, 0);
+  conf_connect(s2, r4, 0);
   mcapi_sclchan_send_hndl_t ssh;
   mcapi_sclchan_recv_hndl_t srh;
-  mcapi_sclchan_send_open_i(&ssh, s2, &r1, &status);
-  mcapi_sclchan_recv_open_i(&srh, r4, &r2, &status);
-  mcapi_wait(&r1, &size, CONF_WAIT_MS, &status);
-  CHECK(status, MCAPI_SUCCESS, "scalar send side open");
-  mcapi_wait(&r2, &size, CONF_WAIT_MS, &status);
-  CHECK(status, MCAPI_SUCCESS, "scalar receive side open");
+  conf_open_both(s2, r4, 0, &ssh, &srh);
   mcapi_sclchan_send_uint32(ssh, 42, &status);
   CHECK(status, MCAPI_SUCCESS, "sclchan_send_uint32");
   mcapi_uint32_t v = mcapi_sclchan_recv_uint32(srh, &status);

@@ -19,28 +19,10 @@ static mcapi_param_t
     parms; /* never set by the program (reference programs pass one they never set) */
 
 #include "conf_check.h"
+#include "conf_chan.h"
 
 #define NODE 1
 #define SENTINEL 0xdeadbeefu
-
-typedef void open_fn(uint32_t *h, mcapi_endpoint_t ep, mcapi_request_t *r, mcapi_status_t *st);
-
-static void pkt_send_open(uint32_t *h, mcapi_endpoint_t ep, mcapi_request_t *r, mcapi_status_t *st)
-{
-  mcapi_pktchan_send_open_i(h, ep, r, st);
-}
-static void pkt_recv_open(uint32_t *h, mcapi_endpoint_t ep, mcapi_request_t *r, mcapi_status_t *st)
-{
-  mcapi_pktchan_recv_open_i(h, ep, r, st);
-}
-static void scl_send_open(uint32_t *h, mcapi_endpoint_t ep, mcapi_request_t *r, mcapi_status_t *st)
-{
-  mcapi_sclchan_send_open_i(h, ep, r, st);
-}
-static void scl_recv_open(uint32_t *h, mcapi_endpoint_t ep, mcapi_request_t *r, mcapi_status_t *st)
-{
-  mcapi_sclchan_recv_open_i(h, ep, r, st);
-}
 
 /* Connects ports @p sp -> @p rp (packet or scalar), opens side @p first, checks
  * its handle is there at once, opens the other, and checks both handles once
@@ -48,24 +30,15 @@ static void scl_recv_open(uint32_t *h, mcapi_endpoint_t ep, mcapi_request_t *r, 
 static void one(mcapi_port_t sp, mcapi_port_t rp, int pkt, int send_first)
 {
   mcapi_status_t status;
-  mcapi_request_t rc, r1, r2;
+  mcapi_request_t r1, r2;
   size_t size;
   mcapi_endpoint_t s = mcapi_endpoint_create(sp, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
   mcapi_endpoint_t r = mcapi_endpoint_create(rp, &status);
   CHECK(status, MCAPI_SUCCESS, "endpoint_create");
-  if (pkt)
-    mcapi_pktchan_connect_i(s, r, &rc, &status);
-  else
-    mcapi_sclchan_connect_i(s, r, &rc, &status);
-  mcapi_wait(&rc, &size, CONF_WAIT_MS, &status);
-  CHECK(status, MCAPI_SUCCESS, "connect");
-  open_fn *o1 = pkt ? (send_first ? pkt_send_open : pkt_recv_open)
-                    : (send_first ? scl_send_open : scl_recv_open);
-  open_fn *o2 = pkt ? (send_first ? pkt_recv_open : pkt_send_open)
-                    : (send_first ? scl_recv_open : scl_send_open);
+  conf_connect(s, r, pkt);
   uint32_t h1 = SENTINEL, h2 = SENTINEL;
-  o1(&h1, send_first ? s : r, &r1, &status);
+  conf_open(&h1, send_first ? s : r, pkt, send_first, &r1, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "first open: status %u",
          (unsigned)status);
   EXPECT(h1 != SENTINEL, "%s %s side: no handle at the open call", pkt ? "packet" : "scalar",
@@ -83,7 +56,7 @@ static void one(mcapi_port_t sp, mcapi_port_t rp, int pkt, int send_first)
       mcapi_sclchan_send_uint8(h1, 1, &status);
     CHECK(status, MCAPI_ERR_CHAN_OPENPENDING, "a send before the open completes");
   }
-  o2(&h2, send_first ? r : s, &r2, &status);
+  conf_open(&h2, send_first ? r : s, pkt, !send_first, &r2, &status);
   EXPECT(status == MCAPI_SUCCESS || status == MCAPI_PENDING, "second open: status %u",
          (unsigned)status);
   if (!done1) {
