@@ -484,19 +484,17 @@ void mcx__chan_open_withdraw(uint32_t eh, uint32_t dir)
     return; /* deleted meanwhile, or no admin lock: as before */
   mcx__chan_t *ch = NULL;
   uint32_t w = mcx_load_relaxed(&e->chan); /* under admin */
-  if (!(W_FLAGS(w) & MCX_CHW_OPEN_PENDING) || !(W_FLAGS(w) & dir_flag(dir))) {
-    if (W_REC(w) && W_REC(w) <= d->g.n_chans && (W_FLAGS(w) & dir_flag(dir))) {
-      ch = mcx__chan_at(d, W_REC(w) - 1);
-      uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
-      /* Acq_rel: as every side change. */
-      while ((st & ST_LIVE) && ST_SIDE(st, dir) == S_OPENP &&
-             !mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_IDLE)))
-        ;
-    }
-  } else if (!W_REC(w)) {
-    mcx_store_release(&e->chan, 0); /* R-C2: a message endpoint again */
-  } else {
-    mcx_store_release(&e->chan, w & ~(MCX_CHW_OPEN_PENDING << 8)); /* R-C2 */
+  bool mine = W_FLAGS(w) & dir_flag(dir); /* else nothing of the open is left */
+  if (mine && (W_FLAGS(w) & MCX_CHW_OPEN_PENDING)) {
+    /* R-C2: a message endpoint again, or no longer waiting for the next connection */
+    mcx_store_release(&e->chan, W_REC(w) ? w & ~(MCX_CHW_OPEN_PENDING << 8) : 0);
+  } else if (mine && W_REC(w) && W_REC(w) <= d->g.n_chans) {
+    ch = mcx__chan_at(d, W_REC(w) - 1);
+    uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+    /* Acq_rel: as every side change. */
+    while ((st & ST_LIVE) && ST_SIDE(st, dir) == S_OPENP &&
+           !mcx_cas_acq_rel(&ch->state, &st, ST_WITH(st, dir, S_IDLE)))
+      ;
   }
   mcx__admin_unlock(d);
   announce(d, ch);
