@@ -118,12 +118,37 @@ void mcx1_set_endpoint_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attribu
                                  const void *attribute, size_t attribute_size,
                                  mcapi_status_t *mcapi_status);
 
+/** The side's handle for @p handle, the handle a 1.0 call was given: a
+ * side's own handle unchanged; an endpoint's handle (what the opens below
+ * give while an open waits for its connection: OpenMCAPI's channel handle
+ * is its endpoint's, known at the open call) becomes its side's, when it is
+ * one. @p scalar: of a scalar channel, else of a packet channel. */
+mcapi_uint32_t mcx1_side(mcapi_uint32_t handle, int scalar);
+/** The closes (1.0): the endpoint is free of the channel when its own side
+ * has closed (a message endpoint again, or one to connect anew), while the
+ * peer's side stays, its data calls saying MCAPI_ENOT_CONNECTED, until the
+ * peer closes it too. 2.x frees both when the second side closes. */
+void mcx1_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
+                               mcapi_request_t *request, mcapi_status_t *mcapi_status);
+void mcx1_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle, mcapi_request_t *request,
+                               mcapi_status_t *mcapi_status);
+void mcx1_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
+                               mcapi_request_t *request, mcapi_status_t *mcapi_status);
+void mcx1_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle, mcapi_request_t *request,
+                               mcapi_status_t *mcapi_status);
+
 /* ---- renames and argument orders (inline) */
 /* A started non-blocking call is SUCCESS in 1.0. */
 static inline void mcx1_started(mcapi_status_t *mcapi_status)
 {
   if (mcapi_status && *mcapi_status == MCAPI_PENDING)
     *mcapi_status = MCAPI_SUCCESS;
+}
+
+/* A side's handle passes as it is (one compare); an endpoint's is looked up. */
+static inline mcapi_uint32_t mcx1_h(mcapi_uint32_t handle, int scalar)
+{
+  return handle >> 30 == 1u ? mcx1_side(handle, scalar) : handle;
 }
 
 static inline mcapi_node_t mcx1_get_node_id(mcapi_status_t *mcapi_status)
@@ -196,6 +221,8 @@ static inline void mcx1_open_pktchan_recv_i(mcapi_pktchan_recv_hndl_t *recv_hand
                                             mcapi_endpoint_t receive_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
+  if (recv_handle) /* the side's own handle replaces it once known (the call, or the completion) */
+    *recv_handle = receive_endpoint;
   mcapi_pktchan_recv_open_i(recv_handle, receive_endpoint, request, mcapi_status);
   mcx1_opened(mcapi_status);
 }
@@ -203,6 +230,8 @@ static inline void mcx1_open_pktchan_send_i(mcapi_pktchan_send_hndl_t *send_hand
                                             mcapi_endpoint_t send_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
+  if (send_handle) /* the side's own handle replaces it once known (the call, or the completion) */
+    *send_handle = send_endpoint;
   mcapi_pktchan_send_open_i(send_handle, send_endpoint, request, mcapi_status);
   mcx1_opened(mcapi_status);
 }
@@ -210,6 +239,8 @@ static inline void mcx1_open_sclchan_recv_i(mcapi_sclchan_recv_hndl_t *recv_hand
                                             mcapi_endpoint_t receive_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
+  if (recv_handle) /* the side's own handle replaces it once known (the call, or the completion) */
+    *recv_handle = receive_endpoint;
   mcapi_sclchan_recv_open_i(recv_handle, receive_endpoint, request, mcapi_status);
   mcx1_opened(mcapi_status);
 }
@@ -217,6 +248,8 @@ static inline void mcx1_open_sclchan_send_i(mcapi_sclchan_send_hndl_t *send_hand
                                             mcapi_endpoint_t send_endpoint,
                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
+  if (send_handle) /* the side's own handle replaces it once known (the call, or the completion) */
+    *send_handle = send_endpoint;
   mcapi_sclchan_send_open_i(send_handle, send_endpoint, request, mcapi_status);
   mcx1_opened(mcapi_status);
 }
@@ -224,39 +257,52 @@ static inline void mcx1_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, co
                                        size_t size, mcapi_request_t *request,
                                        mcapi_status_t *mcapi_status)
 {
-  mcapi_pktchan_send_i(send_handle, buffer, size, request, mcapi_status);
+  mcapi_pktchan_send_i(mcx1_h(send_handle, 0), buffer, size, request, mcapi_status);
   mcx1_started(mcapi_status);
 }
 static inline void mcx1_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                        mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
-  mcapi_pktchan_recv_i(receive_handle, buffer, request, mcapi_status);
+  mcapi_pktchan_recv_i(mcx1_h(receive_handle, 0), buffer, request, mcapi_status);
   mcx1_started(mcapi_status);
 }
-static inline void mcx1_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
-                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
+static inline void mcx1_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
+                                     size_t size, mcapi_status_t *mcapi_status)
 {
-  mcapi_pktchan_recv_close_i(receive_handle, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  mcapi_pktchan_send(mcx1_h(send_handle, 0), buffer, size, mcapi_status);
 }
-static inline void mcx1_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
-                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
+static inline void mcx1_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
+                                     size_t *received_size, mcapi_status_t *mcapi_status)
 {
-  mcapi_pktchan_send_close_i(send_handle, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  mcapi_pktchan_recv(mcx1_h(receive_handle, 0), buffer, received_size, mcapi_status);
 }
-static inline void mcx1_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
-                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
+static inline mcapi_uint_t mcx1_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
+                                                  mcapi_status_t *mcapi_status)
 {
-  mcapi_sclchan_recv_close_i(receive_handle, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  return mcapi_pktchan_available(mcx1_h(receive_handle, 0), mcapi_status);
 }
-static inline void mcx1_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle,
-                                             mcapi_request_t *request, mcapi_status_t *mcapi_status)
+static inline mcapi_uint_t mcx1_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
+                                                  mcapi_status_t *mcapi_status)
 {
-  mcapi_sclchan_send_close_i(send_handle, request, mcapi_status);
-  mcx1_started(mcapi_status);
+  return mcapi_sclchan_available(mcx1_h(receive_handle, 1), mcapi_status);
 }
+#define MCX1_SCALAR(bits)                                                                          \
+  static inline void mcx1_sclchan_send_uint##bits(mcapi_sclchan_send_hndl_t send_handle,          \
+                                                   mcapi_uint##bits##_t dataword,                 \
+                                                   mcapi_status_t *mcapi_status)                  \
+  {                                                                                                \
+    mcapi_sclchan_send_uint##bits(mcx1_h(send_handle, 1), dataword, mcapi_status);                 \
+  }                                                                                                \
+  static inline mcapi_uint##bits##_t mcx1_sclchan_recv_uint##bits(                                 \
+      mcapi_sclchan_recv_hndl_t receive_handle, mcapi_status_t *mcapi_status)                      \
+  {                                                                                                \
+    return mcapi_sclchan_recv_uint##bits(mcx1_h(receive_handle, 1), mcapi_status);                 \
+  }
+MCX1_SCALAR(8)
+MCX1_SCALAR(16)
+MCX1_SCALAR(32)
+MCX1_SCALAR(64)
+#undef MCX1_SCALAR
 static inline void mcx1_pktchan_free(void *buffer, mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_release(buffer, mcapi_status);
@@ -293,6 +339,18 @@ static inline void mcx1_pktchan_free(void *buffer, mcapi_status_t *mcapi_status)
 #define mcapi_sclchan_recv_close_i(h, q, st) mcx1_sclchan_recv_close_i((h), (q), (st))
 #define mcapi_sclchan_send_close_i(h, q, st) mcx1_sclchan_send_close_i((h), (q), (st))
 #define mcapi_pktchan_free mcx1_pktchan_free
+#define mcapi_pktchan_send(h, b, n, st) mcx1_pktchan_send((h), (b), (n), (st))
+#define mcapi_pktchan_recv(h, b, n, st) mcx1_pktchan_recv((h), (b), (n), (st))
+#define mcapi_pktchan_available(h, st) mcx1_pktchan_available((h), (st))
+#define mcapi_sclchan_available(h, st) mcx1_sclchan_available((h), (st))
+#define mcapi_sclchan_send_uint8(h, v, st) mcx1_sclchan_send_uint8((h), (v), (st))
+#define mcapi_sclchan_send_uint16(h, v, st) mcx1_sclchan_send_uint16((h), (v), (st))
+#define mcapi_sclchan_send_uint32(h, v, st) mcx1_sclchan_send_uint32((h), (v), (st))
+#define mcapi_sclchan_send_uint64(h, v, st) mcx1_sclchan_send_uint64((h), (v), (st))
+#define mcapi_sclchan_recv_uint8(h, st) mcx1_sclchan_recv_uint8((h), (st))
+#define mcapi_sclchan_recv_uint16(h, st) mcx1_sclchan_recv_uint16((h), (st))
+#define mcapi_sclchan_recv_uint32(h, st) mcx1_sclchan_recv_uint32((h), (st))
+#define mcapi_sclchan_recv_uint64(h, st) mcx1_sclchan_recv_uint64((h), (st))
 #endif
 
 #ifdef __cplusplus

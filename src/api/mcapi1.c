@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "runtime/chan.h" /* MCX_CHAN_SEND, MCX_CHAN_RECV */
 #define MCX_MCAPI1_NO_RENAMES /* the library calls the 2.x names */
 #include "mcapi1.h"
 
@@ -160,4 +161,50 @@ MCX_API void mcx1_set_endpoint_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t
     return;
   }
   mcapi_endpoint_set_attribute(endpoint, (mcapi_uint_t)n, attribute, attribute_size, mcapi_status);
+}
+
+MCX_API void mcx1_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
+                                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  mcx__chan_close_i(receive_handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, true, request, mcapi_status);
+  mcx1_started(mcapi_status);
+}
+
+MCX_API void mcx1_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
+                                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  mcx__chan_close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, true, request, mcapi_status);
+  mcx1_started(mcapi_status);
+}
+
+MCX_API void mcx1_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
+                                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  mcx__chan_close_i(receive_handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, true, request, mcapi_status);
+  mcx1_started(mcapi_status);
+}
+
+MCX_API void mcx1_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle,
+                                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  mcx__chan_close_i(send_handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, true, request, mcapi_status);
+  mcx1_started(mcapi_status);
+}
+
+MCX_API mcapi_uint32_t mcx1_side(mcapi_uint32_t handle, int scalar)
+{
+  /* Not a node, or the mca-2.0.3 profile (whose side handles are the
+   * endpoints'): as given, for the 2.x call to judge. */
+  if (!mcx__is_node() || mcx__ref())
+    return handle;
+  uint32_t canon = 0, dir = 0;
+  uint32_t type = scalar ? MCAPI_SCL_CHAN : MCAPI_PKT_CHAN;
+  if (mcx__chan_side_of_ep(handle, type, &canon, &dir) != MCX_OK)
+    return handle;
+  /* The side's open may wait only for its own progress (its request not
+   * yet tested): OpenMCAPI's side is open once both have opened, so make
+   * that step here; the request then completes as opened. */
+  uint32_t opened = 0;
+  (void)mcx__chan_open_progress(handle, type, dir, &opened);
+  return canon;
 }

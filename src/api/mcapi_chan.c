@@ -81,8 +81,11 @@ static void open_i(uint32_t *handle, mcapi_endpoint_t ep, uint32_t type, uint32_
   start(&a, e, 0, request, mcapi_status);
 }
 
-static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_t *request,
-                    mcapi_status_t *mcapi_status)
+/* @p leave: MCAPI 1.0's close (mcapi1.c), after which the endpoint is free
+ * of the channel at once (mcx__chan_leave); 2.x keeps it connected until
+ * both sides have closed. */
+void mcx__chan_close_i(uint32_t handle, uint32_t type, uint32_t dir, bool leave,
+                       mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
   if (!mcapi_status)
     return;
@@ -91,6 +94,19 @@ static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
+  if (leave && mcx__h_kind(handle) == MCX_HK_EP && !mcx__ref()) {
+    /* 1.0: the endpoint's handle, which mcapi1.c's opens give until the
+     * side's own is known. A side whose open still waits for its connection
+     * closes by withdrawing the open (its request then says CHAN_NOTOPEN). */
+    uint32_t side = 0;
+    int r = mcx__chan_side_of_ep(handle, type, &handle, &side);
+    if (r == MCX_EOPENP && side == dir) {
+      mcx__chan_open_withdraw(handle, dir);
+      mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = 0, .chan = type | dir << 8};
+      start(&a, MCX_OK, 0, request, mcapi_status);
+      return;
+    }
+  }
   uint32_t canon = 0;
   int e = mcx__chan_close_start(handle, type, dir, &canon);
   if (e) {
@@ -98,6 +114,8 @@ static void close_i(uint32_t handle, uint32_t type, uint32_t dir, mcapi_request_
     return;
   }
   e = mcx__chan_close_progress(canon);
+  if (leave && e == MCX_OK)
+    mcx__chan_leave(canon);
   mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = canon, .chan = type | dir << 8};
   start(&a, e, 0, request, mcapi_status);
 }
@@ -276,7 +294,7 @@ MCX_API mcapi_boolean_t mcapi_pktchan_release_test(void *buffer, mcapi_status_t 
 MCX_API void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
                                         mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
-  close_i(receive_handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, request, mcapi_status);
+  mcx__chan_close_i(receive_handle, MCAPI_PKT_CHAN, MCX_CHAN_RECV, false, request, mcapi_status);
 }
 
 MCX_API void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
@@ -284,7 +302,7 @@ MCX_API void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
 {
   if (mcapi_status && request)
     mcx__pkt_claim_drop(send_handle); /* a claim of the side ends unsent */
-  close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, request, mcapi_status);
+  mcx__chan_close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, false, request, mcapi_status);
 }
 
 /* ------------------------------------------------------ scalar channels */
@@ -353,11 +371,11 @@ MCX_API mcapi_uint_t mcapi_sclchan_available(mcapi_sclchan_recv_hndl_t receive_h
 MCX_API void mcapi_sclchan_recv_close_i(mcapi_sclchan_recv_hndl_t receive_handle,
                                         mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
-  close_i(receive_handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, request, mcapi_status);
+  mcx__chan_close_i(receive_handle, MCAPI_SCL_CHAN, MCX_CHAN_RECV, false, request, mcapi_status);
 }
 
 MCX_API void mcapi_sclchan_send_close_i(mcapi_sclchan_send_hndl_t send_handle,
                                         mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
-  close_i(send_handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, request, mcapi_status);
+  mcx__chan_close_i(send_handle, MCAPI_SCL_CHAN, MCX_CHAN_SEND, false, request, mcapi_status);
 }

@@ -92,6 +92,17 @@ void mcx__chan_open_withdraw(uint32_t ep, uint32_t dir);
 /** Starts a close; *canon receives the side's canonical handle for close_progress. */
 int mcx__chan_close_start(uint32_t handle, uint32_t type, uint32_t dir, uint32_t *canon);
 int mcx__chan_close_progress(uint32_t canon);
+/** After a completed close (@p canon from close_start): the endpoint leaves
+ * the connection at once, a message endpoint again, while the peer's side
+ * stays until its own close (MCAPI 1.0, mcapi1.c). A no-op when the
+ * connection is already torn down. */
+void mcx__chan_leave(uint32_t canon);
+/** The side of its channel that endpoint @p eh (the caller's) is, as a
+ * canonical handle in *canon, its direction in *dir: MCX_OK; MCX_EOPENP when
+ * its open waits for a connection (*dir set), MCX_EBADCH when it is no side
+ * of a channel of @p type. For MCAPI 1.0 programs that take the endpoint's
+ * handle for the side's (mcapi1.c). chan_conn.c. */
+int mcx__chan_side_of_ep(uint32_t eh, uint32_t type, uint32_t *canon, uint32_t *dir);
 /** Items waiting on the receive side @p handle (chan_conn.c). */
 int mcx__chan_available(uint32_t handle, uint32_t type, uint32_t *count);
 /** Where a pending channel request is announced (request.c). chan_conn.c. */

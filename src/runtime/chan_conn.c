@@ -427,6 +427,11 @@ again:;
     uint32_t own = ST_SIDE(st, dir), peer = ST_SIDE(st, !dir);
     if ((st & ST_LIVE) && own == S_CLOSED && (W_FLAGS(w) & MCX_CHW_OPEN_PENDING))
       return MCX_EAGAIN; /* waits for the next connection */
+    /* Opened already, by a data call of a 1.0 program on the endpoint's
+     * handle (mcapi1.c: mcx1_side) or by this request's other progress: a
+     * side has one open at a time, so the open is this one. */
+    if ((st & ST_LIVE) && own == S_OPEN && mcx_load_acquire(&e->chan) == w) /* A-C2 */
+      break;
     if (!(st & ST_LIVE) || own != S_OPENP) {
       /* A tear-down between our two reads rewrites the endpoint's word (R-C2)
        * before it frees the record (R-C3): a word that moved on means this
@@ -665,6 +670,62 @@ int mcx__chan_close_progress(uint32_t handle)
   }
   announce(d, ch);
   return MCX_OK;
+}
+
+/* ---- leaving a closed side (MCAPI 1.0's close, mcapi1.c) */
+
+void mcx__chan_leave(uint32_t handle)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  uint32_t dir = H_DIR(handle); /* a canonical handle from close_start */
+  if (mcx__h_idx(handle) >= d->g.n_chans || mcx__admin_lock_bounded(d) != MCX_OK)
+    return; /* the side stays closed, its endpoint connected: the 2.x rule */
+  mcx__chan_t *ch = mcx__chan_at(d, mcx__h_idx(handle));
+  uint32_t st = mcx_load_acquire(&ch->state); /* A-C1 */
+  mcx__endpoint_t *e;
+  uint32_t w;
+  /* Still this connection with our side closed (a tear-down, under admin
+   * too, has already freed the endpoint otherwise), and the endpoint's word
+   * still names the record and this side. */
+  if ((st & ST_LIVE) && ST_GEN(st) == H_GEN(handle) && ST_SIDE(st, dir) == S_CLOSED &&
+      mcx__ep_resolve(d, mcx_load_relaxed(&ch->ep[dir]), &e) == MCX_OK &&
+      W_REC(w = mcx_load_relaxed(&e->chan)) == mcx__h_idx(handle) + 1 &&
+      (W_FLAGS(w) & dir_flag(dir))) {
+    /* As at a tear-down: mca-2.0.3's closed handle keeps saying "not open",
+     * and R-C2 — release: a message endpoint again (pairs with A-C2). The
+     * record stays LIVE, our side CLOSED, until the peer closes: its tear-down
+     * finds no endpoint of ours naming the record and leaves this one be. */
+    mcx_store_relaxed(&e->ref_closed, w & 0xffffu & ~(MCX_CHW_OPEN_PENDING << 8));
+    mcx_store_release(&e->chan, 0);
+  }
+  mcx__admin_unlock(d);
+  announce(d, ch);
+}
+
+int mcx__chan_side_of_ep(uint32_t eh, uint32_t type, uint32_t *canon, uint32_t *dir)
+{
+  mcx__domain_t *d = mcx__self.dom;
+  mcx__endpoint_t *e;
+  if (mcx__ep_resolve(d, eh, &e) || !mcx__ep_is_mine(e))
+    return MCX_EBADCH;
+  for (;;) {
+    /* A-C2 — acquire: pairs with R-C2 (connect): the record is initialized. */
+    uint32_t w = mcx_load_acquire(&e->chan);
+    if (!w || W_TYPE(w) != type)
+      return MCX_EBADCH; /* no side of a channel of this type */
+    *dir = (W_FLAGS(w) & MCX_CHW_RECV) ? MCX_CHAN_RECV : MCX_CHAN_SEND;
+    if (!W_REC(w))
+      return (W_FLAGS(w) & MCX_CHW_OPEN_PENDING) ? MCX_EOPENP : MCX_EBADCH;
+    if (W_REC(w) > d->g.n_chans)
+      return MCX_EIO; /* a corrupt word (shared memory is input) */
+    uint32_t st = mcx_load_acquire(&mcx__chan_at(d, W_REC(w) - 1)->state); /* A-C1 */
+    /* A tear-down rewrites the word (R-C2) before it frees the record (R-C3):
+     * an unchanged word means this generation is the word's connection's. */
+    if (mcx_load_acquire(&e->chan) == w) { /* A-C2 */
+      *canon = canon_handle(type, *dir, ST_GEN(st), W_REC(w) - 1);
+      return MCX_OK;
+    }
+  }
 }
 
 /* ---- the channel cache's fill (the cache: chan.h) */

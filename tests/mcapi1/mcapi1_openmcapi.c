@@ -3,7 +3,9 @@
  * MCAPI 1.0 calls in the situations OpenMCAPI's functional tests put them
  * in (docs/compat.md, "OpenMCAPI's functional tests"), one node, both ends:
  * the 1.0 attributes of an endpoint connected to a channel; a second open of
- * a side whose open is pending (1.0 has no "open pending" status).
+ * a side whose open is pending (1.0 has no "open pending" status); an
+ * endpoint free of its channel once its own side has closed; the handle an
+ * open gives at its call, before its endpoint is connected.
  *
  * With MCX_NODE_SCOPE=process (test mcapi1_openmcapi_process) the process
  * is the node and the cases run on a thread that never initialized.
@@ -131,11 +133,217 @@ TEST(second_open_of_a_pending_side)
   }
 }
 
+/* Connects @p tx to @p rx (packet channel when @p pkt) and opens both
+ * sides: their handles in *sh and *rh. */
+static void connect_open(int pkt, mcapi_endpoint_t tx, mcapi_endpoint_t rx, uint32_t *sh,
+                         uint32_t *rh)
+{
+  mcapi_status_t st;
+  mcapi_request_t cr, sr, rr;
+  if (pkt)
+    mcapi_connect_pktchan_i(tx, rx, &cr, &st);
+  else
+    mcapi_connect_sclchan_i(tx, rx, &cr, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  done(&cr);
+  if (pkt) {
+    mcapi_open_pktchan_send_i(sh, tx, &sr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_open_pktchan_recv_i(rh, rx, &rr, &st);
+  } else {
+    mcapi_open_sclchan_send_i(sh, tx, &sr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    mcapi_open_sclchan_recv_i(rh, rx, &rr, &st);
+  }
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  done(&sr);
+  done(&rr);
+}
+
+/* Closes one side (@p recv: the receive side) and waits for the close. */
+static void close_side(int pkt, int recv, uint32_t h)
+{
+  mcapi_status_t st;
+  mcapi_request_t r;
+  if (pkt && recv)
+    mcapi_packetchan_recv_close_i(h, &r, &st);
+  else if (pkt)
+    mcapi_packetchan_send_close_i(h, &r, &st);
+  else if (recv)
+    mcapi_sclchan_recv_close_i(h, &r, &st);
+  else
+    mcapi_sclchan_send_close_i(h, &r, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  done(&r);
+}
+
+/* A message each way between @p e and @p other: SUCCESS, the bytes. A
+ * receive follows only a send that succeeded (none waits for ever). */
+static void messages_flow(mcapi_endpoint_t e, mcapi_endpoint_t other)
+{
+  mcapi_endpoint_t from[2] = {other, e}, to[2] = {e, other};
+  for (int i = 0; i < 2; i++) {
+    mcapi_status_t st;
+    char out[16] = "freed endpoint", in[16] = {0};
+    size_t n = 0;
+    mcapi_msg_send(from[i], to[i], out, sizeof out, 1, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    if (st != MCAPI_SUCCESS)
+      return;
+    mcapi_msg_recv(to[i], in, sizeof in, &n, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(n == sizeof out && !memcmp(in, out, sizeof out));
+  }
+}
+
+/* A side's close frees its endpoint at once (OpenMCAPI's rule, which its
+ * tests from 2.14 on count on): it carries messages, can be deleted and
+ * made again, while the peer's side stays open, its data calls saying
+ * MCAPI_ENOT_CONNECTED, until its own close; then both ports connect anew.
+ * Each channel type, each side closing first. */
+TEST(close_frees_its_own_endpoint)
+{
+  for (int k = 0; k < 4; k++) {
+    int pkt = k < 2, recv_first = k & 1;
+    mcapi_port_t base = (mcapi_port_t)(60 + 3 * k);
+    mcapi_status_t st;
+    mcapi_endpoint_t tx = make(base), rx = make((mcapi_port_t)(base + 1)),
+                     other = make((mcapi_port_t)(base + 2));
+    uint32_t sh = 0, rh = 0;
+    connect_open(pkt, tx, rx, &sh, &rh);
+    close_side(pkt, recv_first, recv_first ? rh : sh);
+    mcapi_endpoint_t freed = recv_first ? rx : tx;
+    messages_flow(freed, other);
+    /* The peer's side is open and connected to nothing. */
+    if (recv_first && pkt) {
+      mcapi_pktchan_send(sh, "x", 1, &st);
+      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+    } else if (recv_first) {
+      mcapi_sclchan_send_uint32(sh, 7, &st);
+      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+    } else if (pkt) {
+      void *buf = NULL;
+      size_t n = 0;
+      mcapi_pktchan_recv(rh, &buf, &n, &st);
+      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+    } else {
+      (void)mcapi_sclchan_recv_uint32(rh, &st);
+      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+    }
+    /* Deleted and made again on its port while the peer's side is open. */
+    drop(freed);
+    freed = make(recv_first ? (mcapi_port_t)(base + 1) : base);
+    close_side(pkt, !recv_first, recv_first ? sh : rh);
+    if (recv_first)
+      rx = freed;
+    else
+      tx = freed;
+    /* Both free: the same ports connect again. */
+    connect_open(pkt, tx, rx, &sh, &rh);
+    close_both(pkt, sh, rh);
+    drop(tx);
+    drop(rx);
+    drop(other);
+  }
+}
+
+/* An open of an endpoint not yet connected gives a handle at its call (the
+ * endpoint's, as OpenMCAPI's mgmt service keeps it without waiting): once
+ * connected and the peer open, data calls on it work without a wait for
+ * the open, and it closes the side. Each channel type. */
+TEST(handle_at_the_open_call)
+{
+  for (int pkt = 1; pkt >= 0; pkt--) {
+    mcapi_port_t base = pkt ? 80 : 90;
+    mcapi_status_t st;
+    mcapi_endpoint_t tx = make(base), rx = make((mcapi_port_t)(base + 1));
+    mcapi_request_t rr, cr, sr;
+    uint32_t rh = 0, sh = 0;
+    if (pkt)
+      mcapi_open_pktchan_recv_i(&rh, rx, &rr, &st);
+    else
+      mcapi_open_sclchan_recv_i(&rh, rx, &rr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(rh != 0);
+    uint32_t at_call = rh;
+    if (pkt)
+      mcapi_connect_pktchan_i(tx, rx, &cr, &st);
+    else
+      mcapi_connect_sclchan_i(tx, rx, &cr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    done(&cr);
+    if (pkt)
+      mcapi_open_pktchan_send_i(&sh, tx, &sr, &st);
+    else
+      mcapi_open_sclchan_send_i(&sh, tx, &sr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    done(&sr);
+    if (pkt) {
+      char *got = NULL;
+      size_t n = 0;
+      mcapi_pktchan_send(sh, "kept", 5, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK_EQ_U(mcapi_pktchan_available(at_call, &st), 1);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      mcapi_pktchan_recv(at_call, (void **)&got, &n, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK(st == MCAPI_SUCCESS && n == 5 && !strcmp(got, "kept"));
+      if (st == MCAPI_SUCCESS)
+        mcapi_pktchan_free(got, &st);
+    } else {
+      mcapi_sclchan_send_uint64(sh, 0x1122334455667788ull, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK_EQ_U(mcapi_sclchan_available(at_call, &st), 1);
+      CHECK(mcapi_sclchan_recv_uint64(at_call, &st) == 0x1122334455667788ull);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
+    done(&rr); /* the completion writes the side's own handle: either works */
+    close_side(pkt, 1, at_call);
+    close_side(pkt, 0, sh);
+    drop(tx);
+    drop(rx);
+  }
+}
+
+/* The handle of an open still waiting for its connection closes the side by
+ * withdrawing the open: its request says MCAPI_ENOT_CONNECTED, the endpoint
+ * is a message endpoint again. Each channel type and side. */
+TEST(close_of_an_open_waiting_for_its_connection)
+{
+  for (int k = 0; k < 4; k++) {
+    int pkt = k < 2, recv = k & 1;
+    mcapi_status_t st;
+    mcapi_endpoint_t e = make((mcapi_port_t)(100 + 2 * k)),
+                     other = make((mcapi_port_t)(101 + 2 * k));
+    mcapi_request_t r;
+    uint32_t h = 0;
+    size_t n = 0;
+    if (pkt && recv)
+      mcapi_open_pktchan_recv_i(&h, e, &r, &st);
+    else if (pkt)
+      mcapi_open_pktchan_send_i(&h, e, &r, &st);
+    else if (recv)
+      mcapi_open_sclchan_recv_i(&h, e, &r, &st);
+    else
+      mcapi_open_sclchan_send_i(&h, e, &r, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    close_side(pkt, recv, h);
+    CHECK(mcapi_wait(&r, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
+    CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+    messages_flow(e, other);
+    drop(e);
+    drop(other);
+  }
+}
+
 static void *cases(void *arg)
 {
   (void)arg;
   RUN(recv_buffers_available_of_a_connected_endpoint);
   RUN(second_open_of_a_pending_side);
+  RUN(close_frees_its_own_endpoint);
+  RUN(handle_at_the_open_call);
+  RUN(close_of_an_open_waiting_for_its_connection);
   return NULL;
 }
 
