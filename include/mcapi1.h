@@ -124,6 +124,13 @@ void mcx1_set_endpoint_attribute(mcapi_endpoint_t endpoint, mcapi_uint_t attribu
  * is its endpoint's, known at the open call) becomes its side's, when it is
  * one. @p scalar: of a scalar channel, else of a packet channel. */
 mcapi_uint32_t mcx1_side(mcapi_uint32_t handle, int scalar);
+/** The connects (1.0): an endpoint whose open is for the other direction
+ * is found by the connection's handshake in OpenMCAPI, so the call starts
+ * and its request says MCAPI_EDIR (2.x: the call says it). */
+void mcx1_connect_pktchan_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                            mcapi_request_t *request, mcapi_status_t *mcapi_status);
+void mcx1_connect_sclchan_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t receive_endpoint,
+                            mcapi_request_t *request, mcapi_status_t *mcapi_status);
 /** The closes (1.0): the endpoint is free of the channel when its own side
  * has closed (a message endpoint again, or one to connect anew), while the
  * peer's side stays, its data calls saying MCAPI_ENOT_CONNECTED, until the
@@ -192,20 +199,6 @@ static inline void mcx1_msg_recv_i(mcapi_endpoint_t receive_endpoint, void *buff
                                    mcapi_status_t *mcapi_status)
 {
   mcapi_msg_recv_i(receive_endpoint, buffer, buffer_size, request, mcapi_status);
-  mcx1_started(mcapi_status);
-}
-static inline void mcx1_connect_pktchan_i(mcapi_endpoint_t send_endpoint,
-                                          mcapi_endpoint_t receive_endpoint,
-                                          mcapi_request_t *request, mcapi_status_t *mcapi_status)
-{
-  mcapi_pktchan_connect_i(send_endpoint, receive_endpoint, request, mcapi_status);
-  mcx1_started(mcapi_status);
-}
-static inline void mcx1_connect_sclchan_i(mcapi_endpoint_t send_endpoint,
-                                          mcapi_endpoint_t receive_endpoint,
-                                          mcapi_request_t *request, mcapi_status_t *mcapi_status)
-{
-  mcapi_sclchan_connect_i(send_endpoint, receive_endpoint, request, mcapi_status);
   mcx1_started(mcapi_status);
 }
 /* 1.0 names no "open pending" status: a second open of a side whose open

@@ -208,3 +208,37 @@ MCX_API mcapi_uint32_t mcx1_side(mcapi_uint32_t handle, int scalar)
   (void)mcx__chan_open_progress(handle, type, dir, &opened);
   return canon;
 }
+
+/* A connect refused because an endpoint's open is for the other direction:
+ * started, its request completed with that status. */
+static void direction_in_request(mcapi_request_t *request, mcapi_status_t *mcapi_status)
+{
+  if (*mcapi_status != MCAPI_ERR_CHAN_DIRECTION || mcx__ref())
+    return; /* mca-2.0.3: its request already has the status (mcx__nb_fail) */
+  mcx__req_args_t done = {.kind = REQ_DONE};
+  if (mcx__req_start(&done, 1, MCX_REQ_STATUS(MCAPI_ERR_CHAN_DIRECTION), 0,
+                     &request->mcx_handle) == MCX_OK)
+    *mcapi_status = MCAPI_SUCCESS;
+}
+
+MCX_API void mcx1_connect_pktchan_i(mcapi_endpoint_t send_endpoint,
+                                    mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
+                                    mcapi_status_t *mcapi_status)
+{
+  mcapi_pktchan_connect_i(send_endpoint, receive_endpoint, request, mcapi_status);
+  if (mcapi_status) {
+    direction_in_request(request, mcapi_status);
+    mcx1_started(mcapi_status);
+  }
+}
+
+MCX_API void mcx1_connect_sclchan_i(mcapi_endpoint_t send_endpoint,
+                                    mcapi_endpoint_t receive_endpoint, mcapi_request_t *request,
+                                    mcapi_status_t *mcapi_status)
+{
+  mcapi_sclchan_connect_i(send_endpoint, receive_endpoint, request, mcapi_status);
+  if (mcapi_status) {
+    direction_in_request(request, mcapi_status);
+    mcx1_started(mcapi_status);
+  }
+}

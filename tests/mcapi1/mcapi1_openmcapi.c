@@ -5,7 +5,8 @@
  * the 1.0 attributes of an endpoint connected to a channel; a second open of
  * a side whose open is pending (1.0 has no "open pending" status); an
  * endpoint free of its channel once its own side has closed; the handle an
- * open gives at its call, before its endpoint is connected.
+ * open gives at its call, before its endpoint is connected; a connect that
+ * finds an open for the other direction.
  *
  * With MCX_NODE_SCOPE=process (test mcapi1_openmcapi_process) the process
  * is the node and the cases run on a thread that never initialized.
@@ -336,6 +337,40 @@ TEST(close_of_an_open_waiting_for_its_connection)
   }
 }
 
+/* A connect whose endpoint's pending open is for the other direction (the
+ * receive side opened, connected as the sender): the call starts, its
+ * request says MCAPI_EDIR (OpenMCAPI finds it in its handshake: 2.15.4,
+ * 2.26.4). The open still waits and closes by its handle. */
+TEST(connect_against_the_open_direction)
+{
+  for (int pkt = 1; pkt >= 0; pkt--) {
+    mcapi_status_t st;
+    mcapi_endpoint_t e = make(pkt ? 110 : 112), peer = make(pkt ? 111 : 113);
+    mcapi_request_t r, cr;
+    uint32_t h = 0;
+    size_t n = 0;
+    if (pkt)
+      mcapi_open_pktchan_recv_i(&h, e, &r, &st);
+    else
+      mcapi_open_sclchan_recv_i(&h, e, &r, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    if (pkt)
+      mcapi_connect_pktchan_i(e, peer, &cr, &st);
+    else
+      mcapi_connect_sclchan_i(e, peer, &cr, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(mcapi_wait(&cr, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
+    CHECK_STATUS(st, MCAPI_EDIR);
+    CHECK(mcapi_test(&r, &n, &st) == MCAPI_FALSE);
+    CHECK_STATUS(st, MCAPI_INCOMPLETE);
+    close_side(pkt, 1, h);
+    CHECK(mcapi_wait(&r, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
+    CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+    drop(e);
+    drop(peer);
+  }
+}
+
 static void *cases(void *arg)
 {
   (void)arg;
@@ -344,6 +379,7 @@ static void *cases(void *arg)
   RUN(close_frees_its_own_endpoint);
   RUN(handle_at_the_open_call);
   RUN(close_of_an_open_waiting_for_its_connection);
+  RUN(connect_against_the_open_direction);
   return NULL;
 }
 
