@@ -10,3 +10,10 @@ foreach(src ${MCX_MCAPI1_TESTS})
   set_tests_properties(${n}_process PROPERTIES LABELS conformance TIMEOUT 300
     ENVIRONMENT "MCX_NODE_SCOPE=process")
 endforeach()
+# OpenMCAPI's situations over POSIX message queues too: an endpoint freed by
+# its side's close gets its message queue back on its first use.
+if(MCA_WITH_PMQ AND NOT WIN32 AND NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME mcapi1_openmcapi_pmq COMMAND mcapi1_openmcapi)
+  set_tests_properties(mcapi1_openmcapi_pmq PROPERTIES LABELS conformance TIMEOUT 300
+    ENVIRONMENT "MCX_TRANSPORT=pmq")
+endif()

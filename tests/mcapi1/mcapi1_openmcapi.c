@@ -212,8 +212,27 @@ TEST(close_frees_its_own_endpoint)
                      other = make((mcapi_port_t)(base + 2));
     uint32_t sh = 0, rh = 0;
     connect_open(pkt, tx, rx, &sh, &rh);
+    if (!recv_first) { /* one item in flight: the receiver gets it after the close */
+      if (pkt)
+        mcapi_pktchan_send(sh, "last", 5, &st);
+      else
+        mcapi_sclchan_send_uint32(sh, 0xfeedu, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
     close_side(pkt, recv_first, recv_first ? rh : sh);
     mcapi_endpoint_t freed = recv_first ? rx : tx;
+    if (!recv_first && pkt) {
+      char *got = NULL;
+      size_t n = 0;
+      mcapi_pktchan_recv(rh, (void **)&got, &n, &st);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+      CHECK(st == MCAPI_SUCCESS && n == 5 && !strcmp(got, "last"));
+      if (st == MCAPI_SUCCESS)
+        mcapi_pktchan_free(got, &st);
+    } else if (!recv_first) {
+      CHECK_EQ_U(mcapi_sclchan_recv_uint32(rh, &st), 0xfeedu);
+      CHECK_STATUS(st, MCAPI_SUCCESS);
+    }
     messages_flow(freed, other);
     /* The peer's side is open and connected to nothing. */
     if (recv_first && pkt) {
