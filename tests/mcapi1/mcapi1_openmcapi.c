@@ -22,43 +22,31 @@
 
 #define NODE 1
 
-
-/* MCAPI_ATTR_RECV_BUFFERS_AVAILABLE of an endpoint whose packet or scalar
- * channel is connected and open (OpenMCAPI's 2.7.4 asks it of the send
- * side of its packet channel): success, and every receive slot free, as
- * for an endpoint with nothing queued. */
-static void buffers_of_connected(int pkt)
+/* Opens a side of endpoint @p e (packet channel when @p pkt, the receive
+ * side when @p recv): the call's status. */
+static mcapi_status_t open_side(int pkt, int recv, uint32_t *h, mcapi_endpoint_t e,
+                                mcapi_request_t *r)
 {
   mcapi_status_t st;
-  mcapi_endpoint_t tx = make(pkt ? 20 : 30), rx = make(pkt ? 21 : 31);
-  mcapi_uint32_t bufs = 0, prios = 0, avail = 0;
-  mcapi_get_endpoint_attribute(tx, MCAPI_ATTR_NO_BUFFERS, &bufs, sizeof bufs, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_get_endpoint_attribute(tx, MCAPI_ATTR_NO_PRIORITIES, &prios, sizeof prios, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  mcapi_request_t cr, sr, rr;
-  if (pkt)
-    mcapi_connect_pktchan_i(tx, rx, &cr, &st);
+  if (pkt && recv)
+    mcapi_open_pktchan_recv_i(h, e, r, &st);
+  else if (pkt)
+    mcapi_open_pktchan_send_i(h, e, r, &st);
+  else if (recv)
+    mcapi_open_sclchan_recv_i(h, e, r, &st);
   else
-    mcapi_connect_sclchan_i(tx, rx, &cr, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  done(&cr);
-  mcapi_pktchan_send_hndl_t psh = 0;
-  mcapi_pktchan_recv_hndl_t prh = 0;
-  mcapi_sclchan_send_hndl_t ssh = 0;
-  mcapi_sclchan_recv_hndl_t srh = 0;
-  if (pkt) {
-    mcapi_open_pktchan_send_i(&psh, tx, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_open_pktchan_recv_i(&prh, rx, &rr, &st);
-  } else {
-    mcapi_open_sclchan_send_i(&ssh, tx, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_open_sclchan_recv_i(&srh, rx, &rr, &st);
-  }
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  done(&sr);
-  done(&rr);
+    mcapi_open_sclchan_send_i(h, e, r, &st);
+  return st;
+}
+
+/* Connects @p tx to @p rx (packet channel when @p pkt) and opens both
+ * sides: their handles in *sh and *rh. */
+static void connect_open(int pkt, mcapi_endpoint_t tx, mcapi_endpoint_t rx, uint32_t *sh,
+                         uint32_t *rh)
+{
+  mcapi_status_t st;
+  uint32_t sh = 0, rh = 0;
+  connect_open(pkt, tx, rx, &sh, &rh);
   mcapi_endpoint_t ends[2] = {tx, rx};
   for (int i = 0; i < 2; i++) {
     avail = 0;
@@ -67,10 +55,7 @@ static void buffers_of_connected(int pkt)
     CHECK_STATUS(st, MCAPI_SUCCESS);
     CHECK_EQ_U(avail, (unsigned long)bufs * prios);
   }
-  if (pkt)
-    close_both(1, psh, prh);
-  else
-    close_both(0, ssh, srh);
+  close_both(pkt, sh, rh);
   drop(tx);
   drop(rx);
 }
@@ -96,15 +81,7 @@ TEST(second_open_of_a_pending_side)
     size_t n = 0;
     for (int i = 0; i < 2; i++) {
       mcapi_request_t *r = i ? &r2 : &r1;
-      if (pkt && recv)
-        mcapi_open_pktchan_recv_i(&h, e, r, &st);
-      else if (pkt)
-        mcapi_open_pktchan_send_i(&h, e, r, &st);
-      else if (recv)
-        mcapi_open_sclchan_recv_i(&h, e, r, &st);
-      else
-        mcapi_open_sclchan_send_i(&h, e, r, &st);
-      CHECK_STATUS(st, i ? MCAPI_ECONNECTED : MCAPI_SUCCESS);
+      CHECK_STATUS(open_side(pkt, recv, &h, e, r), i ? MCAPI_ECONNECTED : MCAPI_SUCCESS);
     }
     CHECK(mcapi_test(&r1, &n, &st) == MCAPI_FALSE);
     CHECK_STATUS(st, MCAPI_INCOMPLETE);
@@ -116,15 +93,7 @@ TEST(second_open_of_a_pending_side)
       mcapi_connect_sclchan_i(tx, rx, &cr, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     done(&cr);
-    if (pkt && recv)
-      mcapi_open_pktchan_send_i(&ph, peer, &pr, &st);
-    else if (pkt)
-      mcapi_open_pktchan_recv_i(&ph, peer, &pr, &st);
-    else if (recv)
-      mcapi_open_sclchan_send_i(&ph, peer, &pr, &st);
-    else
-      mcapi_open_sclchan_recv_i(&ph, peer, &pr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_STATUS(open_side(pkt, !recv, &ph, peer, &pr), MCAPI_SUCCESS);
     done(&r1);
     done(&pr);
     uint32_t sh = recv ? ph : h, rh = recv ? h : ph;
@@ -134,32 +103,6 @@ TEST(second_open_of_a_pending_side)
   }
 }
 
-/* Connects @p tx to @p rx (packet channel when @p pkt) and opens both
- * sides: their handles in *sh and *rh. */
-static void connect_open(int pkt, mcapi_endpoint_t tx, mcapi_endpoint_t rx, uint32_t *sh,
-                         uint32_t *rh)
-{
-  mcapi_status_t st;
-  mcapi_request_t cr, sr, rr;
-  if (pkt)
-    mcapi_connect_pktchan_i(tx, rx, &cr, &st);
-  else
-    mcapi_connect_sclchan_i(tx, rx, &cr, &st);
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  done(&cr);
-  if (pkt) {
-    mcapi_open_pktchan_send_i(sh, tx, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_open_pktchan_recv_i(rh, rx, &rr, &st);
-  } else {
-    mcapi_open_sclchan_send_i(sh, tx, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    mcapi_open_sclchan_recv_i(rh, rx, &rr, &st);
-  }
-  CHECK_STATUS(st, MCAPI_SUCCESS);
-  done(&sr);
-  done(&rr);
-}
 
 /* Closes one side (@p recv: the receive side) and waits for the close. */
 static void close_side(int pkt, int recv, uint32_t h)
@@ -279,11 +222,7 @@ TEST(handle_at_the_open_call)
     mcapi_endpoint_t tx = make(base), rx = make((mcapi_port_t)(base + 1));
     mcapi_request_t rr, cr, sr;
     uint32_t rh = 0, sh = 0;
-    if (pkt)
-      mcapi_open_pktchan_recv_i(&rh, rx, &rr, &st);
-    else
-      mcapi_open_sclchan_recv_i(&rh, rx, &rr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_STATUS(open_side(pkt, 1, &rh, rx, &rr), MCAPI_SUCCESS);
     CHECK(rh != 0);
     uint32_t at_call = rh;
     if (pkt)
@@ -292,11 +231,7 @@ TEST(handle_at_the_open_call)
       mcapi_connect_sclchan_i(tx, rx, &cr, &st);
     CHECK_STATUS(st, MCAPI_SUCCESS);
     done(&cr);
-    if (pkt)
-      mcapi_open_pktchan_send_i(&sh, tx, &sr, &st);
-    else
-      mcapi_open_sclchan_send_i(&sh, tx, &sr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_STATUS(open_side(pkt, 0, &sh, tx, &sr), MCAPI_SUCCESS);
     done(&sr);
     if (pkt) {
       char *got = NULL;
@@ -338,15 +273,7 @@ TEST(close_of_an_open_waiting_for_its_connection)
     mcapi_request_t r;
     uint32_t h = 0;
     size_t n = 0;
-    if (pkt && recv)
-      mcapi_open_pktchan_recv_i(&h, e, &r, &st);
-    else if (pkt)
-      mcapi_open_pktchan_send_i(&h, e, &r, &st);
-    else if (recv)
-      mcapi_open_sclchan_recv_i(&h, e, &r, &st);
-    else
-      mcapi_open_sclchan_send_i(&h, e, &r, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_STATUS(open_side(pkt, recv, &h, e, &r), MCAPI_SUCCESS);
     close_side(pkt, recv, h);
     CHECK(mcapi_wait(&r, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
     CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
@@ -368,11 +295,7 @@ TEST(connect_against_the_open_direction)
     mcapi_request_t r, cr;
     uint32_t h = 0;
     size_t n = 0;
-    if (pkt)
-      mcapi_open_pktchan_recv_i(&h, e, &r, &st);
-    else
-      mcapi_open_sclchan_recv_i(&h, e, &r, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK_STATUS(open_side(pkt, 1, &h, e, &r), MCAPI_SUCCESS);
     if (pkt)
       mcapi_connect_pktchan_i(e, peer, &cr, &st);
     else
