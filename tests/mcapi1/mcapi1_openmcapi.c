@@ -39,12 +39,45 @@ static mcapi_status_t open_side(int pkt, int recv, uint32_t *h, mcapi_endpoint_t
   return st;
 }
 
+/* Connects @p tx to @p rx, a packet channel when @p pkt. */
+static void connect(int pkt, mcapi_endpoint_t tx, mcapi_endpoint_t rx)
+{
+  mcapi_status_t st;
+  mcapi_request_t cr;
+  if (pkt)
+    mcapi_connect_pktchan_i(tx, rx, &cr, &st);
+  else
+    mcapi_connect_sclchan_i(tx, rx, &cr, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  done(&cr);
+}
+
 /* Connects @p tx to @p rx (packet channel when @p pkt) and opens both
  * sides: their handles in *sh and *rh. */
 static void connect_open(int pkt, mcapi_endpoint_t tx, mcapi_endpoint_t rx, uint32_t *sh,
                          uint32_t *rh)
 {
+  mcapi_request_t sr, rr;
+  connect(pkt, tx, rx);
+  CHECK_STATUS(open_side(pkt, 0, sh, tx, &sr), MCAPI_SUCCESS);
+  CHECK_STATUS(open_side(pkt, 1, rh, rx, &rr), MCAPI_SUCCESS);
+  done(&sr);
+  done(&rr);
+}
+
+/* MCAPI_ATTR_RECV_BUFFERS_AVAILABLE of an endpoint whose packet or scalar
+ * channel is connected and open (OpenMCAPI's 2.7.4 asks it of the send
+ * side of its packet channel): success, and every receive slot free, as
+ * for an endpoint with nothing queued. */
+static void buffers_of_connected(int pkt)
+{
   mcapi_status_t st;
+  mcapi_endpoint_t tx = make(pkt ? 20 : 30), rx = make(pkt ? 21 : 31);
+  mcapi_uint32_t bufs = 0, prios = 0, avail = 0;
+  mcapi_get_endpoint_attribute(tx, MCAPI_ATTR_NO_BUFFERS, &bufs, sizeof bufs, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  mcapi_get_endpoint_attribute(tx, MCAPI_ATTR_NO_PRIORITIES, &prios, sizeof prios, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
   uint32_t sh = 0, rh = 0;
   connect_open(pkt, tx, rx, &sh, &rh);
   mcapi_endpoint_t ends[2] = {tx, rx};
@@ -76,7 +109,7 @@ TEST(second_open_of_a_pending_side)
     mcapi_status_t st;
     mcapi_endpoint_t e = make((mcapi_port_t)(40 + 2 * k)),
                      peer = make((mcapi_port_t)(41 + 2 * k));
-    mcapi_request_t r1, r2, cr, pr;
+    mcapi_request_t r1, r2, pr;
     uint32_t h = 0, ph = 0;
     size_t n = 0;
     for (int i = 0; i < 2; i++) {
@@ -87,12 +120,7 @@ TEST(second_open_of_a_pending_side)
     CHECK_STATUS(st, MCAPI_INCOMPLETE);
     /* Connected and its peer opened: the first open completes. */
     mcapi_endpoint_t tx = recv ? peer : e, rx = recv ? e : peer;
-    if (pkt)
-      mcapi_connect_pktchan_i(tx, rx, &cr, &st);
-    else
-      mcapi_connect_sclchan_i(tx, rx, &cr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    done(&cr);
+    connect(pkt, tx, rx);
     CHECK_STATUS(open_side(pkt, !recv, &ph, peer, &pr), MCAPI_SUCCESS);
     done(&r1);
     done(&pr);
@@ -220,17 +248,12 @@ TEST(handle_at_the_open_call)
     mcapi_port_t base = pkt ? 80 : 90;
     mcapi_status_t st;
     mcapi_endpoint_t tx = make(base), rx = make((mcapi_port_t)(base + 1));
-    mcapi_request_t rr, cr, sr;
+    mcapi_request_t rr, sr;
     uint32_t rh = 0, sh = 0;
     CHECK_STATUS(open_side(pkt, 1, &rh, rx, &rr), MCAPI_SUCCESS);
     CHECK(rh != 0);
     uint32_t at_call = rh;
-    if (pkt)
-      mcapi_connect_pktchan_i(tx, rx, &cr, &st);
-    else
-      mcapi_connect_sclchan_i(tx, rx, &cr, &st);
-    CHECK_STATUS(st, MCAPI_SUCCESS);
-    done(&cr);
+    connect(pkt, tx, rx);
     CHECK_STATUS(open_side(pkt, 0, &sh, tx, &sr), MCAPI_SUCCESS);
     done(&sr);
     if (pkt) {
