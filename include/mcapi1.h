@@ -133,7 +133,7 @@ void mcx1_connect_sclchan_i(mcapi_endpoint_t send_endpoint, mcapi_endpoint_t rec
                             mcapi_request_t *request, mcapi_status_t *mcapi_status);
 /** The closes (1.0): the endpoint is free of the channel when its own side
  * has closed (a message endpoint again, or one to connect anew), while the
- * peer's side stays, its data calls saying MCAPI_ENOT_CONNECTED, until the
+ * peer's side stays, its data calls saying MCAPI_ENOT_HANDLE, until the
  * peer closes it too. 2.x frees both when the second side closes. */
 void mcx1_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle,
                                mcapi_request_t *request, mcapi_status_t *mcapi_status);
@@ -156,6 +156,15 @@ static inline void mcx1_started(mcapi_status_t *mcapi_status)
 static inline mcapi_uint32_t mcx1_h(mcapi_uint32_t handle, int scalar)
 {
   return handle >> 30 == 1u ? mcx1_side(handle, scalar) : handle;
+}
+
+/* A channel data call on a side that is not open, or whose peer has left:
+ * 1.0's MCAPI_ENOT_HANDLE, as OpenMCAPI (its handle names no connection);
+ * 2.x says MCAPI_ERR_CHAN_NOTOPEN. */
+static inline void mcx1_data(mcapi_status_t *mcapi_status)
+{
+  if (mcapi_status && *mcapi_status == MCAPI_ERR_CHAN_NOTOPEN)
+    *mcapi_status = MCAPI_ERR_CHAN_INVALID;
 }
 
 static inline mcapi_node_t mcx1_get_node_id(mcapi_status_t *mcapi_status)
@@ -251,33 +260,41 @@ static inline void mcx1_pktchan_send_i(mcapi_pktchan_send_hndl_t send_handle, co
                                        mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_send_i(mcx1_h(send_handle, 0), buffer, size, request, mcapi_status);
+  mcx1_data(mcapi_status);
   mcx1_started(mcapi_status);
 }
 static inline void mcx1_pktchan_recv_i(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                        mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_recv_i(mcx1_h(receive_handle, 0), buffer, request, mcapi_status);
+  mcx1_data(mcapi_status);
   mcx1_started(mcapi_status);
 }
 static inline void mcx1_pktchan_send(mcapi_pktchan_send_hndl_t send_handle, const void *buffer,
                                      size_t size, mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_send(mcx1_h(send_handle, 0), buffer, size, mcapi_status);
+  mcx1_data(mcapi_status);
 }
 static inline void mcx1_pktchan_recv(mcapi_pktchan_recv_hndl_t receive_handle, void **buffer,
                                      size_t *received_size, mcapi_status_t *mcapi_status)
 {
   mcapi_pktchan_recv(mcx1_h(receive_handle, 0), buffer, received_size, mcapi_status);
+  mcx1_data(mcapi_status);
 }
 static inline mcapi_uint_t mcx1_pktchan_available(mcapi_pktchan_recv_hndl_t receive_handle,
                                                   mcapi_status_t *mcapi_status)
 {
-  return mcapi_pktchan_available(mcx1_h(receive_handle, 0), mcapi_status);
+  mcapi_uint_t n = mcapi_pktchan_available(mcx1_h(receive_handle, 0), mcapi_status);
+  mcx1_data(mcapi_status);
+  return n;
 }
 static inline mcapi_uint_t mcx1_sclchan_available(mcapi_sclchan_recv_hndl_t receive_handle,
                                                   mcapi_status_t *mcapi_status)
 {
-  return mcapi_sclchan_available(mcx1_h(receive_handle, 1), mcapi_status);
+  mcapi_uint_t n = mcapi_sclchan_available(mcx1_h(receive_handle, 1), mcapi_status);
+  mcx1_data(mcapi_status);
+  return n;
 }
 #define MCX1_SCALAR(bits)                                                                          \
   static inline void mcx1_sclchan_send_uint##bits(mcapi_sclchan_send_hndl_t send_handle,          \
@@ -285,11 +302,14 @@ static inline mcapi_uint_t mcx1_sclchan_available(mcapi_sclchan_recv_hndl_t rece
                                                    mcapi_status_t *mcapi_status)                  \
   {                                                                                                \
     mcapi_sclchan_send_uint##bits(mcx1_h(send_handle, 1), dataword, mcapi_status);                 \
+    mcx1_data(mcapi_status);                                                                       \
   }                                                                                                \
   static inline mcapi_uint##bits##_t mcx1_sclchan_recv_uint##bits(                                 \
       mcapi_sclchan_recv_hndl_t receive_handle, mcapi_status_t *mcapi_status)                      \
   {                                                                                                \
-    return mcapi_sclchan_recv_uint##bits(mcx1_h(receive_handle, 1), mcapi_status);                 \
+    mcapi_uint##bits##_t v = mcapi_sclchan_recv_uint##bits(mcx1_h(receive_handle, 1), mcapi_status); \
+    mcx1_data(mcapi_status);                                                                       \
+    return v;                                                                                      \
   }
 MCX1_SCALAR(8)
 MCX1_SCALAR(16)

@@ -100,7 +100,11 @@ void mcx__chan_close_i(uint32_t handle, uint32_t type, uint32_t dir, bool leave,
      * closes by withdrawing the open (its request then says CHAN_NOTOPEN). */
     uint32_t side = 0;
     int r = mcx__chan_side_of_ep(handle, type, &handle, &side);
-    if (r == MCX_EOPENP && side == dir) {
+    if (r == MCX_EOPENP && side != dir) {
+      mcx__nb_fail(ST(MCX_ECHDIR), 0, request, mcapi_status);
+      return;
+    }
+    if (r == MCX_EOPENP) {
       mcx__chan_open_withdraw(handle, dir);
       mcx__req_args_t a = {.kind = REQ_CHAN_CLOSE, .ep = 0, .chan = type | dir << 8};
       start(&a, MCX_OK, 0, request, mcapi_status);

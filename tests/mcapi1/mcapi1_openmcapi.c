@@ -171,7 +171,8 @@ static void messages_flow(mcapi_endpoint_t e, mcapi_endpoint_t other)
 /* A side's close frees its endpoint at once (OpenMCAPI's rule, which its
  * tests from 2.14 on count on): it carries messages, can be deleted and
  * made again, while the peer's side stays open, its data calls saying
- * MCAPI_ENOT_CONNECTED, until its own close; then both ports connect anew.
+ * MCAPI_ENOT_HANDLE (the handle names no connection), until its own close;
+ * then both ports connect anew.
  * Each channel type, each side closing first. */
 TEST(close_frees_its_own_endpoint)
 {
@@ -208,18 +209,18 @@ TEST(close_frees_its_own_endpoint)
     /* The peer's side is open and connected to nothing. */
     if (recv_first && pkt) {
       mcapi_pktchan_send(sh, "x", 1, &st);
-      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+      CHECK_STATUS(st, MCAPI_ENOT_HANDLE);
     } else if (recv_first) {
       mcapi_sclchan_send_uint32(sh, 7, &st);
-      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+      CHECK_STATUS(st, MCAPI_ENOT_HANDLE);
     } else if (pkt) {
       void *buf = NULL;
       size_t n = 0;
       mcapi_pktchan_recv(rh, &buf, &n, &st);
-      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+      CHECK_STATUS(st, MCAPI_ENOT_HANDLE);
     } else {
       (void)mcapi_sclchan_recv_uint32(rh, &st);
-      CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
+      CHECK_STATUS(st, MCAPI_ENOT_HANDLE);
     }
     /* Deleted and made again on its port while the peer's side is open. */
     drop(freed);
@@ -285,7 +286,8 @@ TEST(handle_at_the_open_call)
 
 /* The handle of an open still waiting for its connection closes the side by
  * withdrawing the open: its request says MCAPI_ENOT_CONNECTED, the endpoint
- * is a message endpoint again. Each channel type and side. */
+ * is a message endpoint again; the other side's close says MCAPI_EDIR.
+ * Each channel type and side. */
 TEST(close_of_an_open_waiting_for_its_connection)
 {
   for (int k = 0; k < 4; k++) {
@@ -297,6 +299,16 @@ TEST(close_of_an_open_waiting_for_its_connection)
     uint32_t h = 0;
     size_t n = 0;
     CHECK_STATUS(open_side(pkt, recv, &h, e, &r), MCAPI_SUCCESS);
+    mcapi_request_t wrong;
+    if (pkt && recv)
+      mcapi_packetchan_send_close_i(h, &wrong, &st);
+    else if (pkt)
+      mcapi_packetchan_recv_close_i(h, &wrong, &st);
+    else if (recv)
+      mcapi_sclchan_send_close_i(h, &wrong, &st);
+    else
+      mcapi_sclchan_recv_close_i(h, &wrong, &st);
+    CHECK_STATUS(st, MCAPI_EDIR); /* the other side's close */
     close_side(pkt, recv, h);
     CHECK(mcapi_wait(&r, &n, &st, MCX_TEST_WAIT_MS) == MCAPI_TRUE);
     CHECK_STATUS(st, MCAPI_ENOT_CONNECTED);
