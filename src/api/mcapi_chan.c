@@ -94,12 +94,15 @@ void mcx__chan_close_i(uint32_t handle, uint32_t type, uint32_t dir, bool leave,
     SET(MCAPI_ERR_PARAMETER);
     return;
   }
-  if (leave && mcx__h_kind(handle) == MCX_HK_EP && !mcx__ref()) {
+  if (leave && (mcx__ref() || mcx__h_kind(handle) == MCX_HK_EP)) {
     /* 1.0: the endpoint's handle, which mcapi1.c's opens give until the
-     * side's own is known. A side whose open still waits for its connection
-     * closes by withdrawing the open (its request then says CHAN_NOTOPEN). */
-    uint32_t side = 0;
-    int r = mcx__chan_side_of_ep(handle, type, &handle, &side);
+     * side's own is known (the mca-2.0.3 profile's side handle). A side
+     * whose open still waits for its connection closes by withdrawing the
+     * open (its request then says CHAN_NOTOPEN). */
+    uint32_t side = 0, canon = 0;
+    int r = mcx__chan_side_of_ep(handle, type, &canon, &side);
+    if (r == MCX_OK && !mcx__ref())
+      handle = canon;
     if (r == MCX_EOPENP && side != dir) {
       mcx__nb_fail(ST(MCX_ECHDIR), 0, request, mcapi_status);
       return;
