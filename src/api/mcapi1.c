@@ -30,6 +30,21 @@ static mcapi_domain_t my_domain(mcapi_status_t *mcapi_status)
   return mcapi_domain_id_get(mcapi_status);
 }
 
+/* The port a 1.0 get asks for. OpenMCAPI's port type is 16 bits and its
+ * endpoint handle node << 16 | port, so a program that passes an endpoint's
+ * handle where a port goes gets that endpoint (its low 16 bits). 1.0 ports
+ * are below 65536; a larger value that is the handle of an endpoint of
+ * @p node_id (the spec profile's handles are at least 2^30) stands for that
+ * endpoint's port. */
+static mcapi_port_t port_arg(mcapi_node_t node_id, mcapi_port_t port_id)
+{
+  mcx__endpoint_t *e;
+  if (port_id <= 0xffffu || mcx__ref() || mcx__ep_resolve(mcx__self.dom, port_id, &e) ||
+      mcx_load_relaxed(&e->node_id) != node_id) /* a snapshot of a live endpoint's fields */
+    return port_id;
+  return mcx_load_relaxed(&e->port);
+}
+
 MCX_API mcapi_endpoint_t mcx1_get_endpoint(mcapi_node_t node_id, mcapi_port_t port_id,
                                            mcapi_status_t *mcapi_status)
 {
@@ -38,7 +53,8 @@ MCX_API mcapi_endpoint_t mcx1_get_endpoint(mcapi_node_t node_id, mcapi_port_t po
   mcapi_domain_t d = my_domain(mcapi_status);
   if (*mcapi_status != MCAPI_SUCCESS)
     return 0;
-  return mcapi_endpoint_get(d, node_id, port_id, MCAPI_TIMEOUT_INFINITE, mcapi_status);
+  return mcapi_endpoint_get(d, node_id, port_arg(node_id, port_id), MCAPI_TIMEOUT_INFINITE,
+                            mcapi_status);
 }
 
 MCX_API void mcx1_get_endpoint_i(mcapi_node_t node_id, mcapi_port_t port_id,
@@ -50,7 +66,7 @@ MCX_API void mcx1_get_endpoint_i(mcapi_node_t node_id, mcapi_port_t port_id,
   mcapi_domain_t d = my_domain(mcapi_status);
   if (*mcapi_status != MCAPI_SUCCESS)
     return;
-  mcapi_endpoint_get_i(d, node_id, port_id, endpoint, request, mcapi_status);
+  mcapi_endpoint_get_i(d, node_id, port_arg(node_id, port_id), endpoint, request, mcapi_status);
   mcx1_started(mcapi_status);
 }
 

@@ -6,7 +6,8 @@
  * a side whose open is pending (1.0 has no "open pending" status); an
  * endpoint free of its channel once its own side has closed; the handle an
  * open gives at its call, before its endpoint is connected; a connect that
- * finds an open for the other direction.
+ * finds an open for the other direction; an endpoint's handle given as the
+ * port of a get.
  *
  * With MCX_NODE_SCOPE=process (test mcapi1_openmcapi_process) the process
  * is the node and the cases run on a thread that never initialized.
@@ -348,6 +349,27 @@ TEST(connect_against_the_open_direction)
   }
 }
 
+/* An endpoint's handle where a get takes a port (OpenMCAPI's 2.17.1,
+ * 2.18.1, 2.28.1: its port type is 16 bits, its handle node << 16 | port):
+ * the get finds that endpoint, blocking and non-blocking. */
+TEST(endpoint_handle_as_port)
+{
+  mcapi_status_t st;
+  mcapi_endpoint_t e = make(120), got = 0;
+  mcapi_request_t r;
+  mcapi_get_endpoint_i(NODE, e, &got, &r, &st);
+  CHECK_STATUS(st, MCAPI_SUCCESS);
+  done(&r);
+  CHECK(got == e);
+  if (got == e) { /* else the blocking get would wait for that port for ever */
+    CHECK(mcapi_get_endpoint(NODE, e, &st) == e);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+  } else {
+    mcapi_cancel(&r, &st);
+  }
+  drop(e);
+}
+
 static void *cases(void *arg)
 {
   (void)arg;
@@ -357,6 +379,7 @@ static void *cases(void *arg)
   RUN(handle_at_the_open_call);
   RUN(close_of_an_open_waiting_for_its_connection);
   RUN(connect_against_the_open_direction);
+  RUN(endpoint_handle_as_port);
   return NULL;
 }
 
