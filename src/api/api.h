@@ -84,11 +84,11 @@ void mcx__nb_start(const mcx__req_args_t *a, mcx__ctx_t ctx, int send_call,
 void mcx__nb_fail(mcapi_status_t st, int send_call, mcapi_request_t *request,
                   mcapi_status_t *mcapi_status);
 
-/** A blocking receive comes after the receive requests posted before it. */
 /** A channel side's close (mcapi_chan.c); @p leave: MCAPI 1.0's, which
  * frees the endpoint of the channel at once (mcx__chan_leave). */
 void mcx__chan_close_i(uint32_t handle, uint32_t type, uint32_t dir, bool leave,
                        mcapi_request_t *request, mcapi_status_t *mcapi_status);
+/** A blocking receive comes after the receive requests posted before it. */
 static inline void mcx__recv_after_queued(uint32_t kind, uint32_t handle)
 {
   if (__builtin_expect(mcx__recv_queued != 0, 0))
