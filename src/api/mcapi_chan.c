@@ -114,6 +114,8 @@ void mcx__chan_close_i(uint32_t handle, uint32_t type, uint32_t dir, bool leave,
       return;
     }
   }
+  if (type == MCAPI_PKT_CHAN && dir == MCX_CHAN_SEND)
+    mcx__pkt_claim_drop(handle); /* a claim of the side ends unsent */
   uint32_t canon = 0;
   int e = mcx__chan_close_start(handle, type, dir, &canon);
   if (e) {
@@ -307,8 +309,6 @@ MCX_API void mcapi_pktchan_recv_close_i(mcapi_pktchan_recv_hndl_t receive_handle
 MCX_API void mcapi_pktchan_send_close_i(mcapi_pktchan_send_hndl_t send_handle,
                                         mcapi_request_t *request, mcapi_status_t *mcapi_status)
 {
-  if (mcapi_status && request)
-    mcx__pkt_claim_drop(send_handle); /* a claim of the side ends unsent */
   mcx__chan_close_i(send_handle, MCAPI_PKT_CHAN, MCX_CHAN_SEND, false, request, mcapi_status);
 }
 

@@ -18,6 +18,7 @@
 
 #define MCX_MCAPI1_DOMAIN 6
 #include "mcapi1.h"
+#include "mcx.h" /* mcx_pktchan_send_alloc */
 #include "mcx_test.h"
 #include "mcapi1/mcapi1_test.h"
 
@@ -370,6 +371,26 @@ TEST(endpoint_handle_as_port)
   drop(e);
 }
 
+/* A 1.0 send close of a side that holds a claim (mcx_pktchan_send_alloc)
+ * ends the claim unsent, as the 2.x close does: a thread holds at most four
+ * claims, and a fifth connection's claim after four such closes succeeds. */
+TEST(send_close_ends_a_claim)
+{
+  for (int i = 0; i < 5; i++) {
+    mcapi_status_t st;
+    mcapi_endpoint_t tx = make(130), rx = make(131);
+    uint32_t sh = 0, rh = 0;
+    connect_open(1, tx, rx, &sh, &rh);
+    void *slot = mcx_pktchan_send_alloc(sh, 16, &st);
+    CHECK_STATUS(st, MCAPI_SUCCESS);
+    CHECK(slot != NULL);
+    close_side(1, 0, sh);
+    close_side(1, 1, rh);
+    drop(tx);
+    drop(rx);
+  }
+}
+
 static void *cases(void *arg)
 {
   (void)arg;
@@ -380,6 +401,7 @@ static void *cases(void *arg)
   RUN(close_of_an_open_waiting_for_its_connection);
   RUN(connect_against_the_open_direction);
   RUN(endpoint_handle_as_port);
+  RUN(send_close_ends_a_claim);
   return NULL;
 }
 
